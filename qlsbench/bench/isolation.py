@@ -1,0 +1,125 @@
+"""Run solves in a separate process so a hung or crashing solver cannot stop a run.
+
+One worker process per solver configuration is reused across systems; when a
+solve exceeds its time limit the worker is killed and a fresh one started.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+import traceback
+from typing import Any
+
+from qlsbench.problems import LinearSystem
+from qlsbench.solvers import SolveResult, Status, get
+
+#: How long a new worker may take to import its solver (JAX and Qiskit are slow to import).
+STARTUP_TIMEOUT = 300.0
+
+
+def call_solver(solver, system: LinearSystem, seed: int) -> tuple[SolveResult, float]:
+    """Call ``solver.solve`` turning exceptions into error results.
+
+    Returns the result and the wall time measured around the call, which the
+    runner records for every solver alike (a plug-in's own timing may differ).
+    """
+    t0 = time.perf_counter()
+    try:
+        result = solver.solve(system, seed=seed)
+        if not isinstance(result, SolveResult):
+            raise TypeError(f"solve returned {type(result).__name__}, expected SolveResult")
+    except Exception as exc:  # a solver bug must become a row, not end the run
+        last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+        where = f" at {last.filename}:{last.lineno}" if last else ""
+        result = SolveResult(None, Status.ERROR, f"{type(exc).__name__}: {exc}{where}")
+    return result, time.perf_counter() - t0
+
+
+def _worker_main(conn, name: str, options: dict[str, Any]) -> None:
+    try:
+        solver = get(name, **options)
+    except Exception as exc:
+        conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("ready", None))
+    while True:
+        task = conn.recv()
+        if task is None:
+            return
+        system, seed = task
+        conn.send(call_solver(solver, system, seed))
+
+
+class IsolatedSolver:
+    """A solver running in a child process with a per-solve wall-time limit.
+
+    Parameters
+    ----------
+    name : str
+        Registered solver name.
+    options : dict
+        Options for :func:`qlsbench.solvers.get`.
+    time_limit : float
+        Seconds allowed for one solve.
+    """
+
+    def __init__(self, name: str, options: dict[str, Any], time_limit: float) -> None:
+        self.name, self.options, self.time_limit = name, dict(options), float(time_limit)
+        self._ctx = mp.get_context("spawn")  # fork is unsafe once JAX or BLAS threads exist
+        self._proc = None
+        self._conn = None
+
+    def _start(self) -> None:
+        parent, child = self._ctx.Pipe()
+        self._proc = self._ctx.Process(target=_worker_main, args=(child, self.name, self.options), daemon=True)
+        self._proc.start()
+        child.close()
+        self._conn = parent
+        if not parent.poll(STARTUP_TIMEOUT):
+            self.close()
+            raise RuntimeError(f"solver {self.name!r} worker did not start within {STARTUP_TIMEOUT:g} s")
+        kind, detail = parent.recv()
+        if kind != "ready":
+            self.close()
+            raise RuntimeError(f"solver {self.name!r} worker failed to start: {detail}")
+
+    def solve(self, system: LinearSystem, seed: int) -> tuple[SolveResult, float]:
+        """Solve in the worker; a timeout or a dead worker becomes a result."""
+        if self._proc is None or not self._proc.is_alive():
+            self._start()
+        t0 = time.perf_counter()
+        self._conn.send((system, seed))
+        if not self._conn.poll(self.time_limit):
+            self.close(graceful=False)
+            return (SolveResult(None, Status.TIMEOUT, f"exceeded the time limit of {self.time_limit:g} s"),
+                    time.perf_counter() - t0)
+        try:
+            return self._conn.recv()
+        except EOFError:  # the process died (segfault, os._exit, out of memory)
+            code = self._proc.exitcode if self._proc else None
+            self.close(graceful=False)
+            return (SolveResult(None, Status.ERROR, f"solver process died (exit code {code})"),
+                    time.perf_counter() - t0)
+
+    def close(self, graceful: bool = True) -> None:
+        """Stop the worker process, if any; ``graceful=False`` kills it at once."""
+        if self._proc is not None:
+            if graceful and self._proc.is_alive():
+                try:
+                    self._conn.send(None)
+                except (BrokenPipeError, OSError):
+                    pass
+                self._proc.join(timeout=1.0)
+            if self._proc.is_alive():
+                self._proc.kill()
+                self._proc.join()
+            self._conn.close()
+        self._proc = None
+        self._conn = None
+
+    def __enter__(self) -> "IsolatedSolver":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,45 @@
+"""Accuracy metrics, computed in one place for every solver."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from qlsbench.problems import LinearSystem
+
+NAN_METRICS = {"rel_residual": np.nan, "rel_error": np.nan, "fidelity": np.nan}
+
+
+def metrics(system: LinearSystem, x: np.ndarray | None) -> dict[str, float]:
+    """Relative residual, relative error and state fidelity of ``x``.
+
+    Parameters
+    ----------
+    system : LinearSystem
+        The system; ``system.x_ref`` is the reference for error and fidelity.
+    x : numpy.ndarray or None
+        Candidate solution.
+
+    Returns
+    -------
+    dict
+        ``rel_residual = ||A x - b|| / ||b||``,
+        ``rel_error = ||x - x_ref|| / ||x_ref||`` and
+        ``fidelity = |<x|x_ref>|^2 / (||x||^2 ||x_ref||^2)``; NaN where a
+        quantity is undefined (no ``x``, non-finite ``x``, no reference).
+    """
+    if x is None:
+        return dict(NAN_METRICS)
+    x = np.asarray(x)
+    if x.shape != system.b.shape or not np.all(np.isfinite(x)):
+        return dict(NAN_METRICS)
+    bnorm = np.linalg.norm(system.b)
+    out = {"rel_residual": float(np.linalg.norm(system.A @ x - system.b) / bnorm)}
+    ref = system.x_ref
+    if ref is None or not np.all(np.isfinite(ref)):
+        out.update(rel_error=np.nan, fidelity=np.nan)
+        return out
+    rnorm = np.linalg.norm(ref)
+    xnorm = np.linalg.norm(x)
+    out["rel_error"] = float(np.linalg.norm(x - ref) / rnorm)
+    out["fidelity"] = float(abs(np.vdot(x, ref)) ** 2 / (xnorm**2 * rnorm**2)) if xnorm > 0 else 0.0
+    return out

@@ -1,0 +1,148 @@
+"""The ``qlsbench`` command line.
+
+Heavy modules are imported inside each command so ``qlsbench --help`` and
+``qlsbench solvers`` start quickly. Errors a user can cause print as one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+
+
+def _parse_option(text: str) -> tuple[str, object]:
+    """``key=value`` with value read as a Python literal when it is one."""
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"option {text!r} is not of the form key=value")
+    key, raw = text.split("=", 1)
+    lowered = raw.strip().lower()
+    if lowered in ("true", "false", "none", "null"):
+        return key, {"true": True, "false": False}.get(lowered)
+    try:
+        return key, ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        return key, raw
+
+
+def cmd_ising(args) -> None:
+    from qlsbench.data import write_systems
+    from qlsbench.problems import ising_inspired
+
+    systems = [ising_inspired(n, kappa=args.kappa, J=args.J) for n in args.n]
+    path = write_systems(systems, args.out)
+    print(f"wrote {len(systems)} Ising systems (kappa={args.kappa:g}, n={args.n}) to {path}")
+
+
+def cmd_solve(args) -> None:
+    from qlsbench.bench import SolverSpec, run_solver
+
+    options = dict(args.option or [])
+    if args.options:
+        try:
+            options.update(json.loads(args.options))
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"error: --options is not valid JSON: {exc}") from None
+    spec = SolverSpec(args.solver, options, args.label or "")
+    df = run_solver(spec, args.dataset, args.out, repeats=args.repeats, seed=args.seed,
+                    time_limit=args.time_limit, progress=not args.quiet)
+    counts = ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().sort_index().items())
+    print(f"{spec.label}: {len(df)} solves ({counts}) -> {args.out}")
+
+
+def cmd_leaderboard(args) -> None:
+    from qlsbench.bench import Tolerances, load_results, write_leaderboard
+    from qlsbench.bench.leaderboard import leaderboard
+
+    tol = Tolerances(fidelity=args.fidelity, residual=args.residual, shift=args.shift)
+    results = load_results(args.results)
+    write_leaderboard(results, args.md, args.csv, tol)
+    print(leaderboard(results, tol).to_string(index=False))
+
+
+def cmd_solvers(args) -> None:
+    from qlsbench.solvers import available
+    from qlsbench.solvers.registry import _factory
+
+    for name in available():
+        doc = (_factory(name).__doc__ or "").strip().splitlines()
+        print(f"{name:12s} {doc[0] if doc else ''}")
+
+
+def cmd_info(args) -> None:
+    from qlsbench.data import dataset_files, dataset_hash, load_dataset
+    from qlsbench.data.schema import SCHEMA_VERSION
+
+    df = load_dataset(args.dataset)
+    files = dataset_files(args.dataset)
+    print(f"dataset   {args.dataset}  ({len(files)} file(s), schema v{SCHEMA_VERSION}, hash {dataset_hash(args.dataset)})")
+    print(f"systems   {len(df)}")
+    summary = df.groupby(["family", "scene"]).agg(
+        systems=("system_id", "size"), dim_min=("dim", "min"), dim_max=("dim", "max"),
+        nnz_max=("nnz", "max"), cond_min=("cond", "min"), cond_max=("cond", "max"),
+        symmetric=("symmetric", "all"))
+    print(summary.to_string())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="qlsbench", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("ising", help="write Ising-inspired VQLS systems to a Parquet dataset")
+    s.add_argument("--n", type=int, nargs="+", required=True, help="numbers of qubits")
+    s.add_argument("--kappa", type=float, default=10.0, help="condition number (> 1)")
+    s.add_argument("--J", type=float, default=0.1, help="ZZ coupling")
+    s.add_argument("--out", required=True, help="output .parquet file")
+    s.set_defaults(func=cmd_ising)
+
+    s = sub.add_parser("solve", help="run one solver over a dataset into a results file")
+    s.add_argument("--solver", required=True, help="solver name (see `qlsbench solvers`)")
+    s.add_argument("--option", type=_parse_option, action="append", metavar="KEY=VALUE",
+                   help="solver option, repeatable")
+    s.add_argument("--options", help="solver options as a JSON object")
+    s.add_argument("--label", help="leaderboard label (default: name plus options)")
+    s.add_argument("--dataset", required=True, help="dataset file or folder")
+    s.add_argument("--out", required=True, help="results .parquet file")
+    s.add_argument("--repeats", type=int, default=1)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--time-limit", type=float, default=None, help="seconds per solve (runs in a child process)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_solve)
+
+    s = sub.add_parser("leaderboard", help="rank solvers from results files")
+    s.add_argument("results", nargs="+", help="results files or folders")
+    s.add_argument("--md", default="results/leaderboard.md")
+    s.add_argument("--csv", default="results/leaderboard.csv")
+    s.add_argument("--fidelity", type=float, default=0.99)
+    s.add_argument("--residual", type=float, default=1e-6)
+    s.add_argument("--shift", type=float, default=10.0)
+    s.set_defaults(func=cmd_leaderboard)
+
+    s = sub.add_parser("solvers", help="list available solvers, plug-ins included")
+    s.set_defaults(func=cmd_solvers)
+
+    s = sub.add_parser("info", help="summarise a dataset")
+    s.add_argument("dataset", help="dataset file or folder")
+    s.set_defaults(func=cmd_info)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``qlsbench`` console script."""
+    from qlsbench.errors import QlsbenchError
+
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except QlsbenchError as exc:
+        print(f"qlsbench {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"qlsbench {args.command}: interrupted; nothing partial was written", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+"""Datasets: the Parquet schema, an atomic writer and a validating reader.
+
+Load a dataset with ``qlsbench.data.load_dataset(path)`` (or plain
+``pandas.read_parquet``) and turn a row back into a system with
+``qlsbench.data.to_system(row)``.
+"""
+
+from qlsbench.data.reader import dataset_files, dataset_hash, iter_systems, load_dataset, read_table, to_system
+from qlsbench.data.schema import COLUMNS, SCHEMA_VERSION
+from qlsbench.data.writer import atomic_write_table, systems_to_table, write_systems
+
+__all__ = [
+    "COLUMNS",
+    "SCHEMA_VERSION",
+    "atomic_write_table",
+    "dataset_files",
+    "dataset_hash",
+    "iter_systems",
+    "load_dataset",
+    "read_table",
+    "systems_to_table",
+    "to_system",
+    "write_systems",
+]

@@ -1,0 +1,166 @@
+"""Read and validate qlsbench Parquet datasets."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import scipy.sparse as sp
+
+from qlsbench.errors import DatasetError
+from qlsbench.problems import LinearSystem
+from qlsbench.data.schema import COLUMN_NAMES, COLUMNS, META_COLUMNS, SCHEMA_VERSION, VERSION_KEY
+
+
+def dataset_files(path: str | os.PathLike) -> list[Path]:
+    """The Parquet files of a dataset: the file itself, or all under a folder.
+
+    Raises
+    ------
+    DatasetError
+        If the path does not exist or a folder holds no ``.parquet`` file.
+    """
+    p = Path(path)
+    if p.is_file():
+        return [p]
+    if p.is_dir():
+        files = sorted(f for f in p.rglob("*.parquet") if not f.name.startswith("."))
+        if not files:
+            raise DatasetError(f"{p}: folder holds no .parquet files")
+        return files
+    raise DatasetError(f"{p}: no such file or folder")
+
+
+def read_table(path: str | os.PathLike) -> pa.Table:
+    """Read one dataset file, checking its schema version and columns.
+
+    Raises
+    ------
+    DatasetError
+        Naming the file and, where it applies, the version or column at fault.
+    """
+    path = Path(path)
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise DatasetError(f"{path}: not a readable Parquet file ({exc})") from None
+    meta = table.schema.metadata or {}
+    version = meta.get(VERSION_KEY)
+    if version is None:
+        raise DatasetError(f"{path}: not a qlsbench dataset (no {VERSION_KEY.decode()} in file metadata)")
+    if version.decode() != SCHEMA_VERSION:
+        raise DatasetError(f"{path}: schema version {version.decode()}, this qlsbench reads version "
+                           f"{SCHEMA_VERSION}; regenerate the dataset or use a matching qlsbench")
+    for name, typ, _ in COLUMNS:
+        if name not in table.column_names:
+            raise DatasetError(f"{path}: missing column {name!r}")
+        if not table.schema.field(name).type.equals(typ):
+            raise DatasetError(f"{path}: column {name!r} has type {table.schema.field(name).type}, expected {typ}")
+    return table
+
+
+def load_dataset(path: str | os.PathLike) -> pd.DataFrame:
+    """Load a dataset file, or every part under a folder, as one DataFrame.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A ``.parquet`` file or a folder of them (searched recursively).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per linear system, with the columns of
+        :data:`qlsbench.data.schema.COLUMNS` plus ``source`` (the file path).
+    """
+    frames = []
+    for f in dataset_files(path):
+        df = read_table(f).select(COLUMN_NAMES).to_pandas()
+        df["source"] = str(f)
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def _cast_for(typ: pa.DataType):
+    if pa.types.is_integer(typ):
+        return int
+    if pa.types.is_boolean(typ):
+        return bool
+    if pa.types.is_floating(typ):
+        return float
+    return str
+
+
+_COLUMN_CAST = {name: _cast_for(typ) for name, typ, _ in COLUMNS}
+
+
+def _vector(row, real: str, imag: str) -> np.ndarray:
+    re = np.asarray(row[real], dtype=np.float64)
+    im = row[imag]
+    if row["is_complex"] and im is not None:
+        return re + 1j * np.asarray(im, dtype=np.float64)
+    return re
+
+
+def to_system(row) -> LinearSystem:
+    """Rebuild a :class:`LinearSystem` from one dataset row.
+
+    Parameters
+    ----------
+    row : pandas.Series or mapping
+        A row of :func:`load_dataset`.
+
+    Returns
+    -------
+    LinearSystem
+        The stored system, bit for bit, with ``x_ref`` and metadata.
+
+    Raises
+    ------
+    DatasetError
+        If a field is missing or the rebuilt system's hash differs from the
+        stored ``system_id`` (the row was altered).
+    """
+    where = row.get("source", "row") if hasattr(row, "get") else "row"
+    try:
+        dim = int(row["dim"])
+        vals = _vector(row, "vals", "vals_imag")
+        A = sp.csr_matrix((vals, (np.asarray(row["rows"]), np.asarray(row["cols"]))), shape=(dim, dim))
+        b = _vector(row, "b", "b_imag")
+        x_ref = _vector(row, "x_ref", "x_ref_imag")
+        meta = json.loads(row["meta_json"])
+        for key in META_COLUMNS:
+            value = row[key]
+            if value is None or pd.isna(value):
+                continue  # null in the file: the key was absent from meta
+            # pandas turns nullable int columns into float; restore the column type.
+            meta[key] = _COLUMN_CAST[key](value)
+        meta["cond"] = float(row["cond"])
+        stored_id = row["system_id"]
+    except KeyError as exc:
+        raise DatasetError(f"{where}: missing field {exc.args[0]!r}") from None
+    system = LinearSystem(A, b, meta, x_ref)
+    if system.system_id != stored_id:
+        raise DatasetError(f"{where}: system {stored_id} does not match its data (hash {system.system_id})")
+    return system
+
+
+def iter_systems(path: str | os.PathLike):
+    """Yield every :class:`LinearSystem` of a dataset file or folder."""
+    df = load_dataset(path)
+    for _, row in df.iterrows():
+        yield to_system(row)
+
+
+def dataset_hash(path: str | os.PathLike) -> str:
+    """SHA-256 (first 16 hex digits) over the bytes of all files of a dataset."""
+    h = hashlib.sha256()
+    for f in dataset_files(path):
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]

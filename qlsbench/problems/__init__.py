@@ -1,0 +1,28 @@
+"""Problems: the :class:`LinearSystem` object, its transforms and generators.
+
+Plain data in, plain data out; nothing here knows about files or solvers.
+"""
+
+from qlsbench.problems.ising import ising_inspired
+from qlsbench.problems.spectra import condition_number, reference_solution, spectral_norm
+from qlsbench.problems.system import LinearSystem
+from qlsbench.problems.transform import (
+    next_power_of_two,
+    normalize,
+    pad_and_normalize,
+    pad_to_power_of_two,
+    recover_solution,
+)
+
+__all__ = [
+    "LinearSystem",
+    "condition_number",
+    "ising_inspired",
+    "next_power_of_two",
+    "normalize",
+    "pad_and_normalize",
+    "pad_to_power_of_two",
+    "recover_solution",
+    "reference_solution",
+    "spectral_norm",
+]

@@ -1,0 +1,176 @@
+"""Classical reference solvers: dense LU, sparse LU and scipy's Krylov methods."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from qlsbench.problems import LinearSystem
+from qlsbench.solvers.base import BaseSolver, SolveResult, Status
+
+#: Dense LU refuses larger systems rather than exhaust memory (8192^2 doubles = 512 MiB).
+DENSE_LU_LIMIT = 8192
+
+
+def _finite_or_error(x: np.ndarray, what: str, resources: dict) -> SolveResult:
+    if np.all(np.isfinite(x)):
+        return SolveResult(x, Status.CONVERGED, iterations=1, resources=resources)
+    return SolveResult(None, Status.ERROR, f"{what}: matrix is singular to working precision",
+                       iterations=1, resources=resources)
+
+
+@dataclass
+class DenseLU(BaseSolver):
+    """LAPACK LU with partial pivoting on the dense matrix (``getrf``/``getrs``)."""
+
+    name: ClassVar[str] = "lu"
+
+    def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
+        if system.dim > DENSE_LU_LIMIT:
+            return SolveResult(None, Status.ERROR, f"lu: dimension {system.dim} exceeds the dense limit {DENSE_LU_LIMIT}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", la.LinAlgWarning)
+            lu, piv = la.lu_factor(system.A.toarray(), check_finite=False)
+        if np.any(np.diag(lu) == 0):
+            return SolveResult(None, Status.ERROR, "lu: matrix is exactly singular", iterations=1)
+        x = la.lu_solve((lu, piv), system.b, check_finite=False)
+        return _finite_or_error(x, "lu", {"dense_entries": system.dim**2})
+
+
+@dataclass
+class SparseLU(BaseSolver):
+    """SuperLU sparse direct factorisation (``scipy.sparse.linalg.splu``)."""
+
+    name: ClassVar[str] = "splu"
+    permc_spec: str = "COLAMD"
+
+    def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
+        try:
+            lu = spla.splu(sp.csc_matrix(system.A), permc_spec=self.permc_spec)
+        except RuntimeError as exc:  # SuperLU reports exact singularity this way
+            return SolveResult(None, Status.ERROR, f"splu: {exc}", iterations=1)
+        x = lu.solve(system.b.astype(np.result_type(system.A.dtype, system.b.dtype)))
+        return _finite_or_error(x, "splu", {"fill_nnz": int(lu.L.nnz + lu.U.nnz)})
+
+
+def _asymmetry(A: sp.csr_matrix) -> float:
+    """``||A - A^H||_F / ||A||_F`` (0 for Hermitian matrices)."""
+    norm = sp.linalg.norm(A)
+    return float(sp.linalg.norm(A - A.conj().T) / norm) if norm else 0.0
+
+
+@dataclass
+class _Krylov(BaseSolver):
+    """Common driver for scipy's Krylov methods.
+
+    Parameters
+    ----------
+    rtol, atol : float
+        Stop when ``||b - A x|| <= max(rtol * ||b||, atol)`` (scipy's test).
+    maxiter : int or None
+        Iteration cap; ``None`` keeps scipy's default for the method.
+    history : bool
+        Record the relative residual at every iteration. Costs one extra
+        matrix-vector product per iteration for methods whose callback only
+        sees the iterate; turn off when timing.
+    """
+
+    rtol: float = 1e-10
+    atol: float = 0.0
+    maxiter: int | None = None
+    history: bool = True
+
+    needs_hermitian: ClassVar[bool] = False
+    _fn: ClassVar = None
+
+    def _extra_kwargs(self) -> dict:
+        return {"atol": self.atol}
+
+    def _callback(self, system: LinearSystem, trace: list[float]):
+        bnorm = float(np.linalg.norm(system.b)) or 1.0
+        if not self.history:
+            return lambda xk: trace.append(np.nan)
+        return lambda xk: trace.append(float(np.linalg.norm(system.b - system.A @ xk)) / bnorm)
+
+    def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
+        if self.needs_hermitian:
+            asym = _asymmetry(system.A)
+            if asym > 1e-12:
+                return SolveResult(None, Status.ERROR,
+                                   f"{self.name} requires a symmetric (Hermitian) matrix; "
+                                   f"||A - A^H||/||A|| = {asym:.2e}")
+        trace: list[float] = []
+        callback = self._callback(system, trace)
+        x, info = type(self)._fn(system.A, system.b, rtol=self.rtol, maxiter=self.maxiter,
+                                 callback=callback, **self._extra_kwargs())
+        history = trace if self.history else []
+        if info == 0:
+            status, msg = Status.CONVERGED, ""
+        elif info > 0:
+            status, msg = Status.MAX_ITER, f"{self.name}: no convergence to rtol={self.rtol:g} in {len(trace)} iterations"
+        else:
+            status, msg = Status.ERROR, f"{self.name}: breakdown or illegal input (info={info})"
+        if not np.all(np.isfinite(x)):
+            status, msg = Status.ERROR, f"{self.name}: iterate became non-finite"
+        return SolveResult(x, status, msg, iterations=len(trace), history=history)
+
+
+@dataclass
+class CG(_Krylov):
+    """Conjugate gradients; applies to Hermitian positive definite matrices."""
+
+    name: ClassVar[str] = "cg"
+    needs_hermitian: ClassVar[bool] = True
+    _fn: ClassVar = staticmethod(spla.cg)
+
+
+@dataclass
+class MINRES(_Krylov):
+    """Minimum residual; applies to Hermitian (possibly indefinite) matrices.
+
+    scipy's MINRES has no absolute tolerance, so ``atol`` must stay 0.
+    """
+
+    name: ClassVar[str] = "minres"
+    needs_hermitian: ClassVar[bool] = True
+    _fn: ClassVar = staticmethod(spla.minres)
+
+    def __post_init__(self) -> None:
+        if self.atol != 0.0:
+            raise TypeError("minres has no absolute tolerance; leave atol at 0")
+
+    def _extra_kwargs(self) -> dict:
+        return {}
+
+
+@dataclass
+class GMRES(_Krylov):
+    """Restarted GMRES for general matrices.
+
+    ``iterations`` counts inner iterations; ``history`` holds scipy's
+    preconditioned residual norm per inner iteration (free to record).
+    """
+
+    name: ClassVar[str] = "gmres"
+    restart: int = 20
+    _fn: ClassVar = staticmethod(spla.gmres)
+
+    def _extra_kwargs(self) -> dict:
+        return {"atol": self.atol, "restart": self.restart, "callback_type": "pr_norm"}
+
+    def _callback(self, system: LinearSystem, trace: list[float]):
+        return lambda rnorm: trace.append(float(rnorm))
+
+
+@dataclass
+class BiCGSTAB(_Krylov):
+    """Stabilised biconjugate gradients for general matrices."""
+
+    name: ClassVar[str] = "bicgstab"
+    _fn: ClassVar = staticmethod(spla.bicgstab)

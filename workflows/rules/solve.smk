@@ -1,0 +1,19 @@
+rule solve:
+    input:
+        "datasets/{family}/{scene}/part-0000.parquet",
+    output:
+        "results/{solver}/{family}/{scene}.parquet",
+    params:
+        name=lambda wc: solver_specs(config)[wc.solver].name,
+        options=lambda wc: options_json(config, wc.solver),
+        repeats=config["run"].get("repeats", 1),
+        seed=config["run"].get("seed", 0),
+        time_limit=config["run"].get("time_limit", 60),
+    log:
+        "logs/solve/{solver}/{family}/{scene}.log",
+    conda:
+        "../envs/qlsbench.yaml"
+    shell:
+        "qlsbench solve --solver {params.name} --label {wildcards.solver:q} --options {params.options:q}"
+        " --dataset datasets/{wildcards.family}/{wildcards.scene} --out {output}"
+        " --repeats {params.repeats} --seed {params.seed} --time-limit {params.time_limit} > {log} 2>&1"
