@@ -115,14 +115,18 @@ def results_table(rows: list[dict]) -> pa.Table:
 
 
 def dataset_name(path: str | os.PathLike) -> str:
-    """Name a dataset by its path below ``datasets/``: ``datasets/ising/kappa10`` -> ``ising/kappa10``."""
-    parts = Path(path).resolve().parts
+    """Name a dataset by its path below ``datasets/``.
+
+    ``datasets/ising/kappa10`` and ``datasets/ising/kappa10/part-0000.parquet``
+    are both ``ising/kappa10``: a part file names the dataset it belongs to.
+    """
+    p = Path(path).resolve()
+    if p.suffix == ".parquet":
+        p = p.parent if p.name.startswith("part-") else p.with_suffix("")
+    parts = p.parts
     if "datasets" in parts:
-        rel = parts[len(parts) - parts[::-1].index("datasets"):]
-        name = "/".join(rel)
-    else:
-        name = Path(path).name
-    return name.removesuffix(".parquet")
+        return "/".join(parts[len(parts) - parts[::-1].index("datasets"):])
+    return p.name
 
 
 def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathLike, *,

@@ -98,6 +98,18 @@ class _Krylov(BaseSolver):
             return lambda xk: trace.append(np.nan)
         return lambda xk: trace.append(float(np.linalg.norm(system.b - system.A @ xk)) / bnorm)
 
+    def _final_step(self, system: LinearSystem, x: np.ndarray, trace: list[float]) -> None:
+        """Record a last step the callback did not see.
+
+        BiCGSTAB can stop after a half step without calling the callback;
+        without this, the history would end above the returned residual.
+        """
+        if not self.history:
+            return
+        final = float(np.linalg.norm(system.b - system.A @ x)) / (float(np.linalg.norm(system.b)) or 1.0)
+        if not trace or not np.isclose(trace[-1], final, rtol=1e-6, atol=0.0):
+            trace.append(final)
+
     def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
         if self.needs_hermitian:
             asym = _asymmetry(system.A)
@@ -109,6 +121,7 @@ class _Krylov(BaseSolver):
         callback = self._callback(system, trace)
         x, info = type(self)._fn(system.A, system.b, rtol=self.rtol, maxiter=self.maxiter,
                                  callback=callback, **self._extra_kwargs())
+        self._final_step(system, x, trace)
         history = trace if self.history else []
         if info == 0:
             status, msg = Status.CONVERGED, ""
@@ -148,6 +161,11 @@ class MINRES(_Krylov):
     def _extra_kwargs(self) -> dict:
         return {}
 
+    def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
+        if system.is_complex:  # scipy's MINRES mistakes complex Hermitian input for non-symmetric
+            return SolveResult(None, Status.ERROR, "minres (scipy) handles real symmetric matrices only")
+        return super()._solve(system, seed)
+
 
 @dataclass
 class GMRES(_Krylov):
@@ -166,6 +184,9 @@ class GMRES(_Krylov):
 
     def _callback(self, system: LinearSystem, trace: list[float]):
         return lambda rnorm: trace.append(float(rnorm))
+
+    def _final_step(self, system: LinearSystem, x: np.ndarray, trace: list[float]) -> None:
+        pass  # the history holds scipy's own residual estimates, one per inner iteration
 
 
 @dataclass

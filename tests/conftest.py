@@ -1,0 +1,121 @@
+"""Shared fixtures: small systems, a written dataset and an installed-looking plug-in."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from qlsbench.data import write_systems
+from qlsbench.problems import LinearSystem, ising_inspired
+
+PLUGIN_MODULE = textwrap.dedent('''
+    """Solvers used by the tests through the qlsbench.solvers entry-point group."""
+    import os
+    import time
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    import numpy as np
+    import scipy.sparse.linalg as spla
+
+    from qlsbench.solvers import BaseSolver, SolveResult, Status
+
+
+    @dataclass
+    class NormalEquationsCG(BaseSolver):
+        """CG on the normal equations A^T A x = A^T b (works for any non-singular A)."""
+        name: ClassVar[str] = "normal-cg"
+        rtol: float = 1e-12
+
+        def _solve(self, system, seed):
+            A = system.A
+            x, info = spla.cg(A.T @ A, A.T @ system.b, rtol=self.rtol, maxiter=10 * system.dim)
+            return SolveResult(x, Status.CONVERGED if info == 0 else Status.MAX_ITER)
+
+
+    @dataclass
+    class CrashSolver(BaseSolver):
+        """Raises on every solve."""
+        name: ClassVar[str] = "crash"
+
+        def _solve(self, system, seed):
+            raise ZeroDivisionError("deliberate crash")
+
+
+    @dataclass
+    class HangSolver(BaseSolver):
+        """Sleeps far past any test time limit on systems of dimension `hang_dim` (all if < 0)."""
+        name: ClassVar[str] = "hang"
+        hang_dim: int = -1
+
+        def _solve(self, system, seed):
+            if self.hang_dim < 0 or system.dim == self.hang_dim:
+                time.sleep(600)
+            return SolveResult(np.zeros(system.dim), Status.MAX_ITER)
+
+
+    @dataclass
+    class DieSolver(BaseSolver):
+        """Kills its own process, as a segfault would."""
+        name: ClassVar[str] = "die"
+
+        def _solve(self, system, seed):
+            os._exit(3)
+''')
+
+ENTRY_POINTS = textwrap.dedent("""
+    [qlsbench.solvers]
+    normal-cg = qlsbench_testplugin:NormalEquationsCG
+    crash = qlsbench_testplugin:CrashSolver
+    hang = qlsbench_testplugin:HangSolver
+    die = qlsbench_testplugin:DieSolver
+""")
+
+
+@pytest.fixture
+def plugin_path(tmp_path, monkeypatch):
+    """Make a plug-in distribution importable, as `pip install` would.
+
+    The folder holds the module and a ``.dist-info`` with ``entry_points.txt``;
+    importlib.metadata discovers it from ``sys.path`` exactly as it discovers
+    an installed package. ``PYTHONPATH`` is set too, for child processes.
+    """
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / "qlsbench_testplugin.py").write_text(PLUGIN_MODULE)
+    info = root / "qlsbench_testplugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: qlsbench-testplugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(ENTRY_POINTS)
+    monkeypatch.syspath_prepend(str(root))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    return root
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
+
+
+def random_system(rng, n, *, spd=False, density=0.3, complex_=False) -> LinearSystem:
+    """A well-conditioned random sparse system (diagonally dominant)."""
+    M = sp.random(n, n, density=density, random_state=rng, format="csr")
+    if complex_:
+        M = M + 1j * sp.random(n, n, density=density, random_state=rng, format="csr")
+    if spd:
+        M = M @ M.conj().T
+    A = M + sp.identity(n) * (abs(M).sum(axis=1).max() + 1.0)
+    b = rng.normal(size=n) + (1j * rng.normal(size=n) if complex_ else 0)
+    return LinearSystem(A, b, {"family": "random", "scene": f"n{n}"})
+
+
+@pytest.fixture
+def ising_dataset(tmp_path):
+    """A small Ising dataset file: n = 2, 3, 4 at kappa = 10."""
+    path = tmp_path / "datasets" / "ising" / "kappa10" / "part-0000.parquet"
+    write_systems([ising_inspired(n, 10.0) for n in (2, 3, 4)], path)
+    return path

@@ -1,0 +1,167 @@
+"""Metrics, the runner's failure handling, and the leaderboard's arithmetic."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from qlsbench.bench import SolverSpec, Tolerances, leaderboard, load_results, metrics, run_solver
+from qlsbench.bench.leaderboard import mark_success, render_markdown, shifted_geometric_mean, write_leaderboard
+from qlsbench.bench.runner import dataset_name
+from qlsbench.errors import InputError, UnknownSolverError
+from qlsbench.problems import LinearSystem
+
+# ---------------------------------------------------------------- metrics
+
+
+def test_metrics_on_a_hand_computed_case():
+    system = LinearSystem(np.diag([2.0, 4.0]), np.array([2.0, 4.0]), x_ref=np.array([1.0, 1.0]))
+    m = metrics(system, np.array([1.0, 0.0]))
+    assert m["rel_residual"] == pytest.approx(4.0 / np.sqrt(20.0))
+    assert m["rel_error"] == pytest.approx(1.0 / np.sqrt(2.0))
+    assert m["fidelity"] == pytest.approx(0.5)  # |<(1,0)|(1,1)>|^2 / (1 * 2)
+
+
+def test_fidelity_ignores_scale_and_global_phase():
+    system = LinearSystem(np.eye(3), np.array([1.0, 2.0, 3.0]), x_ref=np.array([1.0, 2.0, 3.0]))
+    m = metrics(system, -1j * 7.0 * np.array([1.0, 2.0, 3.0]))
+    assert m["fidelity"] == pytest.approx(1.0)
+    assert m["rel_error"] > 1.0  # but the error sees the scale
+
+
+def test_metrics_of_missing_or_nonfinite_x_are_nan():
+    system = LinearSystem(np.eye(2), np.ones(2), x_ref=np.ones(2))
+    for x in (None, np.array([np.nan, 1.0]), np.ones(3)):
+        assert all(np.isnan(v) for v in metrics(system, x).values())
+
+
+# ---------------------------------------------------------------- runner
+
+
+def test_runner_writes_one_row_per_system_and_repeat(ising_dataset, tmp_path):
+    out = tmp_path / "results" / "cg.parquet"
+    df = run_solver(SolverSpec("cg"), ising_dataset, out, repeats=2, seed=4, progress=False)
+    stored = load_results([out])
+    assert len(stored) == len(df) == 3 * 2
+    assert list(stored["seed"]) == [4, 5] * 3 and list(stored["repeat"]) == [0, 1] * 3
+    assert (stored["status"] == "converged").all()
+    assert (stored["rel_residual"] <= 1e-8).all() and (stored["fidelity"] > 1 - 1e-12).all()
+    assert stored["dataset"].iloc[0] == "ising/kappa10"
+    assert json.loads(stored["solver_options"].iloc[0]) == {}
+
+
+def test_crashing_and_hanging_solvers_become_failed_rows(ising_dataset, tmp_path, plugin_path):
+    crash = run_solver(SolverSpec("crash"), ising_dataset, tmp_path / "crash.parquet", progress=False)
+    assert (crash["status"] == "error").all()
+    assert crash["message"].str.contains("ZeroDivisionError: deliberate crash").all()
+
+    # Dimensions are 4, 8, 16: the solve on 8 hangs, is killed, and the run goes on.
+    hang = run_solver(SolverSpec("hang", {"hang_dim": 8}), ising_dataset, tmp_path / "hang.parquet",
+                      time_limit=1.0, progress=False)
+    assert list(hang["status"]) == ["max_iter", "timeout", "max_iter"]
+    assert "exceeded the time limit of 1 s" in hang["message"].iloc[1]
+    assert 1.0 <= hang["wall_time"].iloc[1] < 30.0
+    assert load_results([tmp_path / "hang.parquet"])["status"].tolist() == list(hang["status"])
+
+
+def test_a_dying_solver_process_becomes_an_error_row(ising_dataset, tmp_path, plugin_path):
+    df = run_solver(SolverSpec("die"), ising_dataset, tmp_path / "die.parquet", time_limit=30.0, progress=False)
+    assert (df["status"] == "error").all()
+    assert df["message"].str.contains("solver process died").all()
+
+
+def test_runner_refuses_bad_requests_before_any_work(ising_dataset, tmp_path):
+    out = tmp_path / "r.parquet"
+    with pytest.raises(UnknownSolverError):
+        run_solver(SolverSpec("nope"), ising_dataset, out, progress=False)
+    with pytest.raises(InputError, match="repeats must be >= 1"):
+        run_solver(SolverSpec("cg"), ising_dataset, out, repeats=0, progress=False)
+    with pytest.raises(InputError, match="time_limit must be > 0"):
+        run_solver(SolverSpec("cg"), ising_dataset, out, time_limit=0, progress=False)
+    assert not out.exists()
+
+
+def test_solver_labels_and_dataset_names(tmp_path):
+    assert SolverSpec("gmres", {"restart": 5, "rtol": 1e-8}).label == "gmres[restart=5,rtol=1e-08]"
+    assert SolverSpec("gmres", {"restart": 5}, "gmres-short").label == "gmres-short"
+    assert dataset_name(tmp_path / "datasets" / "ising" / "kappa10") == "ising/kappa10"
+    assert dataset_name(tmp_path / "datasets" / "ising" / "kappa10" / "part-0003.parquet") == "ising/kappa10"
+    assert dataset_name(tmp_path / "x" / "mine.parquet") == "mine"
+
+
+# ---------------------------------------------------------------- leaderboard
+
+
+def test_shifted_geometric_mean_matches_its_definition():
+    v = np.array([0.5, 3.0, 40.0])
+    assert shifted_geometric_mean(v, 10.0) == pytest.approx(np.exp(np.mean(np.log(v + 10))) - 10, rel=1e-12)
+    assert shifted_geometric_mean(np.full(4, 2.5), 10.0) == pytest.approx(2.5)
+    # Far below the shift the naive formula cancels; ours tends to the arithmetic mean.
+    tiny = np.array([1e-14, 3e-14])
+    assert shifted_geometric_mean(tiny, 10.0) == pytest.approx(2e-14, rel=1e-6)
+
+
+def _results(rows):
+    base = {"dataset": "d", "dataset_hash": "h", "cond": 10.0, "time_limit": 5.0}
+    return pd.DataFrame([{**base, **r} for r in rows])
+
+
+def test_leaderboard_ranks_success_then_time_and_normalises_to_the_best():
+    ok = {"status": "converged", "fidelity": 1.0, "rel_residual": 1e-10}
+    rows = [
+        {"solver": "fast", "wall_time": 0.001, "rel_error": 1e-3, **ok},
+        {"solver": "fast", "wall_time": 0.001, "rel_error": 1e-3, **ok},
+        {"solver": "slow", "wall_time": 0.100, "rel_error": 1e-9, **ok},
+        {"solver": "slow", "wall_time": 0.100, "rel_error": 1e-9, **ok},
+        {"solver": "flaky", "wall_time": 0.0001, "rel_error": 1e-9, **ok},
+        {"solver": "flaky", "wall_time": 0.0001, "rel_error": 0.5, "status": "max_iter",
+         "fidelity": 0.8, "rel_residual": 0.1},
+    ]
+    board = leaderboard(_results(rows)).set_index("solver")
+    assert list(board.index) == ["fast", "slow", "flaky"]
+    assert board.loc["flaky", "success_rate"] == 0.5
+    assert board.loc["fast", "time_sgm_rel"] == 1.0
+    # The shifted geometric mean of equal values is that value: 100 ms against 1 ms.
+    assert board.loc["slow", "time_sgm_rel"] == pytest.approx(100.0, rel=1e-9)
+    # flaky's failure counts at the 5 s time limit and at error 1.0.
+    assert board.loc["flaky", "time_sgm_ms"] == pytest.approx(np.sqrt(10.1 * 5010) - 10, rel=1e-9)
+    assert board.loc["slow", "error_sgm_rel"] == 1.0
+    assert board.loc["fast", "error_sgm_rel"] == pytest.approx(1e-3 / 1e-9, rel=1e-9)
+    flaky_err = 10 * np.expm1((np.log1p(1e-10) + np.log1p(0.1)) / 2)
+    assert board.loc["flaky", "error_sgm"] == pytest.approx(flaky_err, rel=1e-9)
+
+
+def test_success_needs_status_fidelity_and_residual():
+    rows = [
+        {"solver": "a", "wall_time": 0.1, "rel_error": 0, "status": "converged", "fidelity": 0.995, "rel_residual": 1e-7},
+        {"solver": "a", "wall_time": 0.1, "rel_error": 0, "status": "converged", "fidelity": 0.98, "rel_residual": 1e-7},
+        {"solver": "a", "wall_time": 0.1, "rel_error": 0, "status": "converged", "fidelity": 1.0, "rel_residual": 1e-5},
+        {"solver": "a", "wall_time": 0.1, "rel_error": 0, "status": "max_iter", "fidelity": 1.0, "rel_residual": 1e-9},
+    ]
+    assert mark_success(_results(rows), Tolerances())["success"].tolist() == [True, False, False, False]
+    # Errors below the reference's own accuracy (cond * eps) are floored there.
+    assert mark_success(_results(rows[:1]), Tolerances())["error"].iloc[0] == pytest.approx(10 * np.finfo(float).eps)
+
+
+def test_leaderboard_files_from_real_runs(ising_dataset, tmp_path):
+    for name in ("lu", "cg"):
+        run_solver(SolverSpec(name), ising_dataset, tmp_path / "results" / f"{name}.parquet", progress=False)
+    results = load_results([tmp_path / "results"])
+    write_leaderboard(results, tmp_path / "lb.md", tmp_path / "lb.csv")
+    csv = pd.read_csv(tmp_path / "lb.csv")
+    assert set(csv["solver"]) == {"lu", "cg"} and (csv["success_rate"] == 1.0).all()
+    assert csv["time_sgm_rel"].min() == 1.0 and csv["error_sgm_rel"].min() == 1.0
+    md = (tmp_path / "lb.md").read_text()
+    for needle in ("machine", "numpy", "qiskit", "date", "ising/kappa10", results["dataset_hash"].iloc[0]):
+        assert needle in md
+    assert render_markdown(results).count("| cg |") == 2  # ranking and per-dataset tables
+
+
+def test_bad_tolerances_are_refused():
+    with pytest.raises(InputError, match="fidelity tolerance"):
+        Tolerances(fidelity=1.5)
+    with pytest.raises(InputError, match="shift must be > 0"):
+        Tolerances(shift=0)
