@@ -1,0 +1,114 @@
+"""The Snakemake workflow: schema validation, lint, and a real small run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from qlsbench.errors import ConfigError
+from qlsbench.workflow import solver_specs
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflows" / "config" / "schema.yaml"
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+
+
+@pytest.fixture(autouse=True)
+def _console_scripts_on_path(monkeypatch):
+    """Rules call `qlsbench`: find the one installed beside this interpreter even without an activated venv."""
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
+
+
+def _default():
+    return yaml.safe_load((REPO / "workflows" / "config" / "default.yaml").read_text())
+
+
+def test_default_config_is_valid():
+    validate(_default(), str(SCHEMA))
+
+
+@pytest.mark.parametrize(
+    "change, culprit",
+    [
+        (lambda c: c.update(colour="blue"), "'colour' was unexpected"),
+        (lambda c: c["run"].update(time_limt=5), "'time_limt' was unexpected"),
+        (lambda c: c["solvers"][0].update(option={}), "'option' was unexpected"),
+        (lambda c: c["ising"].update(kappas=[1]), "kappas"),
+        (lambda c: c["ising"].update(n_qubits=[0]), "n_qubits"),
+    ],
+)
+def test_bad_config_is_refused_naming_the_key(change, culprit):
+    config = _default()
+    change(config)
+    with pytest.raises(WorkflowError, match=culprit):
+        validate(config, str(SCHEMA))
+
+
+def test_duplicate_solver_labels_are_refused():
+    with pytest.raises(ConfigError, match="label 'cg' used twice"):
+        solver_specs({"solvers": [{"name": "cg"}, {"name": "cg"}]})
+    specs = solver_specs({"solvers": [{"name": "cg"}, {"name": "cg", "options": {"rtol": 1e-4}}]})
+    assert list(specs) == ["cg", "cg[rtol=0.0001]"]
+
+
+def _workdir(tmp_path) -> Path:
+    work = tmp_path / "wf"
+    work.mkdir()
+    shutil.copy(REPO / "Snakefile", work)
+    shutil.copytree(REPO / "workflows", work / "workflows")
+    return work
+
+
+def test_lint_is_clean(tmp_path):
+    run = subprocess.run(SNAKEMAKE + ["--lint"], cwd=_workdir(tmp_path), capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "in a good condition" in run.stdout + run.stderr
+
+
+def test_unknown_key_stops_the_workflow(tmp_path):
+    work = _workdir(tmp_path)
+    config = _default()
+    config["solverz"] = []
+    (work / "bad.yaml").write_text(yaml.safe_dump(config))
+    run = subprocess.run(SNAKEMAKE + ["-n", "--configfile", "bad.yaml"], cwd=work, capture_output=True, text=True)
+    assert run.returncode != 0
+    assert "'solverz' was unexpected" in run.stdout + run.stderr
+    assert not (work / "datasets").exists()
+
+
+def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
+    work = _workdir(tmp_path)
+    config = {
+        "ising": {"n_qubits": [2, 3], "kappas": [10, 100], "J": 0.1},
+        "solvers": [{"name": "lu"}, {"name": "cg"}, {"name": "gmres", "label": "gmres-r2", "options": {"restart": 2}},
+                    {"name": "crash"}],
+        "run": {"repeats": 2, "seed": 0, "time_limit": 30},
+        "leaderboard": {"fidelity": 0.99, "residual": 1e-6, "shift": 10},
+    }
+    (work / "small.yaml").write_text(yaml.safe_dump(config))
+    cmd = SNAKEMAKE + ["--cores", "2", "--configfile", "small.yaml"]
+    run = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    board = pd.read_csv(work / "results" / "leaderboard.csv").set_index("solver")
+    assert set(board.index) == {"lu", "cg", "gmres-r2", "crash"}
+    assert board.loc["lu", "success_rate"] == 1.0 and board.loc["crash", "success_rate"] == 0.0
+    assert board.loc["crash", "solves"] == 2 * 2 * 2  # systems x kappas x repeats, all kept as rows
+    results = pd.read_parquet(work / "results" / "gmres-r2" / "ising" / "kappa100.parquet")
+    assert (results["solver_options"] == '{"restart": 2}').all()
+
+    # Datasets are reproducible: regenerating gives the same bytes, and nothing else reruns.
+    data = work / "datasets" / "ising" / "kappa10" / "part-0000.parquet"
+    before = data.read_bytes()
+    rerun = subprocess.run(cmd + ["--forcerun", "ising_dataset", "--until", "ising_dataset"], cwd=work,
+                           capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert data.read_bytes() == before
