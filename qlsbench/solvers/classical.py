@@ -173,6 +173,8 @@ class GMRES(_Krylov):
 
     ``iterations`` counts inner iterations; ``history`` holds scipy's
     preconditioned residual norm per inner iteration (free to record).
+    ``maxiter`` counts restart cycles, as in scipy, so at most
+    ``maxiter * restart`` inner iterations are run.
     """
 
     name: ClassVar[str] = "gmres"
