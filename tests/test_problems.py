@@ -184,3 +184,28 @@ def test_the_bound_shortcut_would_miss_kappa():
 def test_ising_refuses_bad_parameters(kwargs, culprit):
     with pytest.raises(InputError, match=culprit):
         ising_inspired(**kwargs)
+
+
+# ---------------------------------------------------------------- spectral quantities
+
+
+def test_sparse_spectral_path_agrees_with_dense(monkeypatch, rng):
+    """Above DENSE_LIMIT, norms and condition numbers come from ARPACK; check them against LAPACK."""
+    from qlsbench.problems import spectra
+
+    systems = [random_system(rng, 40), ising_inspired(6, 100.0)]
+    monkeypatch.setattr(spectra, "DENSE_LIMIT", 8)
+    for system in systems:
+        dense = system.A.toarray()
+        assert spectra.spectral_norm(system.A) == pytest.approx(np.linalg.norm(dense, 2), rel=1e-8)
+        assert spectra.condition_number(system.A) == pytest.approx(np.linalg.cond(dense), rel=1e-6)
+    singular = sp.csr_matrix(sp.block_diag([sp.csr_matrix(np.ones((2, 2))), sp.identity(30)]))
+    assert spectra.condition_number(singular) == float("inf")
+
+
+def test_hermitian_defect():
+    from qlsbench.problems import hermitian_defect
+
+    assert hermitian_defect(sp.csr_matrix(np.array([[2.0, 1j], [-1j, 3.0]]))) == 0.0
+    assert hermitian_defect(sp.csr_matrix(np.array([[2.0, 1j], [1j, 3.0]]))) > 0.1
+    assert hermitian_defect(sp.csr_matrix((3, 3))) == 0.0

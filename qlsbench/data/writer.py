@@ -11,10 +11,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-import scipy.sparse as sp
 
 from qlsbench.errors import InputError
-from qlsbench.problems import LinearSystem, condition_number, reference_solution
+from qlsbench.problems import LinearSystem, condition_number, hermitian_defect, reference_solution
 from qlsbench.data.schema import META_COLUMNS, arrow_schema
 
 
@@ -29,11 +28,6 @@ def _json_value(key: str, value):
     except TypeError:
         raise InputError(f"meta[{key!r}] of type {type(value).__name__} cannot be stored as JSON") from None
     return value
-
-
-def _is_symmetric(A: sp.csr_matrix) -> bool:
-    diff = A - A.conj().T
-    return diff.nnz == 0 or not np.any(diff.data)
 
 
 def _list_array(parts: list[np.ndarray], typ: pa.DataType) -> pa.ListArray:
@@ -61,9 +55,9 @@ def _row(system: LinearSystem) -> dict:
     dim = system.dim
     is_pow2 = dim & (dim - 1) == 0
     cplx = system.is_complex or np.iscomplexobj(x_ref)
-    extra = {k: _json_value(k, v) for k, v in sorted(meta.items()) if k not in META_COLUMNS}
-    cond = meta.pop("cond", None)
-    extra.pop("cond", None)
+    # cond has a column of its own but is computed when absent, so it is not in META_COLUMNS.
+    extra = {k: _json_value(k, v) for k, v in sorted(meta.items()) if k not in META_COLUMNS and k != "cond"}
+    cond = meta.get("cond")
     return {
         "system_id": system.system_id,
         "family": str(meta.get("family", "unknown")),
@@ -72,11 +66,11 @@ def _row(system: LinearSystem) -> dict:
         "newton_iter": meta.get("newton_iter"),
         "seed": meta.get("seed"),
         "n_orig": int(meta.get("n_orig", dim)),
-        "n_qubits": int(meta.get("n_qubits", dim.bit_length() - 1)) if is_pow2 else None,
+        "n_qubits": dim.bit_length() - 1 if is_pow2 else None,
         "dim": dim,
         "nnz": system.nnz,
         "cond": float(cond) if cond is not None else condition_number(A),
-        "symmetric": bool(meta["symmetric"]) if "symmetric" in meta else _is_symmetric(A),
+        "symmetric": bool(meta["symmetric"]) if "symmetric" in meta else hermitian_defect(A) == 0.0,
         "scale_A": float(meta.get("scale_A", 1.0)),
         "scale_b": float(meta.get("scale_b", 1.0)),
         "is_complex": bool(cplx),

@@ -4,7 +4,7 @@ Plain data in, plain data out; nothing here knows about files or solvers.
 """
 
 from qlsbench.problems.ising import ising_inspired
-from qlsbench.problems.spectra import condition_number, reference_solution, spectral_norm
+from qlsbench.problems.spectra import condition_number, hermitian_defect, reference_solution, spectral_norm
 from qlsbench.problems.system import LinearSystem
 from qlsbench.problems.transform import (
     next_power_of_two,
@@ -17,6 +17,7 @@ from qlsbench.problems.transform import (
 __all__ = [
     "LinearSystem",
     "condition_number",
+    "hermitian_defect",
     "ising_inspired",
     "next_power_of_two",
     "normalize",

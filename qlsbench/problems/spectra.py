@@ -33,12 +33,21 @@ def singular_value_range(A: sp.spmatrix) -> tuple[float, float]:
         s = la.svdvals(A.toarray())
         return float(s[-1]), float(s[0])
     smax = spla.svds(A, k=1, which="LM", return_singular_vectors=False)[0]
-    # The smallest singular value by shift-invert through a sparse LU of A.
-    lu = spla.splu(sp.csc_matrix(A))
+    # The smallest singular value is 1 / ||A^-1||_2, with A^-1 applied through a sparse LU.
+    try:
+        lu = spla.splu(sp.csc_matrix(A))
+    except RuntimeError:  # exactly singular
+        return 0.0, float(smax)
     op = spla.LinearOperator(A.shape, matvec=lu.solve, rmatvec=lambda v: lu.solve(v, trans="H"),
                              dtype=A.dtype)
     inv_max = spla.svds(op, k=1, which="LM", return_singular_vectors=False)[0]
     return float(1.0 / inv_max), float(smax)
+
+
+def hermitian_defect(A: sp.spmatrix) -> float:
+    """``||A - A^H||_F / ||A||_F``: 0 exactly when ``A`` is Hermitian (symmetric if real)."""
+    norm = spla.norm(A)
+    return float(spla.norm(A - A.conj().T) / norm) if norm else 0.0
 
 
 def spectral_norm(A: sp.spmatrix) -> float:

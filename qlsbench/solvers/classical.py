@@ -11,7 +11,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from qlsbench.problems import LinearSystem
+from qlsbench.problems import LinearSystem, hermitian_defect
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
 
 #: Dense LU refuses larger systems rather than exhaust memory (8192^2 doubles = 512 MiB).
@@ -57,12 +57,6 @@ class SparseLU(BaseSolver):
             return SolveResult(None, Status.ERROR, f"splu: {exc}", iterations=1)
         x = lu.solve(system.b.astype(np.result_type(system.A.dtype, system.b.dtype)))
         return _finite_or_error(x, "splu", {"fill_nnz": int(lu.L.nnz + lu.U.nnz)})
-
-
-def _asymmetry(A: sp.csr_matrix) -> float:
-    """``||A - A^H||_F / ||A||_F`` (0 for Hermitian matrices)."""
-    norm = sp.linalg.norm(A)
-    return float(sp.linalg.norm(A - A.conj().T) / norm) if norm else 0.0
 
 
 @dataclass
@@ -112,7 +106,7 @@ class _Krylov(BaseSolver):
 
     def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
         if self.needs_hermitian:
-            asym = _asymmetry(system.A)
+            asym = hermitian_defect(system.A)
             if asym > 1e-12:
                 return SolveResult(None, Status.ERROR,
                                    f"{self.name} requires a symmetric (Hermitian) matrix; "
