@@ -62,12 +62,10 @@ def cmd_leaderboard(args) -> None:
 
 
 def cmd_solvers(args) -> None:
-    from qlsbench.solvers import available
-    from qlsbench.solvers.registry import _factory
+    from qlsbench.solvers import available, describe
 
     for name in available():
-        doc = (_factory(name).__doc__ or "").strip().splitlines()
-        print(f"{name:12s} {doc[0] if doc else ''}")
+        print(f"{name:12s} {describe(name)}")
 
 
 def cmd_info(args) -> None:

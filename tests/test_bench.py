@@ -165,3 +165,30 @@ def test_bad_tolerances_are_refused():
         Tolerances(fidelity=1.5)
     with pytest.raises(InputError, match="shift must be > 0"):
         Tolerances(shift=0)
+
+
+def test_complex_solutions_are_stored_whole(tmp_path):
+    from conftest import random_system
+    from qlsbench.data import write_systems
+
+    system = random_system(np.random.default_rng(2), 6, spd=True, complex_=True)
+    data = write_systems([system], tmp_path / "c.parquet")
+    df = run_solver(SolverSpec("splu"), data, tmp_path / "r.parquet", progress=False)
+    stored = load_results([tmp_path / "r.parquet"])
+    x = np.array(stored["x"].iloc[0]) + 1j * np.array(stored["x_imag"].iloc[0])
+    np.testing.assert_allclose(system.A @ x, system.b, atol=1e-12)
+    assert df["fidelity"].iloc[0] == pytest.approx(1.0)
+
+
+def test_results_of_another_version_are_refused(ising_dataset, tmp_path):
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "r.parquet"
+    run_solver(SolverSpec("lu"), ising_dataset, out, progress=False)
+    table = pq.read_table(out)
+    pq.write_table(table.replace_schema_metadata({b"qlsbench.results_schema_version": b"0"}), out)
+    with pytest.raises(InputError, match="r.parquet: results schema version 0, this qlsbench reads 1"):
+        load_results([out])
+    pq.write_table(table.drop_columns(["fidelity"]), out)
+    with pytest.raises(InputError, match="missing result column\\(s\\) fidelity"):
+        load_results([out])

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
 from qlsbench.bench.isolation import IsolatedSolver, call_solver
@@ -49,6 +50,7 @@ RESULT_COLUMNS: list[tuple[str, pa.DataType]] = [
     ("history", _f64_list),
     ("resources", pa.string()),  # JSON
     ("x", _f64_list),  # real part of the returned solution (null when none)
+    ("x_imag", _f64_list),  # imaginary part (null when x is real or absent)
     ("qlsbench_version", pa.string()),
 ]
 
@@ -102,15 +104,19 @@ def _row(spec, dataset, dhash, system, repeat, seed, result, wall, time_limit) -
         **m,
         "history": [float(v) for v in np.real(result.history)],
         "resources": json.dumps(result.resources, sort_keys=True, default=_jsonable),
-        "x": None if result.x is None else np.real(np.asarray(result.x)).astype(float).tolist(),
+        "x": None if result.x is None else np.real(result.x).astype(float).tolist(),
+        "x_imag": np.imag(result.x).astype(float).tolist() if np.iscomplexobj(result.x) else None,
         "qlsbench_version": __version__,
     }
+
+
+RESULTS_VERSION_KEY = b"qlsbench.results_schema_version"
 
 
 def results_table(rows: list[dict]) -> pa.Table:
     """Arrow table of result rows with the results schema version in its metadata."""
     schema = pa.schema([pa.field(n, t) for n, t in RESULT_COLUMNS],
-                       metadata={b"qlsbench.results_schema_version": RESULTS_SCHEMA_VERSION.encode()})
+                       metadata={RESULTS_VERSION_KEY: RESULTS_SCHEMA_VERSION.encode()})
     return pa.Table.from_pylist(rows, schema=schema)
 
 
@@ -187,6 +193,27 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     return pd.DataFrame(rows)
 
 
+def read_results(path: str | os.PathLike) -> pd.DataFrame:
+    """Read one results file, checking its schema version and columns.
+
+    Raises
+    ------
+    InputError
+        Naming the file and the version or column at fault.
+    """
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"{path}: not a readable results file ({exc})") from None
+    version = (table.schema.metadata or {}).get(RESULTS_VERSION_KEY, b"none").decode()
+    if version != RESULTS_SCHEMA_VERSION:
+        raise InputError(f"{path}: results schema version {version}, this qlsbench reads {RESULTS_SCHEMA_VERSION}")
+    missing = [n for n, _ in RESULT_COLUMNS if n not in table.column_names]
+    if missing:
+        raise InputError(f"{path}: missing result column(s) {', '.join(missing)}")
+    return table.to_pandas()
+
+
 def load_results(paths) -> pd.DataFrame:
     """Concatenate results files (paths or folders, searched for ``*.parquet``)."""
     files: list[Path] = []
@@ -194,13 +221,4 @@ def load_results(paths) -> pd.DataFrame:
         files.extend(sorted(p.rglob("*.parquet")) if p.is_dir() else [p])
     if not files:
         raise InputError("no results files given")
-    frames = []
-    for f in files:
-        try:
-            frames.append(pd.read_parquet(f))
-        except Exception as exc:
-            raise InputError(f"{f}: not a readable results file ({exc})") from None
-        missing = [n for n, _ in RESULT_COLUMNS if n not in frames[-1].columns]
-        if missing:
-            raise InputError(f"{f}: missing result column(s) {', '.join(missing)}")
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat([read_results(f) for f in files], ignore_index=True)

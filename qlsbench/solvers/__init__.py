@@ -7,6 +7,6 @@
 """
 
 from qlsbench.solvers.base import BaseSolver, SolveResult, Solver, Status
-from qlsbench.solvers.registry import ENTRY_POINT_GROUP, available, get
+from qlsbench.solvers.registry import ENTRY_POINT_GROUP, available, describe, get
 
-__all__ = ["ENTRY_POINT_GROUP", "BaseSolver", "SolveResult", "Solver", "Status", "available", "get"]
+__all__ = ["ENTRY_POINT_GROUP", "BaseSolver", "SolveResult", "Solver", "Status", "available", "describe", "get"]

@@ -83,3 +83,9 @@ def get(name: str, **options: Any) -> Solver:
     if not isinstance(solver, Solver):
         raise InputError(f"solver {name!r}: {factory!r} did not return a Solver (needs name, options, solve)")
     return solver
+
+
+def describe(name: str) -> str:
+    """First line of the docstring of solver ``name`` (empty if it has none)."""
+    doc = (_factory(name).__doc__ or "").strip().splitlines()
+    return doc[0] if doc else ""
