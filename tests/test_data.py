@@ -170,3 +170,14 @@ def test_singular_system_is_stored_with_nan_reference(tmp_path):
     singular = LinearSystem(np.array([[1.0, 2.0], [2.0, 4.0]]), np.ones(2))
     df = load_dataset(write_systems([singular], tmp_path / "s.parquet"))
     assert np.isnan(df.loc[0, "x_ref"]).all() and df.loc[0, "cond"] > 1e15
+
+
+def test_written_files_get_the_usual_permissions(tmp_path):
+    import os
+
+    old = os.umask(0o022)
+    try:
+        path = write_systems([ising_inspired(2)], tmp_path / "p.parquet")
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o644

@@ -105,6 +105,12 @@ def systems_to_table(systems: Iterable[LinearSystem]) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_table(table: pa.Table, path: str | os.PathLike) -> Path:
     """Write an Arrow table to Parquet via a temporary file and a rename.
 
@@ -119,6 +125,8 @@ def atomic_write_table(table: pa.Table, path: str | os.PathLike) -> Path:
     try:
         pq.write_table(table, tmp, compression="zstd", compression_level=3, use_dictionary=False,
                        write_statistics=True, store_schema=True)
+        # mkstemp makes owner-only files; datasets are shared, so give the mode a plain open() would.
+        os.chmod(tmp, 0o666 & ~_current_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
