@@ -5,7 +5,7 @@ Load a dataset with ``qlsbench.data.load_dataset(path)`` (or plain
 ``qlsbench.data.to_system(row)``.
 """
 
-from qlsbench.data.reader import dataset_files, dataset_hash, iter_systems, load_dataset, read_table, to_system
+from qlsbench.data.reader import dataset_files, dataset_hash, dataset_metadata, iter_systems, load_dataset, read_table, to_system
 from qlsbench.data.schema import COLUMNS, SCHEMA_VERSION
 from qlsbench.data.writer import atomic_write_table, systems_to_table, write_systems
 
@@ -15,6 +15,7 @@ __all__ = [
     "atomic_write_table",
     "dataset_files",
     "dataset_hash",
+    "dataset_metadata",
     "iter_systems",
     "load_dataset",
     "read_table",

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from qlsbench.errors import DatasetError
 from qlsbench.problems import LinearSystem
-from qlsbench.data.schema import COLUMN_NAMES, COLUMNS, META_COLUMNS, SCHEMA_VERSION, VERSION_KEY
+from qlsbench.data.schema import COLUMN_NAMES, COLUMNS, DATASET_META_KEY, META_COLUMNS, SCHEMA_VERSION, VERSION_KEY
 
 
 def dataset_files(path: str | os.PathLike) -> list[Path]:
@@ -164,3 +164,9 @@ def dataset_hash(path: str | os.PathLike) -> str:
     for f in dataset_files(path):
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
+
+
+def dataset_metadata(path: str | os.PathLike) -> dict:
+    """File-level metadata of a dataset file (``{}`` when none was written)."""
+    raw = (read_table(path).schema.metadata or {}).get(DATASET_META_KEY)
+    return json.loads(raw) if raw else {}

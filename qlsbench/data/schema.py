@@ -13,6 +13,7 @@ SCHEMA_VERSION = "1"
 #: File-level key-value metadata keys.
 VERSION_KEY = b"qlsbench.schema_version"
 PACKAGE_KEY = b"qlsbench.package_version"
+DATASET_META_KEY = b"qlsbench.dataset_meta"  # JSON: generator settings, filter counts
 
 _f64_list = pa.list_(pa.float64())
 _i32_list = pa.list_(pa.int32())

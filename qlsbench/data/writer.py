@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem, condition_number, hermitian_defect, reference_solution
-from qlsbench.data.schema import META_COLUMNS, arrow_schema
+from qlsbench.data.schema import DATASET_META_KEY, META_COLUMNS, arrow_schema
 
 
 def _json_value(key: str, value):
@@ -86,11 +86,18 @@ def _row(system: LinearSystem) -> dict:
     }
 
 
-def systems_to_table(systems: Iterable[LinearSystem]) -> pa.Table:
-    """Convert systems to an Arrow table of the current schema."""
+def systems_to_table(systems: Iterable[LinearSystem], metadata: dict | None = None) -> pa.Table:
+    """Convert systems to an Arrow table of the current schema.
+
+    ``metadata`` (JSON-able) is stored once for the whole file, e.g. how many
+    systems a filter dropped; read it back with :func:`qlsbench.data.dataset_metadata`.
+    """
     from qlsbench import __version__
 
     schema = arrow_schema(__version__)
+    if metadata is not None:
+        extra = {k: _json_value(k, v) for k, v in metadata.items()}
+        schema = schema.with_metadata({**schema.metadata, DATASET_META_KEY: json.dumps(extra, sort_keys=True).encode()})
     rows = [_row(s) for s in systems]
     arrays = []
     for field in schema:
@@ -134,7 +141,7 @@ def atomic_write_table(table: pa.Table, path: str | os.PathLike) -> Path:
     return path
 
 
-def write_systems(systems: Iterable[LinearSystem], path: str | os.PathLike) -> Path:
+def write_systems(systems: Iterable[LinearSystem], path: str | os.PathLike, metadata: dict | None = None) -> Path:
     """Write linear systems to one Parquet file, one row per system.
 
     Missing reference solutions and condition numbers are computed here
@@ -146,6 +153,8 @@ def write_systems(systems: Iterable[LinearSystem], path: str | os.PathLike) -> P
         Systems to store.
     path : str or path-like
         Destination ``.parquet`` file; parent folders are created.
+    metadata : dict, optional
+        File-level facts about the dataset (generator settings, filter counts).
 
     Returns
     -------
@@ -158,4 +167,4 @@ def write_systems(systems: Iterable[LinearSystem], path: str | os.PathLike) -> P
         If an element is not a LinearSystem or its metadata cannot be stored;
         nothing is written in that case.
     """
-    return atomic_write_table(systems_to_table(systems), path)
+    return atomic_write_table(systems_to_table(systems, metadata), path)

@@ -15,7 +15,7 @@ def next_power_of_two(n: int) -> int:
     return 1 << max(0, int(n) - 1).bit_length()
 
 
-def pad_to_power_of_two(system: LinearSystem) -> LinearSystem:
+def pad_to_power_of_two(system: LinearSystem, min_qubits: int = 0) -> LinearSystem:
     """Pad to the next power of two without changing the solution.
 
     The padded block of ``A`` is the identity and the padded entries of ``b``
@@ -26,6 +26,9 @@ def pad_to_power_of_two(system: LinearSystem) -> LinearSystem:
     ----------
     system : LinearSystem
         System of any dimension.
+    min_qubits : int
+        Pad to at least ``2**min_qubits`` (a 1x1 system is 0 qubits, which
+        no quantum solver can take).
 
     Returns
     -------
@@ -34,7 +37,7 @@ def pad_to_power_of_two(system: LinearSystem) -> LinearSystem:
         ``n_qubits``.
     """
     n = system.dim
-    N = next_power_of_two(n)
+    N = max(next_power_of_two(n), 1 << min_qubits)
     meta = dict(system.meta)
     meta.setdefault("n_orig", n)
     meta["n_qubits"] = N.bit_length() - 1
@@ -73,7 +76,7 @@ def normalize(system: LinearSystem) -> LinearSystem:
     return LinearSystem(system.A / sA, system.b / sb, meta, x_ref)
 
 
-def pad_and_normalize(system: LinearSystem) -> LinearSystem:
+def pad_and_normalize(system: LinearSystem, min_qubits: int = 0) -> LinearSystem:
     """Normalise, then pad to the next power of two.
 
     Normalising first matters: the identity padding then sits inside the
@@ -86,6 +89,8 @@ def pad_and_normalize(system: LinearSystem) -> LinearSystem:
     ----------
     system : LinearSystem
         Any non-singular square system.
+    min_qubits : int
+        See :func:`pad_to_power_of_two`.
 
     Returns
     -------
@@ -93,7 +98,7 @@ def pad_and_normalize(system: LinearSystem) -> LinearSystem:
         ``2**n`` dimensional, ``||A||_2 = 1``, ``||b||_2 = 1``; ``meta`` holds
         ``n_orig``, ``n_qubits``, ``scale_A`` and ``scale_b``.
     """
-    return pad_to_power_of_two(normalize(system))
+    return pad_to_power_of_two(normalize(system), min_qubits)
 
 
 def recover_solution(system: LinearSystem, x: np.ndarray) -> np.ndarray:
