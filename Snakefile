@@ -3,7 +3,7 @@
 
 from snakemake.utils import min_version, validate
 
-from qlsbench.workflow import ising_datasets, options_json, solver_specs
+from qlsbench.workflow import all_datasets, options_json, simulate_args, solver_specs
 
 min_version("9.0")
 
@@ -14,10 +14,11 @@ configfile: "workflows/config/default.yaml"
 validate(config, "workflows/config/schema.yaml")
 
 SOLVERS = list(solver_specs(config))
-DATASETS = ising_datasets(config)
+DATASETS = all_datasets(config)
 
 
 include: "workflows/rules/ising.smk"
+include: "workflows/rules/simulate.smk"
 include: "workflows/rules/solve.smk"
 include: "workflows/rules/report.smk"
 

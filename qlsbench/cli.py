@@ -38,9 +38,11 @@ def cmd_ising(args) -> None:
 def cmd_simulate(args) -> None:
     from qlsbench.generate import simulate_dataset
 
-    meta = simulate_dataset(args.out, scene=args.scene, n_spheres=args.n_spheres, mu=args.mu, steps=args.steps,
+    meta = simulate_dataset(args.out, scene=args.scene, n_spheres=args.n_spheres, packing=args.packing,
+                            mu=args.mu, steps=args.steps,
                             seed=args.seed, h=args.h, s=args.s, every=args.every, kappa_cap=args.kappa_cap,
-                            max_systems=args.max_systems, progress=not args.quiet)
+                            max_systems=args.max_systems, regularization=args.regularization,
+                            progress=not args.quiet)
     print(f"{meta['scene']} N={meta['n_spheres']} mu={meta['mu']:g}: {meta['steps']} steps at "
           f"{meta['steps_per_second']:.1f} steps/s, Newton {meta['newton_iterations_mean']:.1f} it/step "
           f"(max {meta['newton_iterations_max']}), {meta['exported']} of {meta['captured']} subsystems exported "
@@ -109,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="run a DEM-C simulation and write its Newton subsystems")
     s.add_argument("--scene", default="sedimentation", help="scene name")
     s.add_argument("--n-spheres", type=int, default=32)
+    s.add_argument("--packing", type=float, default=0.2, help="sphere volume fraction of the container")
     s.add_argument("--mu", type=float, default=0.0, help="friction coefficient (>= 0)")
     s.add_argument("--steps", type=int, default=400)
     s.add_argument("--seed", type=int, default=0)
@@ -116,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--s", type=int, default=8, help="friction directions (even, >= 4)")
     s.add_argument("--every", type=int, default=1, help="keep subsystems of every k-th step")
     s.add_argument("--kappa-cap", type=float, default=1e12, help="drop systems with a larger condition number")
+    s.add_argument("--regularization", type=float, default=0.0,
+                   help="Tikhonov epsilon added to each Newton subsystem (frictional ones are singular without it)")
     s.add_argument("--max-systems", type=int, default=None)
     s.add_argument("--out", required=True, help="dataset folder")
     s.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -23,9 +23,10 @@ def scene_label(scene: str, n_spheres: int, mu: float) -> str:
 
 
 def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation", n_spheres: int = 32,
-                     mu: float = 0.0, steps: int = 400, seed: int = 0, h: float = 1e-3, s: int = 8,
+                     packing: float = 0.2, mu: float = 0.0, steps: int = 400, seed: int = 0, h: float = 1e-3, s: int = 8,
                      every: int = 1, kappa_cap: float | None = 1e12, max_systems: int | None = None,
-                     newton_tol: float = 1e-10, newton_max_iter: int = 100, progress: bool = True) -> dict:
+                     newton_tol: float = 1e-10, newton_max_iter: int = 100, regularization: float = 0.0,
+                     progress: bool = True) -> dict:
     """Simulate a DEM-C scene and write its Newton subsystems to ``out_dir/part-0000.parquet``.
 
     Parameters
@@ -34,6 +35,8 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
         Dataset folder.
     scene, n_spheres, seed : str, int, int
         Scene to build (see :data:`qlsbench.physics.SCENES`).
+    packing : float
+        Sphere volume fraction of the container.
     mu, h, s : float, float, int
         Friction coefficient, time step and friction directions.
     steps : int
@@ -46,6 +49,10 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
         Keep at most this many subsystems.
     newton_tol, newton_max_iter : float, int
         Min-map Newton settings.
+    regularization : float
+        Tikhonov ``epsilon`` added to each reduced Newton system (and to the
+        exported matrices, which are the systems as solved). Frictional
+        subsystems are singular without it.
     progress : bool
         Show a progress bar.
 
@@ -55,8 +62,9 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
         The dataset metadata written to the file: settings, export counts,
         condition-number range, steps per second and Newton statistics.
     """
-    options = StepOptions(h=h, mu=mu, s=s, newton=NewtonOptions(tol=newton_tol, max_iter=newton_max_iter))
-    state = build_scene(scene, n_spheres=n_spheres, seed=seed)
+    newton = NewtonOptions(tol=newton_tol, max_iter=newton_max_iter, regularization=regularization)
+    options = StepOptions(h=h, mu=mu, s=s, newton=newton)
+    state = build_scene(scene, n_spheres=n_spheres, packing=packing, seed=seed)
     recorder = SubsystemRecorder(every=every, max_systems=max_systems)
     t0 = time.perf_counter()
     reports = simulate(state, steps, options, capture=recorder, progress=progress)
@@ -66,8 +74,9 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
     iters = np.array([r.newton_iterations for r in reports if r.contacts]) if reports else np.zeros(0)
     meta = {
         "generator": "qlsbench.generate.simulate_dataset",
-        "scene": scene, "n_spheres": n_spheres, "mu": mu, "steps": steps, "seed": seed, "h": h, "s": s,
+        "scene": scene, "n_spheres": n_spheres, "packing": packing, "mu": mu, "steps": steps, "seed": seed, "h": h, "s": s,
         "every": every, "newton_tol": newton_tol, "newton_max_iter": newton_max_iter,
+        "regularization": regularization,
         **stats,
         "newton_iterations_mean": float(iters.mean()) if len(iters) else 0.0,
         "newton_iterations_max": int(iters.max()) if len(iters) else 0,

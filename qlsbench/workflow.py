@@ -33,3 +33,27 @@ def options_json(config: dict[str, Any], label: str) -> str:
 def ising_datasets(config: dict[str, Any]) -> list[str]:
     """Dataset names ``ising/kappa<k>`` of the Ising section."""
     return [f"ising/kappa{k:g}" for k in config["ising"]["kappas"]]
+
+
+def dem_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """DEM-C simulations of a config keyed by dataset scene label (``sedimentation-n16-mu0.3``)."""
+    from qlsbench.generate import scene_label
+
+    runs: dict[str, dict[str, Any]] = {}
+    for i, run in enumerate(config.get("simulate", [])):
+        label = scene_label(run.get("scene", "sedimentation"), run["n_spheres"], run["mu"])
+        if label in runs:
+            raise ConfigError(f"simulate[{i}]: a run for {label!r} is already configured")
+        runs[label] = run
+    return runs
+
+
+def simulate_args(config: dict[str, Any], label: str) -> str:
+    """Command-line options of ``qlsbench simulate`` for one configured run."""
+    run = dem_runs(config)[label]
+    return " ".join(f"--{key.replace('_', '-')} {value}" for key, value in sorted(run.items()))
+
+
+def all_datasets(config: dict[str, Any]) -> list[str]:
+    """Every dataset the config generates: Ising, then DEM-C."""
+    return ising_datasets(config) + [f"dem_c/{label}" for label in dem_runs(config)]

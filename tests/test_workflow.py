@@ -89,6 +89,8 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     work = _workdir(tmp_path)
     config = {
         "ising": {"n_qubits": [2, 3], "kappas": [10, 100], "J": 0.1},
+        # Snakemake merges this over default.yaml key by key, so the simulations are replaced, not added.
+        "simulate": [{"scene": "sedimentation", "n_spheres": 5, "mu": 0.0, "steps": 80, "every": 10}],
         "solvers": [{"name": "lu"}, {"name": "cg"}, {"name": "gmres", "label": "gmres-r2", "options": {"restart": 2}},
                     {"name": "crash"}],
         "run": {"repeats": 2, "seed": 0, "time_limit": 30},
@@ -101,7 +103,9 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     board = pd.read_csv(work / "results" / "leaderboard.csv").set_index("solver")
     assert set(board.index) == {"lu", "cg", "gmres-r2", "crash"}
     assert board.loc["lu", "success_rate"] == 1.0 and board.loc["crash", "success_rate"] == 0.0
-    assert board.loc["crash", "solves"] == 2 * 2 * 2  # systems x kappas x repeats, all kept as rows
+    dem = pd.read_parquet(work / "datasets" / "dem_c" / "sedimentation-n5-mu0")
+    assert len(dem) > 0 and (dem["family"] == "dem_c").all()
+    assert board.loc["crash", "solves"] == (2 * 2 + len(dem)) * 2  # (Ising + DEM-C systems) x repeats, all kept
     results = pd.read_parquet(work / "results" / "gmres-r2" / "ising" / "kappa100.parquet")
     assert (results["solver_options"] == '{"restart": 2}').all()
 

@@ -87,6 +87,10 @@ def _merit(Q, r, y):
     return w, phi, 0.5 * float(phi @ phi)
 
 
+def _regularized(QAA: sp.csr_matrix, eps: float) -> sp.csr_matrix:
+    return QAA if eps == 0 else (QAA + eps * sp.identity(QAA.shape[0], format="csr")).tocsr()
+
+
 def _solve_reduced(QAA: sp.csr_matrix, rhs: np.ndarray, eps: float, info: dict) -> np.ndarray:
     """Newton step on the active set: ``(Q_AA + eps I) x = rhs``, else damped least squares.
 
@@ -98,10 +102,10 @@ def _solve_reduced(QAA: sp.csr_matrix, rhs: np.ndarray, eps: float, info: dict) 
     and always a descent direction of ``0.5 ||phi||^2``.
     """
     n = QAA.shape[0]
-    M = QAA if eps == 0 else QAA + eps * sp.identity(n, format="csr")
+    M = _regularized(QAA, eps)
     try:
         x = spla.splu(M.tocsc()).solve(rhs)
-        if np.all(np.isfinite(x)) and np.linalg.norm(QAA @ x - rhs) <= 1e-8 * np.linalg.norm(rhs):
+        if np.all(np.isfinite(x)) and np.linalg.norm(M @ x - rhs) <= 1e-8 * np.linalg.norm(rhs):
             return x
     except RuntimeError:  # exactly singular
         pass
@@ -125,7 +129,8 @@ def minmap_newton(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOpti
         Tolerance, cap, scaling and regularisation.
     capture : callable, optional
         ``capture(A, b, info)`` is called with every reduced system before it is
-        solved; ``info`` holds ``newton_iter``, ``active_size`` and the options.
+        solved, ``A = Q_AA + regularization * I``; ``info`` holds ``newton_iter``,
+        ``active_size`` and the options.
 
     Returns
     -------
@@ -160,8 +165,9 @@ def minmap_newton(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOpti
         if active.any():
             QAA = Qs[active][:, active]
             rhs = Qs[active][:, ~active] @ phi[~active] - phi[active]
-            if capture is not None:
-                capture(QAA, rhs, {"newton_iter": it, "active_size": int(active.sum()), **asdict(options)})
+            if capture is not None:  # the system as the method solves it, Tikhonov term included
+                capture(_regularized(QAA, options.regularization), rhs,
+                        {"newton_iter": it, "active_size": int(active.sum()), **asdict(options)})
             dy[active] = _solve_reduced(QAA, rhs, options.regularization, info)
         y, w, phi, psi, ok = _line_search(Qs, rs, y, dy, phi, psi, active, options, info)
         if not ok:

@@ -97,8 +97,12 @@ def _check_count(n_spheres: int) -> int:
 
 
 def place_in_sphere(n_spheres: int, radius: float, container_radius: float, rng: np.random.Generator,
-                    max_attempts_per_sphere: int = 2000) -> np.ndarray:
+                    max_attempts_per_sphere: int = 200) -> np.ndarray:
     """Random non-overlapping centres inside a sphere (random sequential addition).
+
+    Random sequential addition jams near a volume fraction of 0.38; past that
+    no number of attempts helps, so the attempt budget is kept small and the
+    failure is reported quickly.
 
     Raises
     ------

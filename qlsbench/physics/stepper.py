@@ -76,6 +76,8 @@ class StepReport:
     residual: float
     status: str
     solver: str = "minmap"
+    pairs: np.ndarray = field(default_factory=lambda: np.empty((0, 2), np.int64))  # (body_i, body_j), -1 = wall
+    normal_impulses: np.ndarray = field(default_factory=lambda: np.empty(0))  # gamma_nu per contact
 
 
 def _margin(scene: Scene, v_known: np.ndarray, options: StepOptions) -> float:
@@ -152,6 +154,8 @@ def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture
             warm.remember(contacts, scene.n_spheres, result.y, width)
         v_known = v_known + problem.velocity_change(result.y).reshape(-1, 3)
         report.lcp_size, report.newton_iterations = problem.lcp.size, result.iterations
+        report.pairs = np.column_stack([contacts.body_i, contacts.body_j])
+        report.normal_impulses = problem.impulses(result.y)[0].copy()
         report.residual, report.status = result.residual, str(result.status)
     scene.velocities = v_known
     scene.positions = scene.positions + h * v_known

@@ -86,6 +86,9 @@ class _Krylov(BaseSolver):
     def _extra_kwargs(self) -> dict:
         return {"atol": self.atol}
 
+    def _max_iterations(self, system: LinearSystem) -> int | None:
+        return self.maxiter  # None: scipy's default for the method
+
     def _callback(self, system: LinearSystem, trace: list[float]):
         bnorm = float(np.linalg.norm(system.b)) or 1.0
         if not self.history:
@@ -113,7 +116,7 @@ class _Krylov(BaseSolver):
                                    f"||A - A^H||/||A|| = {asym:.2e}")
         trace: list[float] = []
         callback = self._callback(system, trace)
-        x, info = type(self)._fn(system.A, system.b, rtol=self.rtol, maxiter=self.maxiter,
+        x, info = type(self)._fn(system.A, system.b, rtol=self.rtol, maxiter=self._max_iterations(system),
                                  callback=callback, **self._extra_kwargs())
         self._final_step(system, x, trace)
         history = trace if self.history else []
@@ -168,7 +171,10 @@ class GMRES(_Krylov):
     ``iterations`` counts inner iterations; ``history`` holds scipy's
     preconditioned residual norm per inner iteration (free to record).
     ``maxiter`` counts restart cycles, as in scipy, so at most
-    ``maxiter * restart`` inner iterations are run.
+    ``maxiter * restart`` inner iterations are run. Left at ``None`` it is
+    set so the total is ``10 * dim`` inner iterations, the budget scipy gives
+    CG; scipy's own default (``10 * dim`` cycles) lets one ill-conditioned
+    system run ``restart`` times longer than any other method.
     """
 
     name: ClassVar[str] = "gmres"
@@ -177,6 +183,11 @@ class GMRES(_Krylov):
 
     def _extra_kwargs(self) -> dict:
         return {"atol": self.atol, "restart": self.restart, "callback_type": "pr_norm"}
+
+    def _max_iterations(self, system: LinearSystem) -> int | None:
+        if self.maxiter is not None:
+            return self.maxiter
+        return max(1, -(-10 * system.dim // self.restart))
 
     def _callback(self, system: LinearSystem, trace: list[float]):
         return lambda rnorm: trace.append(float(rnorm))
