@@ -113,8 +113,7 @@ class _WarmStart:
 
 def _to_blocks(per_contact: np.ndarray) -> np.ndarray:
     """(nc, 1 + s + 1) rows of (gamma, beta_1..s, lambda) -> the LCP's block layout."""
-    nc, width = per_contact.shape
-    if width == 1:
+    if per_contact.shape[1] == 1:
         return per_contact[:, 0].copy()
     return np.concatenate([per_contact[:, 0], per_contact[:, 1:-1].reshape(-1), per_contact[:, -1]])
 
@@ -124,6 +123,18 @@ def _from_blocks(y: np.ndarray, nc: int, width: int) -> np.ndarray:
         return y.reshape(nc, 1).copy()
     s = width - 2
     return np.column_stack([y[:nc], y[nc: nc * (1 + s)].reshape(nc, s), y[nc * (1 + s):]])
+
+
+def _solve(lcp, y0, options: StepOptions, hook) -> tuple[LCPResult, str]:
+    """Min-map Newton (whose subsystems are captured), then Lemke if Newton did not converge."""
+    result = minmap_newton(lcp, y0, options=options.newton, capture=hook)
+    if result.status == LCPStatus.CONVERGED or lcp.size > options.lemke_fallback:
+        return result, "minmap"
+    fallback = lemke(lcp)
+    if fallback.status != LCPStatus.CONVERGED:
+        return result, "minmap"
+    # Keep Newton's iteration count: it is what produced the captured subsystems.
+    return LCPResult(fallback.y, fallback.status, result.iterations, fallback.residual), "lemke"
 
 
 def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture | None = None,
@@ -144,12 +155,7 @@ def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture
         context = {"step": index, "time": scene.time + h, "contacts": contacts.count, "mu": options.mu,
                    "s": options.s, "h": h, "scene": scene.name}
         hook = None if capture is None else (lambda A, b, info: capture(A, b, {**context, **info}))
-        result = minmap_newton(problem.lcp, y0, options=options.newton, capture=hook)
-        if result.status != LCPStatus.CONVERGED and problem.lcp.size <= options.lemke_fallback:
-            fallback = lemke(problem.lcp)
-            if fallback.status == LCPStatus.CONVERGED:
-                result, report.solver = LCPResult(fallback.y, fallback.status, result.iterations,
-                                                  fallback.residual), "lemke"
+        result, report.solver = _solve(problem.lcp, y0, options, hook)
         if warm is not None:
             warm.remember(contacts, scene.n_spheres, result.y, width)
         v_known = v_known + problem.velocity_change(result.y).reshape(-1, 3)
