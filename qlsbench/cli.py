@@ -47,6 +47,10 @@ def cmd_simulate(args) -> None:
           f"{meta['steps_per_second']:.1f} steps/s, Newton {meta['newton_iterations_mean']:.1f} it/step "
           f"(max {meta['newton_iterations_max']}), {meta['exported']} of {meta['captured']} subsystems exported "
           f"({meta['dropped_kappa']} over the kappa cap), cond {meta['cond_min']} .. {meta['cond_max']} -> {args.out}")
+    if meta["steps_not_converged"]:
+        print(f"warning: the contact LCP of {meta['steps_not_converged']} of {meta['steps']} steps was not solved to "
+              f"tolerance (min-map Newton stalled, LCP too large for the Lemke fallback); those steps used "
+              f"Newton's last iterate", file=sys.stderr)
 
 
 def cmd_solve(args) -> None:
