@@ -1,0 +1,259 @@
+"""Pauli decomposition of a ``2^n x 2^n`` matrix by Walsh-Hadamard transforms.
+
+With Qiskit's conventions (``P(x, z) = (-i)^{|x & z|} Z^z X^x``, qubit ``k`` is
+bit ``k`` of a matrix index), the coefficient of ``P(x, z)`` in ``A`` is
+
+    c(x, z) = i^{-|x & z|} / N * sum_j (-1)^{z . j} A[j ^ x, j],
+
+one Walsh-Hadamard transform over ``j`` for each XOR pattern ``x = row ^ col``.
+A dense matrix has all ``N`` patterns (Theta(n 4^n)); a sparse one only the
+``K`` patterns its non-zeros produce (Theta(nnz + K n 2^n)).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from qlsbench.errors import InputError
+from qlsbench.pauli.transform import PHASE, PHASE_INV, fwht, popcount
+
+#: Largest number of transform entries held at once (chunks of XOR patterns beyond it).
+CHUNK_ENTRIES = 1 << 22
+
+
+@dataclass(frozen=True)
+class PauliDecomposition:
+    """``A = sum_k coeffs[k] P(x_k, z_k)``, in symplectic form.
+
+    Attributes
+    ----------
+    x_int, z_int : numpy.ndarray
+        ``(K,)`` bit masks; bit ``q`` is qubit ``q``.
+    coeffs : numpy.ndarray
+        ``(K,)`` coefficients (real for Hermitian input, complex otherwise).
+    n_qubits : int
+        Number of qubits.
+    info : dict
+        ``method`` used, ``patterns`` (distinct XOR patterns), and
+        ``skipped_odd_y`` (True when odd-Y strings were never formed because
+        ``A`` is real symmetric and their coefficients vanish).
+    """
+
+    x_int: np.ndarray
+    z_int: np.ndarray
+    coeffs: np.ndarray
+    n_qubits: int
+    info: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return int(len(self.coeffs))
+
+    @property
+    def x(self) -> np.ndarray:
+        """``(K, n)`` booleans, column ``q`` = qubit ``q`` (as ``PauliList.x``)."""
+        return ((self.x_int[:, None] >> np.arange(self.n_qubits)) & 1).astype(bool)
+
+    @property
+    def z(self) -> np.ndarray:
+        """``(K, n)`` booleans, column ``q`` = qubit ``q`` (as ``PauliList.z``)."""
+        return ((self.z_int[:, None] >> np.arange(self.n_qubits)) & 1).astype(bool)
+
+    def labels(self) -> list[str]:
+        """Pauli labels in Qiskit's order: qubit 0 is the rightmost character."""
+        table = np.array(["I", "X", "Z", "Y"])
+        chars = table[self.x.astype(int) + 2 * self.z.astype(int)][:, ::-1]
+        return ["".join(row) for row in chars]
+
+    def to_sparse_pauli_op(self):
+        """The same operator as a Qiskit ``SparsePauliOp``."""
+        from qiskit.quantum_info import PauliList, SparsePauliOp
+
+        return SparsePauliOp(PauliList.from_symplectic(self.z, self.x), self.coeffs.astype(complex))
+
+    def to_matrix(self) -> np.ndarray:
+        """Rebuild the dense matrix: the inverse transform, one XOR pattern at a time."""
+        N = 1 << self.n_qubits
+        out = np.zeros((N, N), dtype=complex)
+        j = np.arange(N)
+        for x in np.unique(self.x_int):
+            sel = self.x_int == x
+            u = np.zeros(N, dtype=complex)
+            z = self.z_int[sel]
+            u[z] = self.coeffs[sel] * PHASE[popcount(z & x) & 3]
+            out[j ^ x, j] = fwht(u)
+        return out.real.copy() if np.isrealobj(self.coeffs) else out
+
+
+def _check_square_pow2(shape) -> int:
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise InputError(f"Pauli decomposition needs a square matrix, got shape {tuple(shape)}; "
+                         "pad it first with qlsbench.problems.pad_to_power_of_two")
+    N = shape[0]
+    if N < 1 or N & (N - 1):
+        raise InputError(f"Pauli decomposition needs a 2^n x 2^n matrix, got {N}x{N}; "
+                         "pad it first with qlsbench.problems.pad_to_power_of_two")
+    return N.bit_length() - 1
+
+
+def _is_real_symmetric(A) -> bool:
+    if np.iscomplexobj(A.data if sp.issparse(A) else A):
+        return False
+    diff = (A - A.T)
+    return (diff.nnz == 0 or not np.any(diff.data)) if sp.issparse(diff) else not np.any(diff)
+
+
+def _patterns(A_coo: sp.coo_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct XOR patterns ``row ^ col`` and the pattern index of each non-zero."""
+    xs = A_coo.row.astype(np.int64) ^ A_coo.col.astype(np.int64)
+    return np.unique(xs, return_inverse=True)
+
+
+def _transform_chunks(A, n: int, method: str):
+    """Yield ``(x values, transformed rows W[x, z])`` chunk by chunk.
+
+    ``W[x, z] = sum_j (-1)^{z . j} A[j ^ x, j]``; multiply by
+    ``i^{-|x & z|} / N`` for the coefficients.
+    """
+    N = 1 << n
+    j = np.arange(N)
+    dtype = complex if np.iscomplexobj(A.data if sp.issparse(A) else A) else float
+    step = max(1, CHUNK_ENTRIES // N)
+    if method == "dense":
+        dense = A.toarray() if sp.issparse(A) else np.asarray(A)
+        for start in range(0, N, step):
+            xs = np.arange(start, min(N, start + step))
+            block = dense[j[None, :] ^ xs[:, None], j[None, :]].astype(dtype)  # block[x, j] = A[j ^ x, j]
+            yield xs, fwht(block)
+        return
+    coo = sp.coo_matrix(A)
+    coo.sum_duplicates()
+    keep = coo.data != 0
+    rows, cols, vals = coo.row[keep], coo.col[keep], coo.data[keep]
+    xs_all, group = _patterns(sp.coo_matrix((vals, (rows, cols)), shape=A.shape))
+    for start in range(0, len(xs_all), step):
+        sel = (group >= start) & (group < start + step)
+        block = np.zeros((min(step, len(xs_all) - start), N), dtype=dtype)
+        block[group[sel] - start, cols[sel]] = vals[sel]
+        yield xs_all[start:start + step], fwht(block)
+
+
+def _choose_method(A, n: int, method: str) -> str:
+    if method in ("dense", "sparse"):
+        return method
+    if method != "auto":
+        raise InputError(f"unknown method {method!r}; use 'auto', 'dense' or 'sparse'")
+    if not sp.issparse(A):
+        return "dense"
+    # Sparse pays when the distinct patterns K are few: K n 2^n against n 4^n.
+    K = len(_patterns(sp.coo_matrix(A))[0])
+    return "sparse" if K < (1 << n) // 2 else "dense"
+
+
+def _coefficient_chunks(A, n: int, method: str, real_sym: bool):
+    """Yield ``(x values, coefficients c[x, z], mask of strings that exist)`` chunk by chunk.
+
+    For real symmetric ``A`` the odd-Y strings (``|x & z|`` odd) vanish
+    identically; they are masked out and never formed.
+    """
+    N = 1 << n
+    z = np.arange(N)
+    for xs, W in _transform_chunks(A, n, method):
+        k = popcount(xs[:, None] & z[None, :])
+        if real_sym:
+            even = (k & 1) == 0
+            yield xs, np.where(even, W.real * np.where(k & 2, -1.0, 1.0), 0.0) / N, even
+        else:
+            yield xs, W * PHASE_INV[k & 3] / N, None
+
+
+def _prepare(A, method: str):
+    if not sp.issparse(A):
+        A = np.asarray(A)
+    n = _check_square_pow2(A.shape)
+    return A, n, _choose_method(A, n, method), _is_real_symmetric(A)
+
+
+def decompose(A, *, atol: float = 0.0, method: str = "auto") -> PauliDecomposition:
+    """Decompose a ``2^n x 2^n`` matrix into Pauli strings.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix
+        Real or complex square matrix of power-of-two size.
+    atol : float
+        Keep terms with ``|c| > atol`` (``0`` keeps every non-zero coefficient).
+    method : {"auto", "dense", "sparse"}
+        ``dense``: all ``N`` XOR patterns; ``sparse``: only those of the
+        non-zeros; ``auto`` picks by the number of distinct patterns.
+
+    Returns
+    -------
+    PauliDecomposition
+        Terms in increasing ``(x, z)`` order.
+
+    Raises
+    ------
+    InputError
+        If ``A`` is not square with a power-of-two size (pad it first).
+    """
+    if not (np.isfinite(atol) and atol >= 0):
+        raise InputError(f"atol must be >= 0, got {atol!r}")
+    A, n, chosen, real_sym = _prepare(A, method)
+    xs_out, zs_out, cs_out, patterns = [], [], [], 0
+    for xs, c, exists in _coefficient_chunks(A, n, chosen, real_sym):
+        patterns += len(xs)
+        mask = np.abs(c) > atol
+        if exists is not None:
+            mask &= exists
+        xi, zi = np.nonzero(mask)
+        xs_out.append(xs[xi])
+        zs_out.append(zi)
+        cs_out.append(c[xi, zi])
+    coeffs = np.concatenate(cs_out) if cs_out else np.zeros(0)
+    info = {"method": chosen, "patterns": patterns, "skipped_odd_y": real_sym}
+    return PauliDecomposition(np.concatenate(xs_out).astype(np.int64), np.concatenate(zs_out).astype(np.int64),
+                              coeffs, n, info)
+
+
+def max_terms(n_qubits: int, real_symmetric: bool) -> int:
+    """Most Pauli strings a matrix can need: ``(4^n + 2^n) / 2`` real symmetric, else ``4^n``."""
+    return (4**n_qubits + 2**n_qubits) // 2 if real_symmetric else 4**n_qubits
+
+
+def count_terms(A, tols=(0.0, 1e-6, 1e-3), *, relative: bool = False, method: str = "auto") -> dict[float, int]:
+    """Count Pauli terms with ``|c| > tol`` for each tolerance, without building strings.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix
+        ``2^n x 2^n`` matrix.
+    tols : sequence of float
+        Tolerances; ``0`` counts every non-zero coefficient.
+    relative : bool
+        Tolerances are relative to ``max |c|`` (costs a second pass).
+    method : {"auto", "dense", "sparse"}
+        As in :func:`decompose`.
+
+    Returns
+    -------
+    dict
+        ``{tol: count}``. Memory stays at one chunk of transforms, so sparse
+        systems of 14-16 qubits fit.
+    """
+    tols = [float(t) for t in tols]
+    if any(not (np.isfinite(t) and t >= 0) for t in tols):
+        raise InputError(f"tolerances must be >= 0, got {tols}")
+    A, n, chosen, real_sym = _prepare(A, method)
+    scale = 1.0
+    if relative:
+        scale = max((float(np.abs(c).max(initial=0.0)) for _, c, _ in _coefficient_chunks(A, n, chosen, real_sym)),
+                    default=0.0)
+    counts = dict.fromkeys(tols, 0)
+    for _, c, exists in _coefficient_chunks(A, n, chosen, real_sym):
+        mag = np.abs(c) if exists is None else np.abs(c[exists])
+        for t in tols:
+            counts[t] += int(np.count_nonzero(mag > t * scale))
+    return counts

@@ -1,0 +1,119 @@
+"""Pauli decomposition against Qiskit's, Parseval, reconstruction and known term counts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from qiskit.quantum_info import SparsePauliOp
+
+from qlsbench.errors import InputError
+from qlsbench.pauli import count_terms, decompose, max_terms
+from qlsbench.problems import ising_inspired
+
+
+def _matrix(kind: str, n: int, rng) -> np.ndarray:
+    N = 2**n
+    R = rng.normal(size=(N, N))
+    return {
+        "real": R,
+        "complex": R + 1j * rng.normal(size=(N, N)),
+        "symmetric": R + R.T,
+        "hermitian": (R + 1j * rng.normal(size=(N, N))) + (R + 1j * rng.normal(size=(N, N))).conj().T,
+        "sparse-real": sp.random(N, N, density=min(1.0, 4 / N), random_state=rng).toarray(),
+    }[kind]
+
+
+def _as_dict(labels, coeffs):
+    return dict(zip(labels, np.asarray(coeffs, dtype=complex)))
+
+
+def _qiskit(A) -> dict:
+    op = SparsePauliOp.from_operator(A, atol=0, rtol=0)  # the default atol drops |c| <= 1e-5 silently
+    return _as_dict(op.paulis.to_labels(), op.coeffs)
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+@pytest.mark.parametrize("kind", ["real", "complex", "symmetric", "hermitian", "sparse-real"])
+@pytest.mark.parametrize("method", ["dense", "sparse"])
+def test_equals_qiskit(n, kind, method):
+    A = _matrix(kind, n, np.random.default_rng(100 * n + len(kind)))
+    ours = decompose(sp.csr_matrix(A) if method == "sparse" else A, method=method)
+    mine, ref = _as_dict(ours.labels(), ours.coeffs), _qiskit(A)
+    for label in set(mine) | set(ref):
+        assert abs(mine.get(label, 0) - ref.get(label, 0)) <= 1e-12, label
+
+
+@pytest.mark.parametrize("kind", ["real", "complex", "symmetric"])
+def test_parseval_and_reconstruction(kind, rng):
+    A = _matrix(kind, 6, rng)
+    d = decompose(A)
+    assert 2**6 * np.sum(np.abs(d.coeffs) ** 2) == pytest.approx(np.linalg.norm(A, "fro") ** 2, rel=1e-12)
+    np.testing.assert_allclose(d.to_matrix(), A, atol=1e-12)
+    np.testing.assert_allclose(d.to_sparse_pauli_op().to_matrix(), A, atol=1e-12)
+
+
+def test_dense_and_sparse_methods_agree(rng):
+    A = sp.random(128, 128, density=0.02, random_state=rng, format="csr")
+    dense, sparse = decompose(A, method="dense"), decompose(A, method="sparse")
+    assert dense.labels() == sparse.labels()
+    np.testing.assert_allclose(dense.coeffs, sparse.coeffs, atol=1e-14)
+    assert sparse.info["patterns"] < dense.info["patterns"] == 128
+
+
+def test_odd_y_strings_of_real_symmetric_matrices_are_exactly_zero(rng):
+    A = _matrix("symmetric", 5, rng)
+    d = decompose(A)
+    assert d.info["skipped_odd_y"]
+    assert all(label.count("Y") % 2 == 0 for label in d.labels())
+    ref = _qiskit(A)
+    assert max((abs(c) for label, c in ref.items() if label.count("Y") % 2), default=0.0) <= 1e-15
+    assert len(d) == len([c for c in ref.values() if abs(c) > 0]) <= max_terms(5, True)
+    assert np.isrealobj(d.coeffs)
+
+
+@pytest.mark.parametrize("relative", [False, True])
+def test_counts_match_explicit_decompositions(relative, rng):
+    A = sp.csr_matrix(_matrix("sparse-real", 7, rng) + np.diag(rng.normal(size=128)))
+    tols = (0.0, 1e-6, 1e-3, 1e-2)
+    counts = count_terms(A, tols, relative=relative)
+    coeffs = np.abs(decompose(A).coeffs)
+    scale = coeffs.max() if relative else 1.0
+    assert counts == {t: int(np.sum(coeffs > t * scale)) for t in tols}
+    assert counts[0.0] == len(decompose(A))
+
+
+def test_two_dimensional_laplacian_has_2a_plus_2b_minus_1_terms():
+    def lap(m):
+        return sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(2**m, 2**m))
+
+    for a, b in [(2, 3), (3, 3), (4, 5)]:
+        A = sp.kronsum(lap(a), lap(b), format="csr")
+        assert count_terms(A, (0.0,))[0.0] == 2**a + 2**b - 1
+        assert decompose(A).info["method"] == "sparse"
+
+
+def test_ising_terms_are_the_definition():
+    n = 6
+    system = ising_inspired(n, kappa=10.0)
+    d = decompose(system.A, atol=1e-12)
+    assert len(d) == 1 + n + (n - 1)
+    zeta = system.meta["zeta"]
+    coeffs = dict(zip(d.labels(), d.coeffs))
+    assert coeffs["I" * n] == pytest.approx(system.meta["eta"] / zeta, rel=1e-12)
+    assert coeffs["I" * (n - 1) + "X"] == pytest.approx(1 / zeta, rel=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 8), (6, 6), (3, 3)])
+def test_bad_shapes_say_to_pad_first(shape):
+    with pytest.raises(InputError, match="pad it first"):
+        decompose(np.ones(shape))
+    with pytest.raises(InputError, match="pad it first"):
+        count_terms(sp.csr_matrix(np.ones(shape)))
+
+
+def test_bad_options_are_refused():
+    with pytest.raises(InputError, match="unknown method 'fast'"):
+        decompose(np.eye(4), method="fast")
+    with pytest.raises(InputError, match="atol must be >= 0"):
+        decompose(np.eye(4), atol=-1)
