@@ -111,12 +111,8 @@ def _patterns(A_coo: sp.coo_matrix) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(xs, return_inverse=True)
 
 
-def _transform_chunks(A, n: int, method: str):
-    """Yield ``(x values, transformed rows W[x, z])`` chunk by chunk.
-
-    ``W[x, z] = sum_j (-1)^{z . j} A[j ^ x, j]``; multiply by
-    ``i^{-|x & z|} / N`` for the coefficients.
-    """
+def _pattern_rows(A, n: int, method: str):
+    """Yield ``(xs, rows)`` with ``rows[x, j] = A[j ^ x, j]``, a bounded number of patterns at a time."""
     N = 1 << n
     j = np.arange(N)
     dtype = complex if np.iscomplexobj(A.data if sp.issparse(A) else A) else float
@@ -125,8 +121,7 @@ def _transform_chunks(A, n: int, method: str):
         dense = A.toarray() if sp.issparse(A) else np.asarray(A)
         for start in range(0, N, step):
             xs = np.arange(start, min(N, start + step))
-            block = dense[j[None, :] ^ xs[:, None], j[None, :]].astype(dtype)  # block[x, j] = A[j ^ x, j]
-            yield xs, fwht(block)
+            yield xs, dense[j[None, :] ^ xs[:, None], j[None, :]].astype(dtype)
         return
     coo = sp.coo_matrix(A)
     coo.sum_duplicates()
@@ -137,7 +132,42 @@ def _transform_chunks(A, n: int, method: str):
         sel = (group >= start) & (group < start + step)
         block = np.zeros((min(step, len(xs_all) - start), N), dtype=dtype)
         block[group[sel] - start, cols[sel]] = vals[sel]
-        yield xs_all[start:start + step], fwht(block)
+        yield xs_all[start:start + step], block
+
+
+def _fold(xs: np.ndarray, rows: np.ndarray, n: int):
+    """Split patterns by top bit and keep, for each, the half of ``j`` with that bit clear.
+
+    Yields ``(xs, zs, half_rows)`` where ``zs`` are the full ``z`` values the
+    half-length transform will land on (``z_b`` set so ``|x & z|`` is even).
+    """
+    N = 1 << n
+    if xs[0] == 0:  # the diagonal pattern has no top bit: transform it whole
+        yield xs[:1], None, rows[:1]
+        xs, rows = xs[1:], rows[1:]
+    top = np.floor(np.log2(np.maximum(xs, 1))).astype(np.int64)
+    for b in np.unique(top):
+        sel = top == b
+        low = (1 << int(b)) - 1
+        half = np.arange(N // 2)
+        j = ((half >> int(b)) << (int(b) + 1)) | (half & low)  # indices with bit b clear, in order
+        zb = popcount((j[None, :]) & xs[sel][:, None]) & 1  # z' . x' decides z_b
+        zs = j[None, :] | (zb << int(b))
+        yield xs[sel], zs, 2.0 * rows[sel][:, j]
+
+
+def _transform_chunks(A, n: int, method: str, fold: bool = False):
+    """Yield ``(x values, z values or None, W)`` with ``W[x, .] = sum_j (-1)^{z . j} A[j ^ x, j]``.
+
+    ``z values`` is ``None`` when ``W`` covers all ``z`` in order; with
+    ``fold`` (real symmetric ``A``) it lists the ``z`` each column belongs to.
+    """
+    for xs, rows in _pattern_rows(A, n, method):
+        if not fold:
+            yield xs, None, fwht(rows)
+            continue
+        for fxs, zs, half in _fold(xs, rows, n):
+            yield fxs, zs, fwht(half)
 
 
 def _choose_method(A, n: int, method: str) -> str:
@@ -153,20 +183,20 @@ def _choose_method(A, n: int, method: str) -> str:
 
 
 def _coefficient_chunks(A, n: int, method: str, real_sym: bool):
-    """Yield ``(x values, coefficients c[x, z], mask of strings that exist)`` chunk by chunk.
+    """Yield ``(x values, z values, coefficients)`` as ``(K,)``, ``(K, M)``, ``(K, M)`` arrays.
 
-    For real symmetric ``A`` the odd-Y strings (``|x & z|`` odd) vanish
-    identically; they are masked out and never formed.
+    For real symmetric ``A`` only strings with an even number of Y are
+    formed (``M = N / 2`` for ``x != 0``): the others vanish identically.
     """
     N = 1 << n
-    z = np.arange(N)
-    for xs, W in _transform_chunks(A, n, method):
-        k = popcount(xs[:, None] & z[None, :])
+    z_all = np.arange(N)
+    for xs, zs, W in _transform_chunks(A, n, method, fold=real_sym):
+        z = z_all[None, :] if zs is None else zs
+        k = popcount(xs[:, None] & z)
         if real_sym:
-            even = (k & 1) == 0
-            yield xs, np.where(even, W.real * np.where(k & 2, -1.0, 1.0), 0.0) / N, even
+            yield xs, np.broadcast_to(z, W.shape), W.real * np.where(k & 2, -1.0, 1.0) / N
         else:
-            yield xs, W * PHASE_INV[k & 3] / N, None
+            yield xs, np.broadcast_to(z, W.shape), W * PHASE_INV[k & 3] / N
 
 
 def _prepare(A, method: str):
@@ -192,7 +222,8 @@ def decompose(A, *, atol: float = 0.0, method: str = "auto") -> PauliDecompositi
     Returns
     -------
     PauliDecomposition
-        Terms in increasing ``(x, z)`` order.
+        Terms grouped by increasing ``x`` (sorting 4^n terms would cost more
+        than the transform).
 
     Raises
     ------
@@ -203,15 +234,12 @@ def decompose(A, *, atol: float = 0.0, method: str = "auto") -> PauliDecompositi
         raise InputError(f"atol must be >= 0, got {atol!r}")
     A, n, chosen, real_sym = _prepare(A, method)
     xs_out, zs_out, cs_out, patterns = [], [], [], 0
-    for xs, c, exists in _coefficient_chunks(A, n, chosen, real_sym):
+    for xs, zs, c in _coefficient_chunks(A, n, chosen, real_sym):
         patterns += len(xs)
-        mask = np.abs(c) > atol
-        if exists is not None:
-            mask &= exists
-        xi, zi = np.nonzero(mask)
+        xi, col = np.nonzero(np.abs(c) > atol)
         xs_out.append(xs[xi])
-        zs_out.append(zi)
-        cs_out.append(c[xi, zi])
+        zs_out.append(zs[xi, col])
+        cs_out.append(c[xi, col])
     coeffs = np.concatenate(cs_out) if cs_out else np.zeros(0)
     info = {"method": chosen, "patterns": patterns, "skipped_odd_y": real_sym}
     return PauliDecomposition(np.concatenate(xs_out).astype(np.int64), np.concatenate(zs_out).astype(np.int64),
@@ -249,11 +277,11 @@ def count_terms(A, tols=(0.0, 1e-6, 1e-3), *, relative: bool = False, method: st
     A, n, chosen, real_sym = _prepare(A, method)
     scale = 1.0
     if relative:
-        scale = max((float(np.abs(c).max(initial=0.0)) for _, c, _ in _coefficient_chunks(A, n, chosen, real_sym)),
+        scale = max((float(np.abs(c).max(initial=0.0)) for _, _, c in _coefficient_chunks(A, n, chosen, real_sym)),
                     default=0.0)
     counts = dict.fromkeys(tols, 0)
-    for _, c, exists in _coefficient_chunks(A, n, chosen, real_sym):
-        mag = np.abs(c) if exists is None else np.abs(c[exists])
+    for _, _, c in _coefficient_chunks(A, n, chosen, real_sym):
+        mag = np.abs(c)
         for t in tols:
             counts[t] += int(np.count_nonzero(mag > t * scale))
     return counts
