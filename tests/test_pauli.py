@@ -117,3 +117,60 @@ def test_bad_options_are_refused():
         decompose(np.eye(4), method="fast")
     with pytest.raises(InputError, match="atol must be >= 0"):
         decompose(np.eye(4), atol=-1)
+
+
+# ---------------------------------------------------------------- truncation and reordering studies
+
+from qlsbench.pauli.studies import _permute, orderings, reordering_study, truncation_study, xor_patterns  # noqa: E402
+from qlsbench.problems import LinearSystem  # noqa: E402
+
+
+def test_truncating_the_ising_couplings_is_measured_exactly():
+    """Relative tolerance between J/zeta and 1/zeta (of max |c| = eta/zeta) drops exactly the ZZ terms."""
+    n, J = 5, 0.1
+    system = ising_inspired(n, kappa=10.0, J=J)
+    eta, zeta = system.meta["eta"], system.meta["zeta"]
+    tol = 0.5 * (J + 1.0) / eta  # between the ZZ and the X coefficients, relative to the identity's
+    row = next(r for r in truncation_study(system, (tol,)) if r["mode"] == "relative")
+    # At tol 0 rounding noise (~1e-17) counts as non-zero; above it the definition's terms remain.
+    assert count_terms(system.A, (1e-14,))[1e-14] == 1 + n + (n - 1) and row["terms_kept"] == 1 + n
+    zz = sum(_pauli_string(n, {j: "Z", j + 1: "Z"}) for j in range(n - 1)) * J / zeta
+    assert row["matrix_error"] == pytest.approx(np.linalg.norm(zz, 2), rel=1e-10)
+    A = system.A.toarray()
+    x, x_tol = np.linalg.solve(A, system.b), np.linalg.solve(A - zz, system.b)
+    assert row["solution_error"] == pytest.approx(np.linalg.norm(x_tol - x) / np.linalg.norm(x), rel=1e-10)
+    assert row["terms_max"] == max_terms(n, True) == (4**n + 2**n) // 2
+
+
+def _pauli_string(n, ops):
+    mats = {"I": np.eye(2), "Z": np.diag([1.0, -1.0])}
+    out = np.ones((1, 1))
+    for q in reversed(range(n)):  # qubit 0 is the least significant bit
+        out = np.kron(out, mats[ops.get(q, "I")])
+    return out
+
+
+def test_truncation_with_nothing_to_drop_changes_nothing(rng):
+    A = np.eye(8) * 2 + 0.1 * rng.normal(size=(8, 8))
+    rows = truncation_study(LinearSystem(A, rng.normal(size=8)), (0.0,))
+    for row in rows:
+        assert row["terms_kept"] == row["terms_total"] and row["matrix_error"] == 0.0
+        assert row["solution_error"] == 0.0 and row["fidelity"] == pytest.approx(1.0)
+
+
+def test_reordering_recovers_a_scrambled_band_and_solutions_map_back(rng):
+    N = 64
+    path = sp.diags([1.0, 3.0, 1.0], [-1, 0, 1], shape=(N, N), format="csr")
+    scramble = rng.permutation(N)
+    A = _permute(path, scramble)
+    b = rng.normal(size=N)
+    system = LinearSystem(A, b)
+    rows = {r["ordering"]: r for r in reordering_study(system, (0.0,))}
+    assert rows["identity"]["terms_tol_0"] > 10 * N
+    assert rows["rcm"]["patterns"] == 7 and rows["rcm"]["terms_tol_0"] == count_terms(path, (0.0,))[0.0]
+    assert rows["greedy"]["patterns"] <= min(r["patterns"] for r in rows.values())
+    for perm in orderings(A).values():
+        B = _permute(A, perm)
+        y = np.linalg.solve(B.toarray(), b[np.argsort(perm)])  # (P A P^T) y = P b
+        np.testing.assert_allclose(y[perm], np.linalg.solve(A.toarray(), b), atol=1e-12)
+    assert xor_patterns(A) == rows["identity"]["patterns"]
