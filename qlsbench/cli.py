@@ -53,6 +53,29 @@ def cmd_simulate(args) -> None:
               f"Newton's last iterate", file=sys.stderr)
 
 
+def cmd_pauli(args) -> None:
+    from qlsbench.bench.pauli_runs import pauli_study
+
+    df = pauli_study(args.dataset, args.out, tols=args.tol, reorder=args.reorder, progress=not args.quiet)
+    abs_rows = df[(df["mode"] == "absolute") & (df["ordering"] == "identity")]
+    summary = abs_rows.groupby("tol")["terms_kept"].median().to_dict()
+    print(f"{df['system_id'].nunique()} systems; median terms per tolerance {summary} -> {args.out}")
+
+
+def cmd_figure(args) -> None:
+    import pandas as pd
+
+    from qlsbench.bench.pauli_runs import plot_term_counts
+
+    frames = []
+    for path in args.results:
+        try:
+            frames.append(pd.read_parquet(path))
+        except Exception as exc:
+            raise SystemExit(f"qlsbench figure: error: {path}: not a readable Pauli study ({exc})") from None
+    print(f"wrote {plot_term_counts(pd.concat(frames, ignore_index=True), args.out)}")
+
+
 def cmd_solve(args) -> None:
     from qlsbench.bench import SolverSpec, run_solver
 
@@ -152,6 +175,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--residual", type=float, default=1e-6)
     s.add_argument("--shift", type=float, default=10.0)
     s.set_defaults(func=cmd_leaderboard)
+
+    s = sub.add_parser("pauli", help="Pauli term counts, truncation errors and reorderings of a dataset")
+    s.add_argument("dataset", help="dataset file or folder")
+    s.add_argument("--tol", type=float, nargs="+", default=[0.0, 1e-6, 1e-3], help="truncation tolerances")
+    s.add_argument("--reorder", action="store_true", help="also count terms after RCM and greedy reorderings")
+    s.add_argument("--out", required=True, help="results .parquet file")
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(func=cmd_pauli)
+
+    s = sub.add_parser("figure", help="fig. 5: Pauli term counts per qubit count from `qlsbench pauli` results")
+    s.add_argument("results", nargs="+", help="Pauli study .parquet files")
+    s.add_argument("--out", required=True, help="output .png")
+    s.set_defaults(func=cmd_figure)
 
     s = sub.add_parser("solvers", help="list available solvers, plug-ins included")
     s.set_defaults(func=cmd_solvers)

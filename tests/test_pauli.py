@@ -174,3 +174,27 @@ def test_reordering_recovers_a_scrambled_band_and_solutions_map_back(rng):
         y = np.linalg.solve(B.toarray(), b[np.argsort(perm)])  # (P A P^T) y = P b
         np.testing.assert_allclose(y[perm], np.linalg.solve(A.toarray(), b), atol=1e-12)
     assert xor_patterns(A) == rows["identity"]["patterns"]
+
+
+def test_pauli_command_and_figure(ising_dataset, tmp_path, capsys):
+    import pandas as pd
+
+    from qlsbench.cli import main
+    from qlsbench.data import iter_systems
+
+    out = tmp_path / "pauli.parquet"
+    assert main(["pauli", str(ising_dataset), "--tol", "0", "1e-3", "--reorder", "--out", str(out), "--quiet"]) == 0
+    df = pd.read_parquet(out)
+    systems = list(iter_systems(ising_dataset))
+    ident = df[(df["ordering"] == "identity") & (df["mode"] == "absolute")]
+    assert len(ident) == 2 * len(systems)
+    for s in systems:
+        for tol in (0.0, 1e-3):
+            row = ident[(ident["system_id"] == s.system_id) & (ident["tol"] == tol)].iloc[0]
+            assert row["terms_kept"] == count_terms(s.A, (tol,))[tol]
+    assert set(df["ordering"]) == {"identity", "rcm", "rcm-gray", "greedy"}
+    png = tmp_path / "fig.png"
+    assert main(["figure", str(out), "--out", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["pauli", str(tmp_path / "missing"), "--out", str(out)]) == 2
+    assert "no such file or folder" in capsys.readouterr().err

@@ -106,6 +106,9 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     dem = pd.read_parquet(work / "datasets" / "dem_c" / "sedimentation-n5-mu0")
     assert len(dem) > 0 and (dem["family"] == "dem_c").all()
     assert board.loc["crash", "solves"] == (2 * 2 + len(dem)) * 2  # (Ising + DEM-C systems) x repeats, all kept
+    pauli = pd.read_parquet(work / "results" / "pauli" / "dem_c" / "sedimentation-n5-mu0.parquet")
+    assert set(pauli["system_id"]) == set(dem["system_id"])
+    assert (work / "results" / "figures" / "pauli_terms.png").stat().st_size > 0
     results = pd.read_parquet(work / "results" / "gmres-r2" / "ising" / "kappa100.parquet")
     assert (results["solver_options"] == '{"restart": 2}').all()
 
