@@ -121,7 +121,7 @@ def _pattern_rows(A, n: int, method: str):
         dense = A.toarray() if sp.issparse(A) else np.asarray(A)
         for start in range(0, N, step):
             xs = np.arange(start, min(N, start + step))
-            yield xs, dense[j[None, :] ^ xs[:, None], j[None, :]].astype(dtype)
+            yield xs, dense[j[None, :] ^ xs[:, None], j[None, :]].astype(dtype, copy=False)
         return
     coo = sp.coo_matrix(A)
     coo.sum_duplicates()
