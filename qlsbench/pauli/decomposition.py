@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from qlsbench.errors import InputError
+from qlsbench.problems import hermitian_defect
 from qlsbench.pauli.transform import PHASE, PHASE_INV, fwht, popcount
 
 #: Largest number of transform entries held at once (chunks of XOR patterns beyond it).
@@ -99,10 +100,7 @@ def _check_square_pow2(shape) -> int:
 
 
 def _is_real_symmetric(A) -> bool:
-    if np.iscomplexobj(A.data if sp.issparse(A) else A):
-        return False
-    diff = (A - A.T)
-    return (diff.nnz == 0 or not np.any(diff.data)) if sp.issparse(diff) else not np.any(diff)
+    return not np.iscomplexobj(A.data if sp.issparse(A) else A) and hermitian_defect(A) == 0.0
 
 
 def _patterns(A_coo: sp.coo_matrix) -> tuple[np.ndarray, np.ndarray]:

@@ -44,10 +44,11 @@ def singular_value_range(A: sp.spmatrix) -> tuple[float, float]:
     return float(1.0 / inv_max), float(smax)
 
 
-def hermitian_defect(A: sp.spmatrix) -> float:
-    """``||A - A^H||_F / ||A||_F``: 0 exactly when ``A`` is Hermitian (symmetric if real)."""
-    norm = spla.norm(A)
-    return float(spla.norm(A - A.conj().T) / norm) if norm else 0.0
+def hermitian_defect(A) -> float:
+    """``||A - A^H||_F / ||A||_F`` of a sparse or dense matrix: 0 exactly when ``A`` is Hermitian."""
+    norm_of = spla.norm if sp.issparse(A) else np.linalg.norm
+    norm = norm_of(A)
+    return float(norm_of(A - A.conj().T) / norm) if norm else 0.0
 
 
 def spectral_norm(A: sp.spmatrix) -> float:
