@@ -198,3 +198,36 @@ def test_pauli_command_and_figure(ising_dataset, tmp_path, capsys):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["pauli", str(tmp_path / "missing"), "--out", str(out)]) == 2
     assert "no such file or folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("n", [1, 3, 6])
+@pytest.mark.parametrize("kind", ["real", "complex", "symmetric"])
+def test_coefficient_table_equals_qiskit(n, kind):
+    from qlsbench.pauli import coefficient_table
+
+    A = _matrix(kind, n, np.random.default_rng(n))
+    table = coefficient_table(A)
+    op = SparsePauliOp.from_operator(A, atol=0, rtol=0)
+    weights = 1 << np.arange(n)
+    expected = np.zeros((2**n, 2**n), dtype=complex)
+    expected[(op.paulis.x * weights).sum(1), (op.paulis.z * weights).sum(1)] = op.coeffs
+    np.testing.assert_allclose(table, expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["real", "complex", "symmetric"])
+def test_chunked_dense_path_used_above_the_table_limit_equals_qiskit(kind, monkeypatch):
+    from qlsbench.pauli import decomposition
+
+    monkeypatch.setattr(decomposition, "TABLE_QUBITS", 0)
+    A = _matrix(kind, 5, np.random.default_rng(7))
+    ours = decompose(A, method="dense")
+    mine, ref = _as_dict(ours.labels(), ours.coeffs), _qiskit(A)
+    assert max(abs(mine.get(k, 0) - ref.get(k, 0)) for k in set(mine) | set(ref)) <= 1e-12
+
+
+def test_coefficient_table_refuses_what_would_not_fit(monkeypatch):
+    from qlsbench.pauli import coefficient_table, decomposition
+
+    monkeypatch.setattr(decomposition, "TABLE_QUBITS", 2)
+    with pytest.raises(InputError, match="use decompose"):
+        coefficient_table(np.eye(8))

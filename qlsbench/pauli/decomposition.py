@@ -23,6 +23,8 @@ from qlsbench.pauli.transform import PHASE, PHASE_INV, fwht, popcount
 
 #: Largest number of transform entries held at once (chunks of XOR patterns beyond it).
 CHUNK_ENTRIES = 1 << 22
+#: Up to this many qubits the dense method builds the full coefficient table with the compiled kernel.
+TABLE_QUBITS = 13
 
 
 @dataclass(frozen=True)
@@ -231,6 +233,8 @@ def decompose(A, *, atol: float = 0.0, method: str = "auto") -> PauliDecompositi
     if not (np.isfinite(atol) and atol >= 0):
         raise InputError(f"atol must be >= 0, got {atol!r}")
     A, n, chosen, real_sym = _prepare(A, method)
+    if chosen == "dense" and n <= TABLE_QUBITS:
+        return _from_table(A, n, atol, real_sym)
     xs_out, zs_out, cs_out, patterns = [], [], [], 0
     for xs, zs, c in _coefficient_chunks(A, n, chosen, real_sym):
         patterns += len(xs)
@@ -242,6 +246,33 @@ def decompose(A, *, atol: float = 0.0, method: str = "auto") -> PauliDecompositi
     info = {"method": chosen, "patterns": patterns, "skipped_odd_y": real_sym}
     return PauliDecomposition(np.concatenate(xs_out).astype(np.int64), np.concatenate(zs_out).astype(np.int64),
                               coeffs, n, info)
+
+
+def coefficient_table(A) -> np.ndarray:
+    """All ``4^n`` coefficients as a dense table ``T[x, z]`` (compiled kernel, patterns in parallel).
+
+    The output pauli-lcu produces; for ``n <= TABLE_QUBITS`` (the table takes
+    ``16 * 4^n`` bytes). Real symmetric input gives purely imaginary (in
+    practice exactly zero real part) entries at odd-Y strings.
+    """
+    A = A.toarray() if sp.issparse(A) else np.asarray(A)
+    n = _check_square_pow2(A.shape)
+    if n > TABLE_QUBITS:
+        raise InputError(f"a dense coefficient table of {n} qubits needs {16 * 4**n / 2**30:.0f} GiB; "
+                         "use decompose(..., method='sparse') or count_terms")
+    from qlsbench.pauli.kernels import dense_coefficient_table
+
+    return dense_coefficient_table(A)
+
+
+def _from_table(A, n: int, atol: float, real_sym: bool) -> PauliDecomposition:
+    table = coefficient_table(A)
+    # Odd-Y strings of a real symmetric matrix get a purely imaginary phase, so
+    # their real part is exactly 0 and the strict test below drops them.
+    values = table.real if real_sym else table
+    xi, zi = np.nonzero(np.abs(values) > atol)
+    info = {"method": "dense", "patterns": 1 << n, "skipped_odd_y": real_sym}
+    return PauliDecomposition(xi.astype(np.int64), zi.astype(np.int64), values[xi, zi], n, info)
 
 
 def max_terms(n_qubits: int, real_symmetric: bool) -> int:
