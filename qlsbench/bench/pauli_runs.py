@@ -12,8 +12,8 @@ from tqdm.auto import tqdm
 
 from qlsbench.bench.runner import dataset_name
 from qlsbench.data import atomic_write_table, load_dataset, to_system
-from qlsbench.pauli import count_terms, max_terms
-from qlsbench.pauli.studies import DENSE_QUBITS, reordering_study, truncation_study, xor_patterns
+from qlsbench.pauli import count_terms, max_terms, xor_patterns
+from qlsbench.pauli.studies import DENSE_QUBITS, reordering_study, truncation_study
 
 
 def _system_rows(system, tols, reorder: bool) -> list[dict]:
@@ -21,19 +21,19 @@ def _system_rows(system, tols, reorder: bool) -> list[dict]:
     base = {"system_id": system.system_id, "family": system.meta.get("family", ""),
             "scene": system.meta.get("scene", ""), "n_qubits": n, "dim": system.dim, "nnz": system.nnz,
             "cond": float(system.meta.get("cond", np.nan)), "symmetric": bool(system.meta.get("symmetric", False)),
-            "terms_max": max_terms(n, bool(system.meta.get("symmetric", False)) and not system.is_complex)}
+            "terms_max": max_terms(n, bool(system.meta.get("symmetric", False)) and not system.is_complex),
+            "patterns": xor_patterns(system.A)}
     rows = []
     if n <= DENSE_QUBITS:
         for r in truncation_study(system, tols):
             rows.append({**base, "ordering": "identity", "mode": r["mode"], "tol": r["tol"],
-                         "terms_kept": r["terms_kept"], "patterns": xor_patterns(system.A),
-                         "matrix_error": r["matrix_error"], "solution_error": r["solution_error"],
+                         "terms_kept": r["terms_kept"], "matrix_error": r["matrix_error"], "solution_error": r["solution_error"],
                          "fidelity": r["fidelity"]})
     else:  # too large for dense solves: counts only
         for mode in ("absolute", "relative"):
             counts = count_terms(system.A, tols, relative=mode == "relative")
             rows += [{**base, "ordering": "identity", "mode": mode, "tol": t, "terms_kept": c,
-                      "patterns": xor_patterns(system.A), "matrix_error": np.nan, "solution_error": np.nan,
+                      "matrix_error": np.nan, "solution_error": np.nan,
                       "fidelity": np.nan} for t, c in counts.items()]
     if reorder:
         for r in reordering_study(system, tols):

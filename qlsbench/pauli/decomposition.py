@@ -105,10 +105,23 @@ def _is_real_symmetric(A) -> bool:
     return not np.iscomplexobj(A.data if sp.issparse(A) else A) and hermitian_defect(A) == 0.0
 
 
-def _patterns(A_coo: sp.coo_matrix) -> tuple[np.ndarray, np.ndarray]:
+def _nonzeros(A) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows, columns and values of the stored non-zeros, duplicates summed, explicit zeros dropped."""
+    coo = sp.coo_matrix(A)
+    coo.sum_duplicates()
+    keep = coo.data != 0
+    return coo.row[keep].astype(np.int64), coo.col[keep].astype(np.int64), coo.data[keep]
+
+
+def _xor_groups(rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct XOR patterns ``row ^ col`` and the pattern index of each non-zero."""
-    xs = A_coo.row.astype(np.int64) ^ A_coo.col.astype(np.int64)
-    return np.unique(xs, return_inverse=True)
+    return np.unique(rows ^ cols, return_inverse=True)
+
+
+def xor_patterns(A) -> int:
+    """Number ``K`` of distinct ``row ^ col`` patterns: the sparse method's work and a term-count bound."""
+    rows, cols, _ = _nonzeros(A)
+    return int(len(np.unique(rows ^ cols)))
 
 
 def _pattern_rows(A, n: int, method: str):
@@ -123,11 +136,8 @@ def _pattern_rows(A, n: int, method: str):
             xs = np.arange(start, min(N, start + step))
             yield xs, dense[j[None, :] ^ xs[:, None], j[None, :]].astype(dtype, copy=False)
         return
-    coo = sp.coo_matrix(A)
-    coo.sum_duplicates()
-    keep = coo.data != 0
-    rows, cols, vals = coo.row[keep], coo.col[keep], coo.data[keep]
-    xs_all, group = _patterns(sp.coo_matrix((vals, (rows, cols)), shape=A.shape))
+    rows, cols, vals = _nonzeros(A)
+    xs_all, group = _xor_groups(rows, cols)
     for start in range(0, len(xs_all), step):
         sel = (group >= start) & (group < start + step)
         block = np.zeros((min(step, len(xs_all) - start), N), dtype=dtype)
@@ -178,8 +188,7 @@ def _choose_method(A, n: int, method: str) -> str:
     if not sp.issparse(A):
         return "dense"
     # Sparse pays when the distinct patterns K are few: K n 2^n against n 4^n.
-    K = len(_patterns(sp.coo_matrix(A))[0])
-    return "sparse" if K < (1 << n) // 2 else "dense"
+    return "sparse" if xor_patterns(A) < (1 << n) // 2 else "dense"
 
 
 def _coefficient_chunks(A, n: int, method: str, real_sym: bool):

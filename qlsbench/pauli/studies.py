@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from qlsbench.errors import InputError
-from qlsbench.pauli.decomposition import PauliDecomposition, count_terms, decompose, max_terms
+from qlsbench.pauli.decomposition import PauliDecomposition, count_terms, decompose, max_terms, xor_patterns
 from qlsbench.problems import LinearSystem
 
 #: Largest qubit count for the dense solves of the truncation study.
@@ -65,12 +65,6 @@ def truncation_study(system: LinearSystem, tols=(1e-6, 1e-3)) -> list[dict]:
                 "matrix_error": float(np.linalg.norm(dropped, 2)), "solution_error": err, "fidelity": fid,
             })
     return rows
-
-
-def xor_patterns(A: sp.spmatrix) -> int:
-    """Number ``K`` of distinct ``row ^ col`` patterns: the sparse method's work and a term-count bound."""
-    coo = sp.coo_matrix(A)
-    return int(len(np.unique(coo.row.astype(np.int64) ^ coo.col.astype(np.int64))))
 
 
 def gray_code(n: int) -> np.ndarray:
