@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from qlsbench.problems import LinearSystem
+from qlsbench.problems import LinearSystem, state_fidelity
 
 NAN_METRICS = {"rel_residual": np.nan, "rel_error": np.nan, "fidelity": np.nan}
 
@@ -38,8 +38,6 @@ def metrics(system: LinearSystem, x: np.ndarray | None) -> dict[str, float]:
     if ref is None or not np.all(np.isfinite(ref)):
         out.update(rel_error=np.nan, fidelity=np.nan)
         return out
-    rnorm = np.linalg.norm(ref)
-    xnorm = np.linalg.norm(x)
-    out["rel_error"] = float(np.linalg.norm(x - ref) / rnorm)
-    out["fidelity"] = float(abs(np.vdot(x, ref)) ** 2 / (xnorm**2 * rnorm**2)) if xnorm > 0 else 0.0
+    out["rel_error"] = float(np.linalg.norm(x - ref) / np.linalg.norm(ref))
+    out["fidelity"] = state_fidelity(x, ref)
     return out

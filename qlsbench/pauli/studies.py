@@ -13,7 +13,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from qlsbench.errors import InputError
 from qlsbench.pauli.decomposition import PauliDecomposition, count_terms, decompose, max_terms, xor_patterns
-from qlsbench.problems import LinearSystem
+from qlsbench.problems import LinearSystem, state_fidelity
 
 #: Largest qubit count for the dense solves of the truncation study.
 DENSE_QUBITS = 11
@@ -55,7 +55,7 @@ def truncation_study(system: LinearSystem, tols=(1e-6, 1e-3)) -> list[dict]:
             try:
                 x_tol = np.linalg.solve(A_tol, system.b)
                 err = float(np.linalg.norm(x_tol - x) / np.linalg.norm(x))
-                fid = float(abs(np.vdot(x_tol, x)) ** 2 / (np.vdot(x_tol, x_tol).real * np.vdot(x, x).real))
+                fid = state_fidelity(x_tol, x)
             except np.linalg.LinAlgError:
                 err = fid = float("nan")
             rows.append({

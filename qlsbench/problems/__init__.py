@@ -6,6 +6,7 @@ Plain data in, plain data out; nothing here knows about files or solvers.
 from qlsbench.problems.ising import ising_inspired
 from qlsbench.problems.spectra import condition_number, hermitian_defect, reference_solution, spectral_norm
 from qlsbench.problems.system import LinearSystem
+from qlsbench.problems.vectors import state_fidelity
 from qlsbench.problems.transform import (
     next_power_of_two,
     normalize,
@@ -26,4 +27,5 @@ __all__ = [
     "recover_solution",
     "reference_solution",
     "spectral_norm",
+    "state_fidelity",
 ]
