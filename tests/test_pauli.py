@@ -21,7 +21,15 @@ def _matrix(kind: str, n: int, rng) -> np.ndarray:
         "symmetric": R + R.T,
         "hermitian": (R + 1j * rng.normal(size=(N, N))) + (R + 1j * rng.normal(size=(N, N))).conj().T,
         "sparse-real": sp.random(N, N, density=min(1.0, 4 / N), random_state=rng).toarray(),
+        # few entries per XOR pattern: the support path, folded (symmetric) and complex
+        "sparse-symmetric": _plus_transpose(sp.random(N, N, density=min(1.0, 3 / N), random_state=rng).toarray()),
+        "sparse-complex": (sp.random(N, N, density=min(1.0, 4 / N), random_state=rng)
+                           + 1j * sp.random(N, N, density=min(1.0, 4 / N), random_state=rng)).toarray(),
     }[kind]
+
+
+def _plus_transpose(R):
+    return R + R.T
 
 
 def _as_dict(labels, coeffs):
@@ -34,7 +42,8 @@ def _qiskit(A) -> dict:
 
 
 @pytest.mark.parametrize("n", range(1, 9))
-@pytest.mark.parametrize("kind", ["real", "complex", "symmetric", "hermitian", "sparse-real"])
+@pytest.mark.parametrize("kind", ["real", "complex", "symmetric", "hermitian", "sparse-real", "sparse-symmetric",
+                                  "sparse-complex"])
 @pytest.mark.parametrize("method", ["dense", "sparse"])
 def test_equals_qiskit(n, kind, method):
     A = _matrix(kind, n, np.random.default_rng(100 * n + len(kind)))
@@ -51,6 +60,26 @@ def test_parseval_and_reconstruction(kind, rng):
     assert 2**6 * np.sum(np.abs(d.coeffs) ** 2) == pytest.approx(np.linalg.norm(A, "fro") ** 2, rel=1e-12)
     np.testing.assert_allclose(d.to_matrix(), A, atol=1e-12)
     np.testing.assert_allclose(d.to_sparse_pauli_op().to_matrix(), A, atol=1e-12)
+
+
+def test_support_path_covers_the_patterns_of_real_dem_c_structure(rng):
+    """A banded symmetric matrix with a scattered coupling: most patterns have a handful of entries."""
+    from qlsbench.pauli.kernels import SUPPORT_MAX
+
+    N = 256
+    A = sp.diags([rng.normal(size=N - 3), 4 + rng.random(N), rng.normal(size=N - 3)], [-3, 0, 3]).tolil()
+    for i, j in rng.integers(0, N, size=(40, 2)):
+        A[i, j] = A[j, i] = rng.normal()
+    A = A.tocsr()
+    rows, cols = A.nonzero()
+    per_pattern = np.bincount(rows ^ cols)
+    assert np.count_nonzero((per_pattern > 0) & (per_pattern <= SUPPORT_MAX)) > 20  # the support path is used
+    d = decompose(A)
+    mine, ref = _as_dict(d.labels(), d.coeffs), _qiskit(A.toarray())
+    assert max(abs(mine.get(k, 0) - ref.get(k, 0)) for k in set(mine) | set(ref)) <= 1e-12
+    counts = count_terms(A, (0.0, 1e-3), relative=True)
+    scale = np.abs(d.coeffs).max()
+    assert counts == {0.0: len(d), 1e-3: int(np.sum(np.abs(d.coeffs) > 1e-3 * scale))}
 
 
 def test_dense_and_sparse_methods_agree(rng):
@@ -214,15 +243,45 @@ def test_coefficient_table_equals_qiskit(n, kind):
     np.testing.assert_allclose(table, expected, atol=1e-12)
 
 
-@pytest.mark.parametrize("kind", ["real", "complex", "symmetric"])
-def test_chunked_dense_path_used_above_the_table_limit_equals_qiskit(kind, monkeypatch):
+@pytest.mark.parametrize("kind", ["real", "complex", "symmetric", "sparse-real"])
+@pytest.mark.parametrize("method", ["dense", "sparse"])
+def test_patterns_in_many_chunks_equal_qiskit(kind, method, monkeypatch):
+    """Chunks of a few patterns (as for 14-16 qubits) give the same terms and counts as one chunk."""
     from qlsbench.pauli import decomposition
 
-    monkeypatch.setattr(decomposition, "TABLE_QUBITS", 0)
     A = _matrix(kind, 5, np.random.default_rng(7))
-    ours = decompose(A, method="dense")
+    whole_counts = count_terms(A, (0.0, 0.1), method=method)
+    monkeypatch.setattr(decomposition, "CHUNK_ENTRIES", 40)  # 2 or 3 patterns per chunk at n = 5
+    ours = decompose(sp.csr_matrix(A) if method == "sparse" else A, method=method)
     mine, ref = _as_dict(ours.labels(), ours.coeffs), _qiskit(A)
     assert max(abs(mine.get(k, 0) - ref.get(k, 0)) for k in set(mine) | set(ref)) <= 1e-12
+    assert count_terms(A, (0.0, 0.1), method=method) == whole_counts
+
+
+def test_auto_treats_mostly_zero_arrays_as_sparse(rng):
+    A = sp.random(128, 128, density=0.01, random_state=rng).toarray()
+    d = decompose(A)
+    assert d.info["method"] == "sparse"
+    assert d.info["patterns"] == xor_patterns(sp.csr_matrix(A)) < 128
+    assert d.labels() == decompose(A, method="dense").labels()
+    assert decompose(rng.normal(size=(16, 16))).info["method"] == "dense"
+
+
+def test_duplicates_and_explicit_zeros_in_sparse_input(rng):
+    """Duplicates are summed (without touching the caller's matrix); explicit zeros add no pattern."""
+    cols = np.array([1, 1, 0, 2, 0, 3])  # rows 0, 0, 1, 2, 3, 3
+    vals = np.array([0.5, 0.5, 1.0, 0.0, 2.0, 0.0])  # (0, 1) twice, explicit zeros on the diagonal
+    B = sp.csr_matrix((vals, cols, np.array([0, 2, 3, 4, 6])), shape=(4, 4))
+    assert not B.has_canonical_format
+    before = (B.data.copy(), B.indices.copy())
+    d = decompose(B)
+    np.testing.assert_allclose(d.to_matrix(), B.toarray(), atol=1e-15)
+    mine, ref = _as_dict(d.labels(), d.coeffs), _qiskit(B.toarray())
+    assert max(abs(mine.get(k, 0) - ref.get(k, 0)) for k in set(mine) | set(ref)) <= 1e-15
+    np.testing.assert_array_equal(B.data, before[0])
+    np.testing.assert_array_equal(B.indices, before[1])
+    assert d.info["patterns"] == xor_patterns(B) == 2  # x = 1 (the (0,1), (1,0) pair) and x = 3 (entry (3, 0))
+    assert not d.info["skipped_odd_y"]  # A[3, 0] has no mirror: not symmetric
 
 
 def test_coefficient_table_refuses_what_would_not_fit(monkeypatch):

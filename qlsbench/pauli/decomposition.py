@@ -7,7 +7,11 @@ bit ``k`` of a matrix index), the coefficient of ``P(x, z)`` in ``A`` is
 
 one Walsh-Hadamard transform over ``j`` for each XOR pattern ``x = row ^ col``.
 A dense matrix has all ``N`` patterns (Theta(n 4^n)); a sparse one only the
-``K`` patterns its non-zeros produce (Theta(nnz + K n 2^n)).
+``K`` patterns its non-zeros produce (Theta(nnz + K n 2^n)). A pattern with
+only ``s <= 12`` entries needs no transform at all: its ``2^s`` signed sums
+and a GF(2)-linear index map give every coefficient (Theta(2^s + 2^n)), and
+its term counts cost Theta(2^s) (see :mod:`qlsbench.pauli.kernels`). Real
+DEM-C subsystems are of that kind: a few entries in each of many patterns.
 """
 
 from __future__ import annotations
@@ -19,12 +23,15 @@ import scipy.sparse as sp
 
 from qlsbench.errors import InputError
 from qlsbench.problems import hermitian_defect
-from qlsbench.pauli.transform import PHASE, PHASE_INV, fwht, popcount
+from qlsbench.pauli import kernels
+from qlsbench.pauli.transform import PHASE, fwht, popcount
 
 #: Largest number of transform entries held at once (chunks of XOR patterns beyond it).
-CHUNK_ENTRIES = 1 << 22
-#: Up to this many qubits the dense method builds the full coefficient table with the compiled kernel.
+CHUNK_ENTRIES = 1 << 24
+#: ``coefficient_table`` (all ``4^n`` entries at once) up to this many qubits.
 TABLE_QUBITS = 13
+#: ``auto`` treats a dense array as sparse when fewer than one entry in this many is non-zero.
+SPARSE_DENSITY = 8
 
 
 @dataclass(frozen=True)
@@ -34,7 +41,8 @@ class PauliDecomposition:
     Attributes
     ----------
     x_int, z_int : numpy.ndarray
-        ``(K,)`` bit masks; bit ``q`` is qubit ``q``.
+        ``(K,)`` bit masks; bit ``q`` is qubit ``q`` (int32 below 31 qubits:
+        ``4^n`` terms take a third less memory).
     coeffs : numpy.ndarray
         ``(K,)`` coefficients (real for Hermitian input, complex otherwise).
     n_qubits : int
@@ -101,83 +109,90 @@ def _check_square_pow2(shape) -> int:
     return N.bit_length() - 1
 
 
-def _is_real_symmetric(A) -> bool:
-    return not np.iscomplexobj(A.data if sp.issparse(A) else A) and hermitian_defect(A) == 0.0
-
-
-def _nonzeros(A) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows, columns and values of the stored non-zeros, duplicates summed, explicit zeros dropped."""
-    coo = sp.coo_matrix(A)
-    coo.sum_duplicates()
-    keep = coo.data != 0
-    return coo.row[keep].astype(np.int64), coo.col[keep].astype(np.int64), coo.data[keep]
-
-
-def _xor_groups(rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct XOR patterns ``row ^ col`` and the pattern index of each non-zero."""
-    return np.unique(rows ^ cols, return_inverse=True)
+def _canonical_csr(A) -> sp.csr_array:
+    """``A`` as CSR with sorted, summed duplicates (a copy when ``A`` is not canonical already)."""
+    A = sp.csr_array(A)
+    if not A.has_canonical_format:
+        A = A.copy()
+        A.sum_duplicates()
+    return A
 
 
 def xor_patterns(A) -> int:
     """Number ``K`` of distinct ``row ^ col`` patterns: the sparse method's work and a term-count bound."""
-    rows, cols, _ = _nonzeros(A)
-    return int(len(np.unique(rows ^ cols)))
+    A = _canonical_csr(A)
+    if A.shape[0] == 0:
+        return 0
+    N = 1 << (max(A.shape) - 1).bit_length()  # row ^ col < N
+    xs, _, _, _ = kernels.group_patterns(A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, N)
+    return int(len(xs))
 
 
-def _pattern_rows(A, n: int, method: str):
-    """Yield ``(xs, rows)`` with ``rows[x, j] = A[j ^ x, j]``, a bounded number of patterns at a time."""
+@dataclass(frozen=True)
+class _Patterns:
+    """The XOR patterns to transform and where their entries ``A[j ^ x, j]`` come from.
+
+    ``dense``: gathered from the array ``A`` (every ``x``); otherwise scattered
+    from the grouped non-zeros ``cols[starts[k]:starts[k + 1]]``.
+    """
+
+    n: int
+    xs: np.ndarray
+    starts: np.ndarray
+    cols: np.ndarray
+    vals: np.ndarray
+    A: np.ndarray
+    dense: bool
+    real_sym: bool
+    complex_input: bool
+
+
+def _patterns(A, n: int, method: str) -> _Patterns:
     N = 1 << n
-    j = np.arange(N)
-    dtype = complex if np.iscomplexobj(A.data if sp.issparse(A) else A) else float
-    step = max(1, CHUNK_ENTRIES // N)
     if method == "dense":
-        dense = A.toarray() if sp.issparse(A) else np.asarray(A)
-        for start in range(0, N, step):
-            xs = np.arange(start, min(N, start + step))
-            yield xs, dense[j[None, :] ^ xs[:, None], j[None, :]].astype(dtype, copy=False)
-        return
-    rows, cols, vals = _nonzeros(A)
-    xs_all, group = _xor_groups(rows, cols)
-    for start in range(0, len(xs_all), step):
-        sel = (group >= start) & (group < start + step)
-        block = np.zeros((min(step, len(xs_all) - start), N), dtype=dtype)
-        block[group[sel] - start, cols[sel]] = vals[sel]
-        yield xs_all[start:start + step], block
+        A = A.toarray() if sp.issparse(A) else np.asarray(A)
+        cplx = np.iscomplexobj(A)
+        A = np.ascontiguousarray(A, dtype=complex if cplx else float)
+        real_sym = not cplx and hermitian_defect(A) == 0.0
+        empty = np.zeros(0, dtype=np.int64)
+        return _Patterns(n, np.arange(N, dtype=np.int64), empty, empty, np.zeros(0, A.dtype), A, True, real_sym, cplx)
+    A = _canonical_csr(A)
+    cplx = np.iscomplexobj(A.data)
+    data = A.data.astype(complex if cplx else float, copy=False)
+    xs, starts, cols, vals = kernels.group_patterns(A.indptr.astype(np.int64), A.indices.astype(np.int64), data, N)
+    real_sym = not cplx and bool(kernels.grouped_is_symmetric(xs, starts, cols, vals, N))
+    return _Patterns(n, xs, starts, cols, vals, np.zeros((1, 1), dtype=data.dtype), False, real_sym, cplx)
 
 
-def _fold(xs: np.ndarray, rows: np.ndarray, n: int):
-    """Split patterns by top bit and keep, for each, the half of ``j`` with that bit clear.
+def _chunks(P: _Patterns, store: bool):
+    """Yield ``(p0, p1, fold, width)``: pattern ranges and the length of their rows.
 
-    Yields ``(xs, zs, half_rows)`` where ``zs`` are the full ``z`` values the
-    half-length transform will land on (``z_b`` set so ``|x & z|`` is even).
+    Real symmetric input folds every pattern but the diagonal one (it has no
+    top bit to fold on), which comes first and alone. Ranges are bounded by
+    ``CHUNK_ENTRIES`` only when the transforms are kept (``store``).
     """
-    N = 1 << n
-    if xs[0] == 0:  # the diagonal pattern has no top bit: transform it whole
-        yield xs[:1], None, rows[:1]
-        xs, rows = xs[1:], rows[1:]
-    top = np.floor(np.log2(np.maximum(xs, 1))).astype(np.int64)
-    for b in np.unique(top):
-        sel = top == b
-        low = (1 << int(b)) - 1
-        half = np.arange(N // 2)
-        j = ((half >> int(b)) << (int(b) + 1)) | (half & low)  # indices with bit b clear, in order
-        zb = popcount((j[None, :]) & xs[sel][:, None]) & 1  # z' . x' decides z_b
-        zs = j[None, :] | (zb << int(b))
-        yield xs[sel], zs, 2.0 * rows[sel][:, j]
+    N = 1 << P.n
+    first = 0
+    if P.real_sym and len(P.xs) and P.xs[0] == 0:
+        first = 1
+        yield 0, 1, False, N
+    width = N // 2 if P.real_sym else N
+    step = max(1, CHUNK_ENTRIES // width) if store else max(1, len(P.xs))
+    for p0 in range(first, len(P.xs), step):
+        yield p0, min(len(P.xs), p0 + step), P.real_sym, width
 
 
-def _transform_chunks(A, n: int, method: str, fold: bool = False):
-    """Yield ``(x values, z values or None, W)`` with ``W[x, .] = sum_j (-1)^{z . j} A[j ^ x, j]``.
-
-    ``z values`` is ``None`` when ``W`` covers all ``z`` in order; with
-    ``fold`` (real symmetric ``A``) it lists the ``z`` each column belongs to.
-    """
-    for xs, rows in _pattern_rows(A, n, method):
-        if not fold:
-            yield xs, None, fwht(rows)
-            continue
-        for fxs, zs, half in _fold(xs, rows, n):
-            yield fxs, zs, fwht(half)
+def _count(P: _Patterns, chunk, thresholds, store: bool):
+    """``(W, counts, peak)`` of one chunk: rows kept when ``store``, counts per threshold, peak ``|c|``."""
+    p0, p1, fold, width = chunk
+    N = 1 << P.n
+    thresholds2 = (np.asarray(thresholds, dtype=float) * N) ** 2
+    W = np.empty((p1 - p0 if store else 0, width), dtype=complex if P.complex_input else float)
+    counts = np.zeros((p1 - p0, len(thresholds2)), dtype=np.int64)
+    peak2 = np.zeros(p1 - p0)
+    kernels.count_patterns(p0, P.xs, P.starts, P.cols, P.vals, P.A, P.dense, fold, width, thresholds2, W, store,
+                           counts, peak2)
+    return W, counts, np.sqrt(peak2) / N
 
 
 def _choose_method(A, n: int, method: str) -> str:
@@ -185,34 +200,17 @@ def _choose_method(A, n: int, method: str) -> str:
         return method
     if method != "auto":
         raise InputError(f"unknown method {method!r}; use 'auto', 'dense' or 'sparse'")
-    if not sp.issparse(A):
-        return "dense"
-    # Sparse pays when the distinct patterns K are few: K n 2^n against n 4^n.
-    return "sparse" if xor_patterns(A) < (1 << n) // 2 else "dense"
+    if sp.issparse(A):
+        return "sparse"  # never more work than dense: K <= N patterns, scattered instead of gathered
+    # A dense array that is mostly zeros is cheaper to scan once into CSR than to gather N times.
+    return "sparse" if np.count_nonzero(A) * SPARSE_DENSITY < A.size else "dense"
 
 
-def _coefficient_chunks(A, n: int, method: str, real_sym: bool):
-    """Yield ``(x values, z values, coefficients)`` as ``(K,)``, ``(K, M)``, ``(K, M)`` arrays.
-
-    For real symmetric ``A`` only strings with an even number of Y are
-    formed (``M = N / 2`` for ``x != 0``): the others vanish identically.
-    """
-    N = 1 << n
-    z_all = np.arange(N)
-    for xs, zs, W in _transform_chunks(A, n, method, fold=real_sym):
-        z = z_all[None, :] if zs is None else zs
-        k = popcount(xs[:, None] & z)
-        if real_sym:
-            yield xs, np.broadcast_to(z, W.shape), W.real * np.where(k & 2, -1.0, 1.0) / N
-        else:
-            yield xs, np.broadcast_to(z, W.shape), W * PHASE_INV[k & 3] / N
-
-
-def _prepare(A, method: str):
+def _prepare(A, method: str) -> _Patterns:
     if not sp.issparse(A):
         A = np.asarray(A)
     n = _check_square_pow2(A.shape)
-    return A, n, _choose_method(A, n, method), _is_real_symmetric(A)
+    return _patterns(A, n, _choose_method(A, n, method))
 
 
 def decompose(A, *, atol: float = 0.0, method: str = "auto") -> PauliDecomposition:
@@ -225,8 +223,9 @@ def decompose(A, *, atol: float = 0.0, method: str = "auto") -> PauliDecompositi
     atol : float
         Keep terms with ``|c| > atol`` (``0`` keeps every non-zero coefficient).
     method : {"auto", "dense", "sparse"}
-        ``dense``: all ``N`` XOR patterns; ``sparse``: only those of the
-        non-zeros; ``auto`` picks by the number of distinct patterns.
+        ``dense``: all ``N`` XOR patterns, gathered from the array;
+        ``sparse``: only the patterns of the non-zeros; ``auto``: sparse for
+        scipy sparse input and for arrays with few non-zeros.
 
     Returns
     -------
@@ -241,20 +240,23 @@ def decompose(A, *, atol: float = 0.0, method: str = "auto") -> PauliDecompositi
     """
     if not (np.isfinite(atol) and atol >= 0):
         raise InputError(f"atol must be >= 0, got {atol!r}")
-    A, n, chosen, real_sym = _prepare(A, method)
-    if chosen == "dense" and n <= TABLE_QUBITS:
-        return _from_table(A, n, atol, real_sym)
-    xs_out, zs_out, cs_out, patterns = [], [], [], 0
-    for xs, zs, c in _coefficient_chunks(A, n, chosen, real_sym):
-        patterns += len(xs)
-        xi, col = np.nonzero(np.abs(c) > atol)
-        xs_out.append(xs[xi])
-        zs_out.append(zs[xi, col])
-        cs_out.append(c[xi, col])
-    coeffs = np.concatenate(cs_out) if cs_out else np.zeros(0)
-    info = {"method": chosen, "patterns": patterns, "skipped_odd_y": real_sym}
-    return PauliDecomposition(np.concatenate(xs_out).astype(np.int64), np.concatenate(zs_out).astype(np.int64),
-                              coeffs, n, info)
+    P = _prepare(A, method)
+    N = 1 << P.n
+    # Dense rows are kept between the passes (an FWHT each); sparse ones are cheap to evaluate again.
+    store = P.dense
+    counted = [(chunk, *_count(P, chunk, [atol], store)) for chunk in _chunks(P, store)]
+    total = int(sum(counts.sum() for _, _, counts, _ in counted))
+    int_type = np.int32 if P.n < 31 else np.int64  # halves the index memory of 4^n terms
+    x_int, z_int = np.empty(total, dtype=int_type), np.empty(total, dtype=int_type)
+    coeffs = np.empty(total, dtype=float if P.real_sym else complex)
+    start = 0
+    for (p0, _, fold, width), W, counts, _ in counted:
+        offsets = start + np.concatenate([[0], np.cumsum(counts[:-1, 0])]).astype(np.int64)
+        kernels.gather_terms(p0, P.xs, P.starts, P.cols, P.vals, P.A, P.dense, fold, width, W, store,
+                             (atol * N) ** 2, 1.0 / N, offsets, counts[:, 0].copy(), x_int, z_int, coeffs)
+        start += int(counts.sum())
+    info = {"method": "dense" if P.dense else "sparse", "patterns": len(P.xs), "skipped_odd_y": P.real_sym}
+    return PauliDecomposition(x_int, z_int, coeffs, P.n, info)
 
 
 def coefficient_table(A) -> np.ndarray:
@@ -269,19 +271,7 @@ def coefficient_table(A) -> np.ndarray:
     if n > TABLE_QUBITS:
         raise InputError(f"a dense coefficient table of {n} qubits needs {16 * 4**n / 2**30:.0f} GiB; "
                          "use decompose(..., method='sparse') or count_terms")
-    from qlsbench.pauli.kernels import dense_coefficient_table
-
-    return dense_coefficient_table(A)
-
-
-def _from_table(A, n: int, atol: float, real_sym: bool) -> PauliDecomposition:
-    table = coefficient_table(A)
-    # Odd-Y strings of a real symmetric matrix get a purely imaginary phase, so
-    # their real part is exactly 0 and the strict test below drops them.
-    values = table.real if real_sym else table
-    xi, zi = np.nonzero(np.abs(values) > atol)
-    info = {"method": "dense", "patterns": 1 << n, "skipped_odd_y": real_sym}
-    return PauliDecomposition(xi.astype(np.int64), zi.astype(np.int64), values[xi, zi], n, info)
+    return kernels.dense_coefficient_table(A)
 
 
 def max_terms(n_qubits: int, real_symmetric: bool) -> int:
@@ -312,14 +302,12 @@ def count_terms(A, tols=(0.0, 1e-6, 1e-3), *, relative: bool = False, method: st
     tols = [float(t) for t in tols]
     if any(not (np.isfinite(t) and t >= 0) for t in tols):
         raise InputError(f"tolerances must be >= 0, got {tols}")
-    A, n, chosen, real_sym = _prepare(A, method)
+    P = _prepare(A, method)
     scale = 1.0
     if relative:
-        scale = max((float(np.abs(c).max(initial=0.0)) for _, _, c in _coefficient_chunks(A, n, chosen, real_sym)),
+        scale = max((float(_count(P, chunk, [], False)[2].max(initial=0.0)) for chunk in _chunks(P, False)),
                     default=0.0)
-    counts = dict.fromkeys(tols, 0)
-    for _, _, c in _coefficient_chunks(A, n, chosen, real_sym):
-        mag = np.abs(c)
-        for t in tols:
-            counts[t] += int(np.count_nonzero(mag > t * scale))
-    return counts
+    totals = np.zeros(len(tols), dtype=np.int64)
+    for chunk in _chunks(P, False):
+        totals += _count(P, chunk, np.array(tols) * scale, False)[1].sum(axis=0)
+    return dict(zip(tols, (int(t) for t in totals)))
