@@ -7,6 +7,7 @@ from functools import reduce
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qiskit.quantum_info import SparsePauliOp
@@ -209,3 +210,39 @@ def test_hermitian_defect():
     assert hermitian_defect(sp.csr_matrix(np.array([[2.0, 1j], [-1j, 3.0]]))) == 0.0
     assert hermitian_defect(sp.csr_matrix(np.array([[2.0, 1j], [1j, 3.0]]))) > 0.1
     assert hermitian_defect(sp.csr_matrix((3, 3))) == 0.0
+
+
+_SPECTRA_SCRIPT = """
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from qlsbench.problems import condition_number, spectral_norm
+A = sp.random(700, 700, density=0.01, random_state=1) + sp.eye(700)
+print(repr(spectral_norm(A)), repr(condition_number(A)))
+"""
+
+
+def test_dense_spectra_are_bit_identical_for_any_blas_thread_count():
+    """Datasets divide A by ||A||_2: a threaded BLAS changed its last bits with the core count (dim 700)."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = set()
+    for threads in ("1", "2"):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+        run = subprocess.run([sys.executable, "-c", _SPECTRA_SCRIPT], env=env, capture_output=True, text=True,
+                             check=True)
+        outputs.add(run.stdout)
+    assert len(outputs) == 1, outputs
+
+
+def test_iterative_spectra_do_not_depend_on_earlier_calls(monkeypatch):
+    """ARPACK's default start vector is random and moves with every call; ours is fixed."""
+    from qlsbench.problems import spectra
+
+    monkeypatch.setattr(spectra, "DENSE_LIMIT", 16)
+    A = sp.random(200, 200, density=0.05, random_state=3) + 2 * sp.eye(200)
+    first = (spectra.spectral_norm(A), spectra.condition_number(A))
+    spla.svds(sp.random(50, 50, density=0.2, random_state=4), k=1)  # advances ARPACK's own seed
+    assert (spectra.spectral_norm(A), spectra.condition_number(A)) == first
+    assert first[0] == pytest.approx(np.linalg.norm(A.toarray(), 2), rel=1e-10)

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from qlsbench.errors import InputError
+from qlsbench.problems.spectra import one_blas_thread
 from qlsbench.problems.system import LinearSystem
 
 _X = sp.csr_matrix(np.array([[0.0, 1.0], [1.0, 0.0]]))
@@ -47,10 +48,12 @@ def extreme_eigenvalues(H: sp.spmatrix) -> tuple[float, float]:
     """Exact smallest and largest eigenvalue of a real symmetric matrix."""
     n = H.shape[0]
     if n <= 2**DENSE_QUBITS:
-        w = la.eigvalsh(H.toarray())
+        with one_blas_thread():  # the same bits on any core count (see spectra)
+            w = la.eigvalsh(H.toarray())
         return float(w[0]), float(w[-1])
-    lo = spla.eigsh(H, k=1, which="SA", tol=1e-14, return_eigenvectors=False)[0]
-    hi = spla.eigsh(H, k=1, which="LA", tol=1e-14, return_eigenvectors=False)[0]
+    v0 = np.random.default_rng(0).standard_normal(n)  # ARPACK's default start is random
+    lo = spla.eigsh(H, k=1, which="SA", tol=1e-14, return_eigenvectors=False, v0=v0)[0]
+    hi = spla.eigsh(H, k=1, which="LA", tol=1e-14, return_eigenvectors=False, v0=v0)[0]
     return float(lo), float(hi)
 
 

@@ -2,6 +2,11 @@
 
 Small matrices (``dim <= DENSE_LIMIT``) use dense LAPACK so values are exact to
 rounding; larger ones fall back to sparse iterative estimates.
+
+These numbers go into dataset files (``A`` is divided by its 2-norm), which
+must be byte-identical on every machine. A threaded BLAS splits its sums by
+core count and changes the last bits (seen at dimension 700), so dense LAPACK
+runs on one BLAS thread here, and ARPACK starts from a fixed vector.
 """
 
 from __future__ import annotations
@@ -13,6 +18,22 @@ import scipy.sparse.linalg as spla
 
 #: Largest dimension for which singular values are computed densely.
 DENSE_LIMIT = 4096
+
+
+def one_blas_thread():
+    """Context in which BLAS/LAPACK use one thread: results independent of the core count."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _start_vector(n: int) -> np.ndarray:
+    """A fixed ARPACK start vector: its default is random and changes with earlier calls."""
+    return np.random.default_rng(0).standard_normal(n)
+
+
+def _largest_singular_value(A) -> float:
+    return float(spla.svds(A, k=1, which="LM", return_singular_vectors=False, v0=_start_vector(min(A.shape)))[0])
 
 
 def singular_value_range(A: sp.spmatrix) -> tuple[float, float]:
@@ -30,9 +51,10 @@ def singular_value_range(A: sp.spmatrix) -> tuple[float, float]:
     """
     n = A.shape[0]
     if n <= DENSE_LIMIT:
-        s = la.svdvals(A.toarray())
+        with one_blas_thread():
+            s = la.svdvals(A.toarray())
         return float(s[-1]), float(s[0])
-    smax = spla.svds(A, k=1, which="LM", return_singular_vectors=False)[0]
+    smax = _largest_singular_value(A)
     # The smallest singular value is 1 / ||A^-1||_2, with A^-1 applied through a sparse LU.
     try:
         lu = spla.splu(sp.csc_matrix(A))
@@ -40,7 +62,7 @@ def singular_value_range(A: sp.spmatrix) -> tuple[float, float]:
         return 0.0, float(smax)
     op = spla.LinearOperator(A.shape, matvec=lu.solve, rmatvec=lambda v: lu.solve(v, trans="H"),
                              dtype=A.dtype)
-    inv_max = spla.svds(op, k=1, which="LM", return_singular_vectors=False)[0]
+    inv_max = _largest_singular_value(op)
     return float(1.0 / inv_max), float(smax)
 
 
@@ -55,8 +77,9 @@ def spectral_norm(A: sp.spmatrix) -> float:
     """Largest singular value ``||A||_2``."""
     n = A.shape[0]
     if n <= DENSE_LIMIT:
-        return float(la.norm(A.toarray(), 2))
-    return float(spla.svds(A, k=1, which="LM", return_singular_vectors=False)[0])
+        with one_blas_thread():
+            return float(la.norm(A.toarray(), 2))
+    return _largest_singular_value(A)
 
 
 def condition_number(A: sp.spmatrix) -> float:
