@@ -5,7 +5,15 @@ import re
 
 from snakemake.utils import min_version, validate
 
-from qlsbench.workflow import all_datasets, options_json, simulate_args, solver_specs
+from qlsbench.workflow import (
+    all_datasets,
+    loss_figure_inputs,
+    options_json,
+    simulate_args,
+    solver_run_setting,
+    solver_results,
+    solver_specs,
+)
 
 min_version("9.0")
 
@@ -39,3 +47,4 @@ rule all:
         "results/leaderboard.csv",
         expand("results/pauli/{dataset}.parquet", dataset=DATASETS),
         "results/figures/pauli_terms.png",
+        *(["results/figures/loss_curves.png"] if config.get("loss_figure") else []),

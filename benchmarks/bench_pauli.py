@@ -5,13 +5,15 @@ it those cases are skipped. Ratios (``track_ratio_*``) time both tools in one
 call, best of three, so machine noise cancels.
 """
 
-import time
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from qlsbench.pauli import coefficient_table, count_terms, decompose
+
+from .timing import best_of
+
 
 try:
     import pauli_lcu
@@ -34,15 +36,6 @@ def _pauli_lcu(A):
 #: ``qlsbench-table`` gives the same output as pauli-lcu (the dense table T[x, z]);
 #: ``qlsbench`` also lists the terms, as Qiskit does.
 TOOLS = {"qlsbench-table": coefficient_table, "qlsbench": decompose, "qiskit": _qiskit, "pauli-lcu": _pauli_lcu}
-
-
-def _best(f, A, repeats=3):
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        f(A)
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 DEM_C = Path(__file__).parent / "data" / "dem_c_large.parquet"
@@ -86,7 +79,7 @@ class DenseRandom:
         """
         ours = coefficient_table if tool == "pauli-lcu" else decompose
         coefficient_table(self.A[:4, :4])  # compile outside the timing
-        return _best(ours, self.A) / _best(TOOLS[tool], self.A)
+        return best_of(ours, self.A) / best_of(TOOLS[tool], self.A)
 
     track_ratio_to_tool.unit = "ratio"
 
@@ -117,7 +110,7 @@ class StructuredSparse:
     def track_speedup_over_qiskit(self, matrix):
         decompose(self.A)  # first touch of the output pages and thread start-up, for both tools alike
         _qiskit(self.A)
-        return _best(_qiskit, self.A, repeats=5) / _best(decompose, self.A, repeats=5)
+        return best_of(_qiskit, self.A, repeats=5) / best_of(decompose, self.A, repeats=5)
 
     track_speedup_over_qiskit.unit = "x"
 

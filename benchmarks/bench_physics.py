@@ -7,6 +7,9 @@ import numpy as np
 from qlsbench.physics import NewtonOptions, StepOptions, build_scene, detect_contacts, minmap_newton, simulate, step
 from qlsbench.physics.assembly import assemble
 
+from .timing import best_of
+
+
 H = 1e-3
 #: The frictional settings of the default workflow.
 FRICTIONAL = StepOptions(h=H, mu=0.3, newton=NewtonOptions(regularization=1e-8))
@@ -24,12 +27,7 @@ def _reference_seconds():
     rng = np.random.default_rng(0)
     A = rng.normal(size=(256, 256)) + 256 * np.eye(256)
     b = rng.normal(size=256)
-    best = np.inf
-    for _ in range(5):
-        t0 = time.perf_counter()
-        np.linalg.solve(A, b)
-        best = min(best, time.perf_counter() - t0)
-    return best
+    return best_of(np.linalg.solve, A, b, repeats=5)
 
 
 class SedimentationStep:

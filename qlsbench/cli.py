@@ -76,6 +76,14 @@ def cmd_figure(args) -> None:
     print(f"wrote {plot_term_counts(pd.concat(frames, ignore_index=True), args.out)}")
 
 
+def cmd_loss_figure(args) -> None:
+    from qlsbench.bench import load_results
+    from qlsbench.bench.loss_curves import plot_loss_curves
+
+    results = load_results(args.results)
+    print(f"wrote {plot_loss_curves(results, args.out, solvers=args.solvers, n_qubits=args.n_qubits)}")
+
+
 def cmd_solve(args) -> None:
     from qlsbench.bench import SolverSpec, run_solver
 
@@ -188,6 +196,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("results", nargs="+", help="Pauli study .parquet files")
     s.add_argument("--out", required=True, help="output .png")
     s.set_defaults(func=cmd_figure)
+
+    s = sub.add_parser("loss-figure", help="fig. 2 / fig. 4: loss curves of variational solvers from results files")
+    s.add_argument("results", nargs="+", help="results .parquet files (qlsbench solve)")
+    s.add_argument("--solvers", nargs="+", help="solver labels, one panel each (default: all with histories)")
+    s.add_argument("--n-qubits", type=int, nargs="+", help="only systems of these qubit counts")
+    s.add_argument("--out", required=True, help="output .png")
+    s.set_defaults(func=cmd_loss_figure)
 
     s = sub.add_parser("solvers", help="list available solvers, plug-ins included")
     s.set_defaults(func=cmd_solvers)

@@ -6,6 +6,7 @@ The Snakefile calls these so its rules hold no logic of their own.
 from __future__ import annotations
 
 import json
+from fnmatch import fnmatchcase
 from typing import Any
 
 from qlsbench.bench.runner import SolverSpec
@@ -57,3 +58,42 @@ def simulate_args(config: dict[str, Any], label: str) -> str:
 def all_datasets(config: dict[str, Any]) -> list[str]:
     """Every dataset the config generates: Ising, then DEM-C."""
     return ising_datasets(config) + [f"dem_c/{label}" for label in dem_runs(config)]
+
+
+def solver_datasets(config: dict[str, Any], label: str) -> list[str]:
+    """Datasets solver ``label`` runs on: its ``datasets`` patterns (fnmatch) or every dataset."""
+    entry = _solver_entry(config, label)
+    patterns = entry.get("datasets")
+    datasets = all_datasets(config)
+    if not patterns:
+        return datasets
+    chosen = [d for d in datasets if any(fnmatchcase(d, p) for p in patterns)]
+    if not chosen:
+        raise ConfigError(f"solver {label!r}: datasets {patterns} match none of {datasets}")
+    return chosen
+
+
+def solver_run_setting(config: dict[str, Any], label: str, key: str, default: Any) -> Any:
+    """``repeats`` or ``time_limit`` of solver ``label``: its own entry's, else ``run``'s, else ``default``."""
+    return _solver_entry(config, label).get(key, config["run"].get(key, default))
+
+
+def solver_results(config: dict[str, Any]) -> list[str]:
+    """Every results file the configured solvers produce."""
+    return [f"results/{label}/{d}.parquet" for label in solver_specs(config) for d in solver_datasets(config, label)]
+
+
+def loss_figure_inputs(config: dict[str, Any]) -> list[str]:
+    """Results files fig. 2 reads: its solvers on its dataset."""
+    fig = config["loss_figure"]
+    missing = [s for s in fig["solvers"] if s not in solver_specs(config)]
+    if missing:
+        raise ConfigError(f"loss_figure.solvers {missing} are not configured solver labels")
+    return [f"results/{label}/{fig['dataset']}.parquet" for label in fig["solvers"]]
+
+
+def _solver_entry(config: dict[str, Any], label: str) -> dict[str, Any]:
+    for entry, spec_label in zip(config.get("solvers", []), solver_specs(config)):
+        if spec_label == label:
+            return entry
+    raise ConfigError(f"no solver labelled {label!r}")

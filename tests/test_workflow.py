@@ -15,7 +15,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from qlsbench.errors import ConfigError
-from qlsbench.workflow import solver_specs
+from qlsbench.workflow import all_datasets, loss_figure_inputs, solver_specs
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflows" / "config" / "schema.yaml"
@@ -32,8 +32,13 @@ def _default():
     return yaml.safe_load((REPO / "workflows" / "config" / "default.yaml").read_text())
 
 
-def test_default_config_is_valid():
-    validate(_default(), str(SCHEMA))
+@pytest.mark.parametrize("name", ["default", "paper"])
+def test_shipped_configs_are_valid(name):
+    config = yaml.safe_load((REPO / "workflows" / "config" / f"{name}.yaml").read_text())
+    if name != "default":  # Snakemake merges a --configfile over default.yaml key by key
+        config = {**_default(), **config}
+    validate(config, str(SCHEMA))
+    loss_figure_inputs(config)  # its solvers exist
 
 
 @pytest.mark.parametrize(
@@ -92,16 +97,22 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
         # Snakemake merges this over default.yaml key by key, so the simulations are replaced, not added.
         "simulate": [{"scene": "sedimentation", "n_spheres": 5, "mu": 0.0, "steps": 80, "every": 10}],
         "solvers": [{"name": "lu"}, {"name": "cg"}, {"name": "gmres", "label": "gmres-r2", "options": {"restart": 2}},
-                    {"name": "crash"}],
+                    {"name": "crash"},
+                    {"name": "vqls-local", "label": "vqls-l", "datasets": ["ising/kappa1?"], "repeats": 1,
+                     "options": {"layers": 2, "maxiter": 40, "optimizer": "qnspsa"}}],
         "run": {"repeats": 2, "seed": 0, "time_limit": 30},
         "leaderboard": {"fidelity": 0.99, "residual": 1e-6, "shift": 10},
+        "loss_figure": {"dataset": "ising/kappa10", "solvers": ["vqls-l"], "n_qubits": [2, 3]},
     }
     (work / "small.yaml").write_text(yaml.safe_dump(config))
     cmd = SNAKEMAKE + ["--cores", "2", "--configfile", "small.yaml"]
     run = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
     board = pd.read_csv(work / "results" / "leaderboard.csv").set_index("solver")
-    assert set(board.index) == {"lu", "cg", "gmres-r2", "crash"}
+    assert set(board.index) == {"lu", "cg", "gmres-r2", "crash", "vqls-l"}
+    assert board.loc["vqls-l", "solves"] == 2  # its own datasets (kappa10 only: "1?") and repeats
+    assert not (work / "results" / "vqls-l" / "ising" / "kappa100.parquet").exists()
+    assert (work / "results" / "figures" / "loss_curves.png").stat().st_size > 0
     assert board.loc["lu", "success_rate"] == 1.0 and board.loc["crash", "success_rate"] == 0.0
     dem = pd.read_parquet(work / "datasets" / "dem_c" / "sedimentation-n5-mu0")
     assert len(dem) > 0 and (dem["family"] == "dem_c").all()
@@ -119,3 +130,26 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
                            capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert data.read_bytes() == before
+
+
+def test_per_solver_datasets_and_repeats():
+    from qlsbench.workflow import solver_datasets, solver_results, solver_run_setting
+
+    config = _default()
+    assert solver_datasets(config, "vqls-local") == ["ising/kappa10"]
+    assert solver_datasets(config, "lu") == all_datasets(config)
+    assert solver_run_setting(config, "vqls-local", "repeats", 1) == 1
+    assert solver_run_setting(config, "lu", "repeats", 1) == config["run"]["repeats"]
+    paper = yaml.safe_load((REPO / "workflows" / "config" / "paper.yaml").read_text())
+    assert solver_run_setting(paper, "vqls-local", "time_limit", 60) == 36000
+    assert solver_run_setting(paper, "lu", "time_limit", 60) == paper["run"]["time_limit"]
+    assert "results/vqls-local/ising/kappa10.parquet" in solver_results(config)
+    assert "results/vqls-local/ising/kappa100.parquet" not in solver_results(config)
+    assert loss_figure_inputs(config) == ["results/vqls-global/ising/kappa10.parquet",
+                                          "results/vqls-local/ising/kappa10.parquet"]
+    config["solvers"][-1]["datasets"] = ["heat/*"]
+    with pytest.raises(ConfigError, match=r"datasets \['heat/\*'\] match none"):
+        solver_datasets(config, "vqls-local")
+    config["loss_figure"]["solvers"] = ["vnls"]
+    with pytest.raises(ConfigError, match=r"loss_figure.solvers \['vnls'\] are not configured"):
+        loss_figure_inputs(config)

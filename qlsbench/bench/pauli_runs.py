@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 from tqdm.auto import tqdm
 
+from qlsbench.bench.plotting import pyplot, save_figure
 from qlsbench.bench.runner import dataset_name
 from qlsbench.data import atomic_write_table, load_dataset, to_system
 from qlsbench.pauli import count_terms, max_terms, xor_patterns
@@ -64,19 +66,20 @@ def pauli_study(dataset: str | os.PathLike, out: str | os.PathLike, *, tols=(0.0
     return table
 
 
+def _natural(name: str) -> list:
+    """Sort key that orders ``n64`` before ``n125``: digit runs compare as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
 def plot_term_counts(results: pd.DataFrame, out: str | os.PathLike) -> Path:
     """Fig. 5 of De et al.: term counts per qubit count, box plots per tolerance, with the theoretical stair.
 
     One panel per dataset; the title says how many systems lie above the
     theoretical maximum (there should be none).
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     df = results[(results["ordering"] == "identity") & (results["mode"] == "absolute")]
-    datasets = sorted(df["dataset"].unique())
+    datasets = sorted(df["dataset"].unique(), key=_natural)
     fig, axes = plt.subplots(1, len(datasets), figsize=(5 * len(datasets), 4), squeeze=False)
     for ax, name in zip(axes[0], datasets):
         sub = df[df["dataset"] == name]
@@ -99,10 +102,4 @@ def plot_term_counts(results: pd.DataFrame, out: str | os.PathLike) -> Path:
         ax.set_xticks(qubits)
         ax.legend(fontsize=8)
     fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp.png")
-    fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    os.replace(tmp, out)
-    return out
+    return save_figure(fig, out)

@@ -30,6 +30,8 @@ BUILTINS: dict[str, str] = {
     "minres": "qlsbench.solvers.classical:MINRES",
     "gmres": "qlsbench.solvers.classical:GMRES",
     "bicgstab": "qlsbench.solvers.classical:BiCGSTAB",
+    "vqls-global": "qlsbench.solvers.vqls:VQLSGlobal",
+    "vqls-local": "qlsbench.solvers.vqls:VQLSLocal",
 }
 
 

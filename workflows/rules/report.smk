@@ -1,6 +1,6 @@
 rule leaderboard:
     input:
-        expand("results/{solver}/{dataset}.parquet", solver=SOLVERS, dataset=DATASETS),
+        solver_results(config),
     output:
         md="results/leaderboard.md",
         csv="results/leaderboard.csv",
@@ -15,3 +15,20 @@ rule leaderboard:
     shell:
         "qlsbench leaderboard {input} --md {output.md} --csv {output.csv}"
         " --fidelity {params.fidelity} --residual {params.residual} --shift {params.shift} > {log} 2>&1"
+
+
+rule loss_figure:
+    input:
+        loss_figure_inputs(config),
+    output:
+        "results/figures/loss_curves.png",
+    params:
+        solvers=" ".join(config["loss_figure"]["solvers"]),
+        n_qubits=" ".join(str(n) for n in config["loss_figure"]["n_qubits"]),
+    log:
+        "logs/loss_figure.log",
+    conda:
+        "../envs/qlsbench.yaml"
+    shell:
+        "qlsbench loss-figure {input} --solvers {params.solvers} --n-qubits {params.n_qubits}"
+        " --out {output} > {log} 2>&1"

@@ -6,9 +6,9 @@ rule solve:
     params:
         name=lambda wc: solver_specs(config)[wc.solver].name,
         options=lambda wc: options_json(config, wc.solver),
-        repeats=config["run"].get("repeats", 1),
+        repeats=lambda wc: solver_run_setting(config, wc.solver, "repeats", 1),
         seed=config["run"].get("seed", 0),
-        time_limit=config["run"].get("time_limit", 60),
+        time_limit=lambda wc: solver_run_setting(config, wc.solver, "time_limit", 60),
     log:
         "logs/solve/{solver}/{family}/{scene}.log",
     conda:

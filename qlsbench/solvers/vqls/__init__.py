@@ -1,0 +1,154 @@
+"""VQLS with global and local costs (Bravo-Prieto et al.), on numpy or Qiskit Aer.
+
+``registry.get("vqls-local", backend="exact" | "circuits" | "shots", layers=...,
+optimizer=..., maxiter=..., shots=...)``; the same for ``vqls-global``.
+
+Options: ``backend`` (see :mod:`.backends`), ``layers`` of the ansatz,
+``optimizer`` (``auto``: L-BFGS-B for exact, COBYLA for circuits, QN-SPSA for
+shots), ``maxiter``, ``shots`` per circuit, ``normalized`` costs,
+``depolarizing`` noise per gate (shots), ``tol`` on the cost, ``max_circuits``
+per cost evaluation (larger requests are refused, with the count), and
+``pauli_rtol``: Pauli terms below ``pauli_rtol * max |c|`` are dropped (the
+default drops only the rounding noise of the transform).
+
+The solution is read out as ``x = s V(alpha)|0>`` with the scale ``s`` fitted
+by least squares to ``A x = b``, so residuals and errors mean what they mean
+for every other solver.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from qlsbench.errors import InputError
+from qlsbench.problems import LinearSystem
+from qlsbench.solvers.base import BaseSolver, SolveResult, Status
+from qlsbench.solvers.vqls import circuits
+from qlsbench.solvers.vqls.ansatz import initial_parameters, n_parameters
+from qlsbench.solvers.vqls.backends import BACKENDS
+from qlsbench.solvers.vqls.optimizers import DEFAULT_OPTIMIZER, OPTIMIZERS
+from qlsbench.solvers.vqls.problem import VQLSProblem
+
+#: The exact backend holds ``2^n`` amplitudes; circuits also ``2^(n+1)`` per circuit.
+MAX_QUBITS = {"exact": 20, "circuits": 12, "shots": 12}
+
+
+@dataclass
+class _VQLS(BaseSolver):
+    """Shared options of ``vqls-global`` and ``vqls-local``; see the module docstring."""
+
+    cost: ClassVar[str] = ""
+    backend: str = "exact"
+    layers: int = 4
+    optimizer: str = "auto"
+    maxiter: int = 200
+    shots: int = 1000
+    normalized: bool = True
+    depolarizing: float = 0.0
+    tol: float = 1e-12
+    max_circuits: int = 20_000
+    pauli_rtol: float = 1e-12
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise InputError(f"{self.name}: unknown backend {self.backend!r}; use one of {', '.join(BACKENDS)}")
+        if self.optimizer != "auto" and self.optimizer not in OPTIMIZERS:
+            raise InputError(f"{self.name}: unknown optimizer {self.optimizer!r}; "
+                             f"use 'auto' or one of {', '.join(OPTIMIZERS)}")
+        if self.optimizer == "lbfgsb" and self.backend != "exact":
+            raise InputError(f"{self.name}: optimizer 'lbfgsb' needs exact gradients: use backend='exact'")
+        for key in ("layers", "maxiter", "shots", "max_circuits"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (0 if key == "layers" else 1):
+                raise InputError(f"{self.name}: {key} must be an integer >= {0 if key == 'layers' else 1}, got {value!r}")
+        if not 0.0 <= self.pauli_rtol < 1.0:
+            raise InputError(f"{self.name}: pauli_rtol must be in [0, 1), got {self.pauli_rtol!r}")
+        if not 0.0 <= self.depolarizing < 1.0:
+            raise InputError(f"{self.name}: depolarizing must be in [0, 1), got {self.depolarizing!r}")
+
+    @property
+    def _optimizer(self) -> str:
+        return DEFAULT_OPTIMIZER[self.backend] if self.optimizer == "auto" else self.optimizer
+
+    def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
+        problem = VQLSProblem.from_system(system)
+        n = problem.n_qubits
+        resources = {"n_qubits": n, "layers": self.layers, "parameters": n_parameters(n, self.layers),
+                     "backend": self.backend, "cost": self.cost, "optimizer": self._optimizer}
+        if n > MAX_QUBITS[self.backend]:
+            return SolveResult(None, Status.ERROR, f"{self.name}: {n} qubits exceed the {self.backend} backend's "
+                               f"limit of {MAX_QUBITS[self.backend]}", resources=resources)
+        decomposition = None
+        if self.backend != "exact":
+            decomposition = _decomposition(system, self.pauli_rtol)
+            count = circuits.circuit_count(len(decomposition), n, self.cost,
+                                           bool(np.any(np.asarray(decomposition.coeffs).imag != 0)))
+            resources.update(pauli_terms=len(decomposition), circuits_per_evaluation=count)
+            if count > self.max_circuits:
+                return SolveResult(None, Status.ERROR,
+                                   f"{self.name}: {len(decomposition)} Pauli terms need {count} circuits per cost "
+                                   f"evaluation, over the budget max_circuits={self.max_circuits}; "
+                                   "backend='exact' evaluates the same cost without circuits",
+                                   resources=resources)
+        else:
+            resources.update(_circuit_resources(system, n, self.cost, self.pauli_rtol))
+        backend = BACKENDS[self.backend](problem, self.layers, self.cost, self.normalized,
+                                         decomposition=decomposition, shots=self.shots,
+                                         depolarizing=self.depolarizing, seed=seed)
+        result = OPTIMIZERS[self._optimizer](backend, initial_parameters(n, self.layers, seed), self.maxiter,
+                                             self.tol, seed)
+        x = _rescaled(system, backend.ansatz.state(result.alpha))
+        resources.update(backend.resources(), cost_evaluations=backend.evaluations,
+                         final_cost=float(result.history[-1]) if result.history else float("nan"))
+        status = Status.CONVERGED if result.converged else Status.MAX_ITER
+        return SolveResult(x, status, result.message, iterations=result.iterations, history=result.history,
+                           resources=resources)
+
+
+def _decomposition(system: LinearSystem, rtol: float):
+    """Pauli terms of ``A`` above ``rtol * max |c|``: the default drops only rounding noise of the transform."""
+    from qlsbench.pauli import PauliDecomposition, decompose
+
+    full = decompose(system.A)
+    keep = np.abs(full.coeffs) > rtol * float(np.abs(full.coeffs).max(initial=0.0))
+    return PauliDecomposition(full.x_int[keep], full.z_int[keep], full.coeffs[keep], full.n_qubits, full.info)
+
+
+def _circuit_resources(system: LinearSystem, n: int, kind: str, rtol: float) -> dict:
+    """Pauli terms and circuits per evaluation the circuit backends would need, counted without circuits."""
+    from qlsbench.pauli import count_terms
+
+    terms = count_terms(system.A, (rtol,), relative=True)[rtol]
+    complex_coeffs = bool(np.iscomplexobj(system.A.data))  # an upper bound: real symmetric A has real ones
+    return {"pauli_terms": terms, "circuits_per_evaluation": circuits.circuit_count(terms, n, kind, complex_coeffs)}
+
+
+def _rescaled(system: LinearSystem, v: np.ndarray) -> np.ndarray:
+    """``s v`` with ``s`` minimising ``||A s v - b||``."""
+    Av = system.A @ v
+    denom = np.vdot(Av, Av)
+    s = np.vdot(Av, system.b) / denom if denom else 0.0
+    x = s * v
+    return x.real.copy() if np.isrealobj(system.A.data) and np.isrealobj(system.b) else x
+
+
+@dataclass
+class VQLSGlobal(_VQLS):
+    """VQLS with the global cost ``C_G``."""
+
+    name: ClassVar[str] = "vqls-global"
+    cost: ClassVar[str] = "global"
+
+
+@dataclass
+class VQLSLocal(_VQLS):
+    """VQLS with the local cost ``C_L`` (trainable where the global cost plateaus)."""
+
+    name: ClassVar[str] = "vqls-local"
+    cost: ClassVar[str] = "local"
+
+
+__all__ = ["VQLSGlobal", "VQLSLocal", "VQLSProblem"]

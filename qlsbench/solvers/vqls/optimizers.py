@@ -1,0 +1,93 @@
+"""Optimisers for the VQLS parameters, by name in :data:`OPTIMIZERS`.
+
+``cobyla`` and ``lbfgsb`` (exact gradients, ``exact`` backend only) come from
+scipy; ``spsa`` and ``qnspsa`` from qiskit-machine-learning, which maintains
+them for Qiskit 2 (QN-SPSA takes the ansatz-state fidelity from the backend:
+exact for ``exact``/``circuits``, a compute-uncompute circuit for ``shots``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import minimize
+
+from qlsbench.errors import InputError
+
+
+@dataclass
+class Optimization:
+    """Outcome of one optimisation.
+
+    ``converged``: the optimiser stopped on its own criterion (or reached
+    ``tol``) before the iteration budget ran out; ``message`` says which.
+    """
+
+    alpha: np.ndarray
+    iterations: int
+    converged: bool
+    history: list[float] = field(default_factory=list)
+    message: str = ""
+
+
+def _cobyla(backend, alpha0, maxiter, tol, seed) -> Optimization:
+    history = []
+
+    def fun(a):
+        history.append(backend.cost(a))
+        return history[-1]
+
+    res = minimize(fun, alpha0, method="COBYLA", options={"maxiter": maxiter, "tol": tol})
+    return Optimization(res.x, len(history), len(history) < maxiter, history, f"cobyla: {res.message}")
+
+
+def _lbfgsb(backend, alpha0, maxiter, tol, seed) -> Optimization:
+    if not hasattr(backend, "gradient") or backend.name != "exact":
+        raise InputError("optimizer 'lbfgsb' needs exact gradients: use backend='exact'")
+    history, last = [], {}
+
+    def fun(a):
+        last["value"] = backend.cost(a)
+        return last["value"], backend.gradient(a)
+
+    def callback(intermediate_result):
+        history.append(float(intermediate_result.fun))
+        if intermediate_result.fun <= tol:  # the cost is >= 0 and 0 at the solution: nothing left to gain
+            raise StopIteration
+
+    res = minimize(fun, alpha0, jac=True, method="L-BFGS-B", callback=callback,
+                   options={"maxiter": maxiter, "ftol": 0.0, "gtol": 1e-12})
+    return Optimization(res.x, int(res.nit), int(res.nit) < maxiter, history or [float(res.fun)],
+                        f"lbfgsb: {res.message}")
+
+
+def _spsa_family(name: str):
+    def run(backend, alpha0, maxiter, tol, seed) -> Optimization:
+        from qiskit_machine_learning.optimizers import QNSPSA, SPSA
+        from qiskit_machine_learning.utils import algorithm_globals
+
+        algorithm_globals.random_seed = seed  # SPSA draws its perturbations from here
+        history = []
+
+        def callback(nfev, x, fx, stepsize, accepted):
+            history.append(float(fx))
+
+        if name == "spsa":
+            opt = SPSA(maxiter=maxiter, callback=callback)
+        else:
+            opt = QNSPSA(backend.fidelity, maxiter=maxiter, callback=callback)
+        res = opt.minimize(backend.cost, alpha0)
+        # SPSA has no stopping rule but its budget: it converged only if the loss reached tol.
+        converged = bool(min(history, default=np.inf) <= tol)
+        return Optimization(np.asarray(res.x), int(res.nit or maxiter), converged, history,
+                            f"{name}: {'reached tol' if converged else 'iteration budget used'}")
+
+    return run
+
+
+#: Optimisers by name: ``f(backend, alpha0, maxiter, tol, seed) -> Optimization``.
+OPTIMIZERS = {"cobyla": _cobyla, "lbfgsb": _lbfgsb, "spsa": _spsa_family("spsa"), "qnspsa": _spsa_family("qnspsa")}
+
+#: What ``optimizer="auto"`` means for each backend.
+DEFAULT_OPTIMIZER = {"exact": "lbfgsb", "circuits": "cobyla", "shots": "qnspsa"}
