@@ -178,3 +178,23 @@ def test_savitzky_golay_smoothing_and_missing_histories(tmp_path):
                          "fidelity": [1.0]})
     with pytest.raises(InputError, match="no loss histories for solver"):
         plot_loss_curves(rows, tmp_path / "f.png", solvers=["lu"])
+
+
+def test_depolarizing_noise_is_applied_to_shot_circuits():
+    """Noise shrinks every Hadamard-test signal towards 0, which moves the global cost far beyond shot noise."""
+    n, layers = 2, 1
+    s = ising_inspired(n, 10.0)
+    problem = VQLSProblem.from_system(s)
+    terms = decompose(s.A, atol=1e-12)
+    a = initial_parameters(n, layers, 4)
+
+    def costs(p):
+        backend = BACKENDS["shots"](problem, layers, "global", True, decomposition=terms, shots=4000, seed=1,
+                                    depolarizing=p)
+        return np.array([backend.cost(a) for _ in range(6)])
+
+    clean, noisy = costs(0.0), costs(0.3)
+    exact = BACKENDS["exact"](problem, layers, "global", True).cost(a)
+    sigma = max(clean.std(ddof=1), noisy.std(ddof=1))
+    assert abs(clean.mean() - exact) <= 4 * sigma
+    assert abs(noisy.mean() - exact) > 8 * sigma
