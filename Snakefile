@@ -7,7 +7,9 @@ from snakemake.utils import min_version, validate
 
 from qlsbench.workflow import (
     all_datasets,
+    checkpoint_count,
     loss_figure_inputs,
+    loss_figures,
     options_json,
     simulate_args,
     solver_run_setting,
@@ -47,4 +49,4 @@ rule all:
         "results/leaderboard.csv",
         expand("results/pauli/{dataset}.parquet", dataset=DATASETS),
         "results/figures/pauli_terms.png",
-        *(["results/figures/loss_curves.png"] if config.get("loss_figure") else []),
+        expand("results/figures/{figure}.png", figure=loss_figures(config)),

@@ -76,6 +76,12 @@ def cmd_figure(args) -> None:
     print(f"wrote {plot_term_counts(pd.concat(frames, ignore_index=True), args.out)}")
 
 
+def cmd_checkpoints(args) -> None:
+    from qlsbench.data.select import write_checkpoints
+
+    print(f"wrote {write_checkpoints(args.dataset, args.out, args.count)}")
+
+
 def cmd_loss_figure(args) -> None:
     from qlsbench.bench import load_results
     from qlsbench.bench.loss_curves import plot_loss_curves
@@ -196,6 +202,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("results", nargs="+", help="Pauli study .parquet files")
     s.add_argument("--out", required=True, help="output .png")
     s.set_defaults(func=cmd_figure)
+
+    s = sub.add_parser("checkpoints", help="a sub-dataset of a simulation's systems at a few evenly spaced steps")
+    s.add_argument("dataset", help="physics dataset file or folder")
+    s.add_argument("--count", type=int, default=4, help="number of steps (first Newton iteration of each)")
+    s.add_argument("--out", required=True, help="output folder (or .parquet file)")
+    s.set_defaults(func=cmd_checkpoints)
 
     s = sub.add_parser("loss-figure", help="fig. 2 / fig. 4: loss curves of variational solvers from results files")
     s.add_argument("results", nargs="+", help="results .parquet files (qlsbench solve)")

@@ -55,9 +55,26 @@ def simulate_args(config: dict[str, Any], label: str) -> str:
     return " ".join(f"--{key.replace('_', '-')} {value}" for key, value in sorted(run.items()))
 
 
+def checkpoint_datasets(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Checkpoint sub-datasets (``dem_c_checkpoints/<scene>``) keyed by name, with their source and count."""
+    out: dict[str, dict[str, Any]] = {}
+    dem = {f"dem_c/{label}" for label in dem_runs(config)}
+    for i, entry in enumerate(config.get("checkpoints", [])):
+        if entry["dataset"] not in dem:
+            raise ConfigError(f"checkpoints[{i}].dataset {entry['dataset']!r} is not a configured DEM-C dataset "
+                              f"({', '.join(sorted(dem)) or 'none'})")
+        out["dem_c_checkpoints/" + entry["dataset"].split("/", 1)[1]] = entry
+    return out
+
+
+def checkpoint_count(config: dict[str, Any], scene: str) -> int:
+    """How many checkpoints the sub-dataset of ``scene`` holds."""
+    return int(checkpoint_datasets(config)[f"dem_c_checkpoints/{scene}"].get("count", 4))
+
+
 def all_datasets(config: dict[str, Any]) -> list[str]:
-    """Every dataset the config generates: Ising, then DEM-C."""
-    return ising_datasets(config) + [f"dem_c/{label}" for label in dem_runs(config)]
+    """Every dataset the config generates: Ising, then DEM-C, then DEM-C checkpoints."""
+    return ising_datasets(config) + [f"dem_c/{label}" for label in dem_runs(config)] + list(checkpoint_datasets(config))
 
 
 def solver_datasets(config: dict[str, Any], label: str) -> list[str]:
@@ -83,12 +100,25 @@ def solver_results(config: dict[str, Any]) -> list[str]:
     return [f"results/{label}/{d}.parquet" for label in solver_specs(config) for d in solver_datasets(config, label)]
 
 
-def loss_figure_inputs(config: dict[str, Any]) -> list[str]:
-    """Results files fig. 2 reads: its solvers on its dataset."""
-    fig = config["loss_figure"]
+def loss_figures(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Loss-curve figures by name (a list in the config, so a --configfile replaces it whole)."""
+    figures: dict[str, dict[str, Any]] = {}
+    for i, fig in enumerate(config.get("loss_figures", [])):
+        if fig["name"] in figures:
+            raise ConfigError(f"loss_figures[{i}]: name {fig['name']!r} used twice")
+        figures[fig["name"]] = fig
+    return figures
+
+
+def loss_figure_inputs(config: dict[str, Any], name: str) -> list[str]:
+    """Results files loss figure ``name`` reads: its solvers on its dataset."""
+    fig = loss_figures(config)[name]
     missing = [s for s in fig["solvers"] if s not in solver_specs(config)]
     if missing:
-        raise ConfigError(f"loss_figure.solvers {missing} are not configured solver labels")
+        raise ConfigError(f"loss_figures.{name}.solvers {missing} are not configured solver labels")
+    absent = [s for s in fig["solvers"] if fig["dataset"] not in solver_datasets(config, s)]
+    if absent:
+        raise ConfigError(f"loss_figures.{name}: solver(s) {absent} do not run on {fig['dataset']!r}")
     return [f"results/{label}/{fig['dataset']}.parquet" for label in fig["solvers"]]
 
 

@@ -38,7 +38,8 @@ def test_shipped_configs_are_valid(name):
     if name != "default":  # Snakemake merges a --configfile over default.yaml key by key
         config = {**_default(), **config}
     validate(config, str(SCHEMA))
-    loss_figure_inputs(config)  # its solvers exist
+    for fig in config["loss_figures"]:
+        loss_figure_inputs(config, fig["name"])  # its solvers exist and run on its dataset
 
 
 @pytest.mark.parametrize(
@@ -102,7 +103,8 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
                      "options": {"layers": 2, "maxiter": 40, "optimizer": "qnspsa"}}],
         "run": {"repeats": 2, "seed": 0, "time_limit": 30},
         "leaderboard": {"fidelity": 0.99, "residual": 1e-6, "shift": 10},
-        "loss_figure": {"dataset": "ising/kappa10", "solvers": ["vqls-l"], "n_qubits": [2, 3]},
+        "checkpoints": [],
+        "loss_figures": [{"name": "fig2", "dataset": "ising/kappa10", "solvers": ["vqls-l"], "n_qubits": [2, 3]}],
     }
     (work / "small.yaml").write_text(yaml.safe_dump(config))
     cmd = SNAKEMAKE + ["--cores", "2", "--configfile", "small.yaml"]
@@ -112,7 +114,7 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     assert set(board.index) == {"lu", "cg", "gmres-r2", "crash", "vqls-l"}
     assert board.loc["vqls-l", "solves"] == 2  # its own datasets (kappa10 only: "1?") and repeats
     assert not (work / "results" / "vqls-l" / "ising" / "kappa100.parquet").exists()
-    assert (work / "results" / "figures" / "loss_curves.png").stat().st_size > 0
+    assert (work / "results" / "figures" / "fig2.png").stat().st_size > 0
     assert board.loc["lu", "success_rate"] == 1.0 and board.loc["crash", "success_rate"] == 0.0
     dem = pd.read_parquet(work / "datasets" / "dem_c" / "sedimentation-n5-mu0")
     assert len(dem) > 0 and (dem["family"] == "dem_c").all()
@@ -145,11 +147,20 @@ def test_per_solver_datasets_and_repeats():
     assert solver_run_setting(paper, "lu", "time_limit", 60) == paper["run"]["time_limit"]
     assert "results/vqls-local/ising/kappa10.parquet" in solver_results(config)
     assert "results/vqls-local/ising/kappa100.parquet" not in solver_results(config)
-    assert loss_figure_inputs(config) == ["results/vqls-global/ising/kappa10.parquet",
-                                          "results/vqls-local/ising/kappa10.parquet"]
-    config["solvers"][-1]["datasets"] = ["heat/*"]
+    assert loss_figure_inputs(config, "loss_curves") == ["results/vqls-global/ising/kappa10.parquet",
+                                                         "results/vqls-local/ising/kappa10.parquet",
+                                                         "results/vnls/ising/kappa10.parquet"]
+    assert "dem_c_checkpoints/sedimentation-n16-mu0" in solver_datasets(config, "vnls")
+    assert "dem_c_checkpoints/sedimentation-n16-mu0" in solver_datasets(config, "lu")
+    config["solvers"][-1]["datasets"] = ["heat/*"]  # the vnls entry
     with pytest.raises(ConfigError, match=r"datasets \['heat/\*'\] match none"):
-        solver_datasets(config, "vqls-local")
-    config["loss_figure"]["solvers"] = ["vnls"]
-    with pytest.raises(ConfigError, match=r"loss_figure.solvers \['vnls'\] are not configured"):
-        loss_figure_inputs(config)
+        solver_datasets(config, "vnls")
+    config["solvers"][-1]["datasets"] = ["ising/kappa100"]
+    with pytest.raises(ConfigError, match=r"solver\(s\) \['vnls'\] do not run on 'ising/kappa10'"):
+        loss_figure_inputs(config, "loss_curves")
+    config["loss_figures"][0]["solvers"] = ["vnlz"]
+    with pytest.raises(ConfigError, match=r"loss_figures.loss_curves.solvers \['vnlz'\] are not configured"):
+        loss_figure_inputs(config, "loss_curves")
+    config["checkpoints"] = [{"dataset": "dem_c/sedimentation-n99-mu0"}]
+    with pytest.raises(ConfigError, match="is not a configured DEM-C dataset"):
+        all_datasets(config)

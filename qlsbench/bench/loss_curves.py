@@ -54,16 +54,23 @@ def plot_loss_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: 
         raise InputError(f"no loss histories for solver(s) {', '.join(missing or labels)} "
                          f"(qubits {n_qubits or 'any'}) in the results given")
     plt = pyplot()
-    fig, axes = plt.subplots(1, len(labels), figsize=(4.5 * len(labels), 3.8), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, len(labels), figsize=(4.5 * len(labels), 3.8), squeeze=False)
     for ax, label in zip(axes[0], labels):
         rows = df[(df["solver"] == label) & (df["repeat"] == df[df["solver"] == label]["repeat"].min())]
+        # Monte Carlo estimates of a loss near 0 go negative: those panels get a symmetric-log axis
+        # and linear smoothing; positive ones a log axis, smoothed in log space (no false dips).
+        positive = all(min(h) > 0 for h in rows["history"])
         for k, (_, row) in enumerate(rows.sort_values(["n_qubits", "cond"]).iterrows()):
-            h = np.maximum(np.asarray(row["history"], dtype=float), 1e-16)  # a log axis needs positive values
+            h = np.asarray(row["history"], dtype=float)
+            trend = 10 ** smooth(np.log10(h), window) if positive else smooth(h, window)
             ax.plot(h, color=f"C{k}", alpha=0.25, lw=0.8)
-            # Smoothed in log space: on a log axis, a linear filter's overshoot reads as false dips.
-            ax.plot(10 ** smooth(np.log10(h), window), color=f"C{k}", lw=1.6,
+            ax.plot(trend, color=f"C{k}", lw=1.6,
                     label=f"n = {row['n_qubits']}, κ = {row['cond']:.3g}, fidelity {row['fidelity']:.3f}")
-        ax.set(yscale="log", xlabel="iteration", title=label)
+        if positive:
+            ax.set_yscale("log")
+        else:
+            ax.set_yscale("symlog", linthresh=1e-4)
+        ax.set(xlabel="iteration", title=label)
         ax.legend(fontsize=7)
     axes[0][0].set_ylabel("loss")
     fig.tight_layout()

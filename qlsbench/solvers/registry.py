@@ -32,6 +32,7 @@ BUILTINS: dict[str, str] = {
     "bicgstab": "qlsbench.solvers.classical:BiCGSTAB",
     "vqls-global": "qlsbench.solvers.vqls:VQLSGlobal",
     "vqls-local": "qlsbench.solvers.vqls:VQLSLocal",
+    "vnls": "qlsbench.solvers.vnls:VNLS",
 }
 
 

@@ -19,16 +19,19 @@ rule leaderboard:
 
 rule loss_figure:
     input:
-        loss_figure_inputs(config),
+        lambda wc: loss_figure_inputs(config, wc.figure),
     output:
-        "results/figures/loss_curves.png",
+        "results/figures/{figure}.png",
+    wildcard_constraints:
+        figure="|".join(re.escape(name) for name in loss_figures(config)) or "(?!)",
     params:
-        solvers=" ".join(config["loss_figure"]["solvers"]),
-        n_qubits=" ".join(str(n) for n in config["loss_figure"]["n_qubits"]),
+        solvers=lambda wc: " ".join(loss_figures(config)[wc.figure]["solvers"]),
+        n_qubits=lambda wc: " ".join(["--n-qubits"] + [str(n) for n in loss_figures(config)[wc.figure]["n_qubits"]])
+        if loss_figures(config)[wc.figure].get("n_qubits")
+        else "",
     log:
-        "logs/loss_figure.log",
+        "logs/loss_figure/{figure}.log",
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench loss-figure {input} --solvers {params.solvers} --n-qubits {params.n_qubits}"
-        " --out {output} > {log} 2>&1"
+        "qlsbench loss-figure {input} --solvers {params.solvers} {params.n_qubits} --out {output} > {log} 2>&1"

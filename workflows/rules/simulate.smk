@@ -9,3 +9,19 @@ rule simulate:
         "../envs/qlsbench.yaml"
     shell:
         "qlsbench simulate {params.args} --out datasets/dem_c/{wildcards.label} > {log} 2>&1"
+
+
+rule checkpoints:
+    input:
+        "datasets/dem_c/{label}/part-0000.parquet",
+    output:
+        "datasets/dem_c_checkpoints/{label}/part-0000.parquet",
+    params:
+        n=lambda wc: checkpoint_count(config, wc.label),
+    log:
+        "logs/checkpoints/{label}.log",
+    conda:
+        "../envs/qlsbench.yaml"
+    shell:
+        "qlsbench checkpoints datasets/dem_c/{wildcards.label} --count {params.n}"
+        " --out datasets/dem_c_checkpoints/{wildcards.label} > {log} 2>&1"
