@@ -26,7 +26,7 @@ from qlsbench.problems import hermitian_defect
 from qlsbench.pauli import kernels
 from qlsbench.pauli.transform import PHASE, fwht, popcount
 
-#: Largest number of transform entries held at once (chunks of XOR patterns beyond it).
+#: Largest single work array of transforms, in entries (patterns are processed in chunks of at most this).
 CHUNK_ENTRIES = 1 << 24
 #: ``coefficient_table`` (all ``4^n`` entries at once) up to this many qubits.
 TABLE_QUBITS = 13

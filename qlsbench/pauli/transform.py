@@ -32,7 +32,5 @@ def popcount(v: np.ndarray) -> np.ndarray:
     return ((v * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int64)
 
 
-#: ``i**(-k)`` for ``k mod 4``: the phase between the transform and the coefficient.
-PHASE_INV = np.array([1, -1j, -1, 1j])
-#: ``i**k`` for ``k mod 4``: its inverse, used to rebuild matrices.
+#: ``i**k`` for ``k mod 4``: undoes the phase ``i**(-|x & z|)`` of a coefficient, to rebuild matrices.
 PHASE = np.array([1, 1j, -1, -1j])

@@ -27,6 +27,7 @@ from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.problems.spectra import singular_value_range
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
+from qlsbench.solvers.variational import least_squares_readout, qubits_of
 
 #: FullSumState builds H densely: 4^n entries.
 EXACT_MAX_QUBITS = 12
@@ -66,7 +67,7 @@ class VNLS(BaseSolver):
                 raise InputError(f"vnls: {key} must be a positive number, got {value!r}")
 
     def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
-        n = _qubits(system)
+        n = qubits_of(system, "vnls")
         limit = EXACT_MAX_QUBITS if self.exact else READOUT_MAX_QUBITS
         if n > limit:
             return SolveResult(None, Status.ERROR, f"vnls: {n} qubits exceed the "
@@ -76,7 +77,7 @@ class VNLS(BaseSolver):
         run = train(system, n, model=self.model, exact=self.exact, n_samples=self.n_samples,
                     learning_rate=self.learning_rate, n_iter=self.n_iter, diag_shift=self.diag_shift,
                     alpha=self.alpha, seed=seed)
-        x = _rescaled(system, run.psi)
+        x = least_squares_readout(system, run.psi)
         residual = float(np.linalg.norm(system.A @ x - system.b) / np.linalg.norm(system.b))
         resources = {"n_qubits": n, "model": self.model, "exact": self.exact, "parameters": run.parameters,
                      "mc_samples": 0 if self.exact else self.n_samples * self.n_iter, "iterations": self.n_iter,
@@ -84,28 +85,6 @@ class VNLS(BaseSolver):
         message = _trap_message(system, run.history, residual, self.rtol)
         status = Status.CONVERGED if residual <= self.rtol else Status.MAX_ITER
         return SolveResult(x, status, message, iterations=self.n_iter, history=run.history, resources=resources)
-
-
-def _qubits(system: LinearSystem) -> int:
-    N = system.dim
-    if N & (N - 1):
-        raise InputError(f"vnls needs a power-of-two dimension, got {N}; "
-                         "pad the system first (qlsbench.problems.pad_and_normalize)")
-    if not np.any(system.b):
-        raise InputError("vnls needs b != 0")
-    return N.bit_length() - 1
-
-
-def _rescaled(system: LinearSystem, psi: np.ndarray) -> np.ndarray:
-    """``s psi`` with ``s`` minimising ``||A s psi - b||``."""
-    Ap = system.A @ psi
-    denom = np.vdot(Ap, Ap)
-    x = (np.vdot(Ap, system.b) / denom if denom else 0.0) * psi
-    # A complex model carries a global phase; the fitted scale removes it, so a real system gets a real x.
-    real_system = np.isrealobj(system.A.data) and np.isrealobj(system.b)
-    if real_system and np.linalg.norm(np.imag(x)) <= 1e-10 * np.linalg.norm(x):
-        return np.real(x).copy()
-    return x
 
 
 def _trap_message(system: LinearSystem, history: list[float], residual: float, rtol: float) -> str:

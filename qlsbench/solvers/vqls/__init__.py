@@ -26,6 +26,7 @@ import numpy as np
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
+from qlsbench.solvers.variational import least_squares_readout
 from qlsbench.solvers.vqls import circuits
 from qlsbench.solvers.vqls.ansatz import initial_parameters, n_parameters
 from qlsbench.solvers.vqls.backends import BACKENDS
@@ -100,7 +101,7 @@ class _VQLS(BaseSolver):
                                          depolarizing=self.depolarizing, seed=seed)
         result = OPTIMIZERS[self._optimizer](backend, initial_parameters(n, self.layers, seed), self.maxiter,
                                              self.tol, seed)
-        x = _rescaled(system, backend.ansatz.state(result.alpha))
+        x = least_squares_readout(system, backend.ansatz.state(result.alpha))
         resources.update(backend.resources(), cost_evaluations=backend.evaluations,
                          final_cost=float(result.history[-1]) if result.history else float("nan"))
         status = Status.CONVERGED if result.converged else Status.MAX_ITER
@@ -124,15 +125,6 @@ def _circuit_resources(system: LinearSystem, n: int, kind: str, rtol: float) -> 
     terms = count_terms(system.A, (rtol,), relative=True)[rtol]
     complex_coeffs = bool(np.iscomplexobj(system.A.data))  # an upper bound: real symmetric A has real ones
     return {"pauli_terms": terms, "circuits_per_evaluation": circuits.circuit_count(terms, n, kind, complex_coeffs)}
-
-
-def _rescaled(system: LinearSystem, v: np.ndarray) -> np.ndarray:
-    """``s v`` with ``s`` minimising ``||A s v - b||``."""
-    Av = system.A @ v
-    denom = np.vdot(Av, Av)
-    s = np.vdot(Av, system.b) / denom if denom else 0.0
-    x = s * v
-    return x.real.copy() if np.isrealobj(system.A.data) and np.isrealobj(system.b) else x
 
 
 @dataclass

@@ -14,9 +14,9 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from qlsbench.errors import InputError
 from qlsbench.pauli.transform import fwht
 from qlsbench.problems import LinearSystem
+from qlsbench.solvers.variational import qubits_of
 
 
 @dataclass(frozen=True)
@@ -47,15 +47,9 @@ class VQLSProblem:
     @classmethod
     def from_system(cls, system: LinearSystem) -> "VQLSProblem":
         """Build from a :class:`LinearSystem` of power-of-two dimension with ``b != 0``."""
+        n = qubits_of(system, "VQLS")
         N = system.dim
-        if N & (N - 1):
-            raise InputError(f"VQLS needs a power-of-two dimension, got {N}; "
-                             "pad the system first (qlsbench.problems.pad_and_normalize)")
-        norm = np.linalg.norm(system.b)
-        if norm == 0:
-            raise InputError("VQLS needs b != 0: |b> is a normalised state")
-        b = np.asarray(system.b, dtype=complex) / norm
-        n = N.bit_length() - 1
+        b = np.asarray(system.b, dtype=complex) / np.linalg.norm(system.b)
         phase = b[0] / abs(b[0]) if b[0] != 0 else 1.0 + 0j
         if np.allclose(b, b[0], rtol=0, atol=1e-14):
             return cls(sp.csr_matrix(system.A), b, n, "hadamard", complex(b[0] * np.sqrt(N)))
