@@ -39,8 +39,11 @@ PLATEAU = 50
 
 @dataclass
 class VNLS(BaseSolver):
-    """Options: ``model``, ``exact``, ``n_samples``, ``learning_rate``, ``n_iter``, ``diag_shift``,
-    ``alpha`` (hidden units per qubit), ``rtol`` (read-out residual counted as converged)."""
+    """Variational neural linear solver: a neural quantum state trained by SR on NetKet.
+
+    Options: ``model``, ``exact``, ``n_samples``, ``learning_rate``, ``n_iter``, ``diag_shift``,
+    ``alpha`` (hidden units per qubit), ``rtol`` (read-out residual counted as converged).
+    """
 
     name: ClassVar[str] = "vnls"
     model: str = "crbm"
