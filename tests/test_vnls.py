@@ -75,6 +75,8 @@ def test_ising_kappa_10_with_uniform_b(n):
     assert state_fidelity(result.x, reference_solution(s.A, s.b)) >= 0.999
     assert result.status is Status.CONVERGED and result.history[-1] < result.history[0]
     assert result.resources["mc_samples"] == 1024 * 300
+    assert result.resources["readout_residual"] == pytest.approx(
+        np.linalg.norm(s.A @ result.x - s.b) / np.linalg.norm(s.b), rel=1e-9)
 
 
 def test_random_b_in_exact_mode():

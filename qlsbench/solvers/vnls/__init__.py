@@ -84,7 +84,7 @@ class VNLS(BaseSolver):
         residual = float(np.linalg.norm(system.A @ x - system.b) / np.linalg.norm(system.b))
         resources = {"n_qubits": n, "model": self.model, "exact": self.exact, "parameters": run.parameters,
                      "mc_samples": 0 if self.exact else self.n_samples * self.n_iter, "iterations": self.n_iter,
-                     "final_loss": float(np.mean(run.history[-PLATEAU:]))}
+                     "final_loss": float(np.mean(run.history[-PLATEAU:])), "readout_residual": residual}
         message = _trap_message(system, run.history, residual, self.rtol)
         status = Status.CONVERGED if residual <= self.rtol else Status.MAX_ITER
         return SolveResult(x, status, message, iterations=self.n_iter, history=run.history, resources=resources)
