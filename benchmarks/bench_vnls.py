@@ -1,17 +1,27 @@
 """asv suites: one VNLS SR step against a plain NetKet VMC step, same model, n and 1024 samples, same run.
 
 Goal: VNLS step / transverse-field-Ising step <= 2. Also the time per 100 VNLS
-iterations at n = 6 and 8 (complex RBM, 1024 samples, Ising-inspired kappa = 10).
+iterations at n = 6 and 8 (complex RBM, 1024 samples, Ising-inspired kappa = 10),
+and, in ``SRAccuracy``, what a short SR run reaches and how close the Monte
+Carlo loss is to the exact one.
 """
 
 import netket as nk
 import numpy as np
 
-from qlsbench.problems import ising_inspired
+from qlsbench.bench.metrics import state_fidelity
+from qlsbench.problems import ising_inspired, reference_solution
 from qlsbench.solvers.vnls.models import MODELS
+from qlsbench.solvers.vnls.operator import hamiltonian
 from qlsbench.solvers.vnls.training import loss_operator, variational_state
 
 from .timing import best_of
+
+
+#: SR iterations before accuracy is read: a short run (seconds at n = 6) that already moves off the start.
+ACCURACY_ITERATIONS = 50
+#: Independent Monte Carlo loss estimates (fresh samples each) compared with the exact loss.
+MC_ESTIMATES = 8
 
 
 def _driver(op, state, model="crbm"):
@@ -20,11 +30,17 @@ def _driver(op, state, model="crbm"):
                          preconditioner=nk.optimizer.SR(qgt=qgt, diag_shift=0.01))
 
 
-def _vnls_driver(n):
+def _vnls_parts(n):
+    """The Ising-inspired system (kappa = 10), the VNLS loss operator and a seeded complex-RBM state."""
     system = ising_inspired(n, 10.0)
     hilbert = nk.hilbert.Qubit(N=n)
     state = variational_state(hilbert, "crbm", 1, False, 1024, seed=0)
-    return _driver(loss_operator(system, hilbert, False, 1024, 0), state)
+    return system, loss_operator(system, hilbert, False, 1024, 0), state
+
+
+def _vnls_driver(n):
+    _, op, state = _vnls_parts(n)
+    return _driver(op, state)
 
 
 def _tfim_driver(n):
@@ -58,3 +74,70 @@ class SRStep:
         return best_of(_steps, self.vnls, 10, repeats=3) / best_of(_steps, self.tfim, 10, repeats=3)
 
     track_step_ratio_vnls_to_tfim.unit = "ratio"
+
+
+def _exact_loss(system, psi):
+    """The Rayleigh quotient ``<psi|H|psi> / <psi|psi>`` with ``H = A^dagger (I - |b><b|) A``, ``b`` normalised."""
+    H = hamiltonian(system.A, system.b / np.linalg.norm(system.b))
+    return float(np.real(np.vdot(psi, H @ psi) / np.vdot(psi, psi)))
+
+
+class SRAccuracy:
+    """Accuracy of VNLS at n = 6 after ``ACCURACY_ITERATIONS`` SR steps, with the settings ``SRStep`` times.
+
+    ``track_infidelity`` is ``1 - |<psi|x>|^2 / (||psi||^2 ||x||^2)`` against
+    the direct solution ``x`` and ``track_loss`` the exact loss of ``psi``,
+    both summed over the whole basis. The untrained state is already close to
+    ``x`` here (``b = |+>^n`` and ``x`` is nearly uniform), hence infidelity
+    rather than fidelity: it starts near 7e-4.
+
+    ``track_mc_loss_rel_rms_error`` is the RMS over ``MC_ESTIMATES`` Monte
+    Carlo estimates (1024 samples each, what every SR step uses) of
+    ``(L_mc - L_exact) / L_exact``; ``track_mc_loss_bias_in_sigma`` is
+    ``|mean(L_mc) - L_exact| / (std(L_mc) / sqrt(k))``, below ~3 if the
+    estimator is unbiased. The loss is a difference of two O(1) terms and is
+    about 3e-4 here, so the relative noise of one estimate is of order one.
+
+    Notes
+    -----
+    The run is done once in ``setup_cache``, seeded, so every track reads
+    the same trained state (the values repeat exactly from run to run). asv
+    pickles the cache, so it holds plain arrays - the amplitudes over the
+    basis and the loss estimates - rather than the NetKet state.
+    """
+
+    timeout = 600
+
+    def setup_cache(self):
+        system, op, state = _vnls_parts(6)
+        _steps(_driver(op, state), ACCURACY_ITERATIONS)
+        estimates = []
+        for _ in range(MC_ESTIMATES):
+            state.reset()  # fresh Markov-chain samples (and fresh x' draws for the c term) for each estimate
+            estimates.append(float(np.real(state.expect(op).mean)))
+        return {"system": system, "psi": np.asarray(state.to_array(normalize=False)),
+                "estimates": np.array(estimates)}
+
+    def track_infidelity(self, run):
+        system = run["system"]
+        return 1.0 - state_fidelity(run["psi"], reference_solution(system.A, system.b))
+
+    track_infidelity.unit = "1 - fidelity"
+
+    def track_loss(self, run):
+        return _exact_loss(run["system"], run["psi"])
+
+    track_loss.unit = "loss"
+
+    def track_mc_loss_rel_rms_error(self, run):
+        exact = _exact_loss(run["system"], run["psi"])
+        return float(np.sqrt(np.mean((run["estimates"] - exact) ** 2)) / exact)
+
+    track_mc_loss_rel_rms_error.unit = "relative error"
+
+    def track_mc_loss_bias_in_sigma(self, run):
+        estimates = run["estimates"]
+        exact = _exact_loss(run["system"], run["psi"])
+        return float(abs(estimates.mean() - exact) / (estimates.std(ddof=1) / np.sqrt(len(estimates))))
+
+    track_mc_loss_bias_in_sigma.unit = "sigma"
