@@ -7,11 +7,19 @@ from snakemake.utils import min_version, validate
 
 from qlsbench.workflow import (
     all_datasets,
+    check_config,
     checkpoint_count,
+    dem_runs,
     loss_figure_inputs,
     loss_figures,
     options_json,
+    report_outputs,
+    rule_resources,
+    rule_threads,
     simulate_args,
+    snapshot_count,
+    solver_max_qubits,
+    solver_resource,
     solver_run_setting,
     solver_results,
     solver_specs,
@@ -23,12 +31,20 @@ min_version("9.0")
 configfile: "workflows/config/default.yaml"
 
 
+# `snakemake --report report.html` (after a run) gathers the outputs marked report(...) into one page.
+report: "workflows/report/workflow.rst"
+
+
+# Our check first: one line naming the key at fault, cross-references included. Then Snakemake's, which
+# fills in the schema's defaults.
+check_config(config, "workflows/config/schema.yaml")
 validate(config, "workflows/config/schema.yaml")
 
 SOLVERS = list(solver_specs(config))
 DATASETS = all_datasets(config)
 # Fig. 5 is about the physics datasets; fall back to all when there are none.
 PAULI_FIGURE_DATASETS = [d for d in DATASETS if d.startswith("dem_c/")] or DATASETS
+DEM_LABELS = list(dem_runs(config))
 
 
 # `results/{solver}/...` must not swallow `results/pauli/...`: solvers are the configured labels only.
@@ -41,6 +57,7 @@ include: "workflows/rules/simulate.smk"
 include: "workflows/rules/solve.smk"
 include: "workflows/rules/report.smk"
 include: "workflows/rules/pauli.smk"
+include: "workflows/rules/figures.smk"
 
 
 rule all:
@@ -50,3 +67,4 @@ rule all:
         expand("results/pauli/{dataset}.parquet", dataset=DATASETS),
         "results/figures/pauli_terms.png",
         expand("results/figures/{figure}.png", figure=loss_figures(config)),
+        report_outputs(config),

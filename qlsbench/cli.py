@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import sys
+from pathlib import Path
 
 
 def _parse_option(text: str) -> tuple[str, object]:
@@ -42,11 +44,14 @@ def cmd_simulate(args) -> None:
                             mu=args.mu, steps=args.steps,
                             seed=args.seed, h=args.h, s=args.s, every=args.every, kappa_cap=args.kappa_cap,
                             max_systems=args.max_systems, regularization=args.regularization,
+                            snapshots=args.snapshots, snapshot_count=args.snapshot_count,
                             progress=not args.quiet)
     print(f"{meta['scene']} N={meta['n_spheres']} mu={meta['mu']:g}: {meta['steps']} steps at "
           f"{meta['steps_per_second']:.1f} steps/s, Newton {meta['newton_iterations_mean']:.1f} it/step "
           f"(max {meta['newton_iterations_max']}), {meta['exported']} of {meta['captured']} subsystems exported "
           f"({meta['dropped_kappa']} over the kappa cap), cond {meta['cond_min']} .. {meta['cond_max']} -> {args.out}")
+    if args.snapshots:
+        print(f"sphere snapshots at steps {meta['snapshot_steps']} -> {meta['snapshots']}")
     if meta["steps_not_converged"]:
         print(f"warning: the contact LCP of {meta['steps_not_converged']} of {meta['steps']} steps was not solved to "
               f"tolerance (min-map Newton stalled, LCP too large for the Lemke fallback); those steps used "
@@ -66,13 +71,14 @@ def cmd_figure(args) -> None:
     import pandas as pd
 
     from qlsbench.bench.pauli_runs import plot_term_counts
+    from qlsbench.errors import InputError
 
     frames = []
     for path in args.results:
         try:
             frames.append(pd.read_parquet(path))
-        except Exception as exc:
-            raise SystemExit(f"qlsbench figure: error: {path}: not a readable Pauli study ({exc})") from None
+        except (OSError, ValueError) as exc:  # missing file; pyarrow's ArrowInvalid is a ValueError
+            raise InputError(f"{path}: not a readable Pauli study ({exc})") from None
     print(f"wrote {plot_term_counts(pd.concat(frames, ignore_index=True), args.out)}")
 
 
@@ -90,20 +96,107 @@ def cmd_loss_figure(args) -> None:
     print(f"wrote {plot_loss_curves(results, args.out, solvers=args.solvers, n_qubits=args.n_qubits)}")
 
 
-def cmd_solve(args) -> None:
-    from qlsbench.bench import SolverSpec, run_solver
+def cmd_snapshot_figure(args) -> None:
+    from qlsbench.bench.physics_figures import plot_snapshots
+    from qlsbench.data.snapshots import read_snapshots
+
+    snapshots, meta = read_snapshots(args.snapshots)
+    print(f"wrote {plot_snapshots(snapshots, meta, args.out, columns=args.columns)}")
+
+
+def cmd_kappa_figure(args) -> None:
+    from qlsbench.bench.physics_figures import plot_kappa_time
+
+    print(f"wrote {plot_kappa_time(args.datasets, args.out)}")
+
+
+def cmd_truncation_figure(args) -> None:
+    from qlsbench.bench.pauli_runs import plot_truncation_errors, read_pauli_results
+
+    print(f"wrote {plot_truncation_errors(read_pauli_results(args.results), args.out, mode=args.mode)}")
+
+
+def cmd_checkpoint_table(args) -> None:
+    from qlsbench.bench.checkpoint_table import write_checkpoint_table
+
+    print(f"wrote {write_checkpoint_table(args.results, args.out, dataset=args.dataset)}")
+
+
+def _solver_spec(args):
+    """The solver of ``--solver``, ``--option``/``--options`` and ``--label``.
+
+    A ``module:Class`` solver is imported as ``python -m`` would: from the
+    current directory first.
+    """
+    from qlsbench.bench import SolverSpec
+    from qlsbench.errors import InputError
 
     options = dict(args.option or [])
     if args.options:
         try:
-            options.update(json.loads(args.options))
+            extra = json.loads(args.options)
         except json.JSONDecodeError as exc:
-            raise SystemExit(f"error: --options is not valid JSON: {exc}") from None
-    spec = SolverSpec(args.solver, options, args.label or "")
+            raise InputError(f"--options is not valid JSON: {exc}") from None
+        if not isinstance(extra, dict):
+            raise InputError(f"--options must be a JSON object, got {type(extra).__name__}")
+        options.update(extra)
+    if ":" in args.solver and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    return SolverSpec(args.solver, options, args.label or "")
+
+
+def cmd_solve(args) -> None:
+    from qlsbench.bench import run_solver
+
+    spec = _solver_spec(args)
     df = run_solver(spec, args.dataset, args.out, repeats=args.repeats, seed=args.seed,
-                    time_limit=args.time_limit, progress=not args.quiet)
+                    time_limit=args.time_limit, max_qubits=args.max_qubits, progress=not args.quiet)
     counts = ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().sort_index().items())
     print(f"{spec.label}: {len(df)} solves ({counts}) -> {args.out}")
+
+
+def _board(args):
+    from qlsbench.bench.board import DEFAULT_BOARD, Board
+
+    return Board(Path(args.board) if args.board else DEFAULT_BOARD)
+
+
+def cmd_board(args) -> None:
+    from qlsbench.bench.board import pin, publish, run_board
+
+    board = _board(args)
+    if args.action == "pin":
+        manifest = pin(board, progress=not args.quiet)
+        print(f"pinned {len(manifest['systems'])} systems in {len(manifest['groups'])} groups -> {board.folder}")
+    elif args.action == "run":
+        files = run_board(board, args.results, progress=not args.quiet)
+        print(f"{len(files)} results files in {args.results}")
+    else:
+        results = publish(board, args.results, args.pages)
+        print(f"published {len(results)} solves of {results['solver'].nunique()} solvers -> "
+              f"{board.results_path}, {Path(args.pages) / 'leaderboard.md'}")
+
+
+def cmd_compare(args) -> None:
+    import numpy as np
+
+    from qlsbench.bench.board import compare
+
+    spec = _solver_spec(args)
+    work = Path(args.work) if args.work else Path("results") / "compare"
+    result = compare(spec, _board(args), work=work, time_limit=args.time_limit, repeats=args.repeats,
+                     seed=args.seed, calibrate=not args.no_calibrate, progress=not args.quiet)
+    board, n = result.board, len(result.board)
+    mine = board[board["solver"] == result.label].iloc[0]
+    print(f"{result.label}: rank {result.rank('success_rate')} of {n} at high accuracy "
+          f"(success {mine['success_rate']:.2f}), rank {result.rank('success_rate_low')} of {n} at low accuracy "
+          f"(success {mine['success_rate_low']:.2f}); time {mine['time_sgm_rel']:.3g}x the fastest")
+    if args.no_calibrate:
+        print("times as measured here, not calibrated to the board's machine")
+    else:
+        print(f"times scaled by {result.time_factor:.3g} (board's dense LU time / this machine's, same systems)")
+    shown = board.assign(new=np.where(board["solver"] == result.label, "<- new", ""))
+    print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
 
 
 def cmd_leaderboard(args) -> None:
@@ -111,9 +204,32 @@ def cmd_leaderboard(args) -> None:
     from qlsbench.bench.leaderboard import leaderboard
 
     tol = Tolerances(fidelity=args.fidelity, residual=args.residual, shift=args.shift)
+    low = Tolerances(fidelity=args.low_fidelity, residual=args.low_residual, shift=args.shift, require_converged=False)
     results = load_results(args.results)
-    write_leaderboard(results, args.md, args.csv, tol)
-    print(leaderboard(results, tol).to_string(index=False))
+    write_leaderboard(results, args.md, args.csv, tol, low, html_path=args.html)
+    print(leaderboard(results, tol, low).to_string(index=False))
+
+
+def cmd_check_config(args) -> None:
+    import yaml
+
+    from qlsbench.errors import ConfigError
+    from qlsbench.workflow import check_config
+
+    config = {}
+    for path in [args.defaults, args.config] if args.defaults else [args.config]:
+        try:
+            layer = yaml.safe_load(Path(path).read_text()) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"{path}: not a readable YAML file ({' '.join(str(exc).split())})") from None
+        if not isinstance(layer, dict):
+            raise ConfigError(f"{path}: a config is a mapping of keys, got {type(layer).__name__}")
+        config.update(layer)  # as Snakemake merges --configfile over the Snakefile's: key by key
+    try:
+        check_config(config, args.schema)
+    except ConfigError as exc:
+        raise ConfigError(f"{args.config}: {exc}") from None
+    print(f"{args.config}: valid")
 
 
 def cmd_solvers(args) -> None:
@@ -138,8 +254,24 @@ def cmd_info(args) -> None:
     print(summary.to_string())
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes in one line, like every other error (``--help`` has the rest)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _add_solver_arguments(s: argparse.ArgumentParser) -> None:
+    """``--solver``, ``--option``, ``--options`` and ``--label``, read back by :func:`_solver_spec`."""
+    s.add_argument("--solver", required=True, help="registered name (see `qlsbench solvers`), entry point or module:Class")
+    s.add_argument("--option", type=_parse_option, action="append", metavar="KEY=VALUE",
+                   help="solver option, repeatable")
+    s.add_argument("--options", help="solver options as a JSON object")
+    s.add_argument("--label", help="leaderboard label (default: name plus options)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="qlsbench", description=__doc__.splitlines()[0])
+    p = _Parser(prog="qlsbench", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("ising", help="write Ising-inspired VQLS systems to a Parquet dataset")
@@ -164,20 +296,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Tikhonov epsilon added to each Newton subsystem (frictional ones are singular without it)")
     s.add_argument("--max-systems", type=int, default=None)
     s.add_argument("--out", required=True, help="dataset folder")
+    s.add_argument("--snapshots", metavar="PATH", default=None,
+                   help="also write sphere states and contact impulses at evenly spaced steps to this .parquet (fig. 3)")
+    s.add_argument("--snapshot-count", type=int, default=4, metavar="K",
+                   help="number of snapshot steps, the last step always among them")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_simulate)
 
     s = sub.add_parser("solve", help="run one solver over a dataset into a results file")
-    s.add_argument("--solver", required=True, help="solver name (see `qlsbench solvers`)")
-    s.add_argument("--option", type=_parse_option, action="append", metavar="KEY=VALUE",
-                   help="solver option, repeatable")
-    s.add_argument("--options", help="solver options as a JSON object")
-    s.add_argument("--label", help="leaderboard label (default: name plus options)")
+    _add_solver_arguments(s)
     s.add_argument("--dataset", required=True, help="dataset file or folder")
     s.add_argument("--out", required=True, help="results .parquet file")
     s.add_argument("--repeats", type=int, default=1)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--time-limit", type=float, default=None, help="seconds per solve (runs in a child process)")
+    s.add_argument("--max-qubits", type=int, default=None, help="systems of more qubits get a 'skipped' row")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_solve)
 
@@ -185,10 +318,34 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("results", nargs="+", help="results files or folders")
     s.add_argument("--md", default="results/leaderboard.md")
     s.add_argument("--csv", default="results/leaderboard.csv")
+    s.add_argument("--html", default=None, help="also write the page as HTML (the workflow's report shows it)")
     s.add_argument("--fidelity", type=float, default=0.99)
     s.add_argument("--residual", type=float, default=1e-6)
     s.add_argument("--shift", type=float, default=10.0)
+    s.add_argument("--low-fidelity", type=float, default=0.99, help="low-accuracy setting: fidelity bar")
+    s.add_argument("--low-residual", type=float, default=1e-2, help="low-accuracy setting: residual bar")
     s.set_defaults(func=cmd_leaderboard)
+
+    s = sub.add_parser("board", help="leaderboard v1: pin the benchmark set, run the board's solvers, publish")
+    s.add_argument("action", choices=["pin", "run", "publish"],
+                   help="pin: build the pinned set; run: run board.yaml's solvers on it; publish: write the board")
+    s.add_argument("--board", help="board folder (default: the one shipped in qlsbench/pinned)")
+    s.add_argument("--results", default="results/board", help="folder of the board's results files (run, publish)")
+    s.add_argument("--pages", default="leaderboard", help="folder for leaderboard.md and .csv (publish)")
+    s.add_argument("--quiet", action="store_true", help="no progress bars")
+    s.set_defaults(func=cmd_board)
+
+    s = sub.add_parser("compare", help="rank a new solver against the published leaderboard on the pinned set")
+    _add_solver_arguments(s)
+    s.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve, as on the board")
+    s.add_argument("--repeats", type=int, default=1)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--work", help="folder for its results (default results/compare; reruns resume)")
+    s.add_argument("--no-calibrate", action="store_true",
+                   help="keep this machine's times instead of scaling them by the dense-LU ratio")
+    s.add_argument("--board", help="board folder (default: the one shipped in qlsbench/pinned)")
+    s.add_argument("--quiet", action="store_true", help="no progress bars")
+    s.set_defaults(func=cmd_compare)
 
     s = sub.add_parser("pauli", help="Pauli term counts, truncation errors and reorderings of a dataset")
     s.add_argument("dataset", help="dataset file or folder")
@@ -215,6 +372,39 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--n-qubits", type=int, nargs="+", help="only systems of these qubit counts")
     s.add_argument("--out", required=True, help="output .png")
     s.set_defaults(func=cmd_loss_figure)
+
+    s = sub.add_parser("snapshot-figure", help="fig. 3: side views of the spheres coloured by contact impulse")
+    s.add_argument("snapshots", help="snapshot .parquet of `qlsbench simulate --snapshots`")
+    s.add_argument("--columns", type=int, default=4, help="panels per row")
+    s.add_argument("--out", required=True, help="output .png")
+    s.set_defaults(func=cmd_snapshot_figure)
+
+    s = sub.add_parser("kappa-figure", help="condition number of DEM-C subsystems against simulated time")
+    s.add_argument("datasets", nargs="+", help="DEM-C dataset files or folders, one series each")
+    s.add_argument("--out", required=True, help="output .png")
+    s.set_defaults(func=cmd_kappa_figure)
+
+    s = sub.add_parser("truncation-figure", help="Pauli truncation error and terms kept against tolerance")
+    s.add_argument("results", nargs="+", help="`qlsbench pauli` results .parquet files")
+    s.add_argument("--mode", choices=["absolute", "relative"], default="absolute",
+                   help="tolerance on |c| (absolute) or on |c| / max |c| (relative)")
+    s.add_argument("--out", required=True, help="output .png")
+    s.set_defaults(func=cmd_truncation_figure)
+
+    s = sub.add_parser("checkpoint-table", help="fig. 4(b): per checkpoint its step, time, qubits, kappa and the "
+                                                "solver's loss, fidelity, residual")
+    s.add_argument("results", help="results .parquet of a solver run on a checkpoint dataset")
+    s.add_argument("--dataset", default=None,
+                   help="the checkpoint dataset (default: datasets/<dataset column> below the current folder)")
+    s.add_argument("--out", required=True, help="output .html or .md")
+    s.set_defaults(func=cmd_checkpoint_table)
+
+    s = sub.add_parser("check-config", help="check a workflow config file before running it (one line per problem)")
+    s.add_argument("config", help="config YAML (as given to snakemake --configfile)")
+    s.add_argument("--defaults", default="workflows/config/default.yaml",
+                   help="config it is merged over, key by key, as Snakemake does ('' for none)")
+    s.add_argument("--schema", default="workflows/config/schema.yaml")
+    s.set_defaults(func=cmd_check_config)
 
     s = sub.add_parser("solvers", help="list available solvers, plug-ins included")
     s.set_defaults(func=cmd_solvers)

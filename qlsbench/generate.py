@@ -1,20 +1,112 @@
 """Dataset generators: run a problem source and write its systems to Parquet.
 
 This is where physics meets files: ``qlsbench.physics`` produces subsystems
-through a callback, and this module writes them with ``qlsbench.data``.
+through a callback, and this module writes them with ``qlsbench.data``. The
+same holds for sphere snapshots (fig. 3): an observer of the simulation loop
+records them and this module writes them.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from qlsbench.data import write_systems
-from qlsbench.physics import StepOptions, SubsystemRecorder, build_scene, export_systems, simulate
+from qlsbench.data.snapshots import write_snapshots
+from qlsbench.errors import InputError
+from qlsbench.physics import (
+    StepOptions,
+    SubsystemRecorder,
+    build_scene,
+    export_systems,
+    simulate,
+)
 from qlsbench.physics.minmap import NewtonOptions
+from qlsbench.physics.scene import Scene, SphericalContainer
+from qlsbench.physics.stepper import StepReport
+
+def snapshot_steps(steps: int, count: int) -> np.ndarray:
+    """``count`` step indices at equal intervals of simulated time, the last being the run's last step.
+
+    Step ``k`` (0-based) ends at time ``(k + 1) h``, so steps
+    ``floor(j * steps / count) - 1`` for ``j = 1..count`` end at ``j / count``
+    of the run. The start (spheres at rest, no contacts) shows nothing of
+    the contact forces, so it is not one of them. Fewer steps than ``count``
+    give every step.
+
+    Raises
+    ------
+    InputError
+        If ``steps`` or ``count`` is not an integer >= 1.
+    """
+    for name, value in (("steps (with snapshots)", steps), ("snapshot count", count)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise InputError(f"{name} must be an integer >= 1, got {value!r}")
+    j = np.arange(1, min(count, steps) + 1, dtype=np.int64)
+    return j * steps // min(count, steps) - 1
+
+
+def sphere_impulses(pairs: np.ndarray, normal_impulses: np.ndarray, n_spheres: int) -> np.ndarray:
+    """Per sphere, the sum of the normal impulse magnitudes of its contacts.
+
+    A sphere-sphere contact counts for both spheres; a wall contact (body
+    ``-1``) for its sphere only. Hence the total over spheres is twice the
+    sphere-sphere impulses plus the wall impulses.
+    """
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    magnitude = np.abs(np.asarray(normal_impulses, dtype=np.float64))
+    ends = pairs.reshape(-1)
+    weights = np.repeat(magnitude, 2)
+    on_sphere = ends >= 0  # -1 is a static wall: nothing to add to
+    return np.bincount(ends[on_sphere], weights=weights[on_sphere], minlength=n_spheres)
+
+
+class SnapshotRecorder:
+    """An ``observer`` for :func:`qlsbench.physics.simulate` keeping sphere states at chosen steps.
+
+    Parameters
+    ----------
+    steps : sequence of int
+        Step indices to keep (see :func:`snapshot_steps`).
+
+    Attributes
+    ----------
+    records : list of dict
+        One per kept step: ``step``, ``time``, ``positions`` ``(N, 3)``,
+        ``radii`` ``(N,)`` and ``impulse`` ``(N,)``, copies taken when the
+        step ended.
+    """
+
+    def __init__(self, steps: Sequence[int]) -> None:
+        self.steps = [int(k) for k in steps]
+        self._wanted = set(self.steps)
+        self.records: list[dict] = []
+
+    def __call__(self, scene: Scene, report: StepReport) -> None:
+        if report.step not in self._wanted:
+            return
+        self.records.append({
+            "step": int(report.step), "time": float(report.time),
+            "positions": scene.positions.copy(), "radii": scene.radii.copy(),
+            "impulse": sphere_impulses(report.pairs, report.normal_impulses, scene.n_spheres),
+        })
+
+    @property
+    def missing(self) -> list[int]:
+        """Requested steps not seen (the run was shorter than planned)."""
+        return sorted(self._wanted - {r["step"] for r in self.records})
+
+
+def container_of(scene: Scene) -> dict:
+    """Centre and radius of the scene's spherical container (``None`` for each when it has none)."""
+    for wall in scene.walls:
+        if isinstance(wall, SphericalContainer):
+            return {"container_center": [float(c) for c in wall.center], "container_radius": float(wall.radius)}
+    return {"container_center": None, "container_radius": None}
 
 
 def scene_label(scene: str, n_spheres: int, mu: float) -> str:
@@ -26,6 +118,7 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
                      packing: float = 0.2, mu: float = 0.0, steps: int = 400, seed: int = 0, h: float = 1e-3, s: int = 8,
                      every: int = 1, kappa_cap: float | None = 1e12, max_systems: int | None = None,
                      newton_tol: float = 1e-10, newton_max_iter: int = 100, regularization: float = 0.0,
+                     snapshots: str | os.PathLike | None = None, snapshot_count: int = 4,
                      progress: bool = True) -> dict:
     """Simulate a DEM-C scene and write its Newton subsystems to ``out_dir/part-0000.parquet``.
 
@@ -53,6 +146,14 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
         Tikhonov ``epsilon`` added to each reduced Newton system (and to the
         exported matrices, which are the systems as solved). Frictional
         subsystems are singular without it.
+    snapshots : path, optional
+        Also write the sphere states at ``snapshot_count`` evenly spaced
+        steps (:func:`snapshot_steps`, the last step included) to this
+        Parquet file: columns :data:`SNAPSHOT_COLUMNS`, the container and
+        scene settings in its key-value metadata. The dataset file is the
+        same with or without it.
+    snapshot_count : int
+        Number of snapshot steps.
     progress : bool
         Show a progress bar.
 
@@ -60,17 +161,26 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
     -------
     dict
         The dataset metadata written to the file: settings, export counts,
-        condition-number range, steps per second and Newton statistics.
+        condition-number range, steps per second and Newton statistics; with
+        ``snapshots``, also ``snapshot_steps`` and ``snapshot_write_seconds``.
     """
     newton = NewtonOptions(tol=newton_tol, max_iter=newton_max_iter, regularization=regularization)
     options = StepOptions(h=h, mu=mu, s=s, newton=newton)
+    # Checked before the run, so a bad count does not cost a whole simulation.
+    chosen = snapshot_steps(steps, snapshot_count) if snapshots is not None else None
     state = build_scene(scene, n_spheres=n_spheres, packing=packing, seed=seed)
+    container = container_of(state)
     recorder = SubsystemRecorder(every=every, max_systems=max_systems)
+    observer = SnapshotRecorder(chosen) if chosen is not None else None
     t0 = time.perf_counter()
-    reports = simulate(state, steps, options, capture=recorder, progress=progress)
+    reports = simulate(state, steps, options, capture=recorder, observer=observer, progress=progress)
     elapsed = time.perf_counter() - t0
     label = scene_label(scene, n_spheres, mu)
     systems, stats = export_systems(recorder, kappa_cap=kappa_cap, seed=seed, scene=label)
+    if not systems:  # an empty dataset would only fail later, in every rule that reads it
+        raise InputError(f"simulation {label}: no Newton subsystem to export ({stats['captured']} captured, "
+                         f"{stats['dropped_kappa']} over the kappa cap, {stats['skipped_trivial']} trivial) in "
+                         f"{steps} steps with every={every}; run more steps or more spheres")
     iters = np.array([r.newton_iterations for r in reports if r.contacts]) if reports else np.zeros(0)
     meta = {
         "generator": "qlsbench.generate.simulate_dataset",
@@ -86,4 +196,27 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
     }
     # Wall-clock facts vary run to run; they are returned, not written, so files stay byte-identical.
     write_systems(systems, Path(out_dir) / "part-0000.parquet", metadata=meta)
-    return {**meta, "steps_per_second": steps / elapsed if elapsed > 0 else float("inf")}
+    extra = {"steps_per_second": steps / elapsed if elapsed > 0 else float("inf")}
+    if observer is not None:
+        t0 = time.perf_counter()
+        if observer.missing:
+            raise InputError(f"snapshot steps {observer.missing} were never reached by the simulation")
+        write_snapshots(observer.records, snapshots, _snapshot_metadata(meta, label, container, state, snapshot_count))
+        extra.update(snapshots=str(snapshots), snapshot_steps=observer.steps,
+                     snapshot_write_seconds=time.perf_counter() - t0)
+    return {**meta, **extra}
+
+
+def _snapshot_metadata(meta: dict, label: str, container: dict, scene: Scene, count: int) -> dict:
+    """What a snapshot file says about its run: settings, container, gravity and the chosen steps.
+
+    Only settings, never the output paths or timings, so the file depends on
+    the configuration and seed alone.
+    """
+    settings = {k: meta[k] for k in ("scene", "n_spheres", "packing", "mu", "steps", "seed", "h", "s",
+                                     "regularization", "newton_tol", "newton_max_iter")}
+    return {"generator": "qlsbench.generate.simulate_dataset", "scene_label": label, **settings, **container,
+            "gravity": [float(g) for g in scene.gravity], "snapshot_count": int(count),
+            "snapshot_steps": snapshot_steps(meta["steps"], count).tolist(),
+            "impulse": "sum over the sphere's contacts of the normal impulse magnitude in that step (N s); "
+                       "divide by h for the mean contact force"}

@@ -1,4 +1,4 @@
-"""Helpers that turn a validated workflow config into file names and solver specs.
+"""Helpers that check a workflow config and turn it into file names, solver specs and resources.
 
 The Snakefile calls these so its rules hold no logic of their own.
 """
@@ -6,11 +6,47 @@ The Snakefile calls these so its rules hold no logic of their own.
 from __future__ import annotations
 
 import json
+import os
 from fnmatch import fnmatchcase
+from pathlib import Path
 from typing import Any
 
 from qlsbench.bench.runner import SolverSpec
 from qlsbench.errors import ConfigError
+
+
+def _schema_error_line(error) -> str:
+    """A jsonschema error as one line: where in the config, then what is wrong."""
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
+    return f"{where or 'the config'}: {error.message}"
+
+
+def check_config(config: dict[str, Any], schema: str | os.PathLike) -> None:
+    """Check a workflow config against its schema and against itself.
+
+    The schema catches unknown keys and bad values; the rest needs the
+    config as a whole: solver labels unique and path-safe, each solver's
+    dataset patterns matching a dataset, loss figures naming configured
+    solvers that run on their dataset, checkpoints of configured simulations.
+
+    Raises
+    ------
+    ConfigError
+        One line naming the key at fault.
+    """
+    import jsonschema
+    import yaml
+
+    validator = jsonschema.Draft202012Validator(yaml.safe_load(Path(schema).read_text()))
+    errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        raise ConfigError(_schema_error_line(errors[0]))
+    dem_runs(config)
+    checkpoint_datasets(config)
+    for label in solver_specs(config):
+        solver_datasets(config, label)
+    for name in loss_figures(config):
+        loss_figure_inputs(config, name)
 
 
 def solver_specs(config: dict[str, Any]) -> dict[str, SolverSpec]:
@@ -50,9 +86,14 @@ def dem_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def simulate_args(config: dict[str, Any], label: str) -> str:
-    """Command-line options of ``qlsbench simulate`` for one configured run."""
+    """Command-line options of ``qlsbench simulate`` for one configured run (snapshots aside)."""
     run = dem_runs(config)[label]
-    return " ".join(f"--{key.replace('_', '-')} {value}" for key, value in sorted(run.items()))
+    return " ".join(f"--{key.replace('_', '-')} {value}" for key, value in sorted(run.items()) if key != "snapshots")
+
+
+def snapshot_count(config: dict[str, Any], label: str) -> int:
+    """How many sphere snapshots (fig. 3) simulation ``label`` keeps."""
+    return int(dem_runs(config)[label].get("snapshots", 4))
 
 
 def checkpoint_datasets(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -95,6 +136,48 @@ def solver_run_setting(config: dict[str, Any], label: str, key: str, default: An
     return _solver_entry(config, label).get(key, config["run"].get(key, default))
 
 
+#: Per-job resources a cluster executor (SLURM) requests: memory in MB, wall time in minutes, threads.
+#: ``resources:`` in the config overrides them per rule (or under ``default``), a solver entry per solver.
+DEFAULT_RESOURCES: dict[str, dict[str, int]] = {
+    "default": {"mem_mb": 2000, "runtime": 30, "threads": 1},
+    "simulate": {"mem_mb": 4000, "runtime": 240},
+    "pauli": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # numba kernels run patterns in parallel
+    "truncation": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # the same study, more tolerances
+    "solve": {"mem_mb": 4000, "runtime": 120},
+}
+
+
+def _resources(config: dict[str, Any], rule: str, label: str | None = None) -> dict[str, int]:
+    """Built-in defaults, then the config's ``default``, its entry for ``rule``, and a solver entry's own."""
+    given = config.get("resources") or {}
+    merged = {**DEFAULT_RESOURCES["default"], **DEFAULT_RESOURCES.get(rule, {}),
+              **given.get("default", {}), **given.get(rule, {})}
+    if label is not None:
+        merged.update(_solver_entry(config, label).get("resources") or {})
+    return merged
+
+
+def rule_resources(config: dict[str, Any], rule: str) -> dict[str, int]:
+    """``mem_mb`` and ``runtime`` of ``rule``'s jobs (the keyword arguments of its ``resources:``)."""
+    return {k: v for k, v in _resources(config, rule).items() if k != "threads"}
+
+
+def rule_threads(config: dict[str, Any], rule: str) -> int:
+    """Threads of ``rule``'s jobs."""
+    return int(_resources(config, rule)["threads"])
+
+
+def solver_resource(config: dict[str, Any], label: str, key: str) -> int:
+    """``mem_mb``, ``runtime`` or ``threads`` of solver ``label``'s ``solve`` jobs."""
+    return int(_resources(config, "solve", label)[key])
+
+
+def solver_max_qubits(config: dict[str, Any], label: str) -> str:
+    """``--max-qubits N`` when solver ``label`` has a ``max_qubits`` entry, else nothing."""
+    limit = _solver_entry(config, label).get("max_qubits")
+    return f"--max-qubits {limit}" if limit is not None else ""
+
+
 def solver_results(config: dict[str, Any]) -> list[str]:
     """Every results file the configured solvers produce."""
     return [f"results/{label}/{d}.parquet" for label in solver_specs(config) for d in solver_datasets(config, label)]
@@ -120,6 +203,30 @@ def loss_figure_inputs(config: dict[str, Any], name: str) -> list[str]:
     if absent:
         raise ConfigError(f"loss_figures.{name}: solver(s) {absent} do not run on {fig['dataset']!r}")
     return [f"results/{label}/{fig['dataset']}.parquet" for label in fig["solvers"]]
+
+
+def checkpoint_tables(config: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Fig. 4's kappa tables: for each loss figure drawn on a checkpoint dataset, one per solver in it.
+
+    Keyed by ``<solver>-checkpoints-<scene>`` (``results/tables/<key>.html``).
+    """
+    tables = {}
+    for fig in loss_figures(config).values():
+        family, _, scene = fig["dataset"].partition("/")
+        if family == "dem_c_checkpoints":
+            for solver in fig["solvers"]:
+                tables[f"{solver}-checkpoints-{scene}"] = {"solver": solver, "scene": scene}
+    return tables
+
+
+def report_outputs(config: dict[str, Any]) -> list[str]:
+    """Figures and tables of the report beyond the leaderboard, fig. 2/4 loss curves and fig. 5."""
+    labels = list(dem_runs(config))
+    out = [f"results/figures/snapshots_{label}.png" for label in labels]
+    if labels:
+        out += ["results/figures/kappa_time.png", "results/figures/truncation.png"]
+    out += [f"results/tables/{name}.{ext}" for name in checkpoint_tables(config) for ext in ("html", "md")]
+    return out
 
 
 def _solver_entry(config: dict[str, Any], label: str) -> dict[str, Any]:

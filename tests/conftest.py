@@ -65,6 +65,48 @@ PLUGIN_MODULE = textwrap.dedent('''
 
         def _solve(self, system, seed):
             os._exit(3)
+
+
+    @dataclass
+    class SegfaultSolver(BaseSolver):
+        """Dereferences a null pointer: a real SIGSEGV."""
+        name: ClassVar[str] = "segfault"
+
+        def _solve(self, system, seed):
+            import ctypes
+            ctypes.string_at(0)
+
+
+    @dataclass
+    class NaNSolver(BaseSolver):
+        """Claims convergence with a NaN-filled solution."""
+        name: ClassVar[str] = "nan"
+
+        def _solve(self, system, seed):
+            return SolveResult(np.full(system.dim, np.nan), Status.CONVERGED, "all good")
+
+
+    @dataclass
+    class CountingSolver(BaseSolver):
+        """Dense solve that appends one line per call to the file named by $QLSBENCH_TEST_CALLS.
+
+        Sleeps `sleep` seconds per call; raises KeyboardInterrupt on the call whose number is
+        $QLSBENCH_TEST_INTERRUPT_AT (an environment variable, so the options - and with them the
+        journal key - are the same in the interrupted run and the resumed one).
+        """
+        name: ClassVar[str] = "counting"
+        sleep: float = 0.0
+
+        def _solve(self, system, seed):
+            log = os.environ["QLSBENCH_TEST_CALLS"]
+            with open(log, "a") as f:
+                f.write(f"{system.system_id} {seed}\\n")
+            with open(log) as f:
+                calls = len(f.read().splitlines())
+            if calls == int(os.environ.get("QLSBENCH_TEST_INTERRUPT_AT", "0")):
+                raise KeyboardInterrupt
+            time.sleep(self.sleep)
+            return SolveResult(np.linalg.solve(system.A.toarray(), system.b), Status.CONVERGED)
 ''')
 
 ENTRY_POINTS = textwrap.dedent("""
@@ -73,6 +115,9 @@ ENTRY_POINTS = textwrap.dedent("""
     crash = qlsbench_testplugin:CrashSolver
     hang = qlsbench_testplugin:HangSolver
     die = qlsbench_testplugin:DieSolver
+    segfault = qlsbench_testplugin:SegfaultSolver
+    nan = qlsbench_testplugin:NaNSolver
+    counting = qlsbench_testplugin:CountingSolver
 """)
 
 

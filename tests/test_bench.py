@@ -73,11 +73,72 @@ def test_a_dying_solver_process_becomes_an_error_row(ising_dataset, tmp_path, pl
     assert df["message"].str.contains("solver process died").all()
 
 
+def test_a_segfault_becomes_an_error_row_and_the_run_goes_on(ising_dataset, tmp_path, plugin_path):
+    df = run_solver(SolverSpec("segfault"), ising_dataset, tmp_path / "sf.parquet", time_limit=30.0, progress=False)
+    assert len(df) == 3 and (df["status"] == "error").all()
+    assert df["message"].str.contains("solver process died \\(killed by SIGSEGV \\(exit code -11\\)\\)").all()
+
+
+def test_a_nan_solution_is_an_error_row_whatever_the_solver_claims(ising_dataset, tmp_path, plugin_path):
+    for time_limit in (None, 30.0):  # in this process and in a worker
+        df = run_solver(SolverSpec("nan"), ising_dataset, tmp_path / "nan.parquet", time_limit=time_limit,
+                        progress=False)
+        assert (df["status"] == "error").all()
+        assert df["message"].iloc[0] == "solver returned a solution with 4 non-finite entries (it reported converged: all good)"
+        assert df["fidelity"].isna().all() and df["rel_residual"].isna().all()
+
+
+def test_max_qubits_gives_skipped_rows_with_the_reason(ising_dataset, tmp_path):
+    df = run_solver(SolverSpec("lu"), ising_dataset, tmp_path / "r.parquet", repeats=2, max_qubits=3,
+                    progress=False)
+    assert list(df["status"]) == ["converged"] * 4 + ["skipped"] * 2  # n = 2, 3 solved; n = 4 skipped
+    assert df["message"].iloc[-1] == "skipped: 4 qubits, over max_qubits=3 configured for this solver"
+    assert df["x"].iloc[-1] is None and df["wall_time"].iloc[-1] == 0.0
+
+
+def test_vqls_resources_become_columns(ising_dataset, tmp_path):
+    spec = SolverSpec("vqls-local", {"backend": "circuits", "optimizer": "cobyla", "maxiter": 10, "layers": 1,
+                                     "max_circuits": 60})
+    run_solver(spec, ising_dataset, tmp_path / "v.parquet", progress=False)
+    df = load_results([tmp_path / "v.parquet"])
+    resources = [json.loads(r) for r in df["resources"]]
+    assert list(df["status"][:2]) != ["skipped"] * 2 and df["status"].iloc[2] == "skipped"  # n = 4: over budget
+    for row, res in zip(df.itertuples(), resources):
+        assert row.pauli_terms == res["pauli_terms"] and row.circuits_per_evaluation == res["circuits_per_evaluation"]
+        assert row.parameters == 2 * row.n_qubits  # one R_y layer, then the closing layer
+    assert df["circuit_depth"].iloc[0] > 0 and pd.isna(df["circuit_depth"].iloc[2])  # never built when skipped
+    assert pd.isna(df["mc_samples"]).all()  # a cost VQLS does not have
+
+
+def test_an_interrupted_run_resumes_without_repeating_finished_solves(ising_dataset, tmp_path, plugin_path,
+                                                                     monkeypatch):
+    calls = tmp_path / "calls.txt"
+    out = tmp_path / "results" / "counting.parquet"
+    monkeypatch.setenv("QLSBENCH_TEST_CALLS", str(calls))
+    monkeypatch.setenv("QLSBENCH_TEST_INTERRUPT_AT", "4")  # 3 systems x 2 repeats: stop in the 4th solve
+    with pytest.raises(KeyboardInterrupt):
+        run_solver(SolverSpec("counting"), ising_dataset, out, repeats=2, progress=False)
+    assert not out.exists()
+    journal = list((tmp_path / "results" / ".counting.parquet.journal").glob("*.parquet"))
+    assert len(journal) == 3
+    monkeypatch.delenv("QLSBENCH_TEST_INTERRUPT_AT")
+    df = run_solver(SolverSpec("counting"), ising_dataset, out, repeats=2, progress=False)
+    lines = calls.read_text().splitlines()
+    assert len(lines) == 4 + 3  # the interrupted solve is done again, the 3 finished ones are not
+    assert len(set(lines)) == 6 and lines[3] == lines[4]
+    assert (df["status"] == "converged").all() and len(df) == 6
+    assert list(df["seed"]) == [0, 1] * 3  # rows in dataset order, whichever run produced them
+    assert not (tmp_path / "results" / ".counting.parquet.journal").exists()
+    # Other options are another configuration: nothing of this run is reused for it.
+    run_solver(SolverSpec("counting", {"sleep": 0.0}), ising_dataset, out, repeats=1, progress=False)
+    assert len(calls.read_text().splitlines()) == 7 + 3
+
+
 def test_runner_refuses_bad_requests_before_any_work(ising_dataset, tmp_path):
     out = tmp_path / "r.parquet"
     with pytest.raises(UnknownSolverError):
         run_solver(SolverSpec("nope"), ising_dataset, out, progress=False)
-    with pytest.raises(InputError, match="repeats must be >= 1"):
+    with pytest.raises(InputError, match="repeats must be an integer >= 1"):
         run_solver(SolverSpec("cg"), ising_dataset, out, repeats=0, progress=False)
     with pytest.raises(InputError, match="time_limit must be > 0"):
         run_solver(SolverSpec("cg"), ising_dataset, out, time_limit=0, progress=False)
@@ -105,8 +166,12 @@ def test_shifted_geometric_mean_matches_its_definition():
 
 
 def _results(rows):
-    base = {"dataset": "d", "dataset_hash": "h", "cond": 10.0, "time_limit": 5.0}
-    return pd.DataFrame([{**base, **r} for r in rows])
+    """Rows as results, each solver's k-th row on system ``s<k>``."""
+    base = {"dataset": "d", "dataset_hash": "h", "cond": 10.0, "time_limit": 5.0, "family": "f", "n_qubits": 3}
+    df = pd.DataFrame([{**base, **r} for r in rows])
+    if "system_id" not in df:
+        df["system_id"] = "s" + df.groupby("solver").cumcount().astype(str)
+    return df
 
 
 def test_leaderboard_ranks_success_then_time_and_normalises_to_the_best():
@@ -157,7 +222,7 @@ def test_leaderboard_files_from_real_runs(ising_dataset, tmp_path):
     md = (tmp_path / "lb.md").read_text()
     for needle in ("machine", "numpy", "qiskit", "date", "ising/kappa10", results["dataset_hash"].iloc[0]):
         assert needle in md
-    assert render_markdown(results).count("| cg |") == 2  # ranking and per-dataset tables
+    assert render_markdown(results).count("| cg |") == 4  # ranking, band, resources and per-dataset tables
 
 
 def test_bad_tolerances_are_refused():
@@ -187,8 +252,26 @@ def test_results_of_another_version_are_refused(ising_dataset, tmp_path):
     run_solver(SolverSpec("lu"), ising_dataset, out, progress=False)
     table = pq.read_table(out)
     pq.write_table(table.replace_schema_metadata({b"qlsbench.results_schema_version": b"0"}), out)
-    with pytest.raises(InputError, match="r.parquet: results schema version 0, this qlsbench reads 1"):
+    with pytest.raises(InputError, match="r.parquet: results schema version 0, this qlsbench reads 2"):
         load_results([out])
     pq.write_table(table.drop_columns(["fidelity"]), out)
-    with pytest.raises(InputError, match="missing result column\\(s\\) fidelity"):
+    with pytest.raises(InputError, match="missing column 'fidelity'"):
         load_results([out])
+
+
+def test_a_results_folder_passes_over_other_outputs_and_journals(ising_dataset, tmp_path, plugin_path, monkeypatch):
+    from qlsbench.bench.pauli_runs import pauli_study
+
+    results = tmp_path / "results"
+    run_solver(SolverSpec("lu"), ising_dataset, results / "lu" / "ising.parquet", progress=False)
+    pauli_study(ising_dataset, results / "pauli" / "ising.parquet", tols=(0.0,), progress=False)
+    monkeypatch.setenv("QLSBENCH_TEST_CALLS", str(tmp_path / "calls.txt"))
+    monkeypatch.setenv("QLSBENCH_TEST_INTERRUPT_AT", "2")
+    with pytest.raises(KeyboardInterrupt):  # leaves a journal entry under results/
+        run_solver(SolverSpec("counting"), ising_dataset, results / "counting.parquet", progress=False)
+    df = load_results([results])
+    assert set(df["solver"]) == {"lu"} and len(df) == 3
+    with pytest.raises(InputError, match="ising.parquet: results schema version none"):
+        load_results([results / "pauli" / "ising.parquet"])  # named explicitly: not passed over
+    with pytest.raises(InputError, match="no results files in"):
+        load_results([results / "pauli"])

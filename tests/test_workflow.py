@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+from qlsbench.bench.runner import RESULTS_VERSION_KEY
 from qlsbench.errors import ConfigError
 from qlsbench.workflow import all_datasets, loss_figure_inputs, solver_specs
 
@@ -118,6 +122,16 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     assert board.loc["lu", "success_rate"] == 1.0 and board.loc["crash", "success_rate"] == 0.0
     dem = pd.read_parquet(work / "datasets" / "dem_c" / "sedimentation-n5-mu0")
     assert len(dem) > 0 and (dem["family"] == "dem_c").all()
+    for figure in ("snapshots_sedimentation-n5-mu0", "kappa_time", "truncation", "pauli_terms"):
+        assert (work / "results" / "figures" / f"{figure}.png").read_bytes().startswith(b"\x89PNG"), figure
+    assert "<table>" in (work / "results" / "leaderboard.html").read_text()
+    report = subprocess.run(SNAKEMAKE + ["--configfile", "small.yaml", "--report", "report.html"], cwd=work,
+                            capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr[-2000:]
+    assert "ERROR" not in report.stderr  # e.g. a caption that is not valid reStructuredText
+    html = (work / "report.html").read_text()
+    for item in ("leaderboard.html", "fig2.png", "kappa_time.png", "truncation.png", "snapshots_sedimentation-n5-mu0"):
+        assert item in html, item
     assert board.loc["crash", "solves"] == (2 * 2 + len(dem)) * 2  # (Ising + DEM-C systems) x repeats, all kept
     pauli = pd.read_parquet(work / "results" / "pauli" / "dem_c" / "sedimentation-n5-mu0.parquet")
     assert set(pauli["system_id"]) == set(dem["system_id"])
@@ -138,7 +152,8 @@ def test_per_solver_datasets_and_repeats():
     from qlsbench.workflow import solver_datasets, solver_results, solver_run_setting
 
     config = _default()
-    assert solver_datasets(config, "vqls-local") == ["ising/kappa10"]
+    assert solver_datasets(config, "vqls-global") == ["ising/kappa10"]
+    assert solver_datasets(config, "vqls-local") == ["ising/kappa10", "dem_c_checkpoints/sedimentation-n16-mu0"]
     assert solver_datasets(config, "lu") == all_datasets(config)
     assert solver_run_setting(config, "vqls-local", "repeats", 1) == 1
     assert solver_run_setting(config, "lu", "repeats", 1) == config["run"]["repeats"]
@@ -152,10 +167,11 @@ def test_per_solver_datasets_and_repeats():
                                                          "results/vnls/ising/kappa10.parquet"]
     assert "dem_c_checkpoints/sedimentation-n16-mu0" in solver_datasets(config, "vnls")
     assert "dem_c_checkpoints/sedimentation-n16-mu0" in solver_datasets(config, "lu")
-    config["solvers"][-1]["datasets"] = ["heat/*"]  # the vnls entry
+    vnls = next(entry for entry in config["solvers"] if entry.get("label") == "vnls")
+    vnls["datasets"] = ["heat/*"]
     with pytest.raises(ConfigError, match=r"datasets \['heat/\*'\] match none"):
         solver_datasets(config, "vnls")
-    config["solvers"][-1]["datasets"] = ["ising/kappa100"]
+    vnls["datasets"] = ["ising/kappa100"]
     with pytest.raises(ConfigError, match=r"solver\(s\) \['vnls'\] do not run on 'ising/kappa10'"):
         loss_figure_inputs(config, "loss_curves")
     config["loss_figures"][0]["solvers"] = ["vnlz"]
@@ -164,3 +180,75 @@ def test_per_solver_datasets_and_repeats():
     config["checkpoints"] = [{"dataset": "dem_c/sedimentation-n99-mu0"}]
     with pytest.raises(ConfigError, match="is not a configured DEM-C dataset"):
         all_datasets(config)
+
+
+def _outputs(work: Path) -> dict[str, Path]:
+    """Every output file of a run (hidden journals, logs and Snakemake's own files aside)."""
+    return {str(p.relative_to(work)): p for top in ("datasets", "results") for p in sorted((work / top).rglob("*"))
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(work).parts)}
+
+
+def _same_results(a: Path, b: Path) -> None:
+    """Results rows equal in everything but the measured wall time."""
+    ra, rb = pd.read_parquet(a), pd.read_parquet(b)
+    pd.testing.assert_frame_equal(ra.drop(columns="wall_time"), rb.drop(columns="wall_time"))
+
+
+def test_a_killed_workflow_resumes_with_identical_outputs(tmp_path, plugin_path):
+    """SIGKILL the whole run mid-solve, rerun: finished jobs and solves are not redone, outputs are the same."""
+    config = {
+        "ising": {"n_qubits": [2, 3, 4], "kappas": [10], "J": 0.1},
+        "simulate": [{"scene": "sedimentation", "n_spheres": 5, "mu": 0.0, "steps": 80, "every": 10}],
+        "checkpoints": [], "loss_figures": [],
+        "solvers": [{"name": "lu"},
+                    {"name": "counting", "label": "counting", "options": {"sleep": 0.7}, "datasets": ["ising/*"]}],
+        "run": {"repeats": 3, "seed": 0, "time_limit": 60},
+    }
+    runs = {}
+    for name in ("reference", "killed"):
+        (tmp_path / name).mkdir()
+        work = _workdir(tmp_path / name)
+        (work / "c.yaml").write_text(yaml.safe_dump(config))
+        runs[name] = work
+    cmd = SNAKEMAKE + ["--cores", "1", "--configfile", "c.yaml"]
+
+    def env(work):
+        return {**os.environ, "QLSBENCH_TEST_CALLS": str(work / "calls.txt")}
+
+    ref = runs["reference"]
+    assert subprocess.run(SNAKEMAKE + ["--cores", "2", "--configfile", "c.yaml"], cwd=ref, env=env(ref),
+                          capture_output=True).returncode == 0
+
+    work = runs["killed"]
+    calls = work / "calls.txt"
+    proc = subprocess.Popen(cmd, cwd=work, env=env(work), start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 240
+    while not (calls.exists() and len(calls.read_text().splitlines()) >= 4):
+        assert proc.poll() is None and time.monotonic() < deadline, "the run ended before it could be killed"
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)  # Snakemake, the solve job and its solver worker, at once
+    proc.wait()
+    before = {name: p.stat().st_mtime_ns for name, p in _outputs(work).items()}
+    assert "results/counting/ising/kappa10.parquet" not in before  # killed mid-rule: no half file
+    assert len(list((work / "results" / "counting" / "ising" / ".kappa10.parquet.journal").glob("*.parquet"))) >= 3
+
+    # A SIGKILLed Snakemake cannot release its lock; its message says to --unlock, as a user would.
+    assert subprocess.run(SNAKEMAKE + ["--unlock", "--configfile", "c.yaml"], cwd=work).returncode == 0
+    rerun = subprocess.run(cmd, cwd=work, env=env(work), capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    after = _outputs(work)
+    assert {name: after[name].stat().st_mtime_ns for name in before} == before  # finished jobs were not rerun
+    lines = calls.read_text().splitlines()
+    assert len(set(lines)) == 9 and len(lines) <= 10  # each solve once; only the one in flight again
+
+    expected = _outputs(ref)
+    assert set(after) == set(expected)
+    for name, path in expected.items():
+        if name.endswith(".parquet") and RESULTS_VERSION_KEY in (pq.read_schema(path).metadata or {}):
+            _same_results(path, after[name])  # solver results: equal but for the measured times
+        elif name.endswith(".parquet"):  # datasets, snapshots, Pauli studies: the same bytes
+            assert after[name].read_bytes() == path.read_bytes(), name
+    board = [pd.read_csv(run / "results" / "leaderboard.csv").set_index("solver") for run in (ref, work)]
+    for column in ("systems", "solves", "success_rate", "error_sgm"):
+        pd.testing.assert_series_equal(board[0][column], board[1][column])

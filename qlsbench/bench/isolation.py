@@ -6,10 +6,14 @@ solve exceeds its time limit the worker is killed and a fresh one started.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing as mp
+import signal
 import time
 import traceback
 from typing import Any
+
+import numpy as np
 
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers import SolveResult, Status, get
@@ -29,11 +33,45 @@ def call_solver(solver, system: LinearSystem, seed: int) -> tuple[SolveResult, f
         result = solver.solve(system, seed=seed)
         if not isinstance(result, SolveResult):
             raise TypeError(f"solve returned {type(result).__name__}, expected SolveResult")
+        result = checked(result, system)
     except Exception as exc:  # a solver bug must become a row, not end the run
         last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
         where = f" at {last.filename}:{last.lineno}" if last else ""
         result = SolveResult(None, Status.ERROR, f"{type(exc).__name__}: {exc}{where}")
     return result, time.perf_counter() - t0
+
+
+def checked(result: SolveResult, system: LinearSystem) -> SolveResult:
+    """``result`` with its status corrected when its solution cannot be one.
+
+    A solver may claim success with a NaN-filled or wrongly sized vector (or
+    none at all); the runner does not take its word for it. The solution is
+    kept so the row shows what came back.
+    """
+    if result.status not in (Status.CONVERGED, Status.MAX_ITER):
+        return result
+    x = result.x
+    if x is None:
+        problem = "returned no solution"
+    elif np.shape(x) != system.b.shape:
+        problem = f"returned a solution of shape {np.shape(x)} for a system of dimension {system.dim}"
+    elif not np.all(np.isfinite(x)):
+        problem = f"returned a solution with {int(np.sum(~np.isfinite(x)))} non-finite entries"
+    else:
+        return result
+    claimed = f" (it reported {result.status}{': ' + result.message if result.message else ''})"
+    return dataclasses.replace(result, status=Status.ERROR, message=f"solver {problem}{claimed}",
+                               x=x if x is not None and np.shape(x) == system.b.shape else None)
+
+
+def _death(code: int | None) -> str:
+    """How a worker ended: ``exit code 3`` or ``killed by SIGSEGV (exit code -11)``."""
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name} (exit code {code})"
+        except ValueError:
+            pass
+    return f"exit code {code}"
 
 
 def _worker_main(conn, name: str, options: dict[str, Any]) -> None:
@@ -97,10 +135,10 @@ class IsolatedSolver:
         try:
             return self._conn.recv()
         except EOFError:  # the process died (segfault, os._exit, out of memory)
-            code = self._proc.exitcode if self._proc else None
+            self._proc.join(timeout=5.0)  # the pipe closes before the exit code is collected
+            why = _death(self._proc.exitcode)
             self.close(graceful=False)
-            return (SolveResult(None, Status.ERROR, f"solver process died (exit code {code})"),
-                    time.perf_counter() - t0)
+            return SolveResult(None, Status.ERROR, f"solver process died ({why})"), time.perf_counter() - t0
 
     def close(self, graceful: bool = True) -> None:
         """Stop the worker process, if any; ``graceful=False`` kills it at once."""

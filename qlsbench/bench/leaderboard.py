@@ -7,36 +7,82 @@ dropped, so a solver cannot look fast by failing fast: their time counts as
 the time limit (or their own time when no limit was set) and their error as
 at least 1.0, the error of returning zero. Errors are floored at the accuracy
 of the reference solution itself, ``cond * eps``.
+
+Every solver is ranked on the same systems: the union of the systems in the
+results. A system a solver was not run on counts as a ``skipped`` solve, and
+repeats of one system are reduced to one value (mean success, median time and
+error) before the means over systems are taken, so a solver run three times
+does not weigh three times as much.
+
+Two accuracy settings are reported, as in qpbenchmark: ``high`` (the solver
+says it converged, fidelity >= 0.99, relative residual <= 1e-6) and ``low``
+(a solution came back, converged or out of iterations, with fidelity >= 0.99
+and relative residual <= 1e-2). Variational solvers have no trustworthy
+convergence test of their own (SPSA never "converges"), so the low setting
+judges what they return rather than what they say.
 """
 
 from __future__ import annotations
 
+import html
 import os
+import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from qlsbench.bench.environment import machine_info, package_versions
+from qlsbench.data import atomic_write_text
 from qlsbench.errors import InputError
+from qlsbench.solvers.base import RESOURCE_KEYS
+
+#: Qubit bands of the per-family tables, as inclusive ranges.
+QUBIT_BANDS: tuple[tuple[int, int], ...] = ((1, 4), (5, 6), (7, 8), (9, 10), (11, 64))
+
+#: Statuses under which a returned solution is judged at all.
+_RETURNED = ("converged", "max_iter")
+_FAILED = ("error", "timeout")
 
 
 @dataclass(frozen=True)
 class Tolerances:
-    """What counts as a successful solve, and the geometric-mean shift."""
+    """What counts as a successful solve, and the geometric-mean shift.
+
+    Attributes
+    ----------
+    fidelity : float
+        Minimum state fidelity with the reference solution.
+    residual : float
+        Maximum relative residual ``||A x - b|| / ||b||``.
+    shift : float
+        Shift of the geometric means (time in milliseconds, relative error).
+    require_converged : bool
+        Whether the solver must also report ``converged``; otherwise
+        ``max_iter`` solutions are judged by their accuracy alone.
+    """
 
     fidelity: float = 0.99
     residual: float = 1e-6
-    shift: float = 10.0  # applied to time in milliseconds and to relative error
+    shift: float = 10.0
+    require_converged: bool = True
 
     def __post_init__(self) -> None:
         if not 0 < self.fidelity <= 1:
             raise InputError(f"fidelity tolerance must be in (0, 1], got {self.fidelity}")
-        if self.residual <= 0:
+        if not self.residual > 0:
             raise InputError(f"residual tolerance must be > 0, got {self.residual}")
-        if self.shift <= 0:
+        if not self.shift > 0:
             raise InputError(f"shift must be > 0, got {self.shift}")
+
+    def describe(self) -> str:
+        """One line for the leaderboard header."""
+        status = "status `converged`" if self.require_converged else "a solution returned (`converged` or `max_iter`)"
+        return f"{status}, fidelity >= {self.fidelity:g} and relative residual <= {self.residual:g}"
+
+
+#: The low-accuracy setting: what variational solvers are built for.
+LOW_ACCURACY = Tolerances(fidelity=0.99, residual=1e-2, require_converged=False)
 
 
 def shifted_geometric_mean(values: np.ndarray, shift: float) -> float:
@@ -52,10 +98,21 @@ def shifted_geometric_mean(values: np.ndarray, shift: float) -> float:
     return float(shift * np.expm1(np.mean(np.log1p(v / shift))))
 
 
+def qubit_band(n_qubits) -> str:
+    """Label of the band of :data:`QUBIT_BANDS` holding ``n_qubits`` (``"?"`` when unknown)."""
+    if n_qubits is None or pd.isna(n_qubits):
+        return "?"
+    for lo, hi in QUBIT_BANDS:
+        if lo <= n_qubits <= hi:
+            return f"{lo}-{hi}" if hi < QUBIT_BANDS[-1][1] else f">={lo}"
+    return "?"
+
+
 def mark_success(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
     """Add ``success``, penalised ``time_ms`` and penalised ``error`` columns."""
     df = results.copy()
-    df["success"] = ((df["status"] == "converged") & (df["fidelity"] >= tol.fidelity)
+    statuses = ("converged",) if tol.require_converged else _RETURNED
+    df["success"] = (df["status"].isin(statuses) & (df["fidelity"] >= tol.fidelity)
                      & (df["rel_residual"] <= tol.residual))
     limit = df["time_limit"].where(df["time_limit"].notna(), df["wall_time"])
     df["time_ms"] = 1e3 * df["wall_time"].where(df["success"], np.maximum(limit, df["wall_time"]))
@@ -69,7 +126,79 @@ def mark_success(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
     return df
 
 
-def leaderboard(results: pd.DataFrame, tol: Tolerances = Tolerances()) -> pd.DataFrame:
+def _system_key(df: pd.DataFrame) -> pd.Series:
+    if "system_id" in df:
+        return df["dataset"].astype(str) + "/" + df["system_id"].astype(str)
+    return df["dataset"].astype(str) + "/#" + df.groupby(["solver", "dataset"]).cumcount().astype(str)
+
+
+def complete_matrix(results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` plus a ``skipped`` row for every (solver, system) pair that has none.
+
+    The systems are the union over all solvers, so every solver is measured on
+    the same set; a missing pair is charged like any unsuccessful solve, at
+    that solver's largest time limit.
+    """
+    df = results.copy()
+    df["system_key"] = _system_key(df)
+    systems = df.drop_duplicates("system_key").set_index("system_key")
+    missing = []
+    for solver, rows in df.groupby("solver", sort=False):
+        limit = rows["time_limit"].max()
+        if pd.isna(limit):
+            limit = rows["wall_time"].max()
+        for key in systems.index.difference(pd.Index(rows["system_key"].unique())):
+            info = systems.loc[key]
+            missing.append({"solver": solver, "system_key": key, "status": "skipped",
+                            "message": "not run on this system", "wall_time": 0.0, "time_limit": limit,
+                            "rel_residual": np.nan, "rel_error": np.nan, "fidelity": np.nan,
+                            **{c: info[c] for c in ("dataset", "family", "n_qubits", "cond") if c in info}})
+    if missing:
+        df = pd.concat([df, pd.DataFrame(missing)], ignore_index=True)
+    return df
+
+
+def per_system(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
+    """One row per (solver, system): mean success over repeats, median penalised time and error."""
+    df = mark_success(complete_matrix(results), tol)
+    df["band"] = df["n_qubits"].map(qubit_band)
+    for col in ("family", "n_qubits"):
+        if col not in df:
+            df[col] = np.nan
+    g = df.groupby(["solver", "system_key"], sort=True)
+    out = g.agg(success=("success", "mean"), time_ms=("time_ms", "median"), error=("error", "median"),
+                solves=("status", lambda s: int((s != "skipped").sum())),
+                skipped=("status", lambda s: int((s == "skipped").sum())),
+                failed=("status", lambda s: int(s.isin(_FAILED).sum())),
+                family=("family", "first"), band=("band", "first"), dataset=("dataset", "first"))
+    return out.reset_index()
+
+
+def _rank(systems: pd.DataFrame, tol: Tolerances, low: Tolerances | None, low_systems: pd.DataFrame | None):
+    g = systems.groupby("solver", sort=True)
+    board = pd.DataFrame({
+        "systems": g.size(),
+        "solves": g["solves"].sum(),
+        "skipped": g["skipped"].sum(),
+        "failed": g["failed"].sum(),
+        "success_rate": g["success"].mean(),
+        "time_sgm_ms": g["time_ms"].apply(lambda v: shifted_geometric_mean(v, tol.shift)),
+        "error_sgm": g["error"].apply(lambda v: shifted_geometric_mean(v, tol.shift)),
+        "median_time_ms": g["time_ms"].median(),
+    })
+    if low is not None:
+        board["success_rate_low"] = low_systems.groupby("solver", sort=True)["success"].mean()
+    board["time_sgm_rel"] = board["time_sgm_ms"] / board["time_sgm_ms"].min()
+    board["error_sgm_rel"] = board["error_sgm"] / board["error_sgm"].min()
+    board = board.reset_index().sort_values(["success_rate", "time_sgm_rel"], ascending=[False, True])
+    cols = ["solver", "systems", "solves", "skipped", "failed", "success_rate",
+            *(["success_rate_low"] if low is not None else []),
+            "time_sgm_rel", "error_sgm_rel", "time_sgm_ms", "error_sgm", "median_time_ms"]
+    return board[cols].reset_index(drop=True)
+
+
+def leaderboard(results: pd.DataFrame, tol: Tolerances = Tolerances(),
+                low: Tolerances | None = LOW_ACCURACY) -> pd.DataFrame:
     """One row per solver label, best first.
 
     Parameters
@@ -77,85 +206,214 @@ def leaderboard(results: pd.DataFrame, tol: Tolerances = Tolerances()) -> pd.Dat
     results : pandas.DataFrame
         Rows as written by :func:`qlsbench.bench.runner.run_solver`.
     tol : Tolerances
-        Success tolerances and shift.
+        The main (high-accuracy) success tolerances and shift.
+    low : Tolerances or None
+        A second, low-accuracy setting whose success rate is reported too.
 
     Returns
     -------
     pandas.DataFrame
-        ``solver, solves, success_rate, time_sgm_rel, error_sgm_rel,
-        time_sgm_ms, error_sgm, median_time_ms``, sorted by success rate
-        (descending) then relative time.
+        ``solver, systems, solves, skipped, failed, success_rate,
+        success_rate_low, time_sgm_rel, error_sgm_rel, time_sgm_ms,
+        error_sgm, median_time_ms``, sorted by success rate (descending)
+        then relative time.
     """
     if results.empty:
         raise InputError("no results to rank")
-    df = mark_success(results, tol)
-    g = df.groupby("solver", sort=True)
-    board = pd.DataFrame({
-        "solves": g.size(),
-        "success_rate": g["success"].mean(),
-        "time_sgm_ms": g["time_ms"].apply(lambda v: shifted_geometric_mean(v, tol.shift)),
-        "error_sgm": g["error"].apply(lambda v: shifted_geometric_mean(v, tol.shift)),
-        "median_time_ms": g["time_ms"].median(),
-    })
-    board["time_sgm_rel"] = board["time_sgm_ms"] / board["time_sgm_ms"].min()
-    board["error_sgm_rel"] = board["error_sgm"] / board["error_sgm"].min()
-    board = board.reset_index().sort_values(["success_rate", "time_sgm_rel"], ascending=[False, True])
-    cols = ["solver", "solves", "success_rate", "time_sgm_rel", "error_sgm_rel", "time_sgm_ms",
-            "error_sgm", "median_time_ms"]
-    return board[cols].reset_index(drop=True)
+    return _rank(per_system(results, tol), tol, low, per_system(results, low) if low is not None else None)
+
+
+def band_tables(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
+                by: str = "family") -> pd.DataFrame:
+    """Success rates (both settings) and time ratios per family (or dataset) and qubit band.
+
+    Parameters
+    ----------
+    by : str
+        ``"family"`` or ``"dataset"``: what the systems are grouped by.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (group, band, solver): ``systems``, ``success_rate``,
+        ``success_rate_low`` and ``time_sgm_rel`` (shifted geometric mean of
+        time normalised to the best solver of that group and band). The
+        group is in column ``family``.
+    """
+    if by not in ("family", "dataset"):
+        raise InputError(f"band tables group by 'family' or 'dataset', not {by!r}")
+    high_df, low_df = per_system(results, tol), per_system(results, low)
+    high_df["success_low"] = low_df["success"].to_numpy()  # same (solver, system) order
+    rows = []
+    for (family, band), part in high_df.groupby([by, "band"], sort=True):
+        g = part.groupby("solver", sort=True)
+        t = g["time_ms"].apply(lambda v: shifted_geometric_mean(v, tol.shift))
+        rows.append(pd.DataFrame({"family": family, "band": band, "solver": t.index, "systems": g.size().to_numpy(),
+                                  "success_rate": g["success"].mean().to_numpy(),
+                                  "success_rate_low": g["success_low"].mean().to_numpy(),
+                                  "time_sgm_rel": (t / t.min()).to_numpy()}))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def resource_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Median resources per solver over the solves that returned a solution.
+
+    Qubits, iterations and every key of
+    :data:`~qlsbench.solvers.base.RESOURCE_KEYS` the solver reports (blank
+    where it reports none): what each solver's accuracy cost.
+    """
+    df = results[results["status"].isin(_RETURNED)]
+    cols = ["n_qubits", "iterations", *[k for k in RESOURCE_KEYS if k in df]]
+    table = df.groupby("solver", sort=True)[cols].median()
+    return table.dropna(axis=1, how="all").reset_index()
 
 
 def success_by_dataset(results: pd.DataFrame, tol: Tolerances = Tolerances()) -> pd.DataFrame:
     """Success rate of each solver (rows) on each dataset (columns)."""
-    df = mark_success(results, tol)
-    return df.pivot_table(index="solver", columns="dataset", values="success", aggfunc="mean")
+    systems = per_system(results, tol)
+    return systems.pivot_table(index="solver", columns="dataset", values="success", aggfunc="mean")
 
 
-def _markdown_table(df: pd.DataFrame, floatfmt: str = ".3g") -> str:
+def _cell(v, floatfmt: str) -> str:
+    if isinstance(v, (float, np.floating)):
+        return "" if np.isnan(v) else format(v, floatfmt)
+    return str(v)
+
+
+def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g") -> str:
+    """A pipe table of ``df`` (blank cells for NaN)."""
     cols = [str(c) for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     for row in df.itertuples(index=False):
-        cells = [format(v, floatfmt) if isinstance(v, float) else str(v) for v in row]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(_cell(v, floatfmt) for v in row) + " |")
     return "\n".join(lines)
 
 
-def render_markdown(results: pd.DataFrame, tol: Tolerances = Tolerances()) -> str:
-    """The leaderboard page: header, ranking, per-dataset success rates."""
-    board = leaderboard(results, tol)
+def _html_inline(text: str) -> str:
+    """The Markdown we write inline (``**bold**``, backticks) as HTML."""
+    text = html.escape(text, quote=False)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
+
+
+def html_table(df: pd.DataFrame, floatfmt: str = ".3g") -> str:
+    """An HTML table of ``df`` with the same cell formatting as :func:`markdown_table`."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v, floatfmt))}</td>" for v in row) + "</tr>"
+                   for row in df.itertuples(index=False))
+    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>{rows}</tbody>\n</table>"
+
+
+#: A page is a list of blocks ``(kind, content)``: headings ``h1``-``h3`` and paragraphs ``p`` (text),
+#: ``list`` (list of text) and ``table`` (DataFrame). One structure, rendered as Markdown or HTML.
+Block = tuple[str, object]
+
+
+def _band_blocks(bands: pd.DataFrame) -> list[Block]:
+    """Per group: solvers by qubit band, each cell ``high / low (time ratio)``."""
+    out: list[Block] = []
+    for family, part in bands.groupby("family", sort=True):
+        cells = part.assign(cell=[f"{h:.2f} / {lo:.2f} ({t:.3g}x)" for h, lo, t in
+                                  zip(part["success_rate"], part["success_rate_low"], part["time_sgm_rel"])])
+        table = cells.pivot(index="solver", columns="band", values="cell")
+        counts = part.groupby("band")["systems"].max()
+        table.columns = [f"{b} qubits ({counts[b]} systems)" for b in table.columns]
+        out += [("h3", str(family)), ("table", table.reset_index())]
+    return out
+
+
+def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
+                title: str = "qlsbench leaderboard", preamble: str = "", by: str = "family",
+                extra: list[Block] | None = None) -> list[Block]:
+    """The leaderboard page: header, ranking, per family (or dataset) and qubit band, resources, per dataset.
+
+    ``preamble`` is a paragraph under the title, ``extra`` blocks come last.
+    """
     info = machine_info()
     versions = ", ".join(f"{k} {v}" for k, v in package_versions().items())
     hashes = results.groupby("dataset")["dataset_hash"].agg(lambda s: ", ".join(sorted(set(s))))
-    out = [
-        "# qlsbench leaderboard",
-        "",
-        f"- **date**: {info['date']}",
-        f"- **machine**: {info['cpu']}, {info['cores']} cores, {info['memory']}, {info['os']}, Python {info['python']}",
-        f"- **packages**: {versions}",
-        f"- **success**: status `converged`, fidelity >= {tol.fidelity:g} and relative residual <= {tol.residual:g}",
-        f"- **ranking**: shifted geometric means (shift {tol.shift:g}) of time in ms and of relative error, "
-        "normalised so the best solver is 1.0; unsuccessful solves count at the time limit and at error >= 1",
-        "- **datasets**: " + "; ".join(f"`{d}` ({h})" for d, h in hashes.items()),
-        "",
-        "## Ranking",
-        "",
-        _markdown_table(board),
-        "",
-        "## Success rate by dataset",
-        "",
-        _markdown_table(success_by_dataset(results, tol).reset_index()),
-        "",
+    header = [
+        f"**date**: {info['date']}",
+        f"**machine**: {info['cpu']}, {info['cores']} cores, {info['memory']}, {info['os']}, Python {info['python']}",
+        f"**packages**: {versions}",
+        f"**success (high accuracy)**: {tol.describe()}",
+        f"**success (low accuracy)**: {low.describe()}",
+        f"**ranking**: by high-accuracy success rate, then the shifted geometric mean (shift {tol.shift:g}) of time "
+        "in ms, normalised so the best solver is 1.0; the same for relative error. Every solver is measured on every "
+        "system: unsuccessful, skipped and not-run solves count at the time limit and at error >= 1; repeats of a "
+        "system count once (median)",
+        "**datasets**: " + "; ".join(f"`{d}` ({h})" for d, h in hashes.items()),
     ]
+    return [
+        ("h1", title),
+        *([("p", preamble)] if preamble else []),
+        ("list", header),
+        ("h2", "Ranking"),
+        ("table", leaderboard(results, tol, low)),
+        ("h2", f"By {by} and qubit band"),
+        ("p", "Each cell: high-accuracy success rate / low-accuracy success rate (shifted geometric mean of time "
+              "relative to the fastest solver in that band)."),
+        *_band_blocks(band_tables(results, tol, low, by)),
+        ("h2", "Resources"),
+        ("p", "Median per solve that returned a solution: qubits, iterations and the costs each solver reports "
+              "(circuit depth is transpiled; shots are per circuit; MC samples over the whole solve)."),
+        ("table", resource_table(results)),
+        ("h2", "Success rate by dataset (high accuracy)"),
+        ("table", success_by_dataset(results, tol).reset_index()),
+        *(extra or []),
+    ]
+
+
+def blocks_markdown(blocks: list[Block]) -> str:
+    """Blocks as a Markdown page."""
+    out = []
+    for kind, content in blocks:
+        if kind in ("h1", "h2", "h3"):
+            out += ["#" * int(kind[1]) + f" {content}", ""]
+        elif kind == "p":
+            out += [str(content), ""]
+        elif kind == "list":
+            out += [f"- {item}" for item in content] + [""]
+        else:
+            out += [markdown_table(content), ""]
     return "\n".join(out)
 
 
+def blocks_html(blocks: list[Block]) -> str:
+    """Blocks as a self-contained HTML page."""
+    body = []
+    for kind, content in blocks:
+        if kind in ("h1", "h2", "h3"):
+            body.append(f"<{kind}>{_html_inline(str(content))}</{kind}>")
+        elif kind == "p":
+            body.append(f"<p>{_html_inline(str(content))}</p>")
+        elif kind == "list":
+            body.append("<ul>" + "".join(f"<li>{_html_inline(item)}</li>" for item in content) + "</ul>")
+        else:
+            body.append(html_table(content))
+    style = ("body{font-family:sans-serif;max-width:80em;margin:auto}table{border-collapse:collapse;margin:1em 0}"
+             "td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%}th{background:#f3f3f3}")
+    return f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><style>{style}</style></head><body>\n" + \
+        "\n".join(body) + "\n</body></html>\n"
+
+
+def render_markdown(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
+                    **page) -> str:
+    """The leaderboard page as Markdown; ``page`` goes to :func:`page_blocks`."""
+    return blocks_markdown(page_blocks(results, tol, low, **page))
+
+
 def write_leaderboard(results: pd.DataFrame, md_path: str | os.PathLike, csv_path: str | os.PathLike,
-                      tol: Tolerances = Tolerances()) -> None:
-    """Write ``leaderboard.md`` and ``leaderboard.csv`` atomically."""
-    for path, text in ((md_path, render_markdown(results, tol)),
-                       (csv_path, leaderboard(results, tol).to_csv(index=False))):
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(text)
-        os.replace(tmp, path)
+                      tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
+                      html_path: str | os.PathLike | None = None, **page) -> None:
+    """Write ``leaderboard.md``, ``leaderboard.csv`` and optionally an HTML twin, atomically.
+
+    The CSV holds the ranking with the median resources of each solver
+    beside it; ``page`` goes to :func:`page_blocks`.
+    """
+    blocks = page_blocks(results, tol, low, **page)
+    table = leaderboard(results, tol, low).merge(resource_table(results), on="solver", how="left")
+    atomic_write_text(md_path, blocks_markdown(blocks))
+    atomic_write_text(csv_path, table.to_csv(index=False))
+    if html_path is not None:
+        atomic_write_text(html_path, blocks_html(blocks))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from qlsbench.data import atomic_write
+
 
 def pyplot():
     """``matplotlib.pyplot`` on the non-interactive Agg backend (workflows run headless)."""
@@ -19,11 +21,7 @@ def pyplot():
 def save_figure(fig, out: str | os.PathLike) -> Path:
     """Write ``fig`` to ``out`` through a temporary file, so no half-written image is left; close it."""
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp{out.suffix}")
     try:
-        fig.savefig(tmp, dpi=120)
+        return atomic_write(out, lambda tmp: fig.savefig(tmp, dpi=120, format=out.suffix.lstrip(".") or "png"))
     finally:
         pyplot().close(fig)
-    os.replace(tmp, out)
-    return out

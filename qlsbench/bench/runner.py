@@ -1,9 +1,17 @@
-"""Run one solver configuration over a dataset and store one row per solve."""
+"""Run one solver configuration over a dataset and store one row per solve.
+
+Every finished solve is journaled at once (one small Parquet file per solve
+beside the results file), so a run that is killed resumes where it stopped:
+solves already in the journal are not repeated. The results file itself is
+written once, atomically, when every solve is done, and the journal removed.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,11 +24,12 @@ from tqdm.auto import tqdm
 
 from qlsbench.bench.isolation import IsolatedSolver, call_solver
 from qlsbench.bench.metrics import metrics
-from qlsbench.data import atomic_write_table, dataset_hash, load_dataset, to_system
+from qlsbench.data import atomic_write_table, dataset_hash, load_dataset, read_parquet, to_system
 from qlsbench.errors import InputError
-from qlsbench.solvers import get
+from qlsbench.solvers import SolveResult, Status, get
+from qlsbench.solvers.base import RESOURCE_KEYS
 
-RESULTS_SCHEMA_VERSION = "1"
+RESULTS_SCHEMA_VERSION = "2"
 
 _f64_list = pa.list_(pa.float64())
 
@@ -47,8 +56,9 @@ RESULT_COLUMNS: list[tuple[str, pa.DataType]] = [
     ("rel_residual", pa.float64()),
     ("rel_error", pa.float64()),
     ("fidelity", pa.float64()),
+    *[(key, pa.int64()) for key in RESOURCE_KEYS],  # null where the solver has no such cost
     ("history", _f64_list),
-    ("resources", pa.string()),  # JSON
+    ("resources", pa.string()),  # JSON: everything the solver reported
     ("x", _f64_list),  # real part of the returned solution (null when none)
     ("x_imag", _f64_list),  # imaginary part (null when x is real or absent)
     ("qlsbench_version", pa.string()),
@@ -68,6 +78,11 @@ class SolverSpec:
             opts = ",".join(f"{k}={v}" for k, v in sorted(self.options.items()))
             object.__setattr__(self, "label", f"{self.name}[{opts}]" if opts else self.name)
 
+    @property
+    def options_json(self) -> str:
+        """The options as JSON with sorted keys: what a row records and a journal key hashes."""
+        return json.dumps(self.options, sort_keys=True, default=_jsonable)
+
 
 def _jsonable(obj):
     if isinstance(obj, np.generic):
@@ -75,6 +90,18 @@ def _jsonable(obj):
     if isinstance(obj, np.ndarray):
         return obj.tolist()
     return str(obj)
+
+
+def _resource_value(resources: dict, key: str) -> int | None:
+    """A resource as an integer column value; ``None`` when absent or not a whole number."""
+    value = resources.get(key)
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return int(number) if np.isfinite(number) and number == int(number) else None
 
 
 def _row(spec, dataset, dhash, system, repeat, seed, result, wall, time_limit) -> dict:
@@ -85,7 +112,7 @@ def _row(spec, dataset, dhash, system, repeat, seed, result, wall, time_limit) -
     return {
         "solver": spec.label,
         "solver_name": spec.name,
-        "solver_options": json.dumps(spec.options, sort_keys=True, default=_jsonable),
+        "solver_options": spec.options_json,
         "dataset": dataset,
         "dataset_hash": dhash,
         "system_id": system.system_id,
@@ -102,6 +129,7 @@ def _row(spec, dataset, dhash, system, repeat, seed, result, wall, time_limit) -
         "time_limit": np.nan if time_limit is None else float(time_limit),
         "iterations": int(result.iterations),
         **m,
+        **{key: _resource_value(result.resources, key) for key in RESOURCE_KEYS},
         "history": [float(v) for v in np.real(result.history)],
         "resources": json.dumps(result.resources, sort_keys=True, default=_jsonable),
         "x": None if result.x is None else np.real(result.x).astype(float).tolist(),
@@ -135,14 +163,69 @@ def dataset_name(path: str | os.PathLike) -> str:
     return p.name
 
 
+class Journal:
+    """Finished solves of one results file, kept until the file is written.
+
+    Each solve is a one-row Parquet file named by the hash of everything that
+    determines it (solver, options, dataset content, system, repeat, seed,
+    time limit), written atomically, so an entry is either whole or absent
+    and a changed configuration never picks up another's rows.
+
+    Parameters
+    ----------
+    out : path
+        The results file this journal belongs to; the journal is the hidden
+        folder ``.<name>.journal`` beside it.
+    """
+
+    def __init__(self, out: str | os.PathLike) -> None:
+        out = Path(out)
+        self.folder = out.parent / f".{out.name}.journal"
+
+    @staticmethod
+    def key(*parts: Any) -> str:
+        """Hash of the parts that determine a solve."""
+        return hashlib.sha256(json.dumps(parts, default=_jsonable).encode()).hexdigest()[:24]
+
+    def load(self) -> dict[str, dict]:
+        """Rows already finished, by key; unreadable entries (another schema) are ignored and redone."""
+        done = {}
+        for path in sorted(self.folder.glob("*.parquet")) if self.folder.is_dir() else []:
+            try:
+                table = pq.read_table(path)
+            except (pa.ArrowException, OSError):
+                continue
+            if (table.schema.metadata or {}).get(RESULTS_VERSION_KEY) == RESULTS_SCHEMA_VERSION.encode():
+                done[path.stem] = table.to_pylist()[0]
+        return done
+
+    def add(self, key: str, row: dict) -> None:
+        """Record one finished solve."""
+        atomic_write_table(results_table([row]), self.folder / f"{key}.parquet")
+
+    def clear(self) -> None:
+        """Remove the journal once the results file holds every row."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _skip_reason(system, max_qubits: int | None) -> str | None:
+    n = system.meta.get("n_qubits")
+    if max_qubits is not None and n is not None and n > max_qubits:
+        return f"skipped: {n} qubits, over max_qubits={max_qubits} configured for this solver"
+    return None
+
+
 def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathLike, *,
                repeats: int = 1, seed: int = 0, time_limit: float | None = None,
-               progress: bool = True) -> pd.DataFrame:
+               max_qubits: int | None = None, name: str | None = None, progress: bool = True) -> pd.DataFrame:
     """Run one solver configuration on every system of a dataset.
 
     Each (system, repeat) gives a row, failures included: an exception in the
-    solver is an ``error`` row, an overrun of ``time_limit`` a ``timeout`` row.
-    The results file is written once at the end, atomically.
+    solver or a non-finite solution is an ``error`` row, an overrun of
+    ``time_limit`` a ``timeout`` row, a system the solver does not take a
+    ``skipped`` row with the reason. Finished solves are journaled, so
+    calling this again after an interruption repeats none of them; the
+    results file is written once at the end, atomically.
 
     Parameters
     ----------
@@ -159,6 +242,10 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     time_limit : float or None
         Seconds per solve. When set, solves run in a child process that is
         killed on overrun; when ``None`` they run in this process.
+    max_qubits : int or None
+        Systems of more qubits get a ``skipped`` row without being attempted.
+    name : str or None
+        Dataset name recorded in the rows; default :func:`dataset_name` of the path.
     progress : bool
         Show a progress bar.
 
@@ -167,30 +254,52 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     pandas.DataFrame
         The rows written.
     """
-    if repeats < 1:
-        raise InputError(f"repeats must be >= 1, got {repeats}")
-    if time_limit is not None and time_limit <= 0:
+    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
+        raise InputError(f"repeats must be an integer >= 1, got {repeats!r}")
+    if time_limit is not None and not time_limit > 0:
         raise InputError(f"time_limit must be > 0 seconds, got {time_limit}")
+    if max_qubits is not None and max_qubits < 1:
+        raise InputError(f"max_qubits must be >= 1, got {max_qubits}")
     solver = get(spec.name, **spec.options)  # validates name and options before any work
-    df = load_dataset(dataset)
-    name, dhash = dataset_name(dataset), dataset_hash(dataset)
+    # Every row is checked (hash, shapes) before the first solve, so bad data stops the run at once.
+    systems = [to_system(record) for _, record in load_dataset(dataset).iterrows()]
+    name, dhash = name or dataset_name(dataset), dataset_hash(dataset)
+    journal = Journal(out)
+    done = journal.load()
     isolated = IsolatedSolver(spec.name, spec.options, time_limit) if time_limit is not None else None
     rows = []
     try:
-        with tqdm(total=len(df) * repeats, desc=f"{spec.label} on {name}", disable=not progress,
+        with tqdm(total=len(systems) * repeats, desc=f"{spec.label} on {name}", disable=not progress,
                   unit="solve") as bar:
-            for _, record in df.iterrows():
-                system = to_system(record)
+            for system in systems:
                 for r in range(repeats):
                     s = seed + r
-                    result, wall = isolated.solve(system, s) if isolated else call_solver(solver, system, s)
-                    rows.append(_row(spec, name, dhash, system, r, s, result, wall, time_limit))
+                    key = Journal.key(spec.label, spec.name, spec.options_json, dhash, system.system_id, r, s,
+                                      time_limit, max_qubits)
+                    if key not in done:
+                        done[key] = _solve_row(spec, name, dhash, system, r, s, solver, isolated, time_limit,
+                                               max_qubits)
+                        journal.add(key, done[key])
+                    rows.append(done[key])
                     bar.update()
     finally:
         if isolated:
             isolated.close()
     atomic_write_table(results_table(rows), out)
+    journal.clear()
     return pd.DataFrame(rows)
+
+
+def _solve_row(spec, name, dhash, system, repeat, seed, solver, isolated, time_limit, max_qubits) -> dict:
+    """One solve (or a configured skip) as a results row."""
+    reason = _skip_reason(system, max_qubits)
+    if reason is not None:
+        result, wall = SolveResult(None, Status.SKIPPED, reason), 0.0
+    elif isolated is not None:
+        result, wall = isolated.solve(system, seed)
+    else:
+        result, wall = call_solver(solver, system, seed)
+    return _row(spec, name, dhash, system, repeat, seed, result, wall, time_limit)
 
 
 def read_results(path: str | os.PathLike) -> pd.DataFrame:
@@ -201,24 +310,44 @@ def read_results(path: str | os.PathLike) -> pd.DataFrame:
     InputError
         Naming the file and the version or column at fault.
     """
-    try:
-        table = pq.read_table(path)
-    except (pa.ArrowException, OSError) as exc:
-        raise InputError(f"{path}: not a readable results file ({exc})") from None
+    table = read_parquet(path, kind="results file", error=InputError)
     version = (table.schema.metadata or {}).get(RESULTS_VERSION_KEY, b"none").decode()
     if version != RESULTS_SCHEMA_VERSION:
         raise InputError(f"{path}: results schema version {version}, this qlsbench reads {RESULTS_SCHEMA_VERSION}")
-    missing = [n for n, _ in RESULT_COLUMNS if n not in table.column_names]
-    if missing:
-        raise InputError(f"{path}: missing result column(s) {', '.join(missing)}")
-    return table.to_pandas()
+    return read_parquet(path, kind="results file", columns=[n for n, _ in RESULT_COLUMNS], error=InputError).to_pandas()
+
+
+def _is_results_file(path: Path) -> bool:
+    """Whether a Parquet file found in a folder is a solver results file (of any schema version).
+
+    Results folders also hold Pauli studies, truncation curves and snapshots;
+    those carry no results version and are passed over. A file that cannot
+    be read at all is kept, so reading it names the problem.
+    """
+    try:
+        return RESULTS_VERSION_KEY in (pq.read_schema(path).metadata or {})
+    except (pa.ArrowException, OSError):
+        return True
+
+
+def results_files(paths) -> list[Path]:
+    """Results files of ``paths``: files as given, folders searched for solver results (``*.parquet``).
+
+    Hidden folders (the journals of unfinished runs) are not searched.
+    """
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = (f for f in sorted(p.rglob("*.parquet"))
+                     if not any(part.startswith(".") for part in f.relative_to(p).parts))
+            files.extend(f for f in found if _is_results_file(f))
+        else:
+            files.append(p)
+    if not files:
+        raise InputError(f"no results files in {', '.join(map(str, paths)) or 'the paths given'}")
+    return files
 
 
 def load_results(paths) -> pd.DataFrame:
-    """Concatenate results files (paths or folders, searched for ``*.parquet``)."""
-    files: list[Path] = []
-    for p in map(Path, paths):
-        files.extend(sorted(p.rglob("*.parquet")) if p.is_dir() else [p])
-    if not files:
-        raise InputError("no results files given")
-    return pd.concat([read_results(f) for f in files], ignore_index=True)
+    """Concatenate results files (paths, or folders searched for solver results files)."""
+    return pd.concat([read_results(f) for f in results_files(paths)], ignore_index=True)

@@ -5,19 +5,31 @@ Load a dataset with ``qlsbench.data.load_dataset(path)`` (or plain
 ``qlsbench.data.to_system(row)``.
 """
 
-from qlsbench.data.reader import dataset_files, dataset_hash, dataset_metadata, iter_systems, load_dataset, read_table, to_system
+from qlsbench.data.reader import (
+    dataset_files,
+    dataset_hash,
+    dataset_metadata,
+    iter_systems,
+    load_dataset,
+    read_parquet,
+    read_table,
+    to_system,
+)
 from qlsbench.data.schema import COLUMNS, SCHEMA_VERSION
-from qlsbench.data.writer import atomic_write_table, systems_to_table, write_systems
+from qlsbench.data.writer import atomic_write, atomic_write_table, atomic_write_text, systems_to_table, write_systems
 
 __all__ = [
     "COLUMNS",
     "SCHEMA_VERSION",
+    "atomic_write",
     "atomic_write_table",
+    "atomic_write_text",
     "dataset_files",
     "dataset_hash",
     "dataset_metadata",
     "iter_systems",
     "load_dataset",
+    "read_parquet",
     "read_table",
     "systems_to_table",
     "to_system",

@@ -37,6 +37,33 @@ def dataset_files(path: str | os.PathLike) -> list[Path]:
     raise DatasetError(f"{p}: no such file or folder")
 
 
+def read_parquet(path: str | os.PathLike, *, kind: str = "Parquet file", columns=(), hint: str = "",
+                 error: type[Exception] = DatasetError) -> pa.Table:
+    """Read a Parquet file that must hold ``columns``.
+
+    Parameters
+    ----------
+    path : path
+        The file.
+    kind : str
+        What the file should be, for the message when it cannot be read.
+    columns : iterable of str
+        Columns it must have.
+    hint : str
+        Appended to the missing-column message (say, which command writes such files).
+    error : exception type
+        Raised with one line naming the file and the first missing column.
+    """
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise error(f"{path}: not a readable {kind} ({exc})") from None
+    missing = [c for c in columns if c not in table.column_names]
+    if missing:
+        raise error(f"{path}: missing column {missing[0]!r}{hint}")
+    return table
+
+
 def read_table(path: str | os.PathLike) -> pa.Table:
     """Read one dataset file, checking its schema version and columns.
 
@@ -46,10 +73,7 @@ def read_table(path: str | os.PathLike) -> pa.Table:
         Naming the file and, where it applies, the version or column at fault.
     """
     path = Path(path)
-    try:
-        table = pq.read_table(path)
-    except (pa.ArrowException, OSError) as exc:
-        raise DatasetError(f"{path}: not a readable Parquet file ({exc})") from None
+    table = read_parquet(path)
     meta = table.schema.metadata or {}
     version = meta.get(VERSION_KEY)
     if version is None:

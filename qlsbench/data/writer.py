@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -118,27 +118,41 @@ def _current_umask() -> int:
     return mask
 
 
-def atomic_write_table(table: pa.Table, path: str | os.PathLike) -> Path:
-    """Write an Arrow table to Parquet via a temporary file and a rename.
+def atomic_write(path: str | os.PathLike, write: Callable[[Path], None]) -> Path:
+    """Create ``path`` by ``write(temporary_path)`` and a rename.
 
     A crash or interrupt leaves either the old file or the new one, never a
-    partial file. Compression and statistics settings are fixed so the same
-    table always gives the same bytes.
+    partial file; the temporary file is removed on failure.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
-        pq.write_table(table, tmp, compression="zstd", compression_level=3, use_dictionary=False,
-                       write_statistics=True, store_schema=True)
-        # mkstemp makes owner-only files; datasets are shared, so give the mode a plain open() would.
+        write(Path(tmp))
+        # mkstemp makes owner-only files; outputs are shared, so give the mode a plain open() would.
         os.chmod(tmp, 0o666 & ~_current_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (see :func:`atomic_write`)."""
+    return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def atomic_write_table(table: pa.Table, path: str | os.PathLike) -> Path:
+    """Write an Arrow table to Parquet atomically (see :func:`atomic_write`).
+
+    Compression and statistics settings are fixed so the same table always
+    gives the same bytes.
+    """
+    return atomic_write(path, lambda tmp: pq.write_table(
+        table, tmp, compression="zstd", compression_level=3, use_dictionary=False, write_statistics=True,
+        store_schema=True))
 
 
 def write_systems(systems: Iterable[LinearSystem], path: str | os.PathLike, metadata: dict | None = None) -> Path:

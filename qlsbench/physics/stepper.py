@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -169,8 +169,12 @@ def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture
     return report
 
 
+#: Called after every step with the advanced scene and that step's report.
+Observer = Callable[[Scene, StepReport], None]
+
+
 def simulate(scene: Scene, steps: int, options: StepOptions, *, capture: Capture | None = None,
-             progress: bool = False) -> list[StepReport]:
+             observer: Observer | None = None, progress: bool = False) -> list[StepReport]:
     """Run ``steps`` time steps, returning one report per step.
 
     Parameters
@@ -184,6 +188,12 @@ def simulate(scene: Scene, steps: int, options: StepOptions, *, capture: Capture
     capture : callable, optional
         Receives every Newton subsystem with its context (step, time, Newton
         iteration, contacts, ``|A|``, mu, s, h).
+    observer : callable, optional
+        ``observer(scene, report)`` after every step: the scene as the step
+        left it (positions and velocities at ``report.time``) and the step's
+        report (contact pairs and normal impulses). It must not modify the
+        scene; it is how callers record states without the stepper knowing
+        what they keep or where it goes.
     progress : bool
         Show a progress bar with steps/s, contacts and Newton iterations.
     """
@@ -196,6 +206,8 @@ def simulate(scene: Scene, steps: int, options: StepOptions, *, capture: Capture
         for k in range(steps):
             rep = step(scene, options, index=k, capture=capture, warm=warm)
             reports.append(rep)
+            if observer is not None:
+                observer(scene, rep)
             bar.update()
             if progress and (k % 10 == 0 or k == steps - 1):
                 bar.set_postfix(contacts=rep.contacts, newton=rep.newton_iterations, refresh=False)

@@ -23,7 +23,22 @@ class Status(StrEnum):
     CONVERGED = "converged"  #: the solver met its own stopping criterion
     MAX_ITER = "max_iter"  #: the iteration budget ran out first
     TIMEOUT = "timeout"  #: the runner's wall-time limit ran out first
-    ERROR = "error"  #: the solver failed or does not apply; see ``message``
+    ERROR = "error"  #: the solver failed; see ``message``
+    SKIPPED = "skipped"  #: the solver does not take this system (too many qubits or circuits, wrong structure)
+
+
+#: Resources every solver reports under these names when it has them; the results table gives each a
+#: column of its own so the leaderboard can set accuracy against cost. Anything else stays in the JSON.
+RESOURCE_KEYS: tuple[str, ...] = (
+    "parameters",  # trainable parameters of a variational state or circuit
+    "circuit_depth",  # depth of the deepest circuit executed (transpiled)
+    "circuits_per_evaluation",  # distinct circuits behind one cost evaluation
+    "shots",  # shots per circuit execution (0: exact expectation values)
+    "circuit_executions",  # circuits run in the whole solve
+    "pauli_terms",  # Pauli strings of A the circuits use
+    "mc_samples",  # Monte Carlo samples drawn in the whole solve
+    "cost_evaluations",  # evaluations of the cost (variational) or matrix-vector products
+)
 
 
 @dataclass
@@ -45,7 +60,9 @@ class SolveResult:
     history : list of float
         Per-iteration residual or loss values.
     resources : dict
-        Solver-specific costs: qubits, circuits, shots, parameters, fill-in, ...
+        What the solve cost: the keys of :data:`RESOURCE_KEYS` where they apply
+        (each becomes a results column), plus anything solver-specific
+        (fill-in, model, final loss) kept as JSON.
     """
 
     x: np.ndarray | None

@@ -33,7 +33,7 @@ class DenseLU(BaseSolver):
 
     def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
         if system.dim > DENSE_LU_LIMIT:
-            return SolveResult(None, Status.ERROR, f"lu: dimension {system.dim} exceeds the dense limit {DENSE_LU_LIMIT}")
+            return SolveResult(None, Status.SKIPPED, f"lu: dimension {system.dim} exceeds the dense limit {DENSE_LU_LIMIT}")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", la.LinAlgWarning)
             lu, piv = la.lu_factor(system.A.toarray(), check_finite=False)
@@ -111,7 +111,7 @@ class _Krylov(BaseSolver):
         if self.needs_hermitian:
             asym = hermitian_defect(system.A)
             if asym > 1e-12:
-                return SolveResult(None, Status.ERROR,
+                return SolveResult(None, Status.SKIPPED,
                                    f"{self.name} requires a symmetric (Hermitian) matrix; "
                                    f"||A - A^H||/||A|| = {asym:.2e}")
         trace: list[float] = []
@@ -160,7 +160,7 @@ class MINRES(_Krylov):
 
     def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
         if system.is_complex:  # scipy's MINRES mistakes complex Hermitian input for non-symmetric
-            return SolveResult(None, Status.ERROR, "minres (scipy) handles real symmetric matrices only")
+            return SolveResult(None, Status.SKIPPED, "minres (scipy) handles real symmetric matrices only")
         return super()._solve(system, seed)
 
 

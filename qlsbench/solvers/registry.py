@@ -6,7 +6,8 @@ A third party adds a solver with one line in its own ``pyproject.toml``::
     mysolver = "mypackage.module:MySolver"
 
 where ``MySolver(**options)`` returns an object meeting the
-:class:`~qlsbench.solvers.base.Solver` protocol.
+:class:`~qlsbench.solvers.base.Solver` protocol. Before packaging, the same
+class can be named directly as ``"mypackage.module:MySolver"``.
 """
 
 from __future__ import annotations
@@ -46,10 +47,30 @@ def available() -> list[str]:
     return sorted(BUILTINS) + sorted(_plugins())
 
 
+def _import_reference(name: str) -> Callable[..., Solver]:
+    """The object named ``module:attribute``, with a one-line error naming what is missing."""
+    module, _, attr = name.partition(":")
+    if not module or not attr:
+        raise InputError(f"solver {name!r}: a module reference needs the form module:Class")
+    try:
+        obj = importlib.import_module(module)
+    except Exception as exc:  # ImportError, or the module's own error while importing
+        raise InputError(f"solver {name!r}: cannot import module {module!r} ({type(exc).__name__}: {exc})") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise InputError(f"solver {name!r}: module {module!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise InputError(f"solver {name!r}: {attr!r} is not a class or factory")
+    return obj
+
+
 def _factory(name: str) -> Callable[..., Solver]:
     if name in BUILTINS:
         module, attr = BUILTINS[name].split(":")
         return getattr(importlib.import_module(module), attr)
+    if ":" in name:
+        return _import_reference(name)
     plugins = _plugins()
     if name in plugins:
         try:
@@ -60,7 +81,7 @@ def _factory(name: str) -> Callable[..., Solver]:
 
 
 def get(name: str, **options: Any) -> Solver:
-    """Construct the solver registered under ``name`` with ``options``.
+    """Construct the solver registered under ``name`` (or named ``module:Class``) with ``options``.
 
     Raises
     ------

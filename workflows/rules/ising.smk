@@ -4,6 +4,9 @@ rule ising_dataset:
     params:
         n=" ".join(map(str, config["ising"]["n_qubits"])),
         J=config["ising"].get("J", 0.1),
+    threads: rule_threads(config, "ising_dataset")
+    resources:
+        **rule_resources(config, "ising_dataset"),
     log:
         "logs/ising/kappa{kappa}.log",
     conda:

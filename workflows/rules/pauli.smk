@@ -6,20 +6,26 @@ rule pauli:
     params:
         tols=" ".join(str(t) for t in config["pauli"]["tols"]),
         reorder="--reorder" if config["pauli"].get("reorder", False) else "",
+    threads: rule_threads(config, "pauli")
+    resources:
+        **rule_resources(config, "pauli"),
     log:
         "logs/pauli/{family}/{scene}.log",
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench pauli datasets/{wildcards.family}/{wildcards.scene} --tol {params.tols} {params.reorder}"
-        " --out {output} --quiet > {log} 2>&1"
+        "NUMBA_NUM_THREADS={threads} qlsbench pauli datasets/{wildcards.family}/{wildcards.scene}"
+        " --tol {params.tols} {params.reorder} --out {output} --quiet > {log} 2>&1"
 
 
 rule pauli_figure:
     input:
         expand("results/pauli/{dataset}.parquet", dataset=PAULI_FIGURE_DATASETS),
     output:
-        "results/figures/pauli_terms.png",
+        report("results/figures/pauli_terms.png", caption="../report/pauli_terms.rst", category="Pauli terms (fig. 5)"),
+    threads: rule_threads(config, "pauli_figure")
+    resources:
+        **rule_resources(config, "pauli_figure"),
     log:
         "logs/pauli_figure.log",
     conda:

@@ -4,24 +4,31 @@ rule leaderboard:
     output:
         md="results/leaderboard.md",
         csv="results/leaderboard.csv",
+        html=report("results/leaderboard.html", caption="../report/leaderboard.rst", category="Leaderboard"),
     params:
         fidelity=config["leaderboard"].get("fidelity", 0.99),
         residual=config["leaderboard"].get("residual", 1e-6),
         shift=config["leaderboard"].get("shift", 10),
+        low_fidelity=config["leaderboard"].get("low_fidelity", 0.99),
+        low_residual=config["leaderboard"].get("low_residual", 1e-2),
+    threads: rule_threads(config, "leaderboard")
+    resources:
+        **rule_resources(config, "leaderboard"),
     log:
         "logs/leaderboard.log",
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench leaderboard {input} --md {output.md} --csv {output.csv}"
-        " --fidelity {params.fidelity} --residual {params.residual} --shift {params.shift} > {log} 2>&1"
+        "qlsbench leaderboard {input} --md {output.md} --csv {output.csv} --html {output.html}"
+        " --fidelity {params.fidelity} --residual {params.residual} --shift {params.shift}"
+        " --low-fidelity {params.low_fidelity} --low-residual {params.low_residual} > {log} 2>&1"
 
 
 rule loss_figure:
     input:
         lambda wc: loss_figure_inputs(config, wc.figure),
     output:
-        "results/figures/{figure}.png",
+        report("results/figures/{figure}.png", caption="../report/loss_curves.rst", category="Loss curves (fig. 2, fig. 4)"),
     wildcard_constraints:
         figure="|".join(re.escape(name) for name in loss_figures(config)) or "(?!)",
     params:
@@ -29,6 +36,9 @@ rule loss_figure:
         n_qubits=lambda wc: " ".join(["--n-qubits"] + [str(n) for n in loss_figures(config)[wc.figure]["n_qubits"]])
         if loss_figures(config)[wc.figure].get("n_qubits")
         else "",
+    threads: rule_threads(config, "loss_figure")
+    resources:
+        **rule_resources(config, "loss_figure"),
     log:
         "logs/loss_figure/{figure}.log",
     conda:

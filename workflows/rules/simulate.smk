@@ -1,14 +1,20 @@
 rule simulate:
     output:
-        "datasets/dem_c/{label}/part-0000.parquet",
+        dataset="datasets/dem_c/{label}/part-0000.parquet",
+        snapshots="results/snapshots/{label}.parquet",
     params:
         args=lambda wc: simulate_args(config, wc.label),
+        snapshots=lambda wc: snapshot_count(config, wc.label),
+    threads: rule_threads(config, "simulate")
+    resources:
+        **rule_resources(config, "simulate"),
     log:
         "logs/simulate/{label}.log",
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench simulate {params.args} --out datasets/dem_c/{wildcards.label} > {log} 2>&1"
+        "qlsbench simulate {params.args} --out datasets/dem_c/{wildcards.label}"
+        " --snapshots {output.snapshots} --snapshot-count {params.snapshots} > {log} 2>&1"
 
 
 rule checkpoints:
@@ -18,6 +24,9 @@ rule checkpoints:
         "datasets/dem_c_checkpoints/{label}/part-0000.parquet",
     params:
         n=lambda wc: checkpoint_count(config, wc.label),
+    threads: rule_threads(config, "checkpoints")
+    resources:
+        **rule_resources(config, "checkpoints"),
     log:
         "logs/checkpoints/{label}.log",
     conda:

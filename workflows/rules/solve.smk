@@ -9,6 +9,11 @@ rule solve:
         repeats=lambda wc: solver_run_setting(config, wc.solver, "repeats", 1),
         seed=config["run"].get("seed", 0),
         time_limit=lambda wc: solver_run_setting(config, wc.solver, "time_limit", 60),
+        max_qubits=lambda wc: solver_max_qubits(config, wc.solver),
+    threads: lambda wc: solver_resource(config, wc.solver, "threads")
+    resources:
+        mem_mb=lambda wc: solver_resource(config, wc.solver, "mem_mb"),
+        runtime=lambda wc: solver_resource(config, wc.solver, "runtime"),
     log:
         "logs/solve/{solver}/{family}/{scene}.log",
     conda:
@@ -16,4 +21,5 @@ rule solve:
     shell:
         "qlsbench solve --solver {params.name} --label {wildcards.solver:q} --options {params.options:q}"
         " --dataset datasets/{wildcards.family}/{wildcards.scene} --out {output}"
-        " --repeats {params.repeats} --seed {params.seed} --time-limit {params.time_limit} > {log} 2>&1"
+        " --repeats {params.repeats} --seed {params.seed} --time-limit {params.time_limit} {params.max_qubits}"
+        " > {log} 2>&1"

@@ -73,7 +73,7 @@ class VNLS(BaseSolver):
         n = qubits_of(system, "vnls")
         limit = EXACT_MAX_QUBITS if self.exact else READOUT_MAX_QUBITS
         if n > limit:
-            return SolveResult(None, Status.ERROR, f"vnls: {n} qubits exceed the "
+            return SolveResult(None, Status.SKIPPED, f"vnls: {n} qubits exceed the "
                                f"{'exact' if self.exact else 'read-out'} limit of {limit}")
         from qlsbench.solvers.vnls.training import train
 

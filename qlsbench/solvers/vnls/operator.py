@@ -18,7 +18,6 @@ Configurations are NetKet ``Qubit`` states; index ``sum_k s_k 2^(n-1-k)``
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import netket as nk
 import numpy as np

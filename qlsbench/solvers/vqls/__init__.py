@@ -80,7 +80,7 @@ class _VQLS(BaseSolver):
         resources = {"n_qubits": n, "layers": self.layers, "parameters": n_parameters(n, self.layers),
                      "backend": self.backend, "cost": self.cost, "optimizer": self._optimizer}
         if n > MAX_QUBITS[self.backend]:
-            return SolveResult(None, Status.ERROR, f"{self.name}: {n} qubits exceed the {self.backend} backend's "
+            return SolveResult(None, Status.SKIPPED, f"{self.name}: {n} qubits exceed the {self.backend} backend's "
                                f"limit of {MAX_QUBITS[self.backend]}", resources=resources)
         decomposition = None
         if self.backend != "exact":
@@ -89,7 +89,7 @@ class _VQLS(BaseSolver):
                                            bool(np.any(np.asarray(decomposition.coeffs).imag != 0)))
             resources.update(pauli_terms=len(decomposition), circuits_per_evaluation=count)
             if count > self.max_circuits:
-                return SolveResult(None, Status.ERROR,
+                return SolveResult(None, Status.SKIPPED,
                                    f"{self.name}: {len(decomposition)} Pauli terms need {count} circuits per cost "
                                    f"evaluation, over the budget max_circuits={self.max_circuits}; "
                                    "backend='exact' evaluates the same cost without circuits",

@@ -130,7 +130,7 @@ class CircuitBackend(ExactBackend):
 
     def resources(self) -> dict:
         depth = max((qc.depth() for qc in self.templates), default=0)
-        return {"circuit_executions": self.executions, "shots": self.shots or 0, "transpiled_depth": int(depth)}
+        return {"circuit_executions": self.executions, "shots": self.shots or 0, "circuit_depth": int(depth)}
 
 
 def _noise_model(depolarizing: float):

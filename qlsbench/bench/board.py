@@ -1,0 +1,327 @@
+"""Leaderboard v1: a pinned benchmark set, the published board, and comparing a new solver against it.
+
+The pinned set is a fixed list of named systems (Ising-inspired at kappa 10
+and 100, DEM-C subsystems by qubit band and kappa), stored with the package
+in ``qlsbench/pinned/`` with a manifest of their content hashes. The board's
+solvers (``board.yaml``) are run on it once and their rows published as
+``results.parquet``; :func:`compare` runs only a new solver and ranks it
+against those rows.
+
+Times come from different machines, so :func:`compare` also runs the board's
+reference solver (dense LU) on the same systems in the same session and
+scales the new solver's times by the ratio of the two LU timings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+
+from qlsbench.bench.leaderboard import LOW_ACCURACY, Tolerances, leaderboard, write_leaderboard
+from qlsbench.bench.runner import SolverSpec, load_results, results_files, run_solver
+from qlsbench.data import atomic_write_table, atomic_write_text, dataset_hash, iter_systems, write_systems
+from qlsbench.errors import DatasetError, InputError
+from qlsbench.solvers import get
+
+#: The board shipped with the package.
+DEFAULT_BOARD = Path(__file__).resolve().parents[1] / "pinned"
+#: Columns the published results leave out: solutions are large and nobody ranks by them.
+_UNPUBLISHED = ("x", "x_imag")
+#: The board's time yardstick, run again by :func:`compare` on the comparing machine.
+REFERENCE_SOLVER = "lu"
+
+
+@dataclass(frozen=True)
+class Board:
+    """A board folder: ``board.yaml``, ``systems/<group>.parquet``, ``manifest.json``, ``results.parquet``."""
+
+    folder: Path = DEFAULT_BOARD
+
+    @property
+    def config(self) -> dict[str, Any]:
+        path = self.folder / "board.yaml"
+        try:
+            return yaml.safe_load(path.read_text())
+        except (OSError, yaml.YAMLError) as exc:
+            raise InputError(f"{path}: not a readable board configuration ({exc})") from None
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.folder / "manifest.json"
+
+    @property
+    def results_path(self) -> Path:
+        return self.folder / "results.parquet"
+
+    def system_file(self, group: str) -> Path:
+        return self.folder / "systems" / f"{group}.parquet"
+
+    def manifest(self) -> dict[str, Any]:
+        """The pinned set's manifest; a clear error when the set was never pinned."""
+        if not self.manifest_path.exists():
+            raise DatasetError(f"{self.manifest_path}: no pinned set here; build it with `qlsbench board pin`")
+        return json.loads(self.manifest_path.read_text())
+
+
+def parse_band(band: str) -> tuple[int, int]:
+    """``"5-6"`` as ``(5, 6)``."""
+    try:
+        lo, hi = (int(v) for v in band.split("-"))
+    except ValueError:
+        raise InputError(f"qubit band {band!r} is not of the form LO-HI") from None
+    return lo, hi
+
+
+def select_systems(systems: list, bands: list[str], per_band: int, min_qubits: int) -> list:
+    """Per qubit band, ``per_band`` systems spread over the range of kappa (lowest, ..., highest).
+
+    Ties in kappa are broken by system id, so the choice is deterministic.
+    """
+    chosen, seen = [], set()
+    for band in bands:
+        lo, hi = parse_band(band)
+        lo = max(lo, min_qubits)
+        pool = sorted((s for s in systems if lo <= s.meta["n_qubits"] <= hi),
+                      key=lambda s: (s.meta["cond"], s.system_id))
+        pool = [s for s in pool if not (s.system_id in seen or seen.add(s.system_id))]
+        if not pool:
+            continue
+        picks = np.unique(np.linspace(0, len(pool) - 1, min(per_band, len(pool))).round().astype(int))
+        chosen += [pool[i] for i in picks]
+    return chosen
+
+
+def _name(system) -> str:
+    m = system.meta
+    if m.get("family") == "ising":
+        return f"ising-k{m['cond']:g}-n{m['n_qubits']}"
+    return f"{m['scene']}-step{m['step']}-it{m['newton_iter']}-n{m['n_qubits']}"
+
+
+def _dem_systems(source: dict[str, Any], folder: Path, progress: bool) -> list:
+    from qlsbench.generate import simulate_dataset
+
+    settings = {k: v for k, v in source.items() if k not in ("group", "bands")}
+    out = folder / source["group"] / f"n{source['n_spheres']}"
+    simulate_dataset(out, progress=progress, **settings)
+    return list(iter_systems(out))
+
+
+def pin(board: Board = Board(), progress: bool = True) -> dict[str, Any]:
+    """Build the pinned set from ``board.yaml`` and write it with its manifest.
+
+    Returns
+    -------
+    dict
+        The manifest: version, per group its file's hash, and per system its
+        name, group, id (content hash), qubits, kappa and symmetry.
+    """
+    from qlsbench.problems import ising_inspired
+
+    config = board.config
+    ising = config["sources"]["ising"]
+    groups: dict[str, list] = {"ising": [ising_inspired(n, kappa=k, J=ising.get("J", 0.1))
+                                         for k in ising["kappas"] for n in ising["n_qubits"]]}
+    with tempfile.TemporaryDirectory() as tmp:
+        for source in config["sources"].get("dem_c", []):
+            systems = _dem_systems(source, Path(tmp), progress)
+            groups.setdefault(source["group"], []).extend(
+                select_systems(systems, source["bands"], config["per_band"], config["min_qubits"]))
+    entries = []
+    for group, systems in groups.items():
+        for s in systems:
+            s.meta["pinned_name"] = _name(s)
+        write_systems(systems, board.system_file(group), metadata={"pinned_version": config["version"]})
+        entries += [{"name": s.meta["pinned_name"], "group": group, "system_id": s.system_id,
+                     "family": s.meta["family"], "n_qubits": s.meta["n_qubits"], "cond": float(s.meta["cond"]),
+                     "symmetric": bool(s.meta.get("symmetric", True))} for s in systems]
+    manifest = {"version": config["version"], "groups": {g: dataset_hash(board.system_file(g)) for g in groups},
+                "systems": entries}
+    atomic_write_text(board.manifest_path, json.dumps(manifest, indent=1) + "\n")
+    return manifest
+
+
+def pinned_files(board: Board = Board()) -> dict[str, Path]:
+    """The pinned set's files by group, after checking every system against the manifest.
+
+    Raises
+    ------
+    DatasetError
+        Naming the file and system whose content no longer matches its pinned hash.
+    """
+    manifest = board.manifest()
+    files = {}
+    for group in manifest["groups"]:
+        path = board.system_file(group)
+        expected = {e["system_id"]: e["name"] for e in manifest["systems"] if e["group"] == group}
+        found = {s.system_id for s in iter_systems(path)}  # ids recomputed from the stored A and b
+        for sid, name in expected.items():
+            if sid not in found:
+                raise DatasetError(f"{path}: pinned system {name} ({sid}) is missing or its content changed")
+        extra = sorted(found - set(expected))
+        if extra:
+            raise DatasetError(f"{path}: holds systems the manifest does not pin: {', '.join(extra)}")
+        files[group] = path
+    return files
+
+
+def solver_runs(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """The board's solver entries with their spec, repeats, time limit and qubit cap resolved."""
+    run = config.get("run", {})
+    out = []
+    for entry in config["solvers"]:
+        spec = SolverSpec(entry["name"], dict(entry.get("options") or {}), entry.get("label", ""))
+        out.append({"spec": spec, "repeats": entry.get("repeats", run.get("repeats", 1)),
+                    "seed": run.get("seed", 0), "time_limit": entry.get("time_limit", run.get("time_limit", 120)),
+                    "max_qubits": entry.get("max_qubits")})
+    return out
+
+
+def run_board(board: Board, results_dir: str | os.PathLike, progress: bool = True) -> list[Path]:
+    """Run every board solver on every pinned group into ``results_dir/<label>/<group>.parquet``.
+
+    Finished files are kept and unfinished ones resume from their journal,
+    so an interrupted run picks up where it stopped.
+    """
+    files = pinned_files(board)
+    written = []
+    for run in solver_runs(board.config):
+        for group, path in files.items():
+            out = Path(results_dir) / run["spec"].label / f"{group}.parquet"
+            if not out.exists():
+                run_solver(run["spec"], path, out, name=f"pinned/{group}", repeats=run["repeats"], seed=run["seed"],
+                           time_limit=run["time_limit"], max_qubits=run["max_qubits"], progress=progress)
+            written.append(out)
+    return written
+
+
+def pinned_table(board: Board) -> pd.DataFrame:
+    """The manifest as a table: name, group, qubits, kappa, symmetric, id."""
+    table = pd.DataFrame(board.manifest()["systems"])
+    return table[["name", "group", "n_qubits", "cond", "symmetric", "system_id"]]
+
+
+def _preamble(board: Board) -> str:
+    manifest = board.manifest()
+    return (f"Pinned benchmark set v{manifest['version']}: {len(manifest['systems'])} systems in "
+            f"{len(manifest['groups'])} groups ({', '.join(f'`{g}` {h}' for g, h in manifest['groups'].items())}). "
+            "Every solver ran on every system; `qlsbench compare --solver module:Class` ranks a new one "
+            "against these rows without running them again.")
+
+
+def publish(board: Board, results_dir: str | os.PathLike, pages: str | os.PathLike,
+            tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY) -> pd.DataFrame:
+    """Publish a board run: ``results.parquet`` beside the pinned set, ``leaderboard.md|csv`` in ``pages``."""
+    results = load_results([results_dir])  # checks every file's schema first
+    tables = [pq.read_table(f) for f in results_files([results_dir])]
+    table = pa.concat_tables(tables)
+    for column in _UNPUBLISHED:
+        i = table.schema.get_field_index(column)
+        table = table.set_column(i, table.schema.field(i), pa.nulls(len(table), table.schema.field(i).type))
+    atomic_write_table(table, board.results_path)
+    render_board(board, results, pages, tol, low)
+    return results
+
+
+def render_board(board: Board, results: pd.DataFrame, pages: str | os.PathLike, tol: Tolerances = Tolerances(),
+                 low: Tolerances = LOW_ACCURACY) -> None:
+    """Write ``leaderboard.md`` (with the pinned set listed) and ``leaderboard.csv`` into ``pages``."""
+    pages = Path(pages)
+    write_leaderboard(results, pages / "leaderboard.md", pages / "leaderboard.csv", tol, low,
+                      title="qlsbench leaderboard v1", preamble=_preamble(board), by="dataset",
+                      extra=[("h2", "The pinned set"), ("table", pinned_table(board))])
+
+
+@dataclass
+class Comparison:
+    """What :func:`compare` found.
+
+    Attributes
+    ----------
+    board : pandas.DataFrame
+        The ranking with the new solver in it.
+    label : str
+        The new solver's label.
+    time_factor : float
+        Factor applied to the new solver's times (board LU time / local LU time; 1.0 when not calibrated).
+    results : pandas.DataFrame
+        The new solver's own rows (times as measured here).
+    """
+
+    board: pd.DataFrame
+    label: str
+    time_factor: float
+    results: pd.DataFrame
+
+    def rank(self, column: str = "success_rate") -> int:
+        """1-based place of the new solver when sorted by ``column`` (then time)."""
+        order = self.board.sort_values([column, "time_sgm_rel"], ascending=[False, True]).reset_index(drop=True)
+        return int(order.index[order["solver"] == self.label][0]) + 1
+
+
+def _lu_times(results: pd.DataFrame) -> pd.Series:
+    lu = results[(results["solver_name"] == REFERENCE_SOLVER) & (results["status"] == "converged")]
+    return lu.groupby("system_id")["wall_time"].median()
+
+
+def time_factor(board_results: pd.DataFrame, local_reference: pd.DataFrame) -> float:
+    """Geometric mean over systems of board LU time / local LU time."""
+    ratio = (_lu_times(board_results) / _lu_times(local_reference)).dropna()
+    if ratio.empty:
+        raise InputError(f"no converged {REFERENCE_SOLVER!r} solves to calibrate times with")
+    return float(np.exp(np.mean(np.log(ratio))))
+
+
+def compare(spec: SolverSpec, board: Board = Board(), *, work: str | os.PathLike, time_limit: float = 120.0,
+            repeats: int = 1, seed: int = 0, calibrate: bool = True, progress: bool = True,
+            tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY) -> Comparison:
+    """Run ``spec`` on the pinned set and rank it against the published board.
+
+    Parameters
+    ----------
+    spec : SolverSpec
+        The new solver (registry name, entry point or ``module:Class``).
+    board : Board
+        Pinned set and published results.
+    work : path
+        Folder for the new solver's results (resumable, like any run).
+    time_limit, repeats, seed
+        As for :func:`~qlsbench.bench.runner.run_solver`.
+    calibrate : bool
+        Scale the new solver's times by board LU time / LU time here.
+    """
+    get(spec.name, **spec.options)  # a solver that cannot be built is refused before anything runs
+    if not board.results_path.exists():
+        raise DatasetError(f"{board.results_path}: no published board to compare with (`qlsbench board publish`)")
+    published = load_results([board.results_path])
+    if spec.label in set(published["solver"]):
+        raise InputError(f"label {spec.label!r} is already on the board; give the new solver another --label")
+    files = pinned_files(board)
+    work = Path(work)
+    frames, reference = [], []
+    for group, path in files.items():
+        frames.append(run_solver(spec, path, work / spec.label / f"{group}.parquet", name=f"pinned/{group}",
+                                 repeats=repeats, seed=seed, time_limit=time_limit, progress=progress))
+        if calibrate:
+            reference.append(run_solver(SolverSpec(REFERENCE_SOLVER), path,
+                                        work / REFERENCE_SOLVER / f"{group}.parquet", name=f"pinned/{group}",
+                                        repeats=3, progress=False))
+    mine = pd.concat(frames, ignore_index=True)
+    factor = time_factor(published, pd.concat(reference, ignore_index=True)) if calibrate else 1.0
+    scaled = mine.assign(wall_time=mine["wall_time"] * factor)
+    merged = pd.concat([published, scaled.drop(columns=list(_UNPUBLISHED))], ignore_index=True)
+    return Comparison(leaderboard(merged, tol, low), spec.label, factor, mine)
+
+
+__all__ = ["Board", "Comparison", "DEFAULT_BOARD", "compare", "pin", "pinned_files", "publish", "render_board",
+           "run_board", "select_systems", "solver_runs", "time_factor"]

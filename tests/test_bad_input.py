@@ -1,0 +1,153 @@
+"""Bad input across the command line, workflow configs and datasets: each gives one line naming the culprit.
+
+Every case runs the real `qlsbench` entry point (in this process) and checks the exit code 2, a single
+line on stderr without a traceback, the culprit named in it, and that no output file was left behind.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from qlsbench.bench import SolverSpec, run_solver
+from qlsbench.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _rewrite(src: Path, dst: Path, *, metadata=None, drop=None) -> Path:
+    """A copy of a Parquet file with other file metadata or a column dropped."""
+    table = pq.read_table(src)
+    if drop:
+        table = table.drop_columns([drop])
+    if metadata is not None:
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
+    pq.write_table(table, dst)
+    return dst
+
+
+def _tampered(src: Path, dst: Path) -> Path:
+    """A dataset whose first right-hand side was changed after its id was computed."""
+    table = pq.read_table(src)
+    b = table.column("b").to_pylist()
+    b[0] = [v + 1.0 for v in b[0]]
+    i = table.schema.get_field_index("b")
+    pq.write_table(table.set_column(i, table.schema.field(i), pa.array(b, table.schema.field(i).type)), dst)
+    return dst
+
+
+def _config(tmp: Path, change) -> Path:
+    config = yaml.safe_load((REPO / "workflows" / "config" / "default.yaml").read_text())
+    change(config)
+    path = tmp / "bad.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.fixture
+def files(tmp_path, ising_dataset):
+    """The inputs the cases point at, made once per test."""
+    (tmp_path / "corrupt.parquet").write_bytes(b"PAR1 this is not parquet")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes.yaml").write_text("solvers: [unclosed\n")
+    results = tmp_path / "lu.parquet"
+    run_solver(SolverSpec("lu"), ising_dataset, results, progress=False)
+    return {
+        "tmp": tmp_path,
+        "data": ising_dataset,
+        "v0": _rewrite(ising_dataset, tmp_path / "v0.parquet", metadata={b"qlsbench.schema_version": b"0"}),
+        "nocol": _rewrite(ising_dataset, tmp_path / "nocol.parquet", drop="x_ref"),
+        "tampered": _tampered(ising_dataset, tmp_path / "tampered.parquet"),
+        "results_v0": _rewrite(results, tmp_path / "r0.parquet",
+                               metadata={b"qlsbench.results_schema_version": b"0"}),
+    }
+
+
+CASES = {
+    # ---- command line: arguments and options
+    "unparsable number": (["ising", "--n", "two", "--out", "{tmp}/x.parquet"], "argument --n: invalid int value: 'two'"),
+    "unknown command": (["solvee"], "invalid choice: 'solvee'"),
+    "kappa not above 1": (["ising", "--n", "3", "--kappa", "1", "--out", "{tmp}/x.parquet"],
+                          "kappa must be a finite number > 1, got 1.0"),
+    "zero qubits": (["ising", "--n", "0", "--out", "{tmp}/x.parquet"], "n_qubits must be an integer >= 1, got 0"),
+    "no spheres": (["simulate", "--n-spheres", "0", "--steps", "5", "--out", "{tmp}/x"], "n_spheres"),
+    "negative friction": (["simulate", "--n-spheres", "4", "--mu", "-1", "--steps", "5", "--out", "{tmp}/x"], "mu"),
+    "simulation with nothing to export": (["simulate", "--n-spheres", "3", "--steps", "2", "--out", "{tmp}/x", "--quiet"],
+                                          "no Newton subsystem to export"),
+    "unknown solver": (["solve", "--solver", "nope", "--dataset", "{data}", "--out", "{tmp}/x.parquet"],
+                       "unknown solver 'nope'"),
+    "unknown solver option": (["solve", "--solver", "cg", "--option", "tol=1", "--dataset", "{data}",
+                               "--out", "{tmp}/x.parquet"], "unknown option(s) 'tol'"),
+    "options not JSON": (["solve", "--solver", "cg", "--options", "{{rtol: 1}}", "--dataset", "{data}",
+                          "--out", "{tmp}/x.parquet"], "--options is not valid JSON"),
+    "non-positive time limit": (["solve", "--solver", "cg", "--time-limit", "0", "--dataset", "{data}",
+                                 "--out", "{tmp}/x.parquet"], "time_limit must be > 0 seconds"),
+    "module that does not import": (["compare", "--solver", "no_such_module_x:Solver", "--work", "{tmp}/w"],
+                                    "cannot import module 'no_such_module_x'"),
+    "class the module lacks": (["compare", "--solver", "json:NoSolver", "--work", "{tmp}/w"],
+                               "module 'json' has no attribute 'NoSolver'"),
+    "negative truncation tolerance": (["pauli", "{data}", "--tol", "-1", "--out", "{tmp}/x.parquet"],
+                                      "tolerances must be finite and >= 0, got [-1.0]"),
+    "fidelity bar above 1": (["leaderboard", "{results_v0}", "--fidelity", "2", "--md", "{tmp}/x.md",
+                              "--csv", "{tmp}/x.csv"], "fidelity tolerance must be in (0, 1], got 2.0"),
+    # ---- workflow configs
+    "unknown config key": (["check-config", "{cfg_unknown}"], "the config: Additional properties are not allowed "
+                                                               "('solverz' was unexpected)"),
+    "misspelt solver key": (["check-config", "{cfg_option}"], "solvers[0]: Additional properties are not allowed "
+                                                              "('option' was unexpected)"),
+    "negative runtime": (["check-config", "{cfg_runtime}"], "resources.solve.runtime: -5 is less than the minimum of 1"),
+    "figure of an unconfigured solver": (["check-config", "{cfg_figure}"],
+                                         "loss_figures.loss_curves.solvers ['vqls-globl'] are not configured"),
+    "dataset pattern matching nothing": (["check-config", "{cfg_pattern}"], "solver 'lu': datasets ['isng/*'] match none"),
+    "config that is not YAML": (["check-config", "{tmp}/notes.yaml"], "notes.yaml: not a readable YAML file"),
+    # ---- datasets and results files
+    "missing dataset": (["solve", "--solver", "cg", "--dataset", "{tmp}/missing", "--out", "{tmp}/x.parquet"],
+                        "missing: no such file"),
+    "empty dataset folder": (["info", "{tmp}/empty"], "empty"),
+    "not Parquet": (["info", "{tmp}/corrupt.parquet"], "corrupt.parquet: not a readable Parquet file"),
+    "other dataset schema version": (["info", "{v0}"], "v0.parquet: schema version 0"),
+    "dataset missing a column": (["solve", "--solver", "cg", "--dataset", "{nocol}", "--out", "{tmp}/x.parquet"],
+                                 "nocol.parquet: missing column 'x_ref'"),
+    "row altered after writing": (["solve", "--solver", "lu", "--dataset", "{tampered}", "--out", "{tmp}/x.parquet"],
+                                  "does not match its data"),
+    "results of another schema": (["leaderboard", "{results_v0}", "--md", "{tmp}/x.md", "--csv", "{tmp}/x.csv"],
+                                  "r0.parquet: results schema version 0, this qlsbench reads 2"),
+    "results file that is not Parquet": (["leaderboard", "{tmp}/corrupt.parquet", "--md", "{tmp}/x.md",
+                                          "--csv", "{tmp}/x.csv"], "corrupt.parquet: not a readable results file"),
+}
+
+CONFIG_CHANGES = {
+    "cfg_unknown": lambda c: c.update(solverz=[]),
+    "cfg_option": lambda c: c["solvers"][0].update(option={}),
+    "cfg_runtime": lambda c: c.update(resources={"solve": {"runtime": -5}}),
+    "cfg_figure": lambda c: c["loss_figures"][0].update(solvers=["vqls-globl"]),
+    "cfg_pattern": lambda c: c["solvers"][0].update(datasets=["isng/*"]),
+}
+
+
+def test_there_are_at_least_twenty_cases():
+    assert len(CASES) >= 20
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bad_input_gives_one_line_naming_the_culprit(case, files, capsys, monkeypatch):
+    monkeypatch.chdir(REPO)  # check-config merges over workflows/config/default.yaml, as Snakemake does
+    argv, culprit = CASES[case]
+    names = dict(files)
+    for key, change in CONFIG_CHANGES.items():
+        if any("{" + key + "}" in a for a in argv):
+            names[key] = _config(files["tmp"], change)
+    argv = [a.format(**names) for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # usage errors leave through argparse
+        code = exc.code
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert "\n" not in err and "Traceback" not in err, err
+    assert err.startswith("qlsbench") and culprit in err, err
+    assert not list(files["tmp"].glob("x*")) and not (files["tmp"] / "x").exists()

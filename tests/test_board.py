@@ -1,0 +1,168 @@
+"""Leaderboard v1: the pinned set is what its manifest says, and a new solver is ranked without rerunning others."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import scipy.sparse as sp
+
+from qlsbench.bench import SolverSpec
+from qlsbench.bench.board import (
+    DEFAULT_BOARD,
+    Board,
+    compare,
+    pinned_files,
+    publish,
+    run_board,
+    select_systems,
+    time_factor,
+)
+from qlsbench.cli import main
+from qlsbench.data import write_systems
+from qlsbench.errors import DatasetError
+from qlsbench.problems import LinearSystem, ising_inspired
+
+#: A new solver written as a plain module, as a newcomer would before packaging it.
+NEWCOMER = textwrap.dedent('''
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    import numpy as np
+
+    from qlsbench.solvers import BaseSolver, SolveResult, Status
+
+
+    @dataclass
+    class Jacobi(BaseSolver):
+        """Jacobi iteration: converges on the diagonally dominant systems only."""
+        name: ClassVar[str] = "jacobi"
+        iterations: int = 200
+
+        def _solve(self, system, seed):
+            A, b = system.A.tocsr(), system.b
+            d = A.diagonal()
+            x = np.zeros_like(b)
+            for _ in range(self.iterations):
+                x = x + (b - A @ x) / d
+            ok = np.linalg.norm(A @ x - b) <= 1e-8 * np.linalg.norm(b)
+            return SolveResult(x, Status.CONVERGED if ok else Status.MAX_ITER, iterations=self.iterations)
+''')
+
+
+def _diagonally_dominant(n: int, seed: int) -> LinearSystem:
+    rng = np.random.default_rng(seed)
+    N = 2**n
+    M = sp.random(N, N, density=0.2, random_state=rng, format="csr")
+    A = sp.csr_matrix(M + M.T + sp.identity(N) * (abs(M).sum(axis=1).max() * 2 + 1))
+    return LinearSystem(A, rng.normal(size=N), {"family": "random", "scene": f"dd-n{n}"})
+
+
+@pytest.fixture
+def small_board(tmp_path):
+    """A board of two groups (Ising and diagonally dominant systems) with lu and cg published."""
+    folder = tmp_path / "board"
+    folder.mkdir()
+    groups = {"ising": [ising_inspired(n, 100.0) for n in (2, 3, 4)],
+              "dd": [_diagonally_dominant(n, n) for n in (3, 5)]}
+    entries = []
+    for group, systems in groups.items():
+        write_systems(systems, folder / "systems" / f"{group}.parquet")
+        entries += [{"name": f"{group}-{s.dim}", "group": group, "system_id": s.system_id, "family": group,
+                     "n_qubits": s.dim.bit_length() - 1, "cond": 0.0, "symmetric": True} for s in systems]
+    from qlsbench.data import dataset_hash
+
+    manifest = {"version": 1, "systems": entries,
+                "groups": {g: dataset_hash(folder / "systems" / f"{g}.parquet") for g in groups}}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    (folder / "board.yaml").write_text("version: 1\nrun: {repeats: 2, seed: 0, time_limit: 30}\n"
+                                       "solvers: [{name: lu}, {name: cg, options: {rtol: 1.0e-12}}]\n")
+    board = Board(folder)
+    run_board(board, tmp_path / "board-results", progress=False)
+    publish(board, tmp_path / "board-results", tmp_path / "pages")
+    return board
+
+
+def test_the_shipped_pinned_set_matches_its_manifest():
+    files = pinned_files(Board(DEFAULT_BOARD))  # recomputes every system's content hash
+    manifest = Board(DEFAULT_BOARD).manifest()
+    assert set(files) == {"ising", "dem_c-mu0", "dem_c-mu0.3"}
+    systems = pd.DataFrame(manifest["systems"])
+    assert len(systems) == 35 and systems["name"].is_unique
+    ising = systems[systems["group"] == "ising"]
+    assert sorted(ising["cond"].unique()) == [10.0, 100.0] and sorted(ising["n_qubits"].unique()) == list(range(2, 9))
+    dem = systems[systems["family"] == "dem_c"]
+    assert set(dem["n_qubits"]) >= {2, 4, 6, 8, 9, 10}  # every qubit band of the tables is represented
+    assert not dem[dem["group"] == "dem_c-mu0.3"]["symmetric"].any()  # friction: the non-symmetric group
+
+
+def test_a_changed_pinned_system_is_refused_by_name(tmp_path):
+    copy = tmp_path / "board"
+    shutil.copytree(DEFAULT_BOARD, copy)
+    path = copy / "systems" / "ising.parquet"
+    table = pq.read_table(path)
+    b = table.column("b").to_pylist()
+    b[0] = [2.0 * v for v in b[0]]  # same shape and schema, other content
+    i = table.schema.get_field_index("b")
+    pq.write_table(table.set_column(i, table.schema.field(i), pa.array(b, table.schema.field(i).type)), path)
+    with pytest.raises(DatasetError, match=r"ising.parquet: system 502f442c08ee48d3 does not match its data"):
+        pinned_files(Board(copy))
+    # A consistent file of other systems (ids matching their data) is caught by the manifest.
+    shutil.copy(copy / "systems" / "dem_c-mu0.parquet", path)
+    with pytest.raises(DatasetError, match=r"ising.parquet: pinned system ising-k10-n2 \(502f442c08ee48d3\) is missing"):
+        pinned_files(Board(copy))
+
+
+def test_selection_takes_lowest_median_and_highest_kappa_per_band():
+    systems = [LinearSystem(sp.identity(2**n, format="csr") * (k + 1), np.ones(2**n), {"n_qubits": n, "cond": float(k)})
+               for n in (2, 5, 6) for k in range(1, 6)]
+    chosen = select_systems(systems, ["1-4", "5-6", "9-10"], per_band=3, min_qubits=2)
+    assert [(s.meta["n_qubits"], s.meta["cond"]) for s in chosen[:3]] == [(2, 1.0), (2, 3.0), (2, 5.0)]
+    # 5-6: ten systems (two per kappa) sorted by kappa: positions 0, 4 and 9 - the ends and the middle.
+    assert [s.meta["cond"] for s in chosen[3:]] == [1.0, 3.0, 5.0] and len(chosen) == 6
+    # Ties in kappa are broken by content hash, so the input order does not matter.
+    shuffled = [systems[i] for i in np.random.default_rng(0).permutation(len(systems))]
+    again = select_systems(shuffled, ["1-4", "5-6", "9-10"], per_band=3, min_qubits=2)
+    assert [s.system_id for s in again] == [s.system_id for s in chosen]
+    assert select_systems(systems, ["1-4"], per_band=3, min_qubits=3) == []
+
+
+def test_time_factor_is_the_geometric_mean_of_lu_time_ratios():
+    board = pd.DataFrame({"solver_name": "lu", "status": "converged", "system_id": ["a", "a", "b"],
+                          "wall_time": [2.0, 4.0, 8.0]})
+    here = pd.DataFrame({"solver_name": "lu", "status": "converged", "system_id": ["a", "b"], "wall_time": [1.0, 1.0]})
+    assert time_factor(board, here) == pytest.approx(np.sqrt(3.0 * 8.0))
+
+
+def test_compare_ranks_a_module_class_without_rerunning_the_board(small_board, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "newcomer.py").write_text(NEWCOMER)
+    published = small_board.results_path.read_bytes()
+    code = main(["compare", "--solver", "newcomer:Jacobi", "--label", "jacobi", "--board", str(small_board.folder),
+                 "--time-limit", "30", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert small_board.results_path.read_bytes() == published  # the board was read, not rewritten
+    ran = {p.parent.name for p in (tmp_path / "results" / "compare").rglob("*.parquet")}
+    assert ran == {"jacobi", "lu"}  # the new solver and the time yardstick; cg was not run again
+    # Jacobi solves the diagonally dominant group (2 of 5 systems) and not the Ising ones (not dominant).
+    first = out.splitlines()[0]
+    assert first.startswith("jacobi: rank 3 of 3 at high accuracy (success 0.40)")
+    assert "times scaled by" in out and "<- new" in out
+
+
+def test_compare_through_an_entry_point_and_its_errors(small_board, tmp_path, plugin_path):
+    result = compare(SolverSpec("normal-cg"), small_board, work=tmp_path / "w", time_limit=30, progress=False)
+    board = result.board.set_index("solver")
+    assert set(board.index) == {"lu", "cg[rtol=1e-12]", "normal-cg"}
+    assert board.loc["normal-cg", "systems"] == 5 and board.loc["normal-cg", "solves"] == 5
+    assert board.loc["lu", "success_rate"] == 1.0 and board.loc["lu", "solves"] == 10  # 2 published repeats
+    assert result.time_factor > 0 and len(result.results) == 5
+    with pytest.raises(Exception, match="label 'lu' is already on the board"):
+        compare(SolverSpec("normal-cg", label="lu"), small_board, work=tmp_path / "w", progress=False)
