@@ -166,3 +166,19 @@ def test_compare_through_an_entry_point_and_its_errors(small_board, tmp_path, pl
     assert result.time_factor > 0 and len(result.results) == 5
     with pytest.raises(Exception, match="label 'lu' is already on the board"):
         compare(SolverSpec("normal-cg", label="lu"), small_board, work=tmp_path / "w", progress=False)
+
+
+def test_compare_against_the_shipped_board(tmp_path, plugin_path):
+    """The committed board ranks a newcomer on all 35 pinned systems against every published solver."""
+    board = Board(DEFAULT_BOARD)
+    published = pd.read_parquet(board.results_path)
+    assert published["x"].isna().all()  # solutions are not published, rankings are
+    result = compare(SolverSpec("normal-cg"), board, work=tmp_path / "w", time_limit=60, progress=False)
+    ranking = result.board.set_index("solver")
+    assert set(ranking.index) == set(published["solver"]) | {"normal-cg"}
+    assert (ranking["systems"] == 35).all()  # everyone on the same pinned systems
+    mine = result.results
+    assert len(mine) == 35 and set(mine["system_id"]) == {e["system_id"] for e in board.manifest()["systems"]}
+    # Its success rate is recomputed from its own rows: high accuracy needs converged, fidelity and residual.
+    expected = ((mine["status"] == "converged") & (mine["fidelity"] >= 0.99) & (mine["rel_residual"] <= 1e-6)).mean()
+    assert ranking.loc["normal-cg", "success_rate"] == pytest.approx(expected)
