@@ -13,6 +13,7 @@ from qlsbench.workflow import (
     loss_figure_inputs,
     loss_figures,
     options_json,
+    penalty_args,
     report_outputs,
     rule_resources,
     rule_threads,

@@ -13,6 +13,8 @@ import os
 import sys
 from pathlib import Path
 
+from qlsbench.errors import InputError
+
 
 def _parse_option(text: str) -> tuple[str, object]:
     """``key=value`` with value read as a Python literal when it is one."""
@@ -37,7 +39,56 @@ def cmd_ising(args) -> None:
     print(f"wrote {len(systems)} Ising systems (kappa={args.kappa:g}, n={args.n}) to {path}")
 
 
+#: ``qlsbench simulate`` options that only DEM-C scenes take, with their DEM-C defaults.
+DEM_C_ONLY = {"n_spheres": 32, "packing": 0.2, "s": 8, "regularization": 0.0, "snapshots": None, "snapshot_count": 4}
+
+
+def _scene_params(pairs: list[str]) -> dict:
+    """``--param key=value`` pairs as a dict, values parsed as YAML scalars (numbers stay numbers)."""
+    import yaml
+
+    params = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"--param {pair!r}: expected KEY=VALUE")
+        params[key.strip().replace("-", "_")] = yaml.safe_load(value)
+    return params
+
+
+def cmd_simulate_penalty(args) -> None:
+    from qlsbench.generate import simulate_penalty_dataset
+
+    given = [f"--{k.replace('_', '-')}" for k in DEM_C_ONLY if getattr(args, k) is not None]
+    if given:
+        raise InputError(f"{', '.join(given)} only apply to DEM-C scenes, not to --scene {args.scene}")
+    params = _scene_params(args.param)
+    if args.mu is not None:
+        params["mu"] = args.mu
+    meta = simulate_penalty_dataset(args.out, scene=args.scene, steps=args.steps, h=args.h, every=args.every,
+                                    kappa_cap=args.kappa_cap, max_systems=args.max_systems,
+                                    progress=not args.quiet, **params)
+    print(f"{meta['scene_label']}: {meta['steps']} steps of h={meta['h']:g} at {meta['steps_per_second']:.1f} "
+          f"steps/s, Newton {meta['newton_iterations_mean']:.2f} it/step (max {meta['newton_iterations_max']}), "
+          f"{meta['exported']} of {meta['captured']} systems exported ({meta['non_symmetric']} non-symmetric), "
+          f"cond {meta['cond_min']} .. {meta['cond_max']} -> {args.out}")
+    if meta["steps_not_converged"]:
+        print(f"warning: Newton did not reach its tolerance in {meta['steps_not_converged']} of "
+              f"{meta['steps']} steps", file=sys.stderr)
+
+
 def cmd_simulate(args) -> None:
+    from qlsbench.physics.penalty import PENALTY_SCENES
+
+    if args.scene in PENALTY_SCENES:
+        return cmd_simulate_penalty(args)
+    if args.param:
+        raise InputError(f"--param applies to penalty scenes ({', '.join(PENALTY_SCENES)}), not to {args.scene}")
+    for key, default in DEM_C_ONLY.items():
+        if getattr(args, key) is None:
+            setattr(args, key, default)
+    args.mu = 0.0 if args.mu is None else args.mu
+    args.h = 1e-3 if args.h is None else args.h
     from qlsbench.generate import simulate_dataset
 
     meta = simulate_dataset(args.out, scene=args.scene, n_spheres=args.n_spheres, packing=args.packing,
@@ -281,24 +332,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, help="output .parquet file")
     s.set_defaults(func=cmd_ising)
 
-    s = sub.add_parser("simulate", help="run a DEM-C simulation and write its Newton subsystems")
-    s.add_argument("--scene", default="sedimentation", help="scene name")
-    s.add_argument("--n-spheres", type=int, default=32)
-    s.add_argument("--packing", type=float, default=0.2, help="sphere volume fraction of the container")
-    s.add_argument("--mu", type=float, default=0.0, help="friction coefficient (>= 0)")
+    s = sub.add_parser("simulate", help="run a simulation (DEM-C or penalty) and write its Newton subsystems")
+    s.add_argument("--scene", default="sedimentation",
+                   help="sedimentation (DEM-C, family dem_c) or incline-block, cloth-sphere, spheres-incline "
+                        "(penalty friction, family penalty)")
+    s.add_argument("--n-spheres", type=int, default=None, help="DEM-C: number of spheres (default 32)")
+    s.add_argument("--packing", type=float, default=None,
+                   help="DEM-C: sphere volume fraction of the container (default 0.2)")
+    s.add_argument("--mu", type=float, default=None, help="friction coefficient (>= 0; DEM-C default 0)")
     s.add_argument("--steps", type=int, default=400)
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--h", type=float, default=1e-3, help="time step (> 0)")
-    s.add_argument("--s", type=int, default=8, help="friction directions (even, >= 4)")
+    s.add_argument("--h", type=float, default=None, help="time step (> 0; DEM-C default 1e-3, penalty: the scene's)")
+    s.add_argument("--s", type=int, default=None, help="DEM-C: friction directions (even, >= 4; default 8)")
+    s.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="penalty scene parameter, e.g. --param angle=30 --param n=3 (see the scene builders)")
     s.add_argument("--every", type=int, default=1, help="keep subsystems of every k-th step")
     s.add_argument("--kappa-cap", type=float, default=1e12, help="drop systems with a larger condition number")
-    s.add_argument("--regularization", type=float, default=0.0,
+    s.add_argument("--regularization", type=float, default=None,
                    help="Tikhonov epsilon added to each Newton subsystem (frictional ones are singular without it)")
     s.add_argument("--max-systems", type=int, default=None)
     s.add_argument("--out", required=True, help="dataset folder")
     s.add_argument("--snapshots", metavar="PATH", default=None,
                    help="also write sphere states and contact impulses at evenly spaced steps to this .parquet (fig. 3)")
-    s.add_argument("--snapshot-count", type=int, default=4, metavar="K",
+    s.add_argument("--snapshot-count", type=int, default=None, metavar="K",
                    help="number of snapshot steps, the last step always among them")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_simulate)

@@ -220,3 +220,91 @@ def _snapshot_metadata(meta: dict, label: str, container: dict, scene: Scene, co
             "snapshot_steps": snapshot_steps(meta["steps"], count).tolist(),
             "impulse": "sum over the sphere's contacts of the normal impulse magnitude in that step (N s); "
                        "divide by h for the mean contact force"}
+
+
+#: Largest Newton system a penalty run assembles for export (the issue's limit; bigger ones are counted, not kept).
+PENALTY_EXPORT_LIMIT = 4096
+
+
+def penalty_capture(recorder: SubsystemRecorder, max_dim: int = PENALTY_EXPORT_LIMIT):
+    """A Newton ``capture`` callback for the penalty stepper that assembles ``H`` and hands it to ``recorder``.
+
+    Systems above ``max_dim`` unknowns are counted in the callback's
+    ``too_large`` attribute instead (assembling them is what the matrix-free
+    solver avoids).
+    """
+    def capture(evaluation, rhs, dz, context):
+        if context["step"] % recorder.every:
+            return
+        if len(rhs) > max_dim:
+            capture.too_large += 1
+            return
+        A = evaluation.matrix()
+        recorder(A, rhs, {**context, "sliding_fraction": context["sliding"] / max(context["contacts"], 1)})
+
+    capture.too_large = 0
+    return capture
+
+
+def simulate_penalty_dataset(out_dir: str | os.PathLike, *, scene: str = "incline-block", steps: int = 200,
+                             h: float | None = None, every: int = 1, kappa_cap: float | None = 1e12,
+                             max_systems: int | None = None, newton_tol: float = 1e-9, newton_max_iter: int = 50,
+                             progress: bool = True, **params) -> dict:
+    """Run a penalty-friction scene and write its Newton systems (family ``penalty``) to ``out_dir/part-0000.parquet``.
+
+    Parameters
+    ----------
+    out_dir : path
+        Dataset folder.
+    scene : str
+        A name in :data:`qlsbench.physics.penalty.PENALTY_SCENES`.
+    steps : int
+        Time steps.
+    h : float or None
+        Time step; ``None`` takes the scene's own.
+    every, kappa_cap, max_systems : int, float, int
+        As for :func:`simulate_dataset`.
+    newton_tol, newton_max_iter : float, int
+        Newton tolerance (relative to one step's gravity impulse) and iteration cap.
+    progress : bool
+        Show a progress bar.
+    **params
+        Scene parameters (``mu``, ``angle``, ``n``, ...; see the scene builders).
+
+    Returns
+    -------
+    dict
+        The dataset metadata written, with ``steps_per_second`` added.
+    """
+    from qlsbench.physics.penalty import PENALTY_SCENES, PenaltyNewtonOptions, build_penalty_scene, simulate_penalty
+
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise InputError(f"steps must be an integer >= 1, got {steps!r}")
+    model = build_penalty_scene(scene, **params)
+    h = PENALTY_SCENES[scene][1] if h is None else h
+    if not (np.isfinite(h) and h > 0):
+        raise InputError(f"h (time step) must be > 0, got {h!r}")
+    options = PenaltyNewtonOptions(tol=newton_tol, max_iter=newton_max_iter)
+    recorder = SubsystemRecorder(every=every, max_systems=max_systems)
+    capture = penalty_capture(recorder)
+    t0 = time.perf_counter()
+    reports = simulate_penalty(model, steps, h, options, capture=capture, progress=progress)
+    elapsed = time.perf_counter() - t0
+    systems, stats = export_systems(recorder, kappa_cap=kappa_cap, scene=model.name, family="penalty")
+    if not systems:
+        raise InputError(f"simulation {model.name}: no Newton system to export ({stats['captured']} captured, "
+                         f"{capture.too_large} above {PENALTY_EXPORT_LIMIT} unknowns, {stats['dropped_kappa']} over "
+                         f"the kappa cap) in {steps} steps with every={every}")
+    iters = np.array([r.newton.iterations for r in reports])
+    meta = {
+        "generator": "qlsbench.generate.simulate_penalty_dataset", "family": "penalty", "scene": scene,
+        "scene_label": model.name, "params": {k: params[k] for k in sorted(params)}, "mu": model.mu,
+        "stiffness": model.stiffness, "steps": steps, "h": h, "every": every, "newton_tol": newton_tol,
+        "newton_max_iter": newton_max_iter, "ndof": model.ndof, **stats, "too_large": capture.too_large,
+        "newton_iterations_mean": float(iters.mean()), "newton_iterations_max": int(iters.max()),
+        "steps_not_converged": sum(not r.newton.converged for r in reports),
+        "max_contacts": max(r.contacts for r in reports), "max_sliding": max(r.sliding for r in reports),
+        "non_symmetric": sum(not s.meta["symmetric"] for s in systems),
+    }
+    write_systems(systems, Path(out_dir) / "part-0000.parquet", metadata=meta)
+    return {**meta, "steps_per_second": steps / elapsed if elapsed > 0 else float("inf")}

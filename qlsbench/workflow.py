@@ -42,6 +42,7 @@ def check_config(config: dict[str, Any], schema: str | os.PathLike) -> None:
     if errors:
         raise ConfigError(_schema_error_line(errors[0]))
     dem_runs(config)
+    penalty_runs(config)
     checkpoint_datasets(config)
     for label in solver_specs(config):
         solver_datasets(config, label)
@@ -85,6 +86,34 @@ def dem_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return runs
 
 
+def penalty_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Penalty-friction simulations of a config keyed by scene label (``incline-block-a30-mu0.3``).
+
+    The label is the built scene's name, so building checks the parameters too.
+    """
+    from qlsbench.errors import InputError
+    from qlsbench.physics.penalty import build_penalty_scene
+
+    runs: dict[str, dict[str, Any]] = {}
+    for i, run in enumerate(config.get("penalty", [])):
+        try:
+            label = build_penalty_scene(run["scene"], **(run.get("params") or {})).name
+        except InputError as exc:
+            raise ConfigError(f"penalty[{i}]: {exc}") from None
+        if label in runs:
+            raise ConfigError(f"penalty[{i}]: a run for {label!r} is already configured")
+        runs[label] = run
+    return runs
+
+
+def penalty_args(config: dict[str, Any], label: str) -> str:
+    """Command-line options of ``qlsbench simulate`` for one configured penalty run."""
+    run = penalty_runs(config)[label]
+    words = [f"--{key.replace('_', '-')} {value}" for key, value in sorted(run.items()) if key != "params"]
+    words += [f"--param {key}={value}" for key, value in sorted((run.get("params") or {}).items())]
+    return " ".join(words)
+
+
 def simulate_args(config: dict[str, Any], label: str) -> str:
     """Command-line options of ``qlsbench simulate`` for one configured run (snapshots aside)."""
     run = dem_runs(config)[label]
@@ -114,8 +143,9 @@ def checkpoint_count(config: dict[str, Any], scene: str) -> int:
 
 
 def all_datasets(config: dict[str, Any]) -> list[str]:
-    """Every dataset the config generates: Ising, then DEM-C, then DEM-C checkpoints."""
-    return ising_datasets(config) + [f"dem_c/{label}" for label in dem_runs(config)] + list(checkpoint_datasets(config))
+    """Every dataset the config generates: Ising, DEM-C, DEM-C checkpoints, then penalty friction."""
+    return (ising_datasets(config) + [f"dem_c/{label}" for label in dem_runs(config)]
+            + list(checkpoint_datasets(config)) + [f"penalty/{label}" for label in penalty_runs(config)])
 
 
 def solver_datasets(config: dict[str, Any], label: str) -> list[str]:
@@ -141,6 +171,7 @@ def solver_run_setting(config: dict[str, Any], label: str, key: str, default: An
 DEFAULT_RESOURCES: dict[str, dict[str, int]] = {
     "default": {"mem_mb": 2000, "runtime": 30, "threads": 1},
     "simulate": {"mem_mb": 4000, "runtime": 240},
+    "simulate_penalty": {"mem_mb": 4000, "runtime": 120},
     "pauli": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # numba kernels run patterns in parallel
     "truncation": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # the same study, more tolerances
     "solve": {"mem_mb": 4000, "runtime": 120},

@@ -21,6 +21,8 @@ ACCURACY = {
         "SedimentationStep": {"track_lcp_residual", "track_max_penetration"},
         "ContactLCP": {"track_minmap_residual", "track_complementarity_error"},
     },
+    "bench_penalty.py": {"ClothStep": {"track_residual_ratio", "track_newton_iterations", "track_gmres_iterations"},
+                         "BackwardEulerOperator": {"track_adjoint_defect"}},
     "bench_pauli.py": {"DecompositionAccuracy": {"track_max_diff_vs_qiskit", "track_reconstruction_error"}},
     "bench_vqls.py": {"CostEvaluation": {"track_exact_vs_circuits", "track_cost_at_solution",
                                          "track_shot_deviation_in_sigma"}},

@@ -78,6 +78,12 @@ CASES = {
     "negative friction": (["simulate", "--n-spheres", "4", "--mu", "-1", "--steps", "5", "--out", "{tmp}/x"], "mu"),
     "simulation with nothing to export": (["simulate", "--n-spheres", "3", "--steps", "2", "--out", "{tmp}/x", "--quiet"],
                                           "no Newton subsystem to export"),
+    "DEM-C option on a penalty scene": (["simulate", "--scene", "incline-block", "--packing", "0.3", "--out", "{tmp}/x"],
+                                        "--packing only apply to DEM-C scenes, not to --scene incline-block"),
+    "penalty scene parameter out of range": (["simulate", "--scene", "incline-block", "--param", "angle=95",
+                                              "--out", "{tmp}/x"], "incline angle must be in [0, 90) degrees, got 95"),
+    "penalty scene parameter it does not take": (["simulate", "--scene", "cloth-sphere", "--param", "angle=3",
+                                                  "--out", "{tmp}/x"], "unexpected keyword argument 'angle'"),
     "unknown solver": (["solve", "--solver", "nope", "--dataset", "{data}", "--out", "{tmp}/x.parquet"],
                        "unknown solver 'nope'"),
     "unknown solver option": (["solve", "--solver", "cg", "--option", "tol=1", "--dataset", "{data}",
@@ -103,6 +109,8 @@ CASES = {
     "figure of an unconfigured solver": (["check-config", "{cfg_figure}"],
                                          "loss_figures.loss_curves.solvers ['vqls-globl'] are not configured"),
     "dataset pattern matching nothing": (["check-config", "{cfg_pattern}"], "solver 'lu': datasets ['isng/*'] match none"),
+    "penalty run with a bad parameter": (["check-config", "{cfg_penalty}"],
+                                         "penalty[0]: incline-block: n (particles per edge) must be an integer >= 2"),
     "config that is not YAML": (["check-config", "{tmp}/notes.yaml"], "notes.yaml: not a readable YAML file"),
     # ---- datasets and results files
     "missing dataset": (["solve", "--solver", "cg", "--dataset", "{tmp}/missing", "--out", "{tmp}/x.parquet"],
@@ -126,6 +134,7 @@ CONFIG_CHANGES = {
     "cfg_runtime": lambda c: c.update(resources={"solve": {"runtime": -5}}),
     "cfg_figure": lambda c: c["loss_figures"][0].update(solvers=["vqls-globl"]),
     "cfg_pattern": lambda c: c["solvers"][0].update(datasets=["isng/*"]),
+    "cfg_penalty": lambda c: c["penalty"][0]["params"].update(n=1),
 }
 
 

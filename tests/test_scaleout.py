@@ -64,8 +64,9 @@ def test_the_slurm_profile_renders_every_job_with_its_resources(slurm_dry_run):
         else:
             expected = rule_resources(config, job["rule"])
             assert int(job["runtime"]) == expected["runtime"] and int(job["mem_mb"]) == expected["mem_mb"]
-    # lu on the 5 default datasets (2 Ising, 2 DEM-C, 1 checkpoint set), vnls on its one.
-    assert sum(j["rule"] == "solve" for j in jobs) == 6
+    # lu on the 8 default datasets (2 Ising, 2 DEM-C, 1 checkpoint set, 3 penalty), vnls on its one.
+    assert sum(j["rule"] == "solve" for j in jobs) == 9
+    assert sum(j["rule"] == "simulate_penalty" for j in jobs) == 3
 
 
 def test_resource_precedence():

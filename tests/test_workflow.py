@@ -101,6 +101,7 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
         "ising": {"n_qubits": [2, 3], "kappas": [10, 100], "J": 0.1},
         # Snakemake merges this over default.yaml key by key, so the simulations are replaced, not added.
         "simulate": [{"scene": "sedimentation", "n_spheres": 5, "mu": 0.0, "steps": 80, "every": 10}],
+        "penalty": [{"scene": "incline-block", "steps": 30, "every": 10, "params": {"angle": 30, "mu": 0.3}}],
         "solvers": [{"name": "lu"}, {"name": "cg"}, {"name": "gmres", "label": "gmres-r2", "options": {"restart": 2}},
                     {"name": "crash"},
                     {"name": "vqls-local", "label": "vqls-l", "datasets": ["ising/kappa1?"], "repeats": 1,
@@ -132,7 +133,10 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     html = (work / "report.html").read_text()
     for item in ("leaderboard.html", "fig2.png", "kappa_time.png", "truncation.png", "snapshots_sedimentation-n5-mu0"):
         assert item in html, item
-    assert board.loc["crash", "solves"] == (2 * 2 + len(dem)) * 2  # (Ising + DEM-C systems) x repeats, all kept
+    penalty = pd.read_parquet(work / "datasets" / "penalty" / "incline-block-a30-mu0.3")
+    assert len(penalty) > 0 and (penalty["family"] == "penalty").all() and not penalty["symmetric"].all()
+    # (Ising + DEM-C + penalty systems) x repeats, all kept
+    assert board.loc["crash", "solves"] == (2 * 2 + len(dem) + len(penalty)) * 2
     pauli = pd.read_parquet(work / "results" / "pauli" / "dem_c" / "sedimentation-n5-mu0.parquet")
     assert set(pauli["system_id"]) == set(dem["system_id"])
     assert (work / "results" / "figures" / "pauli_terms.png").stat().st_size > 0
@@ -153,7 +157,8 @@ def test_per_solver_datasets_and_repeats():
 
     config = _default()
     assert solver_datasets(config, "vqls-global") == ["ising/kappa10"]
-    assert solver_datasets(config, "vqls-local") == ["ising/kappa10", "dem_c_checkpoints/sedimentation-n16-mu0"]
+    assert solver_datasets(config, "vqls-local") == ["ising/kappa10", "dem_c_checkpoints/sedimentation-n16-mu0",
+                                                     "penalty/incline-block-a30-mu0.3"]
     assert solver_datasets(config, "lu") == all_datasets(config)
     assert solver_run_setting(config, "vqls-local", "repeats", 1) == 1
     assert solver_run_setting(config, "lu", "repeats", 1) == config["run"]["repeats"]
@@ -199,7 +204,7 @@ def test_a_killed_workflow_resumes_with_identical_outputs(tmp_path, plugin_path)
     config = {
         "ising": {"n_qubits": [2, 3, 4], "kappas": [10], "J": 0.1},
         "simulate": [{"scene": "sedimentation", "n_spheres": 5, "mu": 0.0, "steps": 80, "every": 10}],
-        "checkpoints": [], "loss_figures": [],
+        "penalty": [], "checkpoints": [], "loss_figures": [],
         "solvers": [{"name": "lu"},
                     {"name": "counting", "label": "counting", "options": {"sleep": 0.7}, "datasets": ["ising/*"]}],
         "run": {"repeats": 3, "seed": 0, "time_limit": 60},

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
 from qlsbench.problems import LinearSystem, condition_number, hermitian_defect, pad_and_normalize
 from qlsbench.problems.spectra import DENSE_LIMIT
@@ -49,15 +50,25 @@ class SubsystemRecorder:
         self.records.append((A.copy(), b.copy(), dict(context)))
 
 
-def _meta(context: dict, seed) -> dict:
-    keep = ("step", "newton_iter", "time", "contacts", "active_size", "mu", "s", "h", "scale", "regularization")
+#: Context keys a DEM-C system keeps (other families keep their whole context).
+DEM_C_KEYS = ("step", "newton_iter", "time", "contacts", "active_size", "mu", "s", "h", "scale", "regularization")
+
+
+def _meta(context: dict, seed, family: str) -> dict:
+    keep = DEM_C_KEYS if family == FAMILY else tuple(k for k in context if k != "scene")
     meta = {k: context[k] for k in keep if k in context}
-    meta.update(family=FAMILY, scene=context.get("scene", ""), seed=seed)
+    meta.update(family=family, scene=context.get("scene", ""), seed=seed)
     return meta
 
 
+def asymmetry(A: sp.spmatrix) -> float:
+    """``||A - A^T||_F / ||A||_F`` (0 for a symmetric matrix)."""
+    norm = sp.linalg.norm(A)
+    return float(sp.linalg.norm(A - A.T) / norm) if norm else 0.0
+
+
 def export_systems(recorder: SubsystemRecorder, *, kappa_cap: float | None = None, seed: int | None = None,
-                   scene: str | None = None) -> tuple[list[LinearSystem], dict]:
+                   scene: str | None = None, family: str = FAMILY) -> tuple[list[LinearSystem], dict]:
     """Pad, normalise and measure the recorded subsystems.
 
     Parameters
@@ -71,11 +82,15 @@ def export_systems(recorder: SubsystemRecorder, *, kappa_cap: float | None = Non
         Seed of the scene, stored with each system.
     scene : str or None
         Scene label overriding the one in the context (e.g. ``sedimentation-n32-mu0.3``).
+    family : str
+        Dataset family (``dem_c``, ``penalty``, ...). A DEM-C system keeps
+        :data:`DEM_C_KEYS` of its context; other families keep all of it and
+        also get ``asymmetry`` (:func:`asymmetry` of the unpadded matrix).
 
     Returns
     -------
     systems : list of LinearSystem
-        Family ``dem_c``; ``meta`` holds the context, ``cond``, ``cond_exact``
+        Of ``family``; ``meta`` holds the context, ``cond``, ``cond_exact``
         (dense SVD, ``dim <= 4096``; above it an ARPACK estimate) and ``symmetric``.
     stats : dict
         ``captured``, ``exported``, ``dropped_kappa`` and ``skipped_trivial`` counts
@@ -83,10 +98,12 @@ def export_systems(recorder: SubsystemRecorder, *, kappa_cap: float | None = Non
     """
     systems, dropped = [], 0
     for A, b, context in recorder.records:
-        meta = _meta(context, seed)
+        meta = _meta(context, seed, family)
         if scene is not None:
             meta["scene"] = scene
         meta["symmetric"] = hermitian_defect(A) == 0.0
+        if family != FAMILY:  # DEM-C files stay as they were, byte for byte (the pinned set hashes them)
+            meta["asymmetry"] = asymmetry(A)
         system = pad_and_normalize(LinearSystem(A, b, meta), min_qubits=1)
         cond = condition_number(system.A)
         if kappa_cap is not None and not cond <= kappa_cap:

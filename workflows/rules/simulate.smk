@@ -34,3 +34,19 @@ rule checkpoints:
     shell:
         "qlsbench checkpoints datasets/dem_c/{wildcards.label} --count {params.n}"
         " --out datasets/dem_c_checkpoints/{wildcards.label} > {log} 2>&1"
+
+
+rule simulate_penalty:
+    output:
+        "datasets/penalty/{label}/part-0000.parquet",
+    params:
+        args=lambda wc: penalty_args(config, wc.label),
+    threads: rule_threads(config, "simulate_penalty")
+    resources:
+        **rule_resources(config, "simulate_penalty"),
+    log:
+        "logs/simulate_penalty/{label}.log",
+    conda:
+        "../envs/qlsbench.yaml"
+    shell:
+        "qlsbench simulate {params.args} --out datasets/penalty/{wildcards.label} --quiet > {log} 2>&1"
