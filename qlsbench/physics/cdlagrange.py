@@ -1,0 +1,203 @@
+"""The CD-Lagrange impact integrator for single-node bodies (seed 000, app. A, eqs. 38-50) and its test scenes.
+
+Asynchronous central differences: positions ``Q_n`` at integer steps,
+velocities ``Qdot_{n+1/2}`` at half steps,
+
+    Q_{n+1}        = Q_n + h Qdot_{n+1/2}                              (45)
+    F_{n+1}        = -dV/dQ (Q_{n+1})                                  (47)
+    Qdot^S         = Qdot_{n+1/2} + h M^-1 F_{n+1}     (free velocity)
+    lambda_k       = -H_k (N_k Qdot^S + e N_k Qdot_{n+1/2}),  I = sum_k N_k^T max(0, lambda_k)   (44, 48-49)
+    Qdot_{n+3/2}   = Qdot^S + M^-1 I                                   (50)
+
+for every contact ``k`` whose gap ``g_k(Q_{n+1}) = N_k Q_{n+1} + g0_k`` is
+``<= 0``, with ``H_k = (N_k M^-1 N_k^T)^-1`` (eq. 43, the known-H case of the
+paper). Newton's restitution law then gives ``N_k Qdot_{n+3/2} = -e N_k
+Qdot_{n+1/2}`` for an isolated contact. ``N_k`` is the gap gradient; the
+paper's projection ``L`` is ``N`` up to sign (``L = 1`` for the ball,
+``L = (1, -1)`` for the cradle, whose ``N = (-1, 1)``). Extraction notes: eq.
+49 as printed has ``Q_{n+1/2}`` where the free velocity belongs, and eq. 47
+drops the minus sign of ``F = -dV/dQ``.
+
+Simultaneous contacts: ``sequential`` applies the contacts one after
+another, each with the velocity the previous ones left (what the paper does
+for three bodies: the physical Newton's-cradle result); ``simultaneous``
+solves all of them as one LCP ``0 <= lam _|_ D lam + N Qdot^S + e N Qdot^- >= 0``,
+``D = N M^-1 N^T``, by the DEM-C min-map Newton.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from qlsbench.errors import InputError
+from qlsbench.physics.lcp import LCP
+from qlsbench.physics.lcp_solvers import solve_lcp
+
+G = 9.81
+
+
+@dataclass
+class ImpactSystem:
+    """Single-node bodies in generalised coordinates with unilateral contacts.
+
+    Parameters
+    ----------
+    mass : ndarray (K,)
+        Diagonal of ``M``.
+    force : callable
+        ``Q -> -dV/dQ``.
+    potential : callable
+        ``Q -> V`` (for the energy column).
+    normals : ndarray (C, K)
+        Gap gradients ``N_k``; contact ``k`` is closed when ``N_k Q + gap0_k <= 0``.
+    gap0 : ndarray (C,)
+    restitution : float
+        Newton's ``e`` in ``[0, 1]``.
+    """
+
+    mass: np.ndarray
+    force: Callable[[np.ndarray], np.ndarray]
+    potential: Callable[[np.ndarray], float]
+    normals: np.ndarray
+    gap0: np.ndarray
+    restitution: float
+
+    def __post_init__(self):
+        self.mass = np.asarray(self.mass, dtype=float).reshape(-1)
+        self.normals = np.asarray(self.normals, dtype=float).reshape(-1, len(self.mass))
+        self.gap0 = np.asarray(self.gap0, dtype=float).reshape(-1)
+        if not 0.0 <= self.restitution <= 1.0:
+            raise InputError(f"restitution e must be in [0, 1], got {self.restitution!r}")
+        if not np.all(self.mass > 0):
+            raise InputError("masses must be > 0")
+
+    def gaps(self, Q: np.ndarray) -> np.ndarray:
+        return self.normals @ Q + self.gap0
+
+    def energy(self, Q: np.ndarray, Qdot: np.ndarray) -> float:
+        return 0.5 * float(self.mass @ Qdot**2) + float(self.potential(Q))
+
+
+def impulses(system: ImpactSystem, closed: np.ndarray, v_free: np.ndarray, v_before: np.ndarray,
+             mode: str = "sequential") -> np.ndarray:
+    """Velocity after the impulses of the closed contacts (eqs. 44, 48-50).
+
+    Parameters
+    ----------
+    system : ImpactSystem
+    closed : ndarray of int
+        Indices of contacts with gap ``<= 0``.
+    v_free : ndarray (K,)
+        ``Qdot^S``, the velocity with the smooth forces applied.
+    v_before : ndarray (K,)
+        ``Qdot_{n+1/2}``, the pre-impact velocity the restitution law refers to.
+    mode : str
+        ``sequential`` or ``simultaneous``.
+    """
+    inv_m, e, v = 1.0 / system.mass, system.restitution, v_free.copy()
+    if mode == "sequential":
+        # Each contact's restitution refers to the velocity it meets: the pre-impact velocity plus the
+        # impulses of the contacts resolved before it.
+        before = v_before.copy()
+        for k in closed:
+            n = system.normals[k]
+            H = 1.0 / float(n @ (inv_m * n))
+            lam = -H * (n @ v + e * (n @ before))
+            dv = inv_m * n * max(0.0, lam)
+            v += dv
+            before += dv
+        return v
+    if mode != "simultaneous":
+        raise InputError(f"impact mode must be 'sequential' or 'simultaneous', got {mode!r}")
+    if len(closed):
+        N = system.normals[closed]
+        lcp = LCP(N @ (inv_m[:, None] * N.T), N @ v_free + e * (N @ v_before))
+        result = solve_lcp(lcp, "minmap")
+        v += inv_m * (N.T @ result.y)
+    return v
+
+
+def integrate(system: ImpactSystem, Q0, Qdot0, h: float, steps: int, mode: str = "sequential") -> pd.DataFrame:
+    """Run the CD-Lagrange scheme; one row per step ``n = 0..steps``.
+
+    Columns: ``t``; ``q_i`` (``Q_n``) and ``qdot_i`` (``Qdot_{n+1/2}``, the
+    velocity leaving ``t_n``) per body ``i``; ``contact`` (a contact closed at
+    ``Q_n`` and pushed); ``energy``, ``1/2 Qdot_{n+1/2}^T M Qdot_{n+1/2} +
+    V((Q_n + Q_{n+1})/2)`` (kinetic and potential at the same half step).
+    """
+    if not (np.isfinite(h) and h > 0):
+        raise InputError(f"h (time step) must be > 0, got {h!r}")
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise InputError(f"steps must be an integer >= 1, got {steps!r}")
+    K = len(system.mass)
+    Q = np.asarray(Q0, dtype=float).reshape(K).copy()
+    v = np.asarray(Qdot0, dtype=float).reshape(K).copy()
+    qs, vs, contact = np.empty((steps + 1, K)), np.empty((steps + 1, K)), np.zeros(steps + 1, dtype=bool)
+    for n in range(steps + 1):
+        qs[n], vs[n] = Q, v
+        Q = Q + h * v  # (45)
+        v_free = v + h * system.force(Q) / system.mass
+        closed = np.flatnonzero(system.gaps(Q) <= 0.0)
+        v_new = impulses(system, closed, v_free, v, mode) if len(closed) else v_free
+        if n + 1 <= steps:
+            contact[n + 1] = bool(np.any(v_new != v_free))
+        v = v_new
+    energy = [system.energy(0.5 * (qs[n] + qs[n] + h * vs[n]), vs[n]) for n in range(steps + 1)]
+    columns = {"t": h * np.arange(steps + 1)}
+    for i in range(K):
+        columns[f"q_{i}"], columns[f"qdot_{i}"] = qs[:, i], vs[:, i]
+    columns["contact"], columns["energy"] = contact, energy
+    return pd.DataFrame(columns)
+
+
+def pendulum(q0: float = 1.0, mass: float = 1.0, length: float = 1.0, g: float = G) -> tuple[ImpactSystem, list, list]:
+    """A pendulum (angle ``q``, no contacts): ``M = m l^2``, ``V = -m g l cos q``; app. B: q0 = 1, h = 0.02."""
+    system = ImpactSystem([mass * length**2], lambda Q: -mass * g * length * np.sin(Q),
+                          lambda Q: -mass * g * length * float(np.cos(Q[0])), np.zeros((0, 1)), np.zeros(0), 1.0)
+    return system, [q0], [0.0]
+
+
+def bouncing_ball(q0: float = 10.0, e: float = 1.0, mass: float = 1.0, g: float = G) -> tuple[ImpactSystem, list, list]:
+    """A ball at height ``q`` above the ground ``q = 0``; app. B: q0 = 10, e = 1 (also 0.8, 0.7), h = 0.02."""
+    system = ImpactSystem([mass], lambda Q: np.array([-mass * g]), lambda Q: mass * g * float(Q[0]),
+                          np.ones((1, 1)), np.zeros(1), e)
+    return system, [q0], [0.0]
+
+
+def newtons_cradle(balls: int = 2, speed: float = 2.0, e: float = 1.0, mass: float = 1.0, length: float = 1.0,
+                   g: float = G) -> tuple[ImpactSystem, list, list]:
+    """Pendulums of zero size on one pivot (angles ``Q``), neighbours touching when ``Q_{i+1} - Q_i <= 0``.
+
+    App. B: two balls, ``Q0 = (0, 0)``, ``Qdot0 = (2, 0)``, e = 1, ``A = [[-1, 1], [1, -1]]``, ``L = (1, -1)``.
+    """
+    if int(balls) != balls or balls < 2:
+        raise InputError(f"newtons-cradle: balls must be an integer >= 2, got {balls!r}")
+    balls = int(balls)
+    normals = np.zeros((balls - 1, balls))
+    for k in range(balls - 1):
+        normals[k, k], normals[k, k + 1] = -1.0, 1.0
+    system = ImpactSystem(np.full(balls, mass * length**2), lambda Q: -mass * g * length * np.sin(Q),
+                          lambda Q: -mass * g * length * float(np.cos(Q).sum()), normals, np.zeros(balls - 1), e)
+    return system, np.zeros(balls), np.r_[speed, np.zeros(balls - 1)]
+
+
+#: Scene builders by name, with the paper's time step.
+CD_SCENES = {"pendulum": pendulum, "bouncing-ball": bouncing_ball, "newtons-cradle": newtons_cradle}
+
+
+def run_scene(name: str, steps: int, h: float = 0.02, mode: str = "sequential", **params) -> pd.DataFrame:
+    """Simulate scene ``name`` (``pendulum``, ``bouncing-ball``, ``newtons-cradle``) for ``steps`` steps.
+
+    Returns the trajectory of :func:`integrate`.
+    """
+    if name not in CD_SCENES:
+        raise InputError(f"unknown CD-Lagrange scene {name!r}; choose from {', '.join(CD_SCENES)}")
+    try:
+        system, Q0, Qdot0 = CD_SCENES[name](**params)
+    except TypeError as exc:
+        raise InputError(f"scene {name}: {exc}") from None
+    return integrate(system, Q0, Qdot0, h, steps, mode)
