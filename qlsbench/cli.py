@@ -77,6 +77,14 @@ def cmd_simulate_penalty(args) -> None:
               f"{meta['steps']} steps", file=sys.stderr)
 
 
+def cmd_trajectory(args) -> None:
+    from qlsbench.generate import trajectory_dataset
+
+    path = trajectory_dataset(args.out, scene=args.scene, steps=args.steps, h=args.h, sigmas=args.sigma,
+                              seed=args.seed, mode=args.impacts, **_scene_params(args.param))
+    print(f"{args.scene}: {args.steps} steps of h={args.h:g}, noise sigma {args.sigma} -> {path}")
+
+
 def cmd_simulate(args) -> None:
     from qlsbench.physics.penalty import PENALTY_SCENES
 
@@ -358,6 +366,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="number of snapshot steps, the last step always among them")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_simulate)
+
+    s = sub.add_parser("trajectory", help="write a CD-Lagrange trajectory (clean and noisy columns) to Parquet")
+    s.add_argument("--scene", required=True, help="pendulum, bouncing-ball or newtons-cradle")
+    s.add_argument("--steps", type=int, required=True)
+    s.add_argument("--h", type=float, default=0.02, help="time step (the paper: 0.02)")
+    s.add_argument("--sigma", type=float, nargs="+", default=[0.2, 0.02], help="noise standard deviations")
+    s.add_argument("--seed", type=int, default=0, help="seed of the noise")
+    s.add_argument("--impacts", choices=["sequential", "simultaneous"], default="sequential",
+                   help="how contacts closing in the same step are resolved")
+    s.add_argument("--param", action="append", metavar="KEY=VALUE", help="scene parameter, e.g. --param e=0.8")
+    s.add_argument("--out", required=True, help="output .parquet file")
+    s.set_defaults(func=cmd_trajectory)
 
     s = sub.add_parser("solve", help="run one solver over a dataset into a results file")
     _add_solver_arguments(s)

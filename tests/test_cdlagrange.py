@@ -82,3 +82,22 @@ def test_bad_scene_input_is_named():
         run_scene("bouncing-ball", 10, e=1.5)
     with pytest.raises(InputError, match="scene pendulum: .*unexpected keyword argument 'e'"):
         run_scene("pendulum", 10, e=0.5)
+
+
+def test_trajectory_file_keeps_the_clean_truth_beside_noisy_columns(tmp_path):
+    import pandas as pd
+
+    from qlsbench.cli import main
+
+    out = tmp_path / "ball.parquet"
+    assert main(["trajectory", "--scene", "bouncing-ball", "--steps", "500", "--param", "e=0.8",
+                 "--out", str(out)]) in (0, None)
+    df = pd.read_parquet(out)
+    clean = run_scene("bouncing-ball", 500, e=0.8)
+    pd.testing.assert_frame_equal(df[clean.columns], clean)
+    for sigma in (0.2, 0.02):
+        noise = df[f"q_0_sigma{sigma:g}"] - df.q_0
+        assert abs(noise.std() / sigma - 1) < 0.15 and abs(noise.mean()) < 4 * sigma / np.sqrt(len(df))
+    again = tmp_path / "again.parquet"
+    main(["trajectory", "--scene", "bouncing-ball", "--steps", "500", "--param", "e=0.8", "--out", str(again)])
+    assert again.read_bytes() == out.read_bytes()
