@@ -234,7 +234,7 @@ def penalty_capture(recorder: SubsystemRecorder, max_dim: int = PENALTY_EXPORT_L
     solver avoids).
     """
     def capture(evaluation, rhs, dz, context):
-        if context["step"] % recorder.every:
+        if context["step"] % recorder.every:  # the recorder checks this too, but only after H is assembled
             return
         if len(rhs) > max_dim:
             capture.too_large += 1

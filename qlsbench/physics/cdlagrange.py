@@ -137,16 +137,15 @@ def integrate(system: ImpactSystem, Q0, Qdot0, h: float, steps: int, mode: str =
     Q = np.asarray(Q0, dtype=float).reshape(K).copy()
     v = np.asarray(Qdot0, dtype=float).reshape(K).copy()
     qs, vs, contact = np.empty((steps + 1, K)), np.empty((steps + 1, K)), np.zeros(steps + 1, dtype=bool)
-    for n in range(steps + 1):
-        qs[n], vs[n] = Q, v
+    qs[0], vs[0] = Q, v
+    for n in range(steps):
         Q = Q + h * v  # (45)
         v_free = v + h * system.force(Q) / system.mass
         closed = np.flatnonzero(system.gaps(Q) <= 0.0)
-        v_new = impulses(system, closed, v_free, v, mode) if len(closed) else v_free
-        if n + 1 <= steps:
-            contact[n + 1] = bool(np.any(v_new != v_free))
-        v = v_new
-    energy = [system.energy(0.5 * (qs[n] + qs[n] + h * vs[n]), vs[n]) for n in range(steps + 1)]
+        v = impulses(system, closed, v_free, v, mode) if len(closed) else v_free
+        contact[n + 1] = bool(np.any(v != v_free))
+        qs[n + 1], vs[n + 1] = Q, v
+    energy = [system.energy(qs[n] + 0.5 * h * vs[n], vs[n]) for n in range(steps + 1)]
     columns = {"t": h * np.arange(steps + 1)}
     for i in range(K):
         columns[f"q_{i}"], columns[f"qdot_{i}"] = qs[:, i], vs[:, i]

@@ -81,6 +81,37 @@ def rigid_point(center: np.ndarray, step_rotation: np.ndarray, u: np.ndarray, of
     return center + r, r, J
 
 
+def seed_sphere_contact(obstacle, center: np.ndarray, radius: float, shift: np.ndarray | float = 0.0):
+    """A sphere's material point against a level set: the deepest point and its anchor.
+
+    The point is ``center - radius n(center)``; the anchor is the surface
+    projection of that point moved by ``shift`` (zero for a new contact; the
+    old tangential offset ``Y - Z`` when an attachment is re-seeded).
+
+    Returns
+    -------
+    offset, anchor : ndarray (3,)
+        World offset of the point from the centre, and the anchor.
+    """
+    _, n, _ = obstacle.evaluate(center)
+    offset = -radius * n
+    return offset, project_to_surface(center + offset + shift, obstacle)[1]
+
+
+def seed_pair_contact(cs: np.ndarray, rs: float, ci: np.ndarray, ri: float, shift: np.ndarray | float = 0.0):
+    """Sphere ``s``'s point nearest sphere ``i`` and its anchor on ``i`` (moved by ``shift``, as above).
+
+    Returns
+    -------
+    offset, anchor_offset : ndarray (3,)
+        World offsets from ``cs`` and from ``ci``.
+    """
+    e = ci - cs
+    offset = rs * e / np.linalg.norm(e)
+    moved = cs + offset + shift - ci
+    return offset, ri * moved / np.linalg.norm(moved)
+
+
 def _relaxed_attachment(Z, X, W, mu, levelset):
     K, dK_dZ, dK_dX, dK_dW, sticking = relax_plane(Z, X, W, mu)
     _, Y, dY_dK = project_to_surface(K, levelset)

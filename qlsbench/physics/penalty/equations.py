@@ -20,6 +20,8 @@ from qlsbench.physics.penalty.attachments import (
     ContactTerm,
     pair_contact,
     particle_contact,
+    seed_pair_contact,
+    seed_sphere_contact,
     sphere_contact,
 )
 from qlsbench.physics.penalty.geometry import I3, project_to_surface, so3_exp
@@ -89,9 +91,7 @@ def _sphere_contacts(model, cand, h) -> list[ContactTerm]:
             if att:
                 offset, anchor = sph.R[b] @ att["offset_body"], att["anchor"]
             else:  # the sphere's deepest point at the start of the step, attached where it was
-                _, n, _ = obstacle.evaluate(sph.x[b])
-                offset = -sph.radius[b] * n
-                anchor = project_to_surface(sph.x[b] + offset, obstacle)[1]
+                offset, anchor = seed_sphere_contact(obstacle, sph.x[b], sph.radius[b])
             term = sphere_contact(key, model.sphere_dofs(b), cand.xs[b], cand.step_rotation[b], cand.u[b], offset,
                                   anchor, obstacle, model.mu, model.stiffness, h)
             if term is not None:
@@ -111,11 +111,7 @@ def _pair_contacts(model, cand, h) -> list[ContactTerm]:
             if att:
                 offset, anchor_offset = sph.R[s] @ att["offset_body"], sph.R[i] @ att["anchor_body"]
             else:
-                e = sph.x[i] - sph.x[s]
-                e /= np.linalg.norm(e)
-                offset = sph.radius[s] * e
-                z = sph.x[s] + offset - sph.x[i]
-                anchor_offset = sph.radius[i] * z / np.linalg.norm(z)
+                offset, anchor_offset = seed_pair_contact(sph.x[s], sph.radius[s], sph.x[i], sph.radius[i])
             dofs = np.concatenate([model.sphere_dofs(s), model.sphere_dofs(i)])
             term = pair_contact(key, dofs, (cand.xs[s], cand.step_rotation[s], cand.u[s], offset),
                                 (cand.xs[i], cand.step_rotation[i], cand.u[i], sph.radius[i], anchor_offset),

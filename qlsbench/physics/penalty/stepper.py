@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from qlsbench.physics.penalty.attachments import seed_pair_contact, seed_sphere_contact
 from qlsbench.physics.penalty.equations import Evaluation, evaluate
-from qlsbench.physics.penalty.geometry import project_to_surface
 from qlsbench.physics.penalty.model import PenaltyModel
 from qlsbench.physics.penalty.newton import (
     NewtonReport,
@@ -41,17 +41,12 @@ def _update_attachments(model: PenaltyModel, ev: Evaluation) -> None:
         if kind == "particle":
             kept[term.key] = {"anchor": term.Y.copy()}
             continue
+        shift = term.Y - term.Z  # the tangential spring the attachment had
         if kind == "sphere":
-            obstacle = model.obstacles[other]
-            _, n, _ = obstacle.evaluate(sph.x[body])
-            offset = -sph.radius[body] * n
-            anchor = project_to_surface(term.Y + (sph.x[body] + offset - term.Z), obstacle)[1]
+            offset, anchor = seed_sphere_contact(model.obstacles[other], sph.x[body], sph.radius[body], shift)
             kept[term.key] = {"offset_body": sph.R[body].T @ offset, "anchor": anchor}
             continue
-        e = sph.x[other] - sph.x[body]
-        offset = sph.radius[body] * e / np.linalg.norm(e)
-        moved = term.Y + (sph.x[body] + offset - term.Z) - sph.x[other]
-        anchor_offset = sph.radius[other] * moved / np.linalg.norm(moved)
+        offset, anchor_offset = seed_pair_contact(sph.x[body], sph.radius[body], sph.x[other], sph.radius[other], shift)
         kept[term.key] = {"offset_body": sph.R[body].T @ offset, "anchor_body": sph.R[other].T @ anchor_offset}
     model.attachments = kept
 
