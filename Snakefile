@@ -7,6 +7,7 @@ from snakemake.utils import min_version, validate
 
 from qlsbench.workflow import (
     all_datasets,
+    cd_lagrange_args,
     check_config,
     checkpoint_count,
     dem_runs,
@@ -24,6 +25,8 @@ from qlsbench.workflow import (
     solver_run_setting,
     solver_results,
     solver_specs,
+    trajectory_args,
+    trajectory_outputs,
 )
 
 min_version("9.0")
@@ -69,3 +72,4 @@ rule all:
         "results/figures/pauli_terms.png",
         expand("results/figures/{figure}.png", figure=loss_figures(config)),
         report_outputs(config),
+        trajectory_outputs(config),

@@ -40,7 +40,8 @@ def cmd_ising(args) -> None:
 
 
 #: ``qlsbench simulate`` options that only DEM-C scenes take, with their DEM-C defaults.
-DEM_C_ONLY = {"n_spheres": 32, "packing": 0.2, "s": 8, "regularization": 0.0, "snapshots": None, "snapshot_count": 4}
+DEM_C_ONLY = {"n_spheres": 32, "packing": 0.2, "s": 8, "regularization": 0.0, "snapshots": None, "snapshot_count": 4,
+              "integrator": "dem_c", "restitution": 0.0}
 
 
 def _scene_params(pairs: list[str]) -> dict:
@@ -104,8 +105,9 @@ def cmd_simulate(args) -> None:
                             seed=args.seed, h=args.h, s=args.s, every=args.every, kappa_cap=args.kappa_cap,
                             max_systems=args.max_systems, regularization=args.regularization,
                             snapshots=args.snapshots, snapshot_count=args.snapshot_count,
-                            progress=not args.quiet)
-    print(f"{meta['scene']} N={meta['n_spheres']} mu={meta['mu']:g}: {meta['steps']} steps at "
+                            integrator=args.integrator, restitution=args.restitution, progress=not args.quiet)
+    how = f" cd_lagrange e={meta['restitution']:g}" if args.integrator == "cd_lagrange" else ""
+    print(f"{meta['scene']} N={meta['n_spheres']} mu={meta['mu']:g}{how}: {meta['steps']} steps at "
           f"{meta['steps_per_second']:.1f} steps/s, Newton {meta['newton_iterations_mean']:.1f} it/step "
           f"(max {meta['newton_iterations_max']}), {meta['exported']} of {meta['captured']} subsystems exported "
           f"({meta['dropped_kappa']} over the kappa cap), cond {meta['cond_min']} .. {meta['cond_max']} -> {args.out}")
@@ -352,6 +354,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--h", type=float, default=None, help="time step (> 0; DEM-C default 1e-3, penalty: the scene's)")
     s.add_argument("--s", type=int, default=None, help="DEM-C: friction directions (even, >= 4; default 8)")
+    s.add_argument("--integrator", choices=["dem_c", "cd_lagrange"], default=None,
+                   help="DEM-C: dem_c (alg. 1, family dem_c) or cd_lagrange (restitution impacts, family cd_lagrange)")
+    s.add_argument("--restitution", type=float, default=None,
+                   help="DEM-C with --integrator cd_lagrange: Newton's restitution e in [0, 1] (default 0)")
     s.add_argument("--param", action="append", metavar="KEY=VALUE",
                    help="penalty scene parameter, e.g. --param angle=30 --param n=3 (see the scene builders)")
     s.add_argument("--every", type=int, default=1, help="keep subsystems of every k-th step")

@@ -25,6 +25,7 @@ from qlsbench.physics import (
     export_systems,
     simulate,
 )
+from qlsbench.physics.capture import FAMILY
 from qlsbench.physics.minmap import NewtonOptions
 from qlsbench.physics.scene import Scene, SphericalContainer
 from qlsbench.physics.stepper import StepReport
@@ -109,9 +110,10 @@ def container_of(scene: Scene) -> dict:
     return {"container_center": None, "container_radius": None}
 
 
-def scene_label(scene: str, n_spheres: int, mu: float) -> str:
-    """Dataset scene name, e.g. ``sedimentation-n32-mu0.3``."""
-    return f"{scene}-n{n_spheres}-mu{mu:g}"
+def scene_label(scene: str, n_spheres: int, mu: float, restitution: float | None = None) -> str:
+    """Dataset scene name, e.g. ``sedimentation-n32-mu0.3``; ``-e0.5`` appended for a CD-Lagrange run."""
+    label = f"{scene}-n{n_spheres}-mu{mu:g}"
+    return label if restitution is None else f"{label}-e{restitution:g}"
 
 
 def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation", n_spheres: int = 32,
@@ -119,7 +121,7 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
                      every: int = 1, kappa_cap: float | None = 1e12, max_systems: int | None = None,
                      newton_tol: float = 1e-10, newton_max_iter: int = 100, regularization: float = 0.0,
                      snapshots: str | os.PathLike | None = None, snapshot_count: int = 4,
-                     progress: bool = True) -> dict:
+                     integrator: str = "dem_c", restitution: float = 0.0, progress: bool = True) -> dict:
     """Simulate a DEM-C scene and write its Newton subsystems to ``out_dir/part-0000.parquet``.
 
     Parameters
@@ -154,6 +156,12 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
         same with or without it.
     snapshot_count : int
         Number of snapshot steps.
+    integrator : str
+        ``dem_c`` (alg. 1; family ``dem_c``) or ``cd_lagrange`` (restitution
+        impacts, seed 000 app. A; family ``cd_lagrange``, scene label ending
+        in ``-e<restitution>``).
+    restitution : float
+        Newton's ``e`` of the ``cd_lagrange`` integrator.
     progress : bool
         Show a progress bar.
 
@@ -165,7 +173,8 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
         ``snapshots``, also ``snapshot_steps`` and ``snapshot_write_seconds``.
     """
     newton = NewtonOptions(tol=newton_tol, max_iter=newton_max_iter, regularization=regularization)
-    options = StepOptions(h=h, mu=mu, s=s, newton=newton)
+    options = StepOptions(h=h, mu=mu, s=s, newton=newton, integrator=integrator, restitution=restitution)
+    impacts = integrator == "cd_lagrange"
     # Checked before the run, so a bad count does not cost a whole simulation.
     chosen = snapshot_steps(steps, snapshot_count) if snapshots is not None else None
     state = build_scene(scene, n_spheres=n_spheres, packing=packing, seed=seed)
@@ -175,8 +184,9 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
     t0 = time.perf_counter()
     reports = simulate(state, steps, options, capture=recorder, observer=observer, progress=progress)
     elapsed = time.perf_counter() - t0
-    label = scene_label(scene, n_spheres, mu)
-    systems, stats = export_systems(recorder, kappa_cap=kappa_cap, seed=seed, scene=label)
+    label = scene_label(scene, n_spheres, mu, restitution if impacts else None)
+    systems, stats = export_systems(recorder, kappa_cap=kappa_cap, seed=seed, scene=label,
+                                    family="cd_lagrange" if impacts else FAMILY)
     if not systems:  # an empty dataset would only fail later, in every rule that reads it
         raise InputError(f"simulation {label}: no Newton subsystem to export ({stats['captured']} captured, "
                          f"{stats['dropped_kappa']} over the kappa cap, {stats['skipped_trivial']} trivial) in "
@@ -194,6 +204,8 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
         "steps_solved_by_lemke": sum(r.solver == "lemke" for r in reports),
         "max_contacts": max((r.contacts for r in reports), default=0),
     }
+    if impacts:  # only then: DEM-C files stay byte for byte what they were (the pinned set hashes them)
+        meta.update(family="cd_lagrange", integrator=integrator, restitution=restitution, scene_label=label)
     # Wall-clock facts vary run to run; they are returned, not written, so files stay byte-identical.
     write_systems(systems, Path(out_dir) / "part-0000.parquet", metadata=meta)
     extra = {"steps_per_second": steps / elapsed if elapsed > 0 else float("inf")}
@@ -215,6 +227,7 @@ def _snapshot_metadata(meta: dict, label: str, container: dict, scene: Scene, co
     """
     settings = {k: meta[k] for k in ("scene", "n_spheres", "packing", "mu", "steps", "seed", "h", "s",
                                      "regularization", "newton_tol", "newton_max_iter")}
+    settings.update({k: meta[k] for k in ("integrator", "restitution") if k in meta})
     return {"generator": "qlsbench.generate.simulate_dataset", "scene_label": label, **settings, **container,
             "gravity": [float(g) for g in scene.gravity], "snapshot_count": int(count),
             "snapshot_steps": snapshot_steps(meta["steps"], count).tolist(),

@@ -9,7 +9,7 @@ import json
 import os
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from qlsbench.bench.runner import SolverSpec
 from qlsbench.errors import ConfigError
@@ -43,6 +43,8 @@ def check_config(config: dict[str, Any], schema: str | os.PathLike) -> None:
         raise ConfigError(_schema_error_line(errors[0]))
     dem_runs(config)
     penalty_runs(config)
+    cd_lagrange_runs(config)
+    trajectory_runs(config)
     checkpoint_datasets(config)
     for label in solver_specs(config):
         solver_datasets(config, label)
@@ -73,17 +75,24 @@ def ising_datasets(config: dict[str, Any]) -> list[str]:
     return [f"ising/kappa{k:g}" for k in config["ising"]["kappas"]]
 
 
+def _runs_by_label(config: dict[str, Any], section: str, label_of: Callable[[int, dict], str],
+                   what: str = "a run for", hint: str = "") -> dict[str, dict[str, Any]]:
+    """Entries of list ``section`` keyed by ``label_of(index, entry)``; a label used twice is an error."""
+    runs: dict[str, dict[str, Any]] = {}
+    for i, entry in enumerate(config.get(section, [])):
+        label = label_of(i, entry)
+        if label in runs:
+            raise ConfigError(f"{section}[{i}]: {what} {label!r} is already configured{hint}")
+        runs[label] = entry
+    return runs
+
+
 def dem_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """DEM-C simulations of a config keyed by dataset scene label (``sedimentation-n16-mu0.3``)."""
     from qlsbench.generate import scene_label
 
-    runs: dict[str, dict[str, Any]] = {}
-    for i, run in enumerate(config.get("simulate", [])):
-        label = scene_label(run.get("scene", "sedimentation"), run["n_spheres"], run["mu"])
-        if label in runs:
-            raise ConfigError(f"simulate[{i}]: a run for {label!r} is already configured")
-        runs[label] = run
-    return runs
+    return _runs_by_label(config, "simulate", lambda i, run: scene_label(run.get("scene", "sedimentation"),
+                                                                         run["n_spheres"], run["mu"]))
 
 
 def penalty_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -94,16 +103,13 @@ def penalty_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     from qlsbench.errors import InputError
     from qlsbench.physics.penalty import build_penalty_scene
 
-    runs: dict[str, dict[str, Any]] = {}
-    for i, run in enumerate(config.get("penalty", [])):
+    def label_of(i: int, run: dict) -> str:
         try:
-            label = build_penalty_scene(run["scene"], **(run.get("params") or {})).name
+            return build_penalty_scene(run["scene"], **(run.get("params") or {})).name
         except InputError as exc:
             raise ConfigError(f"penalty[{i}]: {exc}") from None
-        if label in runs:
-            raise ConfigError(f"penalty[{i}]: a run for {label!r} is already configured")
-        runs[label] = run
-    return runs
+
+    return _runs_by_label(config, "penalty", label_of)
 
 
 def penalty_args(config: dict[str, Any], label: str) -> str:
@@ -112,6 +118,74 @@ def penalty_args(config: dict[str, Any], label: str) -> str:
     words = [f"--{key.replace('_', '-')} {value}" for key, value in sorted(run.items()) if key != "params"]
     words += [f"--param {key}={value}" for key, value in sorted((run.get("params") or {}).items())]
     return " ".join(words)
+
+
+def cd_lagrange_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """CD-Lagrange sphere simulations keyed by scene label (``sedimentation-n16-mu0-e0.5``)."""
+    from qlsbench.generate import scene_label
+
+    return _runs_by_label(config, "cd_lagrange", lambda i, run: scene_label(
+        run.get("scene", "sedimentation"), run["n_spheres"], run["mu"], run["restitution"]))
+
+
+def cd_lagrange_args(config: dict[str, Any], label: str) -> str:
+    """Command-line options of ``qlsbench simulate --integrator cd_lagrange`` for one configured run."""
+    run = cd_lagrange_runs(config)[label]
+    return " ".join(["--integrator cd_lagrange"] + [f"--{key.replace('_', '-')} {value}"
+                                                     for key, value in sorted(run.items())])
+
+
+def trajectory_name(entry: dict[str, Any]) -> str:
+    """File stem of a trajectory entry: its ``name``, else the scene, its parameters and a non-default impact mode.
+
+    ``{scene: bouncing-ball, params: {e: 0.8}}`` is ``bouncing-ball-e0.8``.
+    """
+    if entry.get("name"):
+        return str(entry["name"])
+    words = [entry["scene"]] + [f"{k}{v:g}" if isinstance(v, (int, float)) else f"{k}{v}"
+                                for k, v in sorted((entry.get("params") or {}).items())]
+    if entry.get("impacts", "sequential") != "sequential":
+        words.append(entry["impacts"])
+    return "-".join(words)
+
+
+def trajectory_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """CD-Lagrange trajectory files (``datasets/trajectories/<name>.parquet``) keyed by name.
+
+    A scene parameter the scene does not take is caught here, with the entry's index.
+    """
+    import inspect
+
+    from qlsbench.physics.cdlagrange import CD_SCENES
+
+    def label_of(i: int, entry: dict) -> str:
+        accepted = inspect.signature(CD_SCENES[entry["scene"]]).parameters
+        unknown = sorted(set(entry.get("params") or {}) - set(accepted))
+        if unknown:
+            raise ConfigError(f"trajectories[{i}].params: {entry['scene']} takes no {', '.join(unknown)} "
+                              f"(it takes {', '.join(accepted)})")
+        name = trajectory_name(entry)
+        if "/" in name or name.startswith("."):
+            raise ConfigError(f"trajectories[{i}].name {name!r} must not contain '/' or start with '.'")
+        return name
+
+    return _runs_by_label(config, "trajectories", label_of, "a trajectory named", "; give one a 'name'")
+
+
+def trajectory_args(config: dict[str, Any], name: str) -> str:
+    """Command-line options of ``qlsbench trajectory`` for one configured trajectory."""
+    entry = trajectory_runs(config)[name]
+    words = [f"--scene {entry['scene']}", f"--steps {entry['steps']}"]
+    words += [f"--{key} {entry[key]}" for key in ("h", "seed", "impacts") if key in entry]
+    if "sigmas" in entry:
+        words.append("--sigma " + " ".join(f"{s}" for s in entry["sigmas"]))
+    words += [f"--param {key}={value}" for key, value in sorted((entry.get("params") or {}).items())]
+    return " ".join(words)
+
+
+def trajectory_outputs(config: dict[str, Any]) -> list[str]:
+    """Every trajectory file the config writes."""
+    return [f"datasets/trajectories/{name}.parquet" for name in trajectory_runs(config)]
 
 
 def simulate_args(config: dict[str, Any], label: str) -> str:
@@ -143,9 +217,13 @@ def checkpoint_count(config: dict[str, Any], scene: str) -> int:
 
 
 def all_datasets(config: dict[str, Any]) -> list[str]:
-    """Every dataset the config generates: Ising, DEM-C, DEM-C checkpoints, then penalty friction."""
+    """Every linear-system dataset the config generates: Ising, DEM-C, DEM-C checkpoints, penalty friction, CD-Lagrange.
+
+    Trajectory files are not linear systems; see :func:`trajectory_outputs`.
+    """
     return (ising_datasets(config) + [f"dem_c/{label}" for label in dem_runs(config)]
-            + list(checkpoint_datasets(config)) + [f"penalty/{label}" for label in penalty_runs(config)])
+            + list(checkpoint_datasets(config)) + [f"penalty/{label}" for label in penalty_runs(config)]
+            + [f"cd_lagrange/{label}" for label in cd_lagrange_runs(config)])
 
 
 def solver_datasets(config: dict[str, Any], label: str) -> list[str]:
@@ -172,6 +250,7 @@ DEFAULT_RESOURCES: dict[str, dict[str, int]] = {
     "default": {"mem_mb": 2000, "runtime": 30, "threads": 1},
     "simulate": {"mem_mb": 4000, "runtime": 240},
     "simulate_penalty": {"mem_mb": 4000, "runtime": 120},
+    "simulate_cd_lagrange": {"mem_mb": 4000, "runtime": 240},
     "pauli": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # numba kernels run patterns in parallel
     "truncation": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # the same study, more tolerances
     "solve": {"mem_mb": 4000, "runtime": 120},

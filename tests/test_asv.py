@@ -23,6 +23,8 @@ ACCURACY = {
     },
     "bench_penalty.py": {"ClothStep": {"track_residual_ratio", "track_newton_iterations", "track_gmres_iterations"},
                          "BackwardEulerOperator": {"track_adjoint_defect"}},
+    "bench_cdlagrange.py": {"ImpactStep": {"track_lcp_residual", "track_restitution_violation"},
+                            "BallTrajectory": {"track_energy_drift"}},
     "bench_pauli.py": {"DecompositionAccuracy": {"track_max_diff_vs_qiskit", "track_reconstruction_error"}},
     "bench_vqls.py": {"CostEvaluation": {"track_exact_vs_circuits", "track_cost_at_solution",
                                          "track_shot_deviation_in_sigma"}},

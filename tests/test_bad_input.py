@@ -84,6 +84,15 @@ CASES = {
                                               "--out", "{tmp}/x"], "incline angle must be in [0, 90) degrees, got 95"),
     "penalty scene parameter it does not take": (["simulate", "--scene", "cloth-sphere", "--param", "angle=3",
                                                   "--out", "{tmp}/x"], "unexpected keyword argument 'angle'"),
+    "restitution without the CD-Lagrange integrator": (["simulate", "--restitution", "0.5", "--steps", "5",
+                                                        "--out", "{tmp}/x"], "restitution 0.5 needs integrator 'cd_lagrange'"),
+    "restitution above 1": (["simulate", "--integrator", "cd_lagrange", "--restitution", "1.5", "--steps", "5",
+                             "--out", "{tmp}/x"], "restitution e must be in [0, 1], got 1.5"),
+    "CD-Lagrange integrator on a penalty scene": (["simulate", "--scene", "incline-block", "--integrator", "cd_lagrange",
+                                                   "--out", "{tmp}/x"], "--integrator only apply to DEM-C scenes"),
+    "trajectory scene parameter it does not take": (["trajectory", "--scene", "pendulum", "--steps", "5", "--param",
+                                                     "e=0.5", "--out", "{tmp}/x.parquet"],
+                                                    "unexpected keyword argument 'e'"),
     "unknown solver": (["solve", "--solver", "nope", "--dataset", "{data}", "--out", "{tmp}/x.parquet"],
                        "unknown solver 'nope'"),
     "unknown solver option": (["solve", "--solver", "cg", "--option", "tol=1", "--dataset", "{data}",
@@ -111,6 +120,10 @@ CASES = {
     "dataset pattern matching nothing": (["check-config", "{cfg_pattern}"], "solver 'lu': datasets ['isng/*'] match none"),
     "penalty run with a bad parameter": (["check-config", "{cfg_penalty}"],
                                          "penalty[0]: incline-block: n (particles per edge) must be an integer >= 2"),
+    "CD-Lagrange run with restitution above 1": (["check-config", "{cfg_restitution}"],
+                                                 "cd_lagrange[0].restitution: 2 is greater than the maximum of 1"),
+    "trajectory with a parameter its scene lacks": (["check-config", "{cfg_trajectory}"],
+                                                    "trajectories[1].params: bouncing-ball takes no angle"),
     "config that is not YAML": (["check-config", "{tmp}/notes.yaml"], "notes.yaml: not a readable YAML file"),
     # ---- datasets and results files
     "missing dataset": (["solve", "--solver", "cg", "--dataset", "{tmp}/missing", "--out", "{tmp}/x.parquet"],
@@ -135,6 +148,8 @@ CONFIG_CHANGES = {
     "cfg_figure": lambda c: c["loss_figures"][0].update(solvers=["vqls-globl"]),
     "cfg_pattern": lambda c: c["solvers"][0].update(datasets=["isng/*"]),
     "cfg_penalty": lambda c: c["penalty"][0]["params"].update(n=1),
+    "cfg_restitution": lambda c: c["cd_lagrange"][0].update(restitution=2),
+    "cfg_trajectory": lambda c: c["trajectories"][1]["params"].update(angle=3),
 }
 
 

@@ -64,9 +64,11 @@ def test_the_slurm_profile_renders_every_job_with_its_resources(slurm_dry_run):
         else:
             expected = rule_resources(config, job["rule"])
             assert int(job["runtime"]) == expected["runtime"] and int(job["mem_mb"]) == expected["mem_mb"]
-    # lu on the 8 default datasets (2 Ising, 2 DEM-C, 1 checkpoint set, 3 penalty), vnls on its one.
-    assert sum(j["rule"] == "solve" for j in jobs) == 9
+    # lu on the 9 default datasets (2 Ising, 2 DEM-C, 1 checkpoint set, 3 penalty, 1 CD-Lagrange), vnls on its one.
+    assert sum(j["rule"] == "solve" for j in jobs) == 10
     assert sum(j["rule"] == "simulate_penalty" for j in jobs) == 3
+    assert sum(j["rule"] == "simulate_cd_lagrange" for j in jobs) == 1
+    assert sum(j["rule"] == "trajectory" for j in jobs) == 3
 
 
 def test_resource_precedence():

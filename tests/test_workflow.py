@@ -102,6 +102,8 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
         # Snakemake merges this over default.yaml key by key, so the simulations are replaced, not added.
         "simulate": [{"scene": "sedimentation", "n_spheres": 5, "mu": 0.0, "steps": 80, "every": 10}],
         "penalty": [{"scene": "incline-block", "steps": 30, "every": 10, "params": {"angle": 30, "mu": 0.3}}],
+        "cd_lagrange": [{"n_spheres": 5, "mu": 0.0, "restitution": 0.5, "steps": 150, "every": 10}],
+        "trajectories": [{"scene": "bouncing-ball", "steps": 200, "sigmas": [0.1], "params": {"e": 0.8}}],
         "solvers": [{"name": "lu"}, {"name": "cg"}, {"name": "gmres", "label": "gmres-r2", "options": {"restart": 2}},
                     {"name": "crash"},
                     {"name": "vqls-local", "label": "vqls-l", "datasets": ["ising/kappa1?"], "repeats": 1,
@@ -135,8 +137,13 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
         assert item in html, item
     penalty = pd.read_parquet(work / "datasets" / "penalty" / "incline-block-a30-mu0.3")
     assert len(penalty) > 0 and (penalty["family"] == "penalty").all() and not penalty["symmetric"].all()
-    # (Ising + DEM-C + penalty systems) x repeats, all kept
-    assert board.loc["crash", "solves"] == (2 * 2 + len(dem) + len(penalty)) * 2
+    impacts = pd.read_parquet(work / "datasets" / "cd_lagrange" / "sedimentation-n5-mu0-e0.5")
+    assert len(impacts) > 0 and (impacts["family"] == "cd_lagrange").all()
+    # (Ising + DEM-C + penalty + CD-Lagrange systems) x repeats, all kept
+    assert board.loc["crash", "solves"] == (2 * 2 + len(dem) + len(penalty) + len(impacts)) * 2
+    ball = pd.read_parquet(work / "datasets" / "trajectories" / "bouncing-ball-e0.8.parquet")
+    assert len(ball) == 201 and {"t", "q_0", "qdot_0", "contact", "energy", "q_0_sigma0.1"} <= set(ball.columns)
+    assert 0.05 < (ball["q_0_sigma0.1"] - ball["q_0"]).std() < 0.2
     pauli = pd.read_parquet(work / "results" / "pauli" / "dem_c" / "sedimentation-n5-mu0.parquet")
     assert set(pauli["system_id"]) == set(dem["system_id"])
     assert (work / "results" / "figures" / "pauli_terms.png").stat().st_size > 0
@@ -158,7 +165,8 @@ def test_per_solver_datasets_and_repeats():
     config = _default()
     assert solver_datasets(config, "vqls-global") == ["ising/kappa10"]
     assert solver_datasets(config, "vqls-local") == ["ising/kappa10", "dem_c_checkpoints/sedimentation-n16-mu0",
-                                                     "penalty/incline-block-a30-mu0.3"]
+                                                     "penalty/incline-block-a30-mu0.3",
+                                                     "cd_lagrange/sedimentation-n16-mu0-e0.5"]
     assert solver_datasets(config, "lu") == all_datasets(config)
     assert solver_run_setting(config, "vqls-local", "repeats", 1) == 1
     assert solver_run_setting(config, "lu", "repeats", 1) == config["run"]["repeats"]
@@ -204,7 +212,7 @@ def test_a_killed_workflow_resumes_with_identical_outputs(tmp_path, plugin_path)
     config = {
         "ising": {"n_qubits": [2, 3, 4], "kappas": [10], "J": 0.1},
         "simulate": [{"scene": "sedimentation", "n_spheres": 5, "mu": 0.0, "steps": 80, "every": 10}],
-        "penalty": [], "checkpoints": [], "loss_figures": [],
+        "penalty": [], "cd_lagrange": [], "trajectories": [], "checkpoints": [], "loss_figures": [],
         "solvers": [{"name": "lu"},
                     {"name": "counting", "label": "counting", "options": {"sleep": 0.7}, "datasets": ["ising/*"]}],
         "run": {"repeats": 3, "seed": 0, "time_limit": 60},

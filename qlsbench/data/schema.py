@@ -22,7 +22,7 @@ _i32_list = pa.list_(pa.int32())
 #: in ``datasets/README.md`` documents the same list; a test keeps them equal.
 COLUMNS: list[tuple[str, pa.DataType, str]] = [
     ("system_id", pa.string(), "content hash of A and b (16 hex digits)"),
-    ("family", pa.string(), "generator family: ising, demc, penalty, cdlagrange, ..."),
+    ("family", pa.string(), "generator family: ising, dem_c, dem_c_checkpoints, penalty, cd_lagrange, ..."),
     ("scene", pa.string(), "scene or parameter set within the family"),
     ("step", pa.int64(), "time step of the simulation (null when not a simulation)"),
     ("newton_iter", pa.int64(), "Newton iteration within the step (null when not a simulation)"),

@@ -114,7 +114,7 @@ def _symmetric_product(G: sp.csc_matrix, inv_mass: np.ndarray) -> sp.csr_matrix:
 
 
 def assemble(contacts: Contacts, masses: np.ndarray, v_known: np.ndarray, h: float, mu: float,
-             s: int = 8) -> ContactLCP:
+             s: int = 8, *, normal_offset: np.ndarray | None = None) -> ContactLCP:
     """Assemble ``Q`` and ``r`` of eq. 6.
 
     The normal rows of ``r`` carry ``gap / h``: the constraint then reads
@@ -135,6 +135,11 @@ def assemble(contacts: Contacts, masses: np.ndarray, v_known: np.ndarray, h: flo
         Friction coefficient (0: frictionless LCP on ``gamma_nu`` alone).
     s : int
         Friction directions per contact (even, >= 4).
+    normal_offset : numpy.ndarray, optional
+        ``(nc,)`` term added to the normal rows of ``r`` in place of
+        ``gap / h``. The CD-Lagrange impact law passes ``e D_nu^T v^-``, so the
+        normal rows read ``D_nu^T (v^+ + e v^-) >= 0`` (see
+        :func:`assemble_impact`).
     """
     if not h > 0:
         raise InputError(f"time step h must be > 0, got {h!r}")
@@ -143,12 +148,13 @@ def assemble(contacts: Contacts, masses: np.ndarray, v_known: np.ndarray, h: flo
     nc = contacts.count
     inv_mass = np.repeat(1.0 / masses, 3)
     v = v_known.reshape(-1)
+    offset = contacts.gap / h if normal_offset is None else np.asarray(normal_offset, dtype=float)
     if mu == 0.0:
         D_nu = _generalised(contacts.body_i, contacts.body_j, contacts.normal, n)
         Q = _symmetric_product(D_nu, inv_mass)
-        return ContactLCP(LCP(Q, D_nu.T @ v + contacts.gap / h), D_nu, None, inv_mass, nc, s, 0.0)
+        return ContactLCP(LCP(Q, D_nu.T @ v + offset), D_nu, None, inv_mass, nc, s, 0.0)
     D_nu, D_hat = direction_matrices(contacts, n, s)
-    r_nu = D_nu.T @ v + contacts.gap / h
+    r_nu = D_nu.T @ v + offset
     G = sp.hstack([D_nu, D_hat], format="csc")
     K = _symmetric_product(G, inv_mass)  # [[Dn'WDn, Dn'WDh], [Dh'WDn, Dh'WDh]]
     E = sp.kron(sp.identity(nc), np.ones((s, 1)), format="csr")  # (s nc) x nc
@@ -157,3 +163,44 @@ def assemble(contacts: Contacts, masses: np.ndarray, v_known: np.ndarray, h: flo
     Q = sp.vstack([top, bottom], format="csr")
     r = np.concatenate([r_nu, D_hat.T @ v, np.zeros(nc)])
     return ContactLCP(LCP(Q, r), D_nu, D_hat, inv_mass, nc, s, float(mu))
+
+
+def normal_velocities(contacts: Contacts, velocities: np.ndarray) -> np.ndarray:
+    """``D_nu^T v``: relative normal velocity of each contact (positive: separating)."""
+    v = np.asarray(velocities, dtype=float).reshape(-1, 3)
+    rel = v[contacts.body_j].copy()
+    on_sphere = contacts.body_i >= 0
+    rel[on_sphere] -= v[contacts.body_i[on_sphere]]
+    return np.sum(rel * contacts.normal, axis=1)
+
+
+def assemble_impact(contacts: Contacts, masses: np.ndarray, v_free: np.ndarray, v_before: np.ndarray,
+                    restitution: float, h: float, mu: float, s: int = 8) -> ContactLCP:
+    """The CD-Lagrange impact LCP ``0 <= gamma _|_ D_nu^T (v^+ + e v^-) >= 0`` (seed 000, eqs. 44, 48-50).
+
+    ``v^+ = v^S + M^-1 (D_nu gamma + D_hat beta)`` is the velocity after the
+    impulses, ``v^S`` (``v_free``) the velocity with the smooth forces of the
+    step applied and ``v^-`` (``v_before``) the velocity entering the step.
+    Newton's restitution law refers to the approach: the normal rows use
+    ``e min(0, D_nu^T v^-)``, so a closed contact that was already
+    separating gets ``D_nu^T v^+ >= 0`` rather than permission to approach at
+    ``e`` times its separating speed. Friction rows are those of eq. 6 with
+    no restitution (tangential impulses stop sliding, they do not bounce).
+
+    Parameters
+    ----------
+    contacts : Contacts
+        Closed contacts (gap ``<= 0``).
+    masses : numpy.ndarray
+        ``(N,)`` sphere masses.
+    v_free, v_before : numpy.ndarray
+        ``(N, 3)`` velocities ``v^S`` and ``v^-``.
+    restitution : float
+        Newton's ``e`` in ``[0, 1]``.
+    h, mu, s : float, float, int
+        Time step, friction coefficient and friction directions (as :func:`assemble`).
+    """
+    if not (np.isfinite(restitution) and 0.0 <= restitution <= 1.0):
+        raise InputError(f"restitution e must be in [0, 1], got {restitution!r}")
+    approach = np.minimum(normal_velocities(contacts, v_before), 0.0)
+    return assemble(contacts, masses, v_free, h, mu, s, normal_offset=restitution * approach)

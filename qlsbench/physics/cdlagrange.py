@@ -6,7 +6,7 @@ velocities ``Qdot_{n+1/2}`` at half steps,
     Q_{n+1}        = Q_n + h Qdot_{n+1/2}                              (45)
     F_{n+1}        = -dV/dQ (Q_{n+1})                                  (47)
     Qdot^S         = Qdot_{n+1/2} + h M^-1 F_{n+1}     (free velocity)
-    lambda_k       = -H_k (N_k Qdot^S + e N_k Qdot_{n+1/2}),  I = sum_k N_k^T max(0, lambda_k)   (44, 48-49)
+    lambda_k       = -H_k (N_k Qdot^S + e min(0, N_k Qdot_{n+1/2})),  I = sum_k N_k^T max(0, lambda_k)   (44, 48-49)
     Qdot_{n+3/2}   = Qdot^S + M^-1 I                                   (50)
 
 for every contact ``k`` whose gap ``g_k(Q_{n+1}) = N_k Q_{n+1} + g0_k`` is
@@ -16,13 +16,18 @@ Qdot_{n+1/2}`` for an isolated contact. ``N_k`` is the gap gradient; the
 paper's projection ``L`` is ``N`` up to sign (``L = 1`` for the ball,
 ``L = (1, -1)`` for the cradle, whose ``N = (-1, 1)``). Extraction notes: eq.
 49 as printed has ``Q_{n+1/2}`` where the free velocity belongs, and eq. 47
-drops the minus sign of ``F = -dV/dQ``.
+drops the minus sign of ``F = -dV/dQ``. Restitution refers to an approach:
+a contact still closed but already separating (``N_k Qdot_{n+1/2} > 0``)
+gets ``N_k Qdot_{n+3/2} >= 0``, not leave to approach at ``e`` times its
+separating speed (the ``min(0, .)``; it changes nothing at a first impact).
 
 Simultaneous contacts: ``sequential`` applies the contacts one after
 another, each with the velocity the previous ones left (what the paper does
 for three bodies: the physical Newton's-cradle result); ``simultaneous``
-solves all of them as one LCP ``0 <= lam _|_ D lam + N Qdot^S + e N Qdot^- >= 0``,
-``D = N M^-1 N^T``, by the DEM-C min-map Newton.
+solves all of them as one LCP ``0 <= lam _|_ D lam + N Qdot^S + e min(0, N Qdot^-) >= 0``,
+``D = N M^-1 N^T``, by the DEM-C min-map Newton. Many spheres in 3-D use the
+same law through the DEM-C simulator (``StepOptions(integrator="cd_lagrange")``,
+:func:`qlsbench.physics.stepper.step_cd_lagrange`).
 """
 
 from __future__ import annotations
@@ -106,7 +111,7 @@ def impulses(system: ImpactSystem, closed: np.ndarray, v_free: np.ndarray, v_bef
         for k in closed:
             n = system.normals[k]
             H = 1.0 / float(n @ (inv_m * n))
-            lam = -H * (n @ v + e * (n @ before))
+            lam = -H * (n @ v + e * min(0.0, n @ before))
             dv = inv_m * n * max(0.0, lam)
             v += dv
             before += dv
@@ -115,7 +120,7 @@ def impulses(system: ImpactSystem, closed: np.ndarray, v_free: np.ndarray, v_bef
         raise InputError(f"impact mode must be 'sequential' or 'simultaneous', got {mode!r}")
     if len(closed):
         N = system.normals[closed]
-        lcp = LCP(N @ (inv_m[:, None] * N.T), N @ v_free + e * (N @ v_before))
+        lcp = LCP(N @ (inv_m[:, None] * N.T), N @ v_free + e * np.minimum(0.0, N @ v_before))
         result = solve_lcp(lcp, "minmap")
         v += inv_m * (N.T @ result.y)
     return v

@@ -1,4 +1,16 @@
-"""Time stepping of the DEM-C sphere system (De et al., alg. 1)."""
+"""Time stepping of the DEM-C sphere system: De et al., alg. 1, or the CD-Lagrange impact scheme.
+
+Both integrators pose one contact LCP per step and solve it with the same
+min-map Newton, so both yield Newton subsystems for the benchmark:
+
+* ``dem_c`` (alg. 1): velocities take gravity, then the impulses of the LCP
+  of eq. 6 (non-penetration ``gap + h D^T v^+ >= 0`` for contacts within a
+  margin); positions follow with the new velocities.
+* ``cd_lagrange`` (seed 000, app. A, eqs. 45-50): positions move first with
+  the half-step velocity; contacts closed at the new positions (gap ``<= 0``)
+  get impulses from Newton's restitution law as one LCP
+  ``0 <= gamma _|_ D^T (v^+ + e v^-) >= 0`` (:func:`assemble_impact`).
+"""
 
 from __future__ import annotations
 
@@ -9,12 +21,16 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from qlsbench.errors import InputError
-from qlsbench.physics.assembly import assemble, check_friction_params
+from qlsbench.physics.assembly import ContactLCP, assemble, assemble_impact, check_friction_params
 from qlsbench.physics.contacts import Contacts, detect_contacts
 from qlsbench.physics.lcp import LCPResult, LCPStatus
 from qlsbench.physics.minmap import Capture, NewtonOptions, minmap_newton
 from qlsbench.physics.pivoting import lemke
 from qlsbench.physics.scene import Scene
+
+
+#: Time integrators of the sphere system.
+INTEGRATORS = ("dem_c", "cd_lagrange")
 
 
 @dataclass(frozen=True)
@@ -38,6 +54,12 @@ class StepOptions:
         persist (alg. 1 starts from zero; warm starts cut Newton iterations).
     newton : NewtonOptions
         Settings of the LCP solver.
+    integrator : str
+        ``dem_c`` (alg. 1, inelastic non-penetration) or ``cd_lagrange``
+        (restitution impacts, see the module docstring).
+    restitution : float
+        Newton's ``e`` in ``[0, 1]`` (``cd_lagrange`` only; ``dem_c`` is
+        perfectly inelastic).
     lemke_fallback : int
         When min-map Newton does not converge, re-solve LCPs of at most this
         many unknowns with Lemke's method (0 disables). Frictional LCPs are
@@ -53,6 +75,8 @@ class StepOptions:
     warm_start: bool = True
     newton: NewtonOptions = field(default_factory=NewtonOptions)
     lemke_fallback: int = 1200
+    integrator: str = "dem_c"
+    restitution: float = 0.0
 
     def __post_init__(self) -> None:
         if not (np.isfinite(self.h) and self.h > 0):
@@ -62,6 +86,13 @@ class StepOptions:
             raise InputError(f"contact margin must be > 0, got {self.margin!r}")
         if self.lemke_fallback < 0:
             raise InputError(f"lemke_fallback must be >= 0, got {self.lemke_fallback!r}")
+        if self.integrator not in INTEGRATORS:
+            raise InputError(f"integrator must be one of {', '.join(INTEGRATORS)}, got {self.integrator!r}")
+        if not (np.isfinite(self.restitution) and 0.0 <= self.restitution <= 1.0):
+            raise InputError(f"restitution e must be in [0, 1], got {self.restitution!r}")
+        if self.restitution and self.integrator != "cd_lagrange":
+            raise InputError(f"restitution {self.restitution!r} needs integrator 'cd_lagrange' "
+                             "(the dem_c step is perfectly inelastic)")
 
 
 @dataclass
@@ -137,34 +168,83 @@ def _solve(lcp, y0, options: StepOptions, hook) -> tuple[LCPResult, str]:
     return LCPResult(fallback.y, fallback.status, result.iterations, fallback.residual), "lemke"
 
 
+def _resolve(scene: Scene, contacts: Contacts, problem: ContactLCP, options: StepOptions, context: dict,
+             capture: Capture | None, warm: _WarmStart | None, report: StepReport) -> np.ndarray:
+    """Solve the step's contact LCP, fill ``report`` and return the flat velocity change ``M^-1 D y``."""
+    width = 1 if options.mu == 0 else options.s + 2
+    y0 = warm.guess(contacts, scene.n_spheres, width) if warm is not None else None
+    hook = None if capture is None else (lambda A, b, info: capture(A, b, {**context, **info}))
+    result, report.solver = _solve(problem.lcp, y0, options, hook)
+    if warm is not None:
+        warm.remember(contacts, scene.n_spheres, result.y, width)
+    report.lcp_size, report.newton_iterations = problem.lcp.size, result.iterations
+    report.pairs = np.column_stack([contacts.body_i, contacts.body_j])
+    report.normal_impulses = problem.impulses(result.y)[0].copy()
+    report.residual, report.status = result.residual, str(result.status)
+    return problem.velocity_change(result.y)
+
+
+def _context(scene: Scene, options: StepOptions, index: int, contacts: Contacts) -> dict:
+    context = {"step": index, "time": scene.time + options.h, "contacts": contacts.count, "mu": options.mu,
+               "s": options.s, "h": options.h, "scene": scene.name}
+    if options.integrator == "cd_lagrange":
+        context.update(integrator="cd_lagrange", restitution=options.restitution)
+    return context
+
+
 def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture | None = None,
          warm: _WarmStart | None = None) -> StepReport:
-    """Advance ``scene`` by one step in place (alg. 1).
+    """Advance ``scene`` by one step in place with ``options.integrator``.
 
-    Velocities first take the external force, then the contact impulses of
-    the LCP (eq. 5); positions follow with the new velocities.
+    ``dem_c`` (alg. 1): velocities first take the external force, then the
+    contact impulses of the LCP (eq. 5); positions follow with the new
+    velocities. ``cd_lagrange``: see :func:`step_cd_lagrange`.
     """
+    if options.integrator == "cd_lagrange":
+        return step_cd_lagrange(scene, options, index=index, capture=capture, warm=warm)
     h = options.h
     v_known = scene.velocities + h * scene.gravity
     contacts = detect_contacts(scene, _margin(scene, v_known, options))
     report = StepReport(index, scene.time + h, contacts.count, 0, 0, 0.0, "no_contact")
     if contacts.count:
         problem = assemble(contacts, scene.masses, v_known, h, options.mu, options.s)
-        width = 1 if options.mu == 0 else options.s + 2
-        y0 = warm.guess(contacts, scene.n_spheres, width) if warm is not None else None
-        context = {"step": index, "time": scene.time + h, "contacts": contacts.count, "mu": options.mu,
-                   "s": options.s, "h": h, "scene": scene.name}
-        hook = None if capture is None else (lambda A, b, info: capture(A, b, {**context, **info}))
-        result, report.solver = _solve(problem.lcp, y0, options, hook)
-        if warm is not None:
-            warm.remember(contacts, scene.n_spheres, result.y, width)
-        v_known = v_known + problem.velocity_change(result.y).reshape(-1, 3)
-        report.lcp_size, report.newton_iterations = problem.lcp.size, result.iterations
-        report.pairs = np.column_stack([contacts.body_i, contacts.body_j])
-        report.normal_impulses = problem.impulses(result.y)[0].copy()
-        report.residual, report.status = result.residual, str(result.status)
+        context = _context(scene, options, index, contacts)
+        v_known = v_known + _resolve(scene, contacts, problem, options, context, capture, warm, report).reshape(-1, 3)
     scene.velocities = v_known
     scene.positions = scene.positions + h * v_known
+    scene.time += h
+    return report
+
+
+def step_cd_lagrange(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture | None = None,
+                     warm: _WarmStart | None = None) -> StepReport:
+    """One CD-Lagrange step (seed 000, eqs. 45-50) of the sphere system, in place.
+
+    The scene's velocities are the half-step velocities ``v_{n+1/2}``:
+
+    1. ``x_{n+1} = x_n + h v_{n+1/2}`` (45);
+    2. contacts with gap ``<= 0`` at ``x_{n+1}`` are closed;
+    3. ``v^S = v_{n+1/2} + h g`` (47, the smooth force);
+    4. the impulses solve ``0 <= gamma _|_ D^T (v^+ + e v^-) >= 0`` with
+       ``v^- = v_{n+1/2}`` (44, 48-49), by min-map Newton (captured);
+    5. ``v_{n+3/2} = v^S + M^-1 D y`` (50).
+
+    Unlike alg. 1, a contact is seen only once it has closed, so spheres
+    overlap by up to ``h`` times their approach speed; the restitution law
+    then stops the overlap from growing (``e = 0``) or reverses the approach.
+    """
+    h = options.h
+    v_before = scene.velocities
+    scene.positions = scene.positions + h * v_before  # (45)
+    v_free = v_before + h * scene.gravity
+    contacts = detect_contacts(scene, 0.0)
+    report = StepReport(index, scene.time + h, contacts.count, 0, 0, 0.0, "no_contact")
+    if contacts.count:
+        problem = assemble_impact(contacts, scene.masses, v_free, v_before, options.restitution, h, options.mu,
+                                  options.s)
+        context = _context(scene, options, index, contacts)
+        v_free = v_free + _resolve(scene, contacts, problem, options, context, capture, warm, report).reshape(-1, 3)
+    scene.velocities = v_free
     scene.time += h
     return report
 
@@ -201,7 +281,10 @@ def simulate(scene: Scene, steps: int, options: StepOptions, *, capture: Capture
         raise InputError(f"steps must be an integer >= 0, got {steps!r}")
     warm = _WarmStart() if options.warm_start else None
     reports = []
-    with tqdm(total=steps, desc=f"{scene.name} N={scene.n_spheres} mu={options.mu:g}", unit="step",
+    label = f"{scene.name} N={scene.n_spheres} mu={options.mu:g}"
+    if options.integrator == "cd_lagrange":
+        label += f" cd_lagrange e={options.restitution:g}"
+    with tqdm(total=steps, desc=label, unit="step",
               disable=not progress) as bar:
         for k in range(steps):
             rep = step(scene, options, index=k, capture=capture, warm=warm)

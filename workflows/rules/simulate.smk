@@ -50,3 +50,37 @@ rule simulate_penalty:
         "../envs/qlsbench.yaml"
     shell:
         "qlsbench simulate {params.args} --out datasets/penalty/{wildcards.label} --quiet > {log} 2>&1"
+
+
+rule simulate_cd_lagrange:
+    output:
+        "datasets/cd_lagrange/{label}/part-0000.parquet",
+    params:
+        args=lambda wc: cd_lagrange_args(config, wc.label),
+    threads: rule_threads(config, "simulate_cd_lagrange")
+    resources:
+        **rule_resources(config, "simulate_cd_lagrange"),
+    log:
+        "logs/simulate_cd_lagrange/{label}.log",
+    conda:
+        "../envs/qlsbench.yaml"
+    shell:
+        "qlsbench simulate {params.args} --out datasets/cd_lagrange/{wildcards.label} --quiet > {log} 2>&1"
+
+
+rule trajectory:
+    output:
+        "datasets/trajectories/{name}.parquet",
+    wildcard_constraints:
+        name="[^/]+",
+    params:
+        args=lambda wc: trajectory_args(config, wc.name),
+    threads: rule_threads(config, "trajectory")
+    resources:
+        **rule_resources(config, "trajectory"),
+    log:
+        "logs/trajectory/{name}.log",
+    conda:
+        "../envs/qlsbench.yaml"
+    shell:
+        "qlsbench trajectory {params.args} --out {output} > {log} 2>&1"
