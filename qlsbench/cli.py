@@ -510,6 +510,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"qlsbench {args.command}: interrupted; nothing partial was written", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`qlsbench info ... | head`): not an error of ours. Point stdout at devnull so
+        # the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return 0
 
 

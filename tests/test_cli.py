@@ -31,3 +31,13 @@ def test_console_script_lists_plugins(plugin_path):
     names = [line.split()[0] for line in out.splitlines()]
     assert {"lu", "splu", "cg", "minres", "gmres", "bicgstab", "normal-cg", "crash"} <= set(names)
     assert "Conjugate gradients" in out
+
+
+def test_output_piped_into_a_reader_that_stops_early_is_not_an_error(ising_dataset):
+    """``qlsbench info ... | head -1``: the closed pipe ends the command quietly, with no traceback."""
+    reader = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE)
+    writer = subprocess.run([sys.executable, "-m", "qlsbench.cli", "info", str(ising_dataset)],
+                            stdout=reader.stdin, stderr=subprocess.PIPE, text=True, timeout=120)
+    reader.stdin.close()
+    reader.wait(timeout=30)
+    assert "Traceback" not in writer.stderr and writer.returncode == 0, writer.stderr

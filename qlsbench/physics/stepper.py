@@ -9,7 +9,7 @@ min-map Newton, so both yield Newton subsystems for the benchmark:
 * ``cd_lagrange`` (seed 000, app. A, eqs. 45-50): positions move first with
   the half-step velocity; contacts closed at the new positions (gap ``<= 0``)
   get impulses from Newton's restitution law as one LCP
-  ``0 <= gamma _|_ D^T (v^+ + e v^-) >= 0`` (:func:`assemble_impact`).
+  ``0 <= gamma _|_ D^T (v^+ + e min(0, v^-)) >= 0`` (:func:`assemble_impact`).
 """
 
 from __future__ import annotations
@@ -225,8 +225,8 @@ def step_cd_lagrange(scene: Scene, options: StepOptions, *, index: int = 0, capt
     1. ``x_{n+1} = x_n + h v_{n+1/2}`` (45);
     2. contacts with gap ``<= 0`` at ``x_{n+1}`` are closed;
     3. ``v^S = v_{n+1/2} + h g`` (47, the smooth force);
-    4. the impulses solve ``0 <= gamma _|_ D^T (v^+ + e v^-) >= 0`` with
-       ``v^- = v_{n+1/2}`` (44, 48-49), by min-map Newton (captured);
+    4. the impulses solve ``0 <= gamma _|_ D^T v^+ + e min(0, D^T v^-) >= 0``
+       with ``v^- = v_{n+1/2}`` (44, 48-49), by min-map Newton (captured);
     5. ``v_{n+3/2} = v^S + M^-1 D y`` (50).
 
     Unlike alg. 1, a contact is seen only once it has closed, so spheres
