@@ -101,3 +101,21 @@ def test_trajectory_file_keeps_the_clean_truth_beside_noisy_columns(tmp_path):
     again = tmp_path / "again.parquet"
     main(["trajectory", "--scene", "bouncing-ball", "--steps", "500", "--param", "e=0.8", "--out", str(again)])
     assert again.read_bytes() == out.read_bytes()
+
+
+def test_contact_matrix_and_mass_ratio_of_eqs_42_43_match_the_per_contact_h():
+    from qlsbench.physics.cdlagrange import bouncing_ball, contact_matrix, mass_ratio, newtons_cradle
+
+    # Two-ball cradle in contact: app. B gives A = [[-1, 1], [1, -1]]; unequal masses check the reduced mass.
+    A = contact_matrix([-1e-3, -1e-3], [[0, 1]])
+    assert A.tolist() == [[-1, 1], [1, -1]] and A.sum() == 0
+    system, _, _ = newtons_cradle(balls=2)
+    m = np.array([1.0, 3.0])
+    H = mass_ratio(A, m)
+    n = system.normals[0]
+    assert np.diag(H) == pytest.approx([0.75, 0.75])  # m1 m2 / (m1 + m2)
+    assert H[0, 0] == pytest.approx(1.0 / (n @ (n / m)))
+    # The ball on the ground: A = [[-1]], H = m; no contact, no entry.
+    ball, _, _ = bouncing_ball(mass=2.0)
+    assert mass_ratio(contact_matrix([-0.1], []), ball.mass).tolist() == [[2.0]]
+    assert mass_ratio(contact_matrix([0.1], []), ball.mass).tolist() == [[0.0]]

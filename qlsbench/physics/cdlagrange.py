@@ -14,7 +14,10 @@ for every contact ``k`` whose gap ``g_k(Q_{n+1}) = N_k Q_{n+1} + g0_k`` is
 paper). Newton's restitution law then gives ``N_k Qdot_{n+3/2} = -e N_k
 Qdot_{n+1/2}`` for an isolated contact. ``N_k`` is the gap gradient; the
 paper's projection ``L`` is ``N`` up to sign (``L = 1`` for the ball,
-``L = (1, -1)`` for the cradle, whose ``N = (-1, 1)``). Extraction notes: eq.
+``L = (1, -1)`` for the cradle, whose ``N = (-1, 1)``). The paper's contact matrix
+``A`` (eq. 42) and mass ratio ``H = [A M^-1 A^T]^-1`` (eq. 43, element-wise)
+are :func:`contact_matrix` and :func:`mass_ratio`; their diagonal is the
+per-contact ``H_k`` used here. Extraction notes: eq.
 49 as printed has ``Q_{n+1/2}`` where the free velocity belongs, and eq. 47
 drops the minus sign of ``F = -dV/dQ``. Restitution refers to an approach:
 a contact still closed but already separating (``N_k Qdot_{n+1/2} > 0``)
@@ -85,6 +88,42 @@ class ImpactSystem:
 
     def energy(self, Q: np.ndarray, Qdot: np.ndarray) -> float:
         return 0.5 * float(self.mass @ Qdot**2) + float(self.potential(Q))
+
+
+def contact_matrix(gaps: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """The paper's contact matrix ``A_n`` of eq. 42 for ``K`` single-node bodies.
+
+    ``[A]_ii = -1`` for a body with a closed gap (``g_i < 0``), ``[A]_ij = 1``
+    for bodies ``i`` and ``j`` in contact with each other; the entries sum to
+    zero for two-body contacts. A body touching a fixed wall only (the
+    bouncing ball) has its ``-1`` with no partner.
+
+    Parameters
+    ----------
+    gaps : ndarray (K,)
+        ``[g_n]_i``, the gap of each body.
+    pairs : ndarray (P, 2)
+        Bodies in contact with each other (both must have ``g < 0``).
+    """
+    gaps = np.asarray(gaps, dtype=float).reshape(-1)
+    A = np.diag(np.where(gaps < 0, -1.0, 0.0))
+    for i, j in np.asarray(pairs, dtype=int).reshape(-1, 2):
+        A[i, j] = A[j, i] = 1.0
+    return A
+
+
+def mass_ratio(A: np.ndarray, mass: np.ndarray) -> np.ndarray:
+    """``[H]_ij = [A M^-1 A^T]_ij^-1`` (eq. 43), the inverse taken element-wise (0 where the product is 0).
+
+    For two bodies in contact its diagonal is ``m_i m_j / (m_i + m_j)``, the
+    reduced mass of eq. 41, which is what :func:`impulses` computes per contact
+    as ``(N_k M^-1 N_k^T)^-1`` (the known-H case).
+    """
+    product = np.asarray(A, dtype=float) @ np.diag(1.0 / np.asarray(mass, dtype=float)) @ np.asarray(A, dtype=float).T
+    H = np.zeros_like(product)
+    nonzero = product != 0
+    H[nonzero] = 1.0 / product[nonzero]
+    return H
 
 
 def impulses(system: ImpactSystem, closed: np.ndarray, v_free: np.ndarray, v_before: np.ndarray,
