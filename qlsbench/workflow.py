@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from qlsbench.bench.runner import SolverSpec
 from qlsbench.errors import ConfigError
@@ -130,9 +131,7 @@ def cd_lagrange_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def cd_lagrange_args(config: dict[str, Any], label: str) -> str:
     """Command-line options of ``qlsbench simulate --integrator cd_lagrange`` for one configured run."""
-    run = cd_lagrange_runs(config)[label]
-    return " ".join(["--integrator cd_lagrange"] + [f"--{key.replace('_', '-')} {value}"
-                                                     for key, value in sorted(run.items())])
+    return "--integrator cd_lagrange " + _cli_options(cd_lagrange_runs(config)[label])
 
 
 def trajectory_name(entry: dict[str, Any]) -> str:
@@ -190,8 +189,12 @@ def trajectory_outputs(config: dict[str, Any]) -> list[str]:
 
 def simulate_args(config: dict[str, Any], label: str) -> str:
     """Command-line options of ``qlsbench simulate`` for one configured run (snapshots aside)."""
-    run = dem_runs(config)[label]
-    return " ".join(f"--{key.replace('_', '-')} {value}" for key, value in sorted(run.items()) if key != "snapshots")
+    return _cli_options(dem_runs(config)[label], skip=("snapshots",))
+
+
+def _cli_options(run: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
+    """``--key value`` for each entry of a run (keys sorted, ``_`` written ``-``), leaving out ``skip``."""
+    return " ".join(f"--{key.replace('_', '-')} {value}" for key, value in sorted(run.items()) if key not in skip)
 
 
 def snapshot_count(config: dict[str, Any], label: str) -> int:
