@@ -115,8 +115,9 @@ def cmd_simulate(args) -> None:
         print(f"sphere snapshots at steps {meta['snapshot_steps']} -> {meta['snapshots']}")
     if meta["steps_not_converged"]:
         print(f"warning: the contact LCP of {meta['steps_not_converged']} of {meta['steps']} steps was not solved to "
-              f"tolerance (min-map Newton stalled, LCP too large for the Lemke fallback); those steps used "
-              f"Newton's last iterate", file=sys.stderr)
+              f"tolerance (min-map Newton stalled and its fallback, Lemke up to 1200 unknowns or the proximal "
+              f"min-map Newton above, did not reach it either); those steps used the closer of the two iterates",
+              file=sys.stderr)
 
 
 def cmd_pauli(args) -> None:

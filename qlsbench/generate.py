@@ -208,7 +208,9 @@ def simulate_dataset(out_dir: str | os.PathLike, *, scene: str = "sedimentation"
         meta.update(family="cd_lagrange", integrator=integrator, restitution=restitution, scene_label=label)
     # Wall-clock facts vary run to run; they are returned, not written, so files stay byte-identical.
     write_systems(systems, Path(out_dir) / "part-0000.parquet", metadata=meta)
-    extra = {"steps_per_second": steps / elapsed if elapsed > 0 else float("inf")}
+    extra = {"steps_per_second": steps / elapsed if elapsed > 0 else float("inf"),
+             # Returned, not written: DEM-C files keep their metadata keys (the pinned set hashes them).
+             "steps_solved_by_proximal": sum(r.solver == "proximal" for r in reports)}
     if observer is not None:
         t0 = time.perf_counter()
         if observer.missing:

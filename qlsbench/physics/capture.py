@@ -51,7 +51,9 @@ class SubsystemRecorder:
 
 
 #: Context keys a DEM-C system keeps (other families keep their whole context).
-DEM_C_KEYS = ("step", "newton_iter", "time", "contacts", "active_size", "mu", "s", "h", "scale", "regularization")
+#: ``proximal_iter`` and ``proximal_shift`` mark subsystems of the proximal fallback (absent otherwise).
+DEM_C_KEYS = ("step", "newton_iter", "time", "contacts", "active_size", "mu", "s", "h", "scale", "regularization",
+              "proximal_iter", "proximal_shift")
 
 
 def _meta(context: dict, seed, family: str) -> dict:

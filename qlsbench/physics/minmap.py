@@ -8,7 +8,7 @@ the linear system the benchmark exports.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -213,3 +213,121 @@ def _line_search(Q, r, y, dy, phi, psi, active, options, info):
             t *= 0.5
             info["line_search_halvings"] += 1
     return y, Q @ y + r, phi, psi, False
+
+
+@dataclass(frozen=True)
+class ProximalOptions:
+    """Settings of :func:`proximal_minmap`.
+
+    Shifts are relative to the median positive diagonal of ``Q`` (a typical
+    inverse effective mass), so one setting fits piles of any mass scale.
+
+    Attributes
+    ----------
+    delta : float
+        First shift ``delta``.
+    shrink : float
+        Factor applied to ``delta`` after each solved subproblem: large shifts
+        make early subproblems easy, small ones make the outer iteration fast.
+    min_delta : float
+        Floor of ``delta``.
+    max_delta : float
+        Ceiling of ``delta`` when a subproblem fails and the shift is raised.
+    max_outer : int
+        Cap on subproblems.
+    inner_max_iter : int
+        Newton iterations per subproblem before it counts as failed.
+    """
+
+    delta: float = 0.03
+    shrink: float = 0.7
+    min_delta: float = 1e-6
+    max_delta: float = 1.0
+    max_outer: int = 100
+    inner_max_iter: int = 30
+
+    def __post_init__(self) -> None:
+        if not 0 < self.min_delta <= self.delta <= self.max_delta:
+            raise InputError(f"proximal shifts need 0 < min_delta <= delta <= max_delta, got {self.min_delta!r}, "
+                             f"{self.delta!r}, {self.max_delta!r}")
+        if not 0 < self.shrink <= 1:
+            raise InputError(f"proximal shrink must be in (0, 1], got {self.shrink!r}")
+        if self.max_outer < 1 or self.inner_max_iter < 1:
+            raise InputError(f"proximal max_outer and inner_max_iter must be >= 1, got {self.max_outer!r}, "
+                             f"{self.inner_max_iter!r}")
+
+
+def proximal_minmap(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOptions = NewtonOptions(),
+                    proximal: ProximalOptions = ProximalOptions(), capture: Capture | None = None) -> LCPResult:
+    """Solve an LCP by proximal-point iterations, each subproblem by min-map Newton.
+
+    Subproblem ``k`` is the LCP ``(Q + c_k I, r - c_k y_k)`` with ``y_{k+1}``
+    its solution; a fixed point solves ``(Q, r)``. The shift makes each
+    subproblem strictly complementary and its reduced systems nonsingular,
+    which is what plain min-map Newton lacks on frictional piles: sticking
+    contacts leave friction impulses that are not unique and both ``y_i`` and
+    ``w_i`` zero, and Newton stalls there. ``c_k`` shrinks after each solved
+    subproblem and grows after a failed one.
+
+    Parameters
+    ----------
+    lcp : LCP
+        The problem.
+    y0 : numpy.ndarray, optional
+        Starting point (projected onto ``y >= 0``); zero by default.
+    options : NewtonOptions
+        ``tol`` is the stopping test on the original problem, as in
+        :func:`minmap_newton`; the other settings apply to each subproblem,
+        which gets ``proximal.inner_max_iter`` iterations.
+    proximal : ProximalOptions
+        Shifts and caps.
+    capture : callable, optional
+        Called with every reduced system of every subproblem, as
+        :func:`minmap_newton` forms it for ``Q + c_k I`` (scaled by
+        ``diag(Q + c_k I)^-1/2``, then ``regularization`` added); ``info`` adds
+        ``proximal_iter`` (``k``) and ``proximal_shift`` (``c_k``) to the
+        Newton keys.
+
+    Returns
+    -------
+    LCPResult
+        ``iterations`` counts Newton iterations over all subproblems;
+        ``history`` the residual after each solved one; ``info`` holds
+        ``subproblems``, ``failed_subproblems`` and ``final_shift``.
+    """
+    Q, r, m = lcp.Q, lcp.r, lcp.size
+    diagonal = Q.diagonal()
+    reference = float(np.median(diagonal[diagonal > 0])) if np.any(diagonal > 0) else 1.0
+    y = np.zeros(m) if y0 is None else np.maximum(np.asarray(y0, dtype=float), 0.0)
+    target = options.tol * (1.0 + float(np.linalg.norm(r)))
+    inner = replace(options, max_iter=proximal.inner_max_iter)
+    history = [lcp.natural_residual(y)]
+    info = {"subproblems": 0, "failed_subproblems": 0, "final_shift": 0.0}
+    delta, iterations = proximal.delta, 0
+    status, message = LCPStatus.MAX_ITER, f"no convergence in {proximal.max_outer} proximal subproblems"
+    for k in range(proximal.max_outer):
+        if history[-1] <= target:
+            status, message = LCPStatus.CONVERGED, ""
+            break
+        shift = delta * reference
+        hook = None if capture is None else (
+            lambda A, b, i, k=k, shift=shift: capture(A, b, {**i, "proximal_iter": k, "proximal_shift": shift}))
+        sub = LCP((Q + shift * sp.identity(m, format="csr")).tocsr(), r - shift * y)
+        result = minmap_newton(sub, y, options=inner, capture=hook)
+        iterations += result.iterations
+        info["subproblems"] += 1
+        info["final_shift"] = shift
+        if result.status != LCPStatus.CONVERGED:
+            info["failed_subproblems"] += 1
+            if delta >= proximal.max_delta:
+                status, message = LCPStatus.STALLED, f"a subproblem with the largest shift ({shift:.3g}) failed"
+                break
+            delta = min(proximal.max_delta, 4.0 * delta)  # a larger shift is an easier subproblem
+            continue
+        y = result.y
+        history.append(lcp.natural_residual(y))
+        delta = max(proximal.min_delta, proximal.shrink * delta)
+    else:
+        if history[-1] <= target:
+            status, message = LCPStatus.CONVERGED, ""
+    return LCPResult(y, status, iterations, history[-1], message, history, info)

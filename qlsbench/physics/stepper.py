@@ -24,7 +24,7 @@ from qlsbench.errors import InputError
 from qlsbench.physics.assembly import ContactLCP, assemble, assemble_impact, check_friction_params
 from qlsbench.physics.contacts import Contacts, detect_contacts
 from qlsbench.physics.lcp import LCPResult, LCPStatus
-from qlsbench.physics.minmap import Capture, NewtonOptions, minmap_newton
+from qlsbench.physics.minmap import Capture, NewtonOptions, ProximalOptions, minmap_newton, proximal_minmap
 from qlsbench.physics.pivoting import lemke
 from qlsbench.physics.scene import Scene
 
@@ -66,6 +66,12 @@ class StepOptions:
         degenerate (the impulses along the friction directions of a sticking
         contact are not unique) and Newton can stall on them; Lemke is exact
         but costs O(m^3), about 3 s at m = 1200 here.
+    proximal : ProximalOptions or None
+        When min-map Newton does not converge on an LCP too large for Lemke,
+        re-solve it from the same start by :func:`proximal_minmap` (whose
+        subsystems are captured too, marked ``proximal_iter``); ``None``
+        disables. On a settled 100-sphere pile with friction, plain Newton
+        leaves a residual of about 2 where the proximal iteration converges.
     """
 
     h: float = 1e-3
@@ -75,6 +81,7 @@ class StepOptions:
     warm_start: bool = True
     newton: NewtonOptions = field(default_factory=NewtonOptions)
     lemke_fallback: int = 1200
+    proximal: ProximalOptions | None = field(default_factory=ProximalOptions)
     integrator: str = "dem_c"
     restitution: float = 0.0
 
@@ -157,15 +164,27 @@ def _from_blocks(y: np.ndarray, nc: int, width: int) -> np.ndarray:
 
 
 def _solve(lcp, y0, options: StepOptions, hook) -> tuple[LCPResult, str]:
-    """Min-map Newton (whose subsystems are captured), then Lemke if Newton did not converge."""
+    """Min-map Newton (whose subsystems are captured); if it does not converge, Lemke for an LCP of at most
+    ``options.lemke_fallback`` unknowns, else the proximal min-map Newton (captured too) from the same start.
+
+    The reported iterations are all Newton iterations run, as every one of them produced a captured subsystem.
+    """
     result = minmap_newton(lcp, y0, options=options.newton, capture=hook)
-    if result.status == LCPStatus.CONVERGED or lcp.size > options.lemke_fallback:
+    if result.status == LCPStatus.CONVERGED:
         return result, "minmap"
-    fallback = lemke(lcp)
-    if fallback.status != LCPStatus.CONVERGED:
+    if lcp.size <= options.lemke_fallback:
+        fallback, name, extra = lemke(lcp), "lemke", 0
+        better = fallback.status == LCPStatus.CONVERGED
+    elif options.proximal is not None:
+        fallback = proximal_minmap(lcp, y0, options=options.newton, proximal=options.proximal, capture=hook)
+        name, extra = "proximal", fallback.iterations
+        # Kept even short of the tolerance when it is closer than Newton's last iterate.
+        better = fallback.status == LCPStatus.CONVERGED or fallback.residual < result.residual
+    else:
         return result, "minmap"
-    # Keep Newton's iteration count: it is what produced the captured subsystems.
-    return LCPResult(fallback.y, fallback.status, result.iterations, fallback.residual), "lemke"
+    if not better:
+        return LCPResult(result.y, result.status, result.iterations + extra, result.residual), "minmap"
+    return LCPResult(fallback.y, fallback.status, result.iterations + extra, fallback.residual), name
 
 
 def _resolve(scene: Scene, contacts: Contacts, problem: ContactLCP, options: StepOptions, context: dict,
