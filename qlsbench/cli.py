@@ -113,6 +113,9 @@ def cmd_simulate(args) -> None:
           f"({meta['dropped_kappa']} over the kappa cap), cond {meta['cond_min']} .. {meta['cond_max']} -> {args.out}")
     if args.snapshots:
         print(f"sphere snapshots at steps {meta['snapshot_steps']} -> {meta['snapshots']}")
+    if meta["steps_solved_by_proximal"]:
+        print(f"{meta['steps_solved_by_proximal']} of {meta['steps']} steps were solved by the proximal min-map "
+              f"fallback (plain Newton stalled on an LCP above 1200 unknowns)")
     if meta["steps_not_converged"]:
         print(f"warning: the contact LCP of {meta['steps_not_converged']} of {meta['steps']} steps was not solved to "
               f"tolerance (min-map Newton stalled and its fallback, Lemke up to 1200 unknowns or the proximal "

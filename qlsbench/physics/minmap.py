@@ -307,7 +307,6 @@ def proximal_minmap(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOp
     status, message = LCPStatus.MAX_ITER, f"no convergence in {proximal.max_outer} proximal subproblems"
     for k in range(proximal.max_outer):
         if history[-1] <= target:
-            status, message = LCPStatus.CONVERGED, ""
             break
         shift = delta * reference
         hook = None if capture is None else (
@@ -327,7 +326,6 @@ def proximal_minmap(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOp
         y = result.y
         history.append(lcp.natural_residual(y))
         delta = max(proximal.min_delta, proximal.shrink * delta)
-    else:
-        if history[-1] <= target:
-            status, message = LCPStatus.CONVERGED, ""
+    if history[-1] <= target:  # a stalled break leaves an unconverged residual, so this is the one test
+        status, message = LCPStatus.CONVERGED, ""
     return LCPResult(y, status, iterations, history[-1], message, history, info)
