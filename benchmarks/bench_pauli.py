@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from qlsbench.pauli import coefficient_table, count_terms, decompose
 
-from .timing import best_of
+from .timing import best_of, busy_sibling, median_of
 
 
 try:
@@ -129,6 +129,41 @@ def _coefficient_vector(x, z, coeffs, n):
     out = np.zeros(4**n, dtype=complex)
     np.add.at(out, _keys(x, z, n), coeffs)  # add, not assign: a repeated string would otherwise hide
     return out
+
+
+class Contention:
+    """``decompose`` beside a busy sibling process, as a ratio to its single-thread time in the same run (goal <= 2).
+
+    A workflow with ``--cores 2`` always runs a second job beside this one.
+    Kernels that spin or wait at barriers for a parked thread collapsed there
+    (a 12-qubit Laplacian: 0.4 ms on one thread, 60-75 ms on two beside a busy
+    process); :mod:`qlsbench.threads` keeps small work serial and idle workers
+    asleep. The 16-qubit Laplacian is large enough to run in parallel.
+    Medians, not best times: the collapse showed in typical calls.
+    """
+
+    params = (["laplacian-12", "laplacian-16"],)
+    param_names = ["matrix"]
+    timeout = 300
+
+    def setup(self, matrix):
+        self.A = _laplacian(int(matrix.split("-")[1]))
+        decompose(self.A)  # compile (or load the cache) and touch the output pages outside the timing
+
+    def track_busy_over_single_thread(self, matrix):
+        import numba
+
+        previous = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            single = median_of(decompose, self.A)
+        finally:
+            numba.set_num_threads(previous)
+        with busy_sibling():
+            busy = median_of(decompose, self.A)
+        return busy / single
+
+    track_busy_over_single_thread.unit = "ratio"
 
 
 class DecompositionAccuracy:

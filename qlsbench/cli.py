@@ -335,8 +335,19 @@ def _add_solver_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--label", help="leaderboard label (default: name plus options)")
 
 
+def _thread_count(text: str) -> int:
+    from qlsbench.threads import parse_threads
+
+    try:
+        return parse_threads(text, "--threads")
+    except InputError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of threads >= 1, got {text!r}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="qlsbench", description=__doc__.splitlines()[0])
+    p.add_argument("--threads", type=_thread_count, metavar="N",
+                   help="most threads for compiled kernels and BLAS (default: $QLSBENCH_THREADS, else every core)")
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("ising", help="write Ising-inspired VQLS systems to a Parquet dataset")
@@ -507,6 +518,10 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
+        if args.threads is not None:
+            from qlsbench.threads import set_threads
+
+            set_threads(args.threads)
         args.func(args)
     except QlsbenchError as exc:
         print(f"qlsbench {args.command}: error: {exc}", file=sys.stderr)

@@ -25,6 +25,7 @@ from qlsbench.errors import InputError
 from qlsbench.problems import hermitian_defect
 from qlsbench.pauli import kernels
 from qlsbench.pauli.transform import PHASE, fwht, popcount
+from qlsbench.threads import kernel_threads
 
 #: Largest single work array of transforms, in entries (patterns are processed in chunks of at most this).
 CHUNK_ENTRIES = 1 << 24
@@ -160,7 +161,8 @@ def _patterns(A, n: int, method: str) -> _Patterns:
     cplx = np.iscomplexobj(A.data)
     data = A.data.astype(complex if cplx else float, copy=False)
     xs, starts, cols, vals = kernels.group_patterns(A.indptr.astype(np.int64), A.indices.astype(np.int64), data, N)
-    real_sym = not cplx and bool(kernels.grouped_is_symmetric(xs, starts, cols, vals, N))
+    with kernel_threads(len(xs) * N):  # one row of N per pattern
+        real_sym = not cplx and bool(kernels.grouped_is_symmetric(xs, starts, cols, vals, N))
     return _Patterns(n, xs, starts, cols, vals, np.zeros((1, 1), dtype=data.dtype), False, real_sym, cplx)
 
 
@@ -180,6 +182,12 @@ def _chunks(P: _Patterns, store: bool):
     step = max(1, CHUNK_ENTRIES // width) if store else max(1, len(P.xs))
     for p0 in range(first, len(P.xs), step):
         yield p0, min(len(P.xs), p0 + step), P.real_sym, width
+
+
+def _transform_work(P: _Patterns) -> int:
+    """Elementary operations of transforming every pattern: ``K`` rows of ``width`` and ``log2 width`` sweeps."""
+    width = (1 << P.n) // 2 if P.real_sym else 1 << P.n
+    return len(P.xs) * width * max(1, width.bit_length() - 1)
 
 
 def _count(P: _Patterns, chunk, thresholds, store: bool):
@@ -241,9 +249,14 @@ def decompose(A, *, atol: float = 0.0, method: str = "auto") -> PauliDecompositi
     if not (np.isfinite(atol) and atol >= 0):
         raise InputError(f"atol must be >= 0, got {atol!r}")
     P = _prepare(A, method)
-    N = 1 << P.n
     # Dense rows are kept between the passes (an FWHT each); sparse ones are cheap to evaluate again.
-    store = P.dense
+    with kernel_threads(_transform_work(P)):
+        return _decompose(P, atol, store=P.dense)
+
+
+def _decompose(P: _Patterns, atol: float, store: bool) -> PauliDecomposition:
+    """The two passes of :func:`decompose`: count the terms of each pattern, then write them out."""
+    N = 1 << P.n
     counted = [(chunk, *_count(P, chunk, [atol], store)) for chunk in _chunks(P, store)]
     total = int(sum(counts.sum() for _, _, counts, _ in counted))
     int_type = np.int32 if P.n < 31 else np.int64  # halves the index memory of 4^n terms
@@ -271,7 +284,8 @@ def coefficient_table(A) -> np.ndarray:
     if n > TABLE_QUBITS:
         raise InputError(f"a dense coefficient table of {n} qubits needs {16 * 4**n / 2**30:.0f} GiB; "
                          "use decompose(..., method='sparse') or count_terms")
-    return kernels.dense_coefficient_table(A)
+    with kernel_threads(A.size * max(1, n)):
+        return kernels.dense_coefficient_table(A)
 
 
 def max_terms(n_qubits: int, real_symmetric: bool) -> int:
@@ -303,6 +317,12 @@ def count_terms(A, tols=(0.0, 1e-6, 1e-3), *, relative: bool = False, method: st
     if any(not (np.isfinite(t) and t >= 0) for t in tols):
         raise InputError(f"tolerances must be >= 0, got {tols}")
     P = _prepare(A, method)
+    with kernel_threads(_transform_work(P) * (2 if relative else 1)):
+        return _count_terms(P, tols, relative)
+
+
+def _count_terms(P: _Patterns, tols: list[float], relative: bool) -> dict[float, int]:
+    """The passes of :func:`count_terms` over prepared patterns."""
     scale = 1.0
     if relative:
         scale = max((float(_count(P, chunk, [], False)[2].max(initial=0.0)) for chunk in _chunks(P, False)),

@@ -1,4 +1,4 @@
-"""Compiled (numba) kernels of the Pauli decomposition; patterns run in parallel.
+"""Compiled (numba) kernels of the Pauli decomposition; patterns run in parallel (threads: :mod:`qlsbench.threads`).
 
 Everything works one XOR pattern ``x`` at a time on the row ``A[j ^ x, j]``:
 its Walsh-Hadamard transform ``W``, times the phase ``i^{-|x & z|} / N``, is

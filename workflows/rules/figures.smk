@@ -45,7 +45,7 @@ rule truncation:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "NUMBA_NUM_THREADS={threads} qlsbench pauli datasets/{wildcards.family}/{wildcards.scene}"
+        "qlsbench --threads {threads} pauli datasets/{wildcards.family}/{wildcards.scene}"
         " --tol {params.tols} --out {output} --quiet > {log} 2>&1"
 
 

@@ -14,7 +14,7 @@ rule pauli:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "NUMBA_NUM_THREADS={threads} qlsbench pauli datasets/{wildcards.family}/{wildcards.scene}"
+        "qlsbench --threads {threads} pauli datasets/{wildcards.family}/{wildcards.scene}"
         " --tol {params.tols} {params.reorder} --out {output} --quiet > {log} 2>&1"
 
 

@@ -19,7 +19,7 @@ rule solve:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench solve --solver {params.name} --label {wildcards.solver:q} --options {params.options:q}"
+        "qlsbench --threads {threads} solve --solver {params.name} --label {wildcards.solver:q} --options {params.options:q}"
         " --dataset datasets/{wildcards.family}/{wildcards.scene} --out {output}"
         " --repeats {params.repeats} --seed {params.seed} --time-limit {params.time_limit} {params.max_qubits}"
         " > {log} 2>&1"
