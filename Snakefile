@@ -9,6 +9,7 @@ from qlsbench.workflow import (
     all_datasets,
     cd_lagrange_args,
     check_config,
+    check_config_files,
     checkpoint_count,
     dem_runs,
     loss_figure_inputs,
@@ -40,7 +41,8 @@ report: "workflows/report/workflow.rst"
 
 
 # Our check first: one line naming the key at fault, cross-references included. Then Snakemake's, which
-# fills in the schema's defaults.
+# fills in the schema's defaults. Snakemake's reader keeps the last of two equal keys; ours refuses them.
+check_config_files(workflow.configfiles)
 check_config(config, "workflows/config/schema.yaml")
 validate(config, "workflows/config/schema.yaml")
 

@@ -13,7 +13,13 @@ import os
 import sys
 from pathlib import Path
 
+from qlsbench.cli_types import COUNT, FRACTION, NON_NEGATIVE, POSITIVE, SEED, real, whole
 from qlsbench.errors import InputError
+from qlsbench.physics.scene import MAX_SPHERES
+from qlsbench.problems.ising import MAX_QUBITS as ISING_MAX_QUBITS
+
+#: Repeats of one solve per system: more is likelier a typo than a plan.
+MAX_REPEATS = 1000
 
 
 def _parse_option(text: str) -> tuple[str, object]:
@@ -248,7 +254,7 @@ def cmd_compare(args) -> None:
     from qlsbench.bench.board import compare
 
     spec = _solver_spec(args)
-    work = Path(args.work) if args.work else Path("results") / "compare"
+    work = Path(args.work)
     result = compare(spec, _board(args), work=work, time_limit=args.time_limit, repeats=args.repeats,
                      seed=args.seed, calibrate=not args.no_calibrate, progress=not args.quiet)
     board, n = result.board, len(result.board)
@@ -276,17 +282,13 @@ def cmd_leaderboard(args) -> None:
 
 
 def cmd_check_config(args) -> None:
-    import yaml
-
     from qlsbench.errors import ConfigError
     from qlsbench.workflow import check_config
+    from qlsbench.yaml_files import load_yaml
 
     config = {}
     for path in [args.defaults, args.config] if args.defaults else [args.config]:
-        try:
-            layer = yaml.safe_load(Path(path).read_text()) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError(f"{path}: not a readable YAML file ({' '.join(str(exc).split())})") from None
+        layer = load_yaml(path, "YAML file") or {}
         if not isinstance(layer, dict):
             raise ConfigError(f"{path}: a config is a mapping of keys, got {type(layer).__name__}")
         config.update(layer)  # as Snakemake merges --configfile over the Snakefile's: key by key
@@ -351,9 +353,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("ising", help="write Ising-inspired VQLS systems to a Parquet dataset")
-    s.add_argument("--n", type=int, nargs="+", required=True, help="numbers of qubits")
-    s.add_argument("--kappa", type=float, default=10.0, help="condition number (> 1)")
-    s.add_argument("--J", type=float, default=0.1, help="ZZ coupling")
+    s.add_argument("--n", type=whole(1, ISING_MAX_QUBITS), nargs="+", required=True, help="numbers of qubits")
+    s.add_argument("--kappa", type=real(1.0, open_low=True), default=10.0, help="condition number (> 1)")
+    s.add_argument("--J", type=real(), default=0.1, help="ZZ coupling")
     s.add_argument("--out", required=True, help="output .parquet file")
     s.set_defaults(func=cmd_ising)
 
@@ -361,39 +363,40 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--scene", default="sedimentation",
                    help="sedimentation (DEM-C, family dem_c) or incline-block, cloth-sphere, spheres-incline "
                         "(penalty friction, family penalty)")
-    s.add_argument("--n-spheres", type=int, default=None, help="DEM-C: number of spheres (default 32)")
-    s.add_argument("--packing", type=float, default=None,
+    s.add_argument("--n-spheres", type=whole(1, MAX_SPHERES), default=None, help="DEM-C: number of spheres (default 32)")
+    s.add_argument("--packing", type=real(0.0, 0.5, open_low=True, open_high=True), default=None,
                    help="DEM-C: sphere volume fraction of the container (default 0.2)")
-    s.add_argument("--mu", type=float, default=None, help="friction coefficient (>= 0; DEM-C default 0)")
-    s.add_argument("--steps", type=int, default=400)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--h", type=float, default=None, help="time step (> 0; DEM-C default 1e-3, penalty: the scene's)")
-    s.add_argument("--s", type=int, default=None, help="DEM-C: friction directions (even, >= 4; default 8)")
+    s.add_argument("--mu", type=NON_NEGATIVE, default=None, help="friction coefficient (>= 0; DEM-C default 0)")
+    s.add_argument("--steps", type=COUNT, default=400)
+    s.add_argument("--seed", type=SEED, default=0)
+    s.add_argument("--h", type=POSITIVE, default=None, help="time step (> 0; DEM-C default 1e-3, penalty: the scene's)")
+    s.add_argument("--s", type=whole(4), default=None, help="DEM-C: friction directions (even, >= 4; default 8)")
     s.add_argument("--integrator", choices=["dem_c", "cd_lagrange"], default=None,
                    help="DEM-C: dem_c (alg. 1, family dem_c) or cd_lagrange (restitution impacts, family cd_lagrange)")
-    s.add_argument("--restitution", type=float, default=None,
+    s.add_argument("--restitution", type=real(0.0, 1.0), default=None,
                    help="DEM-C with --integrator cd_lagrange: Newton's restitution e in [0, 1] (default 0)")
     s.add_argument("--param", action="append", metavar="KEY=VALUE",
                    help="penalty scene parameter, e.g. --param angle=30 --param n=3 (see the scene builders)")
-    s.add_argument("--every", type=int, default=1, help="keep subsystems of every k-th step")
-    s.add_argument("--kappa-cap", type=float, default=1e12, help="drop systems with a larger condition number")
-    s.add_argument("--regularization", type=float, default=None,
+    s.add_argument("--every", type=COUNT, default=1, help="keep subsystems of every k-th step")
+    s.add_argument("--kappa-cap", type=real(1.0, infinite=True), default=1e12,
+                   help="drop systems with a larger condition number (inf keeps every system)")
+    s.add_argument("--regularization", type=NON_NEGATIVE, default=None,
                    help="Tikhonov epsilon added to each Newton subsystem (frictional ones are singular without it)")
-    s.add_argument("--max-systems", type=int, default=None)
+    s.add_argument("--max-systems", type=COUNT, default=None)
     s.add_argument("--out", required=True, help="dataset folder")
     s.add_argument("--snapshots", metavar="PATH", default=None,
                    help="also write sphere states and contact impulses at evenly spaced steps to this .parquet (fig. 3)")
-    s.add_argument("--snapshot-count", type=int, default=None, metavar="K",
+    s.add_argument("--snapshot-count", type=COUNT, default=None, metavar="K",
                    help="number of snapshot steps, the last step always among them")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_simulate)
 
     s = sub.add_parser("trajectory", help="write a CD-Lagrange trajectory (clean and noisy columns) to Parquet")
     s.add_argument("--scene", required=True, help="pendulum, bouncing-ball or newtons-cradle")
-    s.add_argument("--steps", type=int, required=True)
-    s.add_argument("--h", type=float, default=0.02, help="time step (the paper: 0.02)")
-    s.add_argument("--sigma", type=float, nargs="+", default=[0.2, 0.02], help="noise standard deviations")
-    s.add_argument("--seed", type=int, default=0, help="seed of the noise")
+    s.add_argument("--steps", type=COUNT, required=True)
+    s.add_argument("--h", type=POSITIVE, default=0.02, help="time step (the paper: 0.02)")
+    s.add_argument("--sigma", type=NON_NEGATIVE, nargs="+", default=[0.2, 0.02], help="noise standard deviations")
+    s.add_argument("--seed", type=SEED, default=0, help="seed of the noise")
     s.add_argument("--impacts", choices=["sequential", "simultaneous"], default="sequential",
                    help="how contacts closing in the same step are resolved")
     s.add_argument("--param", action="append", metavar="KEY=VALUE", help="scene parameter, e.g. --param e=0.8")
@@ -404,10 +407,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_solver_arguments(s)
     s.add_argument("--dataset", required=True, help="dataset file or folder")
     s.add_argument("--out", required=True, help="results .parquet file")
-    s.add_argument("--repeats", type=int, default=1)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--time-limit", type=float, default=None, help="seconds per solve (runs in a child process)")
-    s.add_argument("--max-qubits", type=int, default=None, help="systems of more qubits get a 'skipped' row")
+    s.add_argument("--repeats", type=whole(1, MAX_REPEATS), default=1)
+    s.add_argument("--seed", type=SEED, default=0)
+    s.add_argument("--time-limit", type=POSITIVE, default=None, help="seconds per solve (runs in a child process)")
+    s.add_argument("--max-qubits", type=COUNT, default=None, help="systems of more qubits get a 'skipped' row")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_solve)
 
@@ -416,11 +419,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--md", default="results/leaderboard.md")
     s.add_argument("--csv", default="results/leaderboard.csv")
     s.add_argument("--html", default=None, help="also write the page as HTML (the workflow's report shows it)")
-    s.add_argument("--fidelity", type=float, default=0.99)
-    s.add_argument("--residual", type=float, default=1e-6)
-    s.add_argument("--shift", type=float, default=10.0)
-    s.add_argument("--low-fidelity", type=float, default=0.99, help="low-accuracy setting: fidelity bar")
-    s.add_argument("--low-residual", type=float, default=1e-2, help="low-accuracy setting: residual bar")
+    s.add_argument("--fidelity", type=FRACTION, default=0.99)
+    s.add_argument("--residual", type=POSITIVE, default=1e-6)
+    s.add_argument("--shift", type=POSITIVE, default=10.0)
+    s.add_argument("--low-fidelity", type=FRACTION, default=0.99, help="low-accuracy setting: fidelity bar")
+    s.add_argument("--low-residual", type=POSITIVE, default=1e-2, help="low-accuracy setting: residual bar")
     s.set_defaults(func=cmd_leaderboard)
 
     s = sub.add_parser("board", help="leaderboard v1: pin the benchmark set, run the board's solvers, publish")
@@ -434,10 +437,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("compare", help="rank a new solver against the published leaderboard on the pinned set")
     _add_solver_arguments(s)
-    s.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve, as on the board")
-    s.add_argument("--repeats", type=int, default=1)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--work", help="folder for its results (default results/compare; reruns resume)")
+    s.add_argument("--time-limit", type=POSITIVE, default=120.0, help="seconds per solve, as on the board")
+    s.add_argument("--repeats", type=whole(1, MAX_REPEATS), default=1)
+    s.add_argument("--seed", type=SEED, default=0)
+    s.add_argument("--work", default="results/compare", help="folder for its results (reruns resume)")
     s.add_argument("--no-calibrate", action="store_true",
                    help="keep this machine's times instead of scaling them by the dense-LU ratio")
     s.add_argument("--board", help="board folder (default: the one shipped in qlsbench/pinned)")
@@ -446,7 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("pauli", help="Pauli term counts, truncation errors and reorderings of a dataset")
     s.add_argument("dataset", help="dataset file or folder")
-    s.add_argument("--tol", type=float, nargs="+", default=[0.0, 1e-6, 1e-3], help="truncation tolerances")
+    s.add_argument("--tol", type=NON_NEGATIVE, nargs="+", default=[0.0, 1e-6, 1e-3], help="truncation tolerances")
     s.add_argument("--reorder", action="store_true", help="also count terms after RCM and greedy reorderings")
     s.add_argument("--out", required=True, help="results .parquet file")
     s.add_argument("--quiet", action="store_true")
@@ -459,20 +462,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("checkpoints", help="a sub-dataset of a simulation's systems at a few evenly spaced steps")
     s.add_argument("dataset", help="physics dataset file or folder")
-    s.add_argument("--count", type=int, default=4, help="number of steps (first Newton iteration of each)")
+    s.add_argument("--count", type=COUNT, default=4, help="number of steps (first Newton iteration of each)")
     s.add_argument("--out", required=True, help="output folder (or .parquet file)")
     s.set_defaults(func=cmd_checkpoints)
 
     s = sub.add_parser("loss-figure", help="fig. 2 / fig. 4: loss curves of variational solvers from results files")
     s.add_argument("results", nargs="+", help="results .parquet files (qlsbench solve)")
     s.add_argument("--solvers", nargs="+", help="solver labels, one panel each (default: all with histories)")
-    s.add_argument("--n-qubits", type=int, nargs="+", help="only systems of these qubit counts")
+    s.add_argument("--n-qubits", type=COUNT, nargs="+", help="only systems of these qubit counts")
     s.add_argument("--out", required=True, help="output .png")
     s.set_defaults(func=cmd_loss_figure)
 
     s = sub.add_parser("snapshot-figure", help="fig. 3: side views of the spheres coloured by contact impulse")
     s.add_argument("snapshots", help="snapshot .parquet of `qlsbench simulate --snapshots`")
-    s.add_argument("--columns", type=int, default=4, help="panels per row")
+    s.add_argument("--columns", type=COUNT, default=4, help="panels per row")
     s.add_argument("--out", required=True, help="output .png")
     s.set_defaults(func=cmd_snapshot_figure)
 
@@ -512,16 +515,56 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: What each command writes, ``(argument, option, kind)``, and the arguments naming what it reads: outputs are
+#: checked against both before any work (:func:`qlsbench.outputs.check_output`).
+OUTPUTS = {
+    "ising": [("out", "--out", "file")],
+    "simulate": [("out", "--out", "folder"), ("snapshots", "--snapshots", "file")],
+    "trajectory": [("out", "--out", "file")],
+    "solve": [("out", "--out", "file")],
+    "leaderboard": [("md", "--md", "file"), ("csv", "--csv", "file"), ("html", "--html", "file")],
+    "compare": [("work", "--work", "folder")],
+    "pauli": [("out", "--out", "file")],
+    "figure": [("out", "--out", "file")],
+    "checkpoints": [("out", "--out", "any")],
+    "loss-figure": [("out", "--out", "file")],
+    "snapshot-figure": [("out", "--out", "file")],
+    "kappa-figure": [("out", "--out", "file")],
+    "truncation-figure": [("out", "--out", "file")],
+    "checkpoint-table": [("out", "--out", "file")],
+}
+INPUTS = {"solve": ["dataset"], "leaderboard": ["results"], "pauli": ["dataset"], "figure": ["results"],
+          "checkpoints": ["dataset"], "loss-figure": ["results"], "snapshot-figure": ["snapshots"],
+          "kappa-figure": ["datasets"], "truncation-figure": ["results"], "checkpoint-table": ["results", "dataset"]}
+
+
+def _check_outputs(args) -> None:
+    """Every output of the command can be written and is none of its inputs (before any work is done)."""
+    from qlsbench.outputs import check_output
+
+    inputs = []
+    for name in INPUTS.get(args.command, []):
+        value = getattr(args, name)
+        inputs += value if isinstance(value, list) else [value] if value else []
+    for name, option, kind in OUTPUTS.get(args.command, []):
+        if getattr(args, name):
+            check_output(getattr(args, name), option, kind=kind, inputs=tuple(inputs))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``qlsbench`` console script."""
     from qlsbench.errors import QlsbenchError
 
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # a usage error (one line, already printed) or --help: return its code like any other
+        return exc.code if isinstance(exc.code, int) else 2
     try:
         if args.threads is not None:
             from qlsbench.threads import set_threads
 
             set_threads(args.threads)
+        _check_outputs(args)
         args.func(args)
     except QlsbenchError as exc:
         print(f"qlsbench {args.command}: error: {exc}", file=sys.stderr)

@@ -22,6 +22,20 @@ def _schema_error_line(error) -> str:
     return f"{where or 'the config'}: {error.message}"
 
 
+def check_config_files(paths) -> None:
+    """Read each config file strictly: Snakemake keeps the last of two equal keys, we refuse them.
+
+    Raises
+    ------
+    ConfigError
+        One line naming the file and the line of the repeated key.
+    """
+    from qlsbench.yaml_files import load_yaml
+
+    for path in paths:
+        load_yaml(path, "workflow config")
+
+
 def check_config(config: dict[str, Any], schema: str | os.PathLike) -> None:
     """Check a workflow config against its schema and against itself.
 

@@ -1,177 +1,75 @@
-"""Bad input across the command line, workflow configs and datasets: each gives one line naming the culprit.
+"""Bad input across the command line, workflow configs, datasets and plug-ins: one line naming the culprit.
 
-Every case runs the real `qlsbench` entry point (in this process) and checks the exit code 2, a single
-line on stderr without a traceback, the culprit named in it, and that no output file was left behind.
+The cases are tables, one module per area in ``tests/bad_input/`` (see its ``__init__`` for the format).
+Every case runs the real ``qlsbench`` entry point in this process and checks the exit code, a single line on
+stderr without a traceback that names the culprit, and that nothing below the test's folder was added,
+removed or changed: not the inputs, not an output, not a hidden temporary file.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import re
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
-import yaml
 
-from qlsbench.bench import SolverSpec, run_solver
+from bad_input import REPO, Case
 from qlsbench.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
+AREAS = ["basic", "cli", "data", "runner"]
 
 
-def _rewrite(src: Path, dst: Path, *, metadata=None, drop=None) -> Path:
-    """A copy of a Parquet file with other file metadata or a column dropped."""
-    table = pq.read_table(src)
-    if drop:
-        table = table.drop_columns([drop])
-    if metadata is not None:
-        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
-    pq.write_table(table, dst)
-    return dst
+def _tables() -> tuple[dict[str, Case], dict]:
+    """Every area's cases (tuples read as ``Case(argv, culprit)``) and makers, names made unique per area."""
+    cases, makers = {}, {}
+    for area in AREAS:
+        try:
+            module = importlib.import_module(f"bad_input.{area}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"bad_input.{area}":
+                raise
+            continue
+        for name, case in module.CASES.items():
+            cases[f"{area}: {name}"] = case if isinstance(case, Case) else Case(*case)
+        for key, maker in getattr(module, "MAKERS", {}).items():
+            assert key not in makers, f"placeholder {key!r} is made twice"
+            makers[key] = maker
+    return cases, makers
 
 
-def _tampered(src: Path, dst: Path) -> Path:
-    """A dataset whose first right-hand side was changed after its id was computed."""
-    table = pq.read_table(src)
-    b = table.column("b").to_pylist()
-    b[0] = [v + 1.0 for v in b[0]]
-    i = table.schema.get_field_index("b")
-    pq.write_table(table.set_column(i, table.schema.field(i), pa.array(b, table.schema.field(i).type)), dst)
-    return dst
+CASES, MAKERS = _tables()
 
 
-def _config(tmp: Path, change) -> Path:
-    config = yaml.safe_load((REPO / "workflows" / "config" / "default.yaml").read_text())
-    change(config)
-    path = tmp / "bad.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
+def _tree(folder: Path) -> dict[str, str]:
+    """Every file below ``folder`` (hidden ones too) with a hash of its bytes; folders by their name."""
+    state = {}
+    for path in sorted(folder.rglob("*")):
+        rel = str(path.relative_to(folder))
+        state[rel] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "folder"
+    return state
 
 
-@pytest.fixture
-def files(tmp_path, ising_dataset):
-    """The inputs the cases point at, made once per test."""
-    (tmp_path / "corrupt.parquet").write_bytes(b"PAR1 this is not parquet")
-    (tmp_path / "empty").mkdir()
-    (tmp_path / "notes.yaml").write_text("solvers: [unclosed\n")
-    results = tmp_path / "lu.parquet"
-    run_solver(SolverSpec("lu"), ising_dataset, results, progress=False)
-    return {
-        "tmp": tmp_path,
-        "data": ising_dataset,
-        "v0": _rewrite(ising_dataset, tmp_path / "v0.parquet", metadata={b"qlsbench.schema_version": b"0"}),
-        "nocol": _rewrite(ising_dataset, tmp_path / "nocol.parquet", drop="x_ref"),
-        "tampered": _tampered(ising_dataset, tmp_path / "tampered.parquet"),
-        "results_v0": _rewrite(results, tmp_path / "r0.parquet",
-                               metadata={b"qlsbench.results_schema_version": b"0"}),
-    }
+def test_there_are_at_least_seventy_cases():
+    assert len(CASES) >= 70, len(CASES)
 
 
-CASES = {
-    # ---- command line: arguments and options
-    "unparsable number": (["ising", "--n", "two", "--out", "{tmp}/x.parquet"], "argument --n: invalid int value: 'two'"),
-    "unknown command": (["solvee"], "invalid choice: 'solvee'"),
-    "kappa not above 1": (["ising", "--n", "3", "--kappa", "1", "--out", "{tmp}/x.parquet"],
-                          "kappa must be a finite number > 1, got 1.0"),
-    "zero qubits": (["ising", "--n", "0", "--out", "{tmp}/x.parquet"], "n_qubits must be an integer >= 1, got 0"),
-    "no spheres": (["simulate", "--n-spheres", "0", "--steps", "5", "--out", "{tmp}/x"], "n_spheres"),
-    "negative friction": (["simulate", "--n-spheres", "4", "--mu", "-1", "--steps", "5", "--out", "{tmp}/x"], "mu"),
-    "simulation with nothing to export": (["simulate", "--n-spheres", "3", "--steps", "2", "--out", "{tmp}/x", "--quiet"],
-                                          "no Newton subsystem to export"),
-    "DEM-C option on a penalty scene": (["simulate", "--scene", "incline-block", "--packing", "0.3", "--out", "{tmp}/x"],
-                                        "--packing only apply to DEM-C scenes, not to --scene incline-block"),
-    "penalty scene parameter out of range": (["simulate", "--scene", "incline-block", "--param", "angle=95",
-                                              "--out", "{tmp}/x"], "incline angle must be in [0, 90) degrees, got 95"),
-    "penalty scene parameter it does not take": (["simulate", "--scene", "cloth-sphere", "--param", "angle=3",
-                                                  "--out", "{tmp}/x"], "unexpected keyword argument 'angle'"),
-    "restitution without the CD-Lagrange integrator": (["simulate", "--restitution", "0.5", "--steps", "5",
-                                                        "--out", "{tmp}/x"], "restitution 0.5 needs integrator 'cd_lagrange'"),
-    "restitution above 1": (["simulate", "--integrator", "cd_lagrange", "--restitution", "1.5", "--steps", "5",
-                             "--out", "{tmp}/x"], "restitution e must be in [0, 1], got 1.5"),
-    "CD-Lagrange integrator on a penalty scene": (["simulate", "--scene", "incline-block", "--integrator", "cd_lagrange",
-                                                   "--out", "{tmp}/x"], "--integrator only apply to DEM-C scenes"),
-    "trajectory scene parameter it does not take": (["trajectory", "--scene", "pendulum", "--steps", "5", "--param",
-                                                     "e=0.5", "--out", "{tmp}/x.parquet"],
-                                                    "unexpected keyword argument 'e'"),
-    "unknown solver": (["solve", "--solver", "nope", "--dataset", "{data}", "--out", "{tmp}/x.parquet"],
-                       "unknown solver 'nope'"),
-    "unknown solver option": (["solve", "--solver", "cg", "--option", "tol=1", "--dataset", "{data}",
-                               "--out", "{tmp}/x.parquet"], "unknown option(s) 'tol'"),
-    "options not JSON": (["solve", "--solver", "cg", "--options", "{{rtol: 1}}", "--dataset", "{data}",
-                          "--out", "{tmp}/x.parquet"], "--options is not valid JSON"),
-    "non-positive time limit": (["solve", "--solver", "cg", "--time-limit", "0", "--dataset", "{data}",
-                                 "--out", "{tmp}/x.parquet"], "time_limit must be > 0 seconds"),
-    "module that does not import": (["compare", "--solver", "no_such_module_x:Solver", "--work", "{tmp}/w"],
-                                    "cannot import module 'no_such_module_x'"),
-    "class the module lacks": (["compare", "--solver", "json:NoSolver", "--work", "{tmp}/w"],
-                               "module 'json' has no attribute 'NoSolver'"),
-    "negative truncation tolerance": (["pauli", "{data}", "--tol", "-1", "--out", "{tmp}/x.parquet"],
-                                      "tolerances must be finite and >= 0, got [-1.0]"),
-    "fidelity bar above 1": (["leaderboard", "{results_v0}", "--fidelity", "2", "--md", "{tmp}/x.md",
-                              "--csv", "{tmp}/x.csv"], "fidelity tolerance must be in (0, 1], got 2.0"),
-    # ---- workflow configs
-    "unknown config key": (["check-config", "{cfg_unknown}"], "the config: Additional properties are not allowed "
-                                                               "('solverz' was unexpected)"),
-    "misspelt solver key": (["check-config", "{cfg_option}"], "solvers[0]: Additional properties are not allowed "
-                                                              "('option' was unexpected)"),
-    "negative runtime": (["check-config", "{cfg_runtime}"], "resources.solve.runtime: -5 is less than the minimum of 1"),
-    "figure of an unconfigured solver": (["check-config", "{cfg_figure}"],
-                                         "loss_figures.loss_curves.solvers ['vqls-globl'] are not configured"),
-    "dataset pattern matching nothing": (["check-config", "{cfg_pattern}"], "solver 'lu': datasets ['isng/*'] match none"),
-    "penalty run with a bad parameter": (["check-config", "{cfg_penalty}"],
-                                         "penalty[0]: incline-block: n (particles per edge) must be an integer >= 2"),
-    "CD-Lagrange run with restitution above 1": (["check-config", "{cfg_restitution}"],
-                                                 "cd_lagrange[0].restitution: 2 is greater than the maximum of 1"),
-    "trajectory with a parameter its scene lacks": (["check-config", "{cfg_trajectory}"],
-                                                    "trajectories[1].params: bouncing-ball takes no angle"),
-    "config that is not YAML": (["check-config", "{tmp}/notes.yaml"], "notes.yaml: not a readable YAML file"),
-    # ---- datasets and results files
-    "missing dataset": (["solve", "--solver", "cg", "--dataset", "{tmp}/missing", "--out", "{tmp}/x.parquet"],
-                        "missing: no such file"),
-    "empty dataset folder": (["info", "{tmp}/empty"], "empty"),
-    "not Parquet": (["info", "{tmp}/corrupt.parquet"], "corrupt.parquet: not a readable Parquet file"),
-    "other dataset schema version": (["info", "{v0}"], "v0.parquet: schema version 0"),
-    "dataset missing a column": (["solve", "--solver", "cg", "--dataset", "{nocol}", "--out", "{tmp}/x.parquet"],
-                                 "nocol.parquet: missing column 'x_ref'"),
-    "row altered after writing": (["solve", "--solver", "lu", "--dataset", "{tampered}", "--out", "{tmp}/x.parquet"],
-                                  "does not match its data"),
-    "results of another schema": (["leaderboard", "{results_v0}", "--md", "{tmp}/x.md", "--csv", "{tmp}/x.csv"],
-                                  "r0.parquet: results schema version 0, this qlsbench reads 2"),
-    "results file that is not Parquet": (["leaderboard", "{tmp}/corrupt.parquet", "--md", "{tmp}/x.md",
-                                          "--csv", "{tmp}/x.csv"], "corrupt.parquet: not a readable results file"),
-}
-
-CONFIG_CHANGES = {
-    "cfg_unknown": lambda c: c.update(solverz=[]),
-    "cfg_option": lambda c: c["solvers"][0].update(option={}),
-    "cfg_runtime": lambda c: c.update(resources={"solve": {"runtime": -5}}),
-    "cfg_figure": lambda c: c["loss_figures"][0].update(solvers=["vqls-globl"]),
-    "cfg_pattern": lambda c: c["solvers"][0].update(datasets=["isng/*"]),
-    "cfg_penalty": lambda c: c["penalty"][0]["params"].update(n=1),
-    "cfg_restitution": lambda c: c["cd_lagrange"][0].update(restitution=2),
-    "cfg_trajectory": lambda c: c["trajectories"][1]["params"].update(angle=3),
-}
-
-
-def test_there_are_at_least_twenty_cases():
-    assert len(CASES) >= 20
-
-
-@pytest.mark.parametrize("case", list(CASES))
-def test_bad_input_gives_one_line_naming_the_culprit(case, files, capsys, monkeypatch):
-    monkeypatch.chdir(REPO)  # check-config merges over workflows/config/default.yaml, as Snakemake does
-    argv, culprit = CASES[case]
-    names = dict(files)
-    for key, change in CONFIG_CHANGES.items():
-        if any("{" + key + "}" in a for a in argv):
-            names[key] = _config(files["tmp"], change)
-    argv = [a.format(**names) for a in argv]
+@pytest.mark.parametrize("name", list(CASES))
+def test_bad_input_gives_one_line_naming_the_culprit(name, ising_dataset, tmp_path, capsys, monkeypatch):
+    case = CASES[name]
+    fields = {"tmp": tmp_path, "data": ising_dataset}
+    for key in sorted({k for a in case.argv for k in re.findall(r"{(\w+)}", a)} - set(fields)):
+        fields[key] = MAKERS[key](tmp_path, ising_dataset)
+    argv = [a.format(**fields) for a in case.argv]
+    monkeypatch.chdir(REPO if case.cwd == "repo" else tmp_path)
+    before = _tree(tmp_path)
     try:
         code = main(argv)
     except SystemExit as exc:  # usage errors leave through argparse
         code = exc.code
     err = capsys.readouterr().err.strip()
-    assert code == 2, err
+    assert code == case.code, err
     assert "\n" not in err and "Traceback" not in err, err
-    assert err.startswith("qlsbench") and culprit in err, err
-    assert not list(files["tmp"].glob("x*")) and not (files["tmp"] / "x").exists()
+    assert err.startswith("qlsbench") and case.culprit in err, err
+    assert _tree(tmp_path) == before, "files below the test folder were added, removed or changed"

@@ -62,8 +62,8 @@ def test_kappa_cap_drops_and_counts(tmp_path):
     "args, culprit",
     [
         (["--n-spheres", "300", "--packing", "0.45"], "could place only"),
-        (["--h", "0"], "time step h must be > 0"),
-        (["--mu", "-0.2"], "friction coefficient mu must be >= 0"),
+        (["--h", "0"], "argument --h: must be a finite number in (0, inf)"),
+        (["--mu", "-0.2"], "argument --mu: must be a finite number in [0, inf)"),
         (["--mu", "0.3", "--s", "5"], "even integer >= 4"),
         (["--scene", "volcano"], "unknown scene 'volcano'"),
     ],

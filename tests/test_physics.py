@@ -185,7 +185,7 @@ def test_frictional_newton_stays_consistent_with_lemke_when_both_converge():
     "make, culprit",
     [
         (lambda: sedimentation(500, container_radius=0.3), "could place only"),
-        (lambda: sedimentation(0), "n_spheres must be an integer >= 1"),
+        (lambda: sedimentation(0), "n_spheres must be an integer from 1 to 50000"),
         (lambda: StepOptions(h=0.0), "time step h must be > 0"),
         (lambda: StepOptions(h=-1e-3), "time step h must be > 0"),
         (lambda: StepOptions(mu=-0.1), "mu must be >= 0"),

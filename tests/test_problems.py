@@ -173,9 +173,10 @@ def test_the_bound_shortcut_would_miss_kappa():
 @pytest.mark.parametrize(
     "kwargs, culprit",
     [
-        ({"n_qubits": 0}, "n_qubits must be an integer >= 1"),
-        ({"n_qubits": -2}, "n_qubits must be an integer >= 1"),
-        ({"n_qubits": 2.5}, "n_qubits must be an integer >= 1"),
+        ({"n_qubits": 0}, "n_qubits must be an integer from 1 to 20"),
+        ({"n_qubits": -2}, "n_qubits must be an integer from 1 to 20"),
+        ({"n_qubits": 2.5}, "n_qubits must be an integer from 1 to 20"),
+        ({"n_qubits": 40}, "n_qubits must be an integer from 1 to 20, got 40"),
         ({"n_qubits": 3, "kappa": 1.0}, "kappa must be a finite number > 1"),
         ({"n_qubits": 3, "kappa": 0.5}, "kappa must be a finite number > 1"),
         ({"n_qubits": 3, "kappa": float("nan")}, "kappa must be a finite number > 1"),

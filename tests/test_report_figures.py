@@ -153,7 +153,7 @@ def test_simulate_snapshots_and_snapshot_figure_through_the_cli(tmp_path, capsys
     assert main(["simulate", "--steps", "10", "--quiet", "--out", str(tmp_path / "x"), "--snapshots",
                  str(tmp_path / "x.parquet"), "--snapshot-count", "0"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "snapshot count" in err and not (tmp_path / "x").exists()
+    assert err.count("\n") == 1 and "argument --snapshot-count" in err and not (tmp_path / "x").exists()
 
 
 def test_snapshot_figure_refuses_other_files(tmp_path, settled, capsys):

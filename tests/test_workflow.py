@@ -95,6 +95,16 @@ def test_unknown_key_stops_the_workflow(tmp_path):
     assert not (work / "datasets").exists()
 
 
+def test_a_key_given_twice_stops_the_workflow(tmp_path):
+    """Snakemake's reader would keep the second ``run:`` block; the workflow refuses the file, naming the line."""
+    work = _workdir(tmp_path)
+    (work / "twice.yaml").write_text("run:\n  seed: 1\nsolvers: []\nrun:\n  seed: 2\n")
+    run = subprocess.run(SNAKEMAKE + ["-n", "--configfile", "twice.yaml"], cwd=work, capture_output=True, text=True)
+    assert run.returncode != 0
+    assert "twice.yaml: line 4: key 'run' given twice" in run.stdout + run.stderr
+    assert not (work / "datasets").exists()
+
+
 def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     work = _workdir(tmp_path)
     config = {
