@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from qlsbench.errors import DatasetError
 from qlsbench.problems import LinearSystem
+from qlsbench.data.validate import check_rows
 from qlsbench.data.schema import COLUMN_NAMES, COLUMNS, DATASET_META_KEY, META_COLUMNS, SCHEMA_VERSION, VERSION_KEY
 
 
@@ -102,10 +103,18 @@ def load_dataset(path: str | os.PathLike) -> pd.DataFrame:
     pandas.DataFrame
         One row per linear system, with the columns of
         :data:`qlsbench.data.schema.COLUMNS` plus ``source`` (the file path).
+
+    Raises
+    ------
+    DatasetError
+        When a file cannot be read, has no rows, or a row's arrays do not make
+        a system (:func:`qlsbench.data.validate.check_rows`).
     """
     frames = []
     for f in dataset_files(path):
-        df = read_table(f).select(COLUMN_NAMES).to_pandas()
+        table = read_table(f)
+        check_rows(table, f)
+        df = table.select(COLUMN_NAMES).to_pandas()
         df["source"] = str(f)
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]

@@ -1,0 +1,62 @@
+"""Validation of dataset rows on load: what makes a system passes, anything else is named by file and system."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+import scipy.sparse as sp
+
+from bad_input.data import corrupt
+from qlsbench.data import load_dataset, write_systems
+from qlsbench.errors import DatasetError
+from qlsbench.problems import LinearSystem
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _singular(tmp_path) -> Path:
+    """A dataset whose one system has a singular A: the writer stores x_ref as all NaN, cond inf."""
+    A = sp.csr_matrix(np.diag([1.0, 0.0, 2.0, 3.0]))
+    return write_systems([LinearSystem(A, np.array([1.0, 0.0, 1.0, 1.0]), {"family": "test", "scene": "s"})],
+                         tmp_path / "singular.parquet")
+
+
+def test_a_singular_system_with_no_reference_solution_loads(tmp_path):
+    df = load_dataset(_singular(tmp_path))
+    assert not np.isfinite(df["cond"].iloc[0]) and np.isnan(df["x_ref"].iloc[0]).all()
+
+
+def test_a_partly_missing_reference_solution_is_refused_even_when_singular(tmp_path):
+    path = corrupt("x_ref", lambda v: [1.0] + v[1:], "partial", row=0)(tmp_path, _singular(tmp_path))
+    system_id = pq.read_table(path).column("system_id")[0].as_py()
+    with pytest.raises(DatasetError, match=rf"partial.parquet: system {system_id} \(row 0\): column 'x_ref' holds 3"):
+        load_dataset(path)
+
+
+@pytest.mark.parametrize("column, change, message", [
+    ("x_ref", lambda v: v[:2] + [math.nan] + v[3:], "column 'x_ref' holds 1 non-finite value"),
+    ("b_imag", lambda v: [0.0] * 3, "column 'b_imag' holds 3 values, expected 8"),
+    ("rows", lambda v: [v[0] + 100] + v[1:], "column 'rows' holds index"),
+    ("nnz", lambda v: v + 1, "holds"),
+])
+def test_each_corruption_names_the_file_the_system_and_the_column(column, change, message, ising_dataset, tmp_path):
+    path = corrupt(column, change, "bad")(tmp_path, ising_dataset)
+    system_id = pq.read_table(path).column("system_id")[1].as_py()
+    with pytest.raises(DatasetError) as error:
+        load_dataset(path)
+    text = str(error.value)
+    assert str(path) in text and system_id in text and message in text and "\n" not in text
+
+
+def test_shipped_datasets_load_with_their_recorded_ids():
+    """The checks add nothing a writer does not already guarantee: the pinned set loads, ids unchanged."""
+    manifest = json.loads((REPO / "qlsbench" / "pinned" / "manifest.json").read_text())
+    recorded = {s["system_id"] for s in manifest["systems"]}
+    loaded = set(load_dataset(REPO / "qlsbench" / "pinned" / "systems")["system_id"])
+    assert recorded == loaded
+    assert len(load_dataset(REPO / "benchmarks" / "data" / "dem_c_large.parquet")) >= 1
