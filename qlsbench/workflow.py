@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -61,10 +62,29 @@ def check_config(config: dict[str, Any], schema: str | os.PathLike) -> None:
     cd_lagrange_runs(config)
     trajectory_runs(config)
     checkpoint_datasets(config)
+    check_solvers(config)
     for label in solver_specs(config):
         solver_datasets(config, label)
     for name in loss_figures(config):
         loss_figure_inputs(config, name)
+
+
+def check_solvers(config: dict[str, Any]) -> None:
+    """Every configured solver resolves and takes its options, with the right types, before any job runs.
+
+    ``module:Class`` names import from the current folder, as ``qlsbench
+    solve`` (which each job runs) imports them.
+    """
+    from qlsbench.errors import QlsbenchError
+    from qlsbench.solvers.registry import check_solver
+
+    if os.getcwd() not in sys.path and any(":" in e.get("name", "") for e in config.get("solvers", [])):
+        sys.path.insert(0, os.getcwd())
+    for i, entry in enumerate(config.get("solvers", [])):
+        try:
+            check_solver(entry["name"], dict(entry.get("options") or {}))
+        except QlsbenchError as exc:
+            raise ConfigError(f"solvers[{i}]: {exc}") from None
 
 
 def solver_specs(config: dict[str, Any]) -> dict[str, SolverSpec]:

@@ -25,13 +25,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-import yaml
 
 from qlsbench.bench.leaderboard import LOW_ACCURACY, Tolerances, leaderboard, write_leaderboard
 from qlsbench.bench.runner import SolverSpec, load_results, results_files, run_solver
 from qlsbench.data import atomic_write_table, atomic_write_text, dataset_hash, iter_systems, write_systems
 from qlsbench.errors import DatasetError, InputError
-from qlsbench.solvers import get
+from qlsbench.solvers.registry import check_solver
+from qlsbench.yaml_files import load_yaml
 
 #: The board shipped with the package.
 DEFAULT_BOARD = Path(__file__).resolve().parents[1] / "pinned"
@@ -49,11 +49,7 @@ class Board:
 
     @property
     def config(self) -> dict[str, Any]:
-        path = self.folder / "board.yaml"
-        try:
-            return yaml.safe_load(path.read_text())
-        except (OSError, yaml.YAMLError) as exc:
-            raise InputError(f"{path}: not a readable board configuration ({exc})") from None
+        return load_yaml(self.folder / "board.yaml", "board configuration", error=InputError)
 
     @property
     def manifest_path(self) -> Path:
@@ -177,9 +173,11 @@ def pinned_files(board: Board = Board()) -> dict[str, Path]:
 
 def solver_runs(config: dict[str, Any]) -> list[dict[str, Any]]:
     """The board's solver entries with their spec, repeats, time limit and qubit cap resolved."""
-    run = config.get("run", {})
+    run = config.get("run") or {}
     out = []
-    for entry in config["solvers"]:
+    for i, entry in enumerate(config.get("solvers") or []):
+        if not isinstance(entry, dict) or "name" not in entry:
+            raise InputError(f"solvers[{i}]: a solver entry is a mapping with a 'name', got {entry!r}")
         spec = SolverSpec(entry["name"], dict(entry.get("options") or {}), entry.get("label", ""))
         out.append({"spec": spec, "repeats": entry.get("repeats", run.get("repeats", 1)),
                     "seed": run.get("seed", 0), "time_limit": entry.get("time_limit", run.get("time_limit", 120)),
@@ -187,15 +185,33 @@ def solver_runs(config: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def check_runs(board: Board) -> list[dict[str, Any]]:
+    """The board's solver runs after every solver was resolved and its options checked, none run yet.
+
+    A typo in the last entry of ``board.yaml`` would otherwise surface hours
+    into ``board run``, after every solver before it had run.
+    """
+    where = board.folder / "board.yaml"
+    try:
+        runs = solver_runs(board.config)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+    for i, run in enumerate(runs):
+        check_solver(run["spec"].name, run["spec"].options, where=f"{where}: solvers[{i}]")
+    return runs
+
+
 def run_board(board: Board, results_dir: str | os.PathLike, progress: bool = True) -> list[Path]:
     """Run every board solver on every pinned group into ``results_dir/<label>/<group>.parquet``.
 
-    Finished files are kept and unfinished ones resume from their journal,
-    so an interrupted run picks up where it stopped.
+    Every solver is checked before the first one runs. Finished files are
+    kept and unfinished ones resume from their journal, so an interrupted run
+    picks up where it stopped.
     """
+    runs = check_runs(board)
     files = pinned_files(board)
     written = []
-    for run in solver_runs(board.config):
+    for run in runs:
         for group, path in files.items():
             out = Path(results_dir) / run["spec"].label / f"{group}.parquet"
             if not out.exists():
@@ -300,7 +316,10 @@ def compare(spec: SolverSpec, board: Board = Board(), *, work: str | os.PathLike
     calibrate : bool
         Scale the new solver's times by board LU time / LU time here.
     """
-    get(spec.name, **spec.options)  # a solver that cannot be built is refused before anything runs
+    # Both solvers this runs are refused before anything runs if they cannot be built as asked.
+    check_solver(spec.name, spec.options)
+    if calibrate:
+        check_solver(REFERENCE_SOLVER, {})
     if not board.results_path.exists():
         raise DatasetError(f"{board.results_path}: no published board to compare with (`qlsbench board publish`)")
     published = load_results([board.results_path])
@@ -323,5 +342,5 @@ def compare(spec: SolverSpec, board: Board = Board(), *, work: str | os.PathLike
     return Comparison(leaderboard(merged, tol, low), spec.label, factor, mine)
 
 
-__all__ = ["Board", "Comparison", "DEFAULT_BOARD", "compare", "pin", "pinned_files", "publish", "render_board",
-           "run_board", "select_systems", "solver_runs", "time_factor"]
+__all__ = ["Board", "Comparison", "DEFAULT_BOARD", "check_runs", "compare", "pin", "pinned_files", "publish",
+           "render_board", "run_board", "select_systems", "solver_runs", "time_factor"]

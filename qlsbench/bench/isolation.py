@@ -2,15 +2,24 @@
 
 One worker process per solver configuration is reused across systems; when a
 solve exceeds its time limit the worker is killed and a fresh one started.
+A worker whose parent is gone (killed outright) ends at once, without a word.
+
+In every path, in this process or a worker, a solver is handed a private copy
+of the system: what it does to ``A``, ``b`` or the metadata cannot reach the
+system the metrics are computed from, nor the next repeat.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import multiprocessing as mp
+import os
 import signal
+import threading
 import time
 import traceback
+from multiprocessing.connection import wait
 from typing import Any
 
 import numpy as np
@@ -22,15 +31,32 @@ from qlsbench.solvers import SolveResult, Status, get
 STARTUP_TIMEOUT = 300.0
 
 
-def call_solver(solver, system: LinearSystem, seed: int) -> tuple[SolveResult, float]:
-    """Call ``solver.solve`` turning exceptions into error results.
+def private_copy(system: LinearSystem) -> LinearSystem:
+    """A copy of ``system`` with arrays and metadata of its own, for a solver to do with as it likes.
 
-    Returns the result and the wall time measured around the call, which the
-    runner records for every solver alike (a plug-in's own timing may differ).
+    A correct solver may well scale ``A`` in place; were it handed the
+    runner's system, the metrics and every later repeat would see the scaled
+    one. The copy keeps the original's ``system_id`` without rehashing.
     """
+    clone = copy.copy(system)
+    own = {"A": system.A.copy(), "b": system.b.copy(), "meta": copy.deepcopy(system.meta),
+           "x_ref": None if system.x_ref is None else system.x_ref.copy()}
+    for name, value in own.items():
+        object.__setattr__(clone, name, value)  # LinearSystem is frozen
+    return clone
+
+
+def call_solver(solver, system: LinearSystem, seed: int) -> tuple[SolveResult, float]:
+    """Call ``solver.solve`` on a private copy of ``system``, turning exceptions into error results.
+
+    Returns the result, checked against the untouched ``system``, and the
+    wall time measured around the call, which the runner records for every
+    solver alike (a plug-in's own timing may differ).
+    """
+    mine = private_copy(system)  # copied before the clock starts: the copy is the runner's cost
     t0 = time.perf_counter()
     try:
-        result = solver.solve(system, seed=seed)
+        result = solver.solve(mine, seed=seed)
         if not isinstance(result, SolveResult):
             raise TypeError(f"solve returned {type(result).__name__}, expected SolveResult")
         result = checked(result, system)
@@ -74,7 +100,26 @@ def _death(code: int | None) -> str:
     return f"exit code {code}"
 
 
-def _worker_main(conn, name: str, options: dict[str, Any]) -> None:
+def _exit_with_parent() -> None:
+    """End this worker the moment its parent process dies.
+
+    A parent killed outright (SIGKILL, the OOM killer) cannot stop its
+    worker, which would solve on for nobody and then fail to send the
+    result. The parent's sentinel becomes readable when the parent is gone.
+    """
+    parent = mp.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        wait([parent.sentinel])
+        os._exit(0)  # nobody is left to read a result or an error
+
+    threading.Thread(target=watch, name="qlsbench-parent-watch", daemon=True).start()
+
+
+def _serve(conn, name: str, options: dict[str, Any]) -> None:
+    """Build the solver, then solve what the parent sends until it sends ``None``."""
     try:
         solver = get(name, **options)
     except Exception as exc:
@@ -87,6 +132,14 @@ def _worker_main(conn, name: str, options: dict[str, Any]) -> None:
             return
         system, seed = task
         conn.send(call_solver(solver, system, seed))
+
+
+def _worker_main(conn, name: str, options: dict[str, Any]) -> None:
+    _exit_with_parent()
+    try:
+        _serve(conn, name, options)
+    except (EOFError, OSError):  # BrokenPipeError, ConnectionResetError: the parent is gone
+        os._exit(0)  # quietly: a traceback here would land in the dead parent's log
 
 
 class IsolatedSolver:

@@ -12,7 +12,10 @@ Every solver is ranked on the same systems: the union of the systems in the
 results. A system a solver was not run on counts as a ``skipped`` solve, and
 repeats of one system are reduced to one value (mean success, median time and
 error) before the means over systems are taken, so a solver run three times
-does not weigh three times as much.
+does not weigh three times as much. A system is its content (``system_id``):
+one that occurs many times (a 2x2 contact system at 27 steps of a simulation,
+or the same system in two datasets) is ranked once, and its duplicate rows
+count as one solve per repeat. Per-dataset tables count it once per dataset.
 
 Two accuracy settings are reported, as in qpbenchmark: ``high`` (the solver
 says it converged, fidelity >= 0.99, relative residual <= 1e-6) and ``low``
@@ -42,7 +45,7 @@ QUBIT_BANDS: tuple[tuple[int, int], ...] = ((1, 4), (5, 6), (7, 8), (9, 10), (11
 
 #: Statuses under which a returned solution is judged at all.
 _RETURNED = ("converged", "max_iter")
-_FAILED = ("error", "timeout")
+_FAILED = ("error", "timeout", "crashed")
 
 
 @dataclass(frozen=True)
@@ -114,8 +117,10 @@ def mark_success(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
     statuses = ("converged",) if tol.require_converged else _RETURNED
     df["success"] = (df["status"].isin(statuses) & (df["fidelity"] >= tol.fidelity)
                      & (df["rel_residual"] <= tol.residual))
-    limit = df["time_limit"].where(df["time_limit"].notna(), df["wall_time"])
-    df["time_ms"] = 1e3 * df["wall_time"].where(df["success"], np.maximum(limit, df["wall_time"]))
+    # A crashed solve took its process with it, and its time: charge the solver's longest known solve.
+    wall = df["wall_time"].fillna(df.groupby("solver")["wall_time"].transform("max")).fillna(0.0)
+    limit = df["time_limit"].where(df["time_limit"].notna(), wall)
+    df["time_ms"] = 1e3 * wall.where(df["success"], np.maximum(limit, wall))
     # x_ref is itself a float64 direct solve, accurate only to about cond * eps:
     # smaller errors cannot be told apart, and ranking them would reward luck.
     cond = df["cond"].where(np.isfinite(df["cond"]), 1.0)
@@ -126,21 +131,25 @@ def mark_success(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
     return df
 
 
-def _system_key(df: pd.DataFrame) -> pd.Series:
+def _system_key(df: pd.DataFrame, by_dataset: bool = True) -> pd.Series:
+    """What makes a system one: its ``system_id`` (within its dataset when ``by_dataset``)."""
     if "system_id" in df:
-        return df["dataset"].astype(str) + "/" + df["system_id"].astype(str)
+        ids = df["system_id"].astype(str)
+        return df["dataset"].astype(str) + "/" + ids if by_dataset else ids
     return df["dataset"].astype(str) + "/#" + df.groupby(["solver", "dataset"]).cumcount().astype(str)
 
 
-def complete_matrix(results: pd.DataFrame) -> pd.DataFrame:
+def complete_matrix(results: pd.DataFrame, by_dataset: bool = True) -> pd.DataFrame:
     """``results`` plus a ``skipped`` row for every (solver, system) pair that has none.
 
     The systems are the union over all solvers, so every solver is measured on
     the same set; a missing pair is charged like any unsuccessful solve, at
-    that solver's largest time limit.
+    that solver's largest time limit. With ``by_dataset=False`` a system is
+    its ``system_id`` wherever it occurs, so one solved in any dataset is not
+    missing.
     """
     df = results.copy()
-    df["system_key"] = _system_key(df)
+    df["system_key"] = _system_key(df, by_dataset)
     systems = df.drop_duplicates("system_key").set_index("system_key")
     missing = []
     for solver, rows in df.groupby("solver", sort=False):
@@ -158,20 +167,36 @@ def complete_matrix(results: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def per_system(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
-    """One row per (solver, system): mean success over repeats, median penalised time and error."""
-    df = mark_success(complete_matrix(results), tol)
+def _distinct_solves(df: pd.DataFrame, key: str) -> pd.DataFrame:
+    """One row per solve: the rows of a system that occurs several times are the same solves again.
+
+    The runner solves such a system once per repeat and writes the row at
+    every occurrence; a solve is (solver, system, repeat, seed).
+    """
+    subset = ["solver", key, *[c for c in ("repeat", "seed") if c in df]]
+    return df.drop_duplicates(subset) if len(subset) > 2 else df
+
+
+def per_system(results: pd.DataFrame, tol: Tolerances, by_dataset: bool = True) -> pd.DataFrame:
+    """One row per (solver, system): mean success over repeats, median penalised time and error.
+
+    Rows of one system are pooled; ``solves``, ``skipped`` and ``failed``
+    count distinct solves, so a system that occurs 27 times counts once per
+    repeat. ``by_dataset=False`` takes a system in two datasets as one.
+    """
+    df = mark_success(complete_matrix(results, by_dataset), tol)
     df["band"] = df["n_qubits"].map(qubit_band)
     for col in ("family", "n_qubits"):
         if col not in df:
             df[col] = np.nan
     g = df.groupby(["solver", "system_key"], sort=True)
     out = g.agg(success=("success", "mean"), time_ms=("time_ms", "median"), error=("error", "median"),
-                solves=("status", lambda s: int((s != "skipped").sum())),
-                skipped=("status", lambda s: int((s == "skipped").sum())),
-                failed=("status", lambda s: int(s.isin(_FAILED).sum())),
                 family=("family", "first"), band=("band", "first"), dataset=("dataset", "first"))
-    return out.reset_index()
+    counts = _distinct_solves(df, "system_key").groupby(["solver", "system_key"], sort=True)["status"].agg(
+        solves=lambda s: int((s != "skipped").sum()), skipped=lambda s: int((s == "skipped").sum()),
+        failed=lambda s: int(s.isin(_FAILED).sum()))
+    return out.join(counts)[["success", "time_ms", "error", "solves", "skipped", "failed", "family", "band",
+                             "dataset"]].reset_index()
 
 
 def _rank(systems: pd.DataFrame, tol: Tolerances, low: Tolerances | None, low_systems: pd.DataFrame | None):
@@ -220,7 +245,8 @@ def leaderboard(results: pd.DataFrame, tol: Tolerances = Tolerances(),
     """
     if results.empty:
         raise InputError("no results to rank")
-    return _rank(per_system(results, tol), tol, low, per_system(results, low) if low is not None else None)
+    return _rank(per_system(results, tol, by_dataset=False), tol, low,
+                 per_system(results, low, by_dataset=False) if low is not None else None)
 
 
 def band_tables(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
@@ -263,6 +289,8 @@ def resource_table(results: pd.DataFrame) -> pd.DataFrame:
     where it reports none): what each solver's accuracy cost.
     """
     df = results[results["status"].isin(_RETURNED)]
+    if "system_id" in df:  # a system that occurs many times was solved once per repeat
+        df = _distinct_solves(df, "system_id")
     cols = ["n_qubits", "iterations", *[k for k in RESOURCE_KEYS if k in df]]
     table = df.groupby("solver", sort=True)[cols].median()
     return table.dropna(axis=1, how="all").reset_index()
@@ -341,7 +369,7 @@ def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
         f"**ranking**: by high-accuracy success rate, then the shifted geometric mean (shift {tol.shift:g}) of time "
         "in ms, normalised so the best solver is 1.0; the same for relative error. Every solver is measured on every "
         "system: unsuccessful, skipped and not-run solves count at the time limit and at error >= 1; repeats of a "
-        "system count once (median)",
+        "system count once (median), and so does a system that occurs more than once",
         "**datasets**: " + "; ".join(f"`{d}` ({h})" for d, h in hashes.items()),
     ]
     return [

@@ -4,14 +4,22 @@ Every finished solve is journaled at once (one small Parquet file per solve
 beside the results file), so a run that is killed resumes where it stopped:
 solves already in the journal are not repeated. The results file itself is
 written once, atomically, when every solve is done, and the journal removed.
+
+A solve in this process (no time limit) is announced in the journal before it
+starts. A solver that takes the process down (``os.abort``, a segfault) leaves
+that mark without a result, and the rerun records the solve as ``crashed``
+instead of dying on it again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
+import signal
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,9 +33,11 @@ from tqdm.auto import tqdm
 from qlsbench.bench.isolation import IsolatedSolver, call_solver
 from qlsbench.bench.metrics import metrics
 from qlsbench.data import atomic_write_table, dataset_hash, load_dataset, read_parquet, to_system
+from qlsbench.data.writer import remove_stale_temporaries
 from qlsbench.errors import InputError
 from qlsbench.solvers import SolveResult, Status, get
 from qlsbench.solvers.base import RESOURCE_KEYS
+from qlsbench.solvers.registry import check_solver
 
 RESULTS_SCHEMA_VERSION = "2"
 
@@ -164,12 +174,16 @@ def dataset_name(path: str | os.PathLike) -> str:
 
 
 class Journal:
-    """Finished solves of one results file, kept until the file is written.
+    """Finished solves of one results file, kept until the file is written, and the solve under way.
 
     Each solve is a one-row Parquet file named by the hash of everything that
     determines it (solver, options, dataset content, system, repeat, seed,
     time limit), written atomically, so an entry is either whole or absent
     and a changed configuration never picks up another's rows.
+
+    A solve run in this process is announced first by a mark ``<key>.started``,
+    written through to disk, and the mark removed once its row is in. A mark
+    without a row is a solve during which the process died.
 
     Parameters
     ----------
@@ -181,6 +195,7 @@ class Journal:
     def __init__(self, out: str | os.PathLike) -> None:
         out = Path(out)
         self.folder = out.parent / f".{out.name}.journal"
+        self.current: Path | None = None  # the mark of the solve under way, if any
 
     @staticmethod
     def key(*parts: Any) -> str:
@@ -188,7 +203,12 @@ class Journal:
         return hashlib.sha256(json.dumps(parts, default=_jsonable).encode()).hexdigest()[:24]
 
     def load(self) -> dict[str, dict]:
-        """Rows already finished, by key; unreadable entries (another schema) are ignored and redone."""
+        """Rows already finished, by key; unreadable entries (another schema) are ignored and redone.
+
+        Temporary files of entries whose writer was killed are removed here,
+        once, rather than at every entry written.
+        """
+        remove_stale_temporaries(self.folder, every_target=True)
         done = {}
         for path in sorted(self.folder.glob("*.parquet")) if self.folder.is_dir() else []:
             try:
@@ -199,13 +219,82 @@ class Journal:
                 done[path.stem] = table.to_pylist()[0]
         return done
 
+    def died(self) -> set[str]:
+        """Keys of solves an earlier run started in its own process and never finished."""
+        if not self.folder.is_dir():
+            return set()
+        return {path.name.removesuffix(".started") for path in self.folder.glob("*.started")}
+
+    def start(self, key: str, **facts: Any) -> None:
+        """Mark solve ``key`` as under way, durably: the mark must outlive a process that dies next."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.current = path = self.folder / f"{key}.started"  # first, so a stop while writing it removes it
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        try:
+            os.write(fd, json.dumps({**facts, "pid": os.getpid()}, default=_jsonable).encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        _fsync_folder(self.folder)
+
+    def abandon(self) -> None:
+        """Remove the mark of the solve under way: it was stopped, not crashed, and is done again next run."""
+        if self.current is not None:
+            self.current.unlink(missing_ok=True)
+            self.current = None
+
     def add(self, key: str, row: dict) -> None:
-        """Record one finished solve."""
-        atomic_write_table(results_table([row]), self.folder / f"{key}.parquet")
+        """Record one finished solve (and drop its mark)."""
+        atomic_write_table(results_table([row]), self.folder / f"{key}.parquet", sweep=False)
+        (self.folder / f"{key}.started").unlink(missing_ok=True)
+        self.current = None
 
     def clear(self) -> None:
         """Remove the journal once the results file holds every row."""
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make a new entry of ``folder`` durable (POSIX; elsewhere the file's own fsync is what there is)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+#: Signals that end a process politely: a scheduler or a user stopping the run, not the solver crashing.
+_POLITE_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def _polite_kills_abandon_the_mark(journal: Journal):
+    """While solving in this process, let SIGTERM and SIGHUP remove the solve's mark, then end as they would.
+
+    Left in place, the mark would make the rerun blame the solver for a job
+    scheduler's stop. Only signals left at their default (terminate) are
+    taken over, and only in the main thread, where Python runs handlers.
+    """
+    taken = {}
+    if threading.current_thread() is threading.main_thread():
+        def handler(signum, frame):
+            journal.abandon()
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)  # die of the signal as the default action would
+
+        for sig in _POLITE_SIGNALS:
+            if signal.getsignal(sig) is signal.SIG_DFL:
+                taken[sig] = signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, previous in taken.items():
+            signal.signal(sig, previous)
 
 
 def _skip_reason(system, max_qubits: int | None) -> str | None:
@@ -213,6 +302,22 @@ def _skip_reason(system, max_qubits: int | None) -> str | None:
     if max_qubits is not None and n is not None and n > max_qubits:
         return f"skipped: {n} qubits, over max_qubits={max_qubits} configured for this solver"
     return None
+
+
+@dataclass
+class _Run:
+    """What every solve of one :func:`run_solver` call shares."""
+
+    spec: SolverSpec
+    name: str
+    dhash: str
+    time_limit: float | None
+    max_qubits: int | None
+    journal: Journal
+    died: set[str]  # journal keys of solves an earlier run started in its own process and never finished
+    solver: Any = None  # the solver, when solves run in this process
+    isolated: IsolatedSolver | None = None  # the worker, when they run in a child process
+    crashed: set[str] = field(default_factory=set)  # systems whose solve took the process down
 
 
 def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathLike, *,
@@ -226,6 +331,11 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     ``skipped`` row with the reason. Finished solves are journaled, so
     calling this again after an interruption repeats none of them; the
     results file is written once at the end, atomically.
+
+    The solver gets a private copy of each system; metrics are computed on
+    the stored one. Without a time limit, a solve that takes this process
+    down is a ``crashed`` row on the next call (and so are the system's
+    later repeats, which would take it down again), and the run goes on.
 
     Parameters
     ----------
@@ -253,6 +363,12 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     -------
     pandas.DataFrame
         The rows written.
+
+    Raises
+    ------
+    InputError
+        For bad arguments, an unknown solver or options it does not take,
+        before anything is read, solved or written.
     """
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise InputError(f"repeats must be an integer >= 1, got {repeats!r}")
@@ -260,46 +376,67 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
         raise InputError(f"time_limit must be > 0 seconds, got {time_limit}")
     if max_qubits is not None and max_qubits < 1:
         raise InputError(f"max_qubits must be >= 1, got {max_qubits}")
-    solver = get(spec.name, **spec.options)  # validates name and options before any work
+    check_solver(spec.name, spec.options)  # name, option names and types, values: before any output exists
     # Every row is checked (hash, shapes) before the first solve, so bad data stops the run at once.
     systems = [to_system(record) for _, record in load_dataset(dataset).iterrows()]
-    name, dhash = name or dataset_name(dataset), dataset_hash(dataset)
     journal = Journal(out)
+    run = _Run(spec, name or dataset_name(dataset), dataset_hash(dataset), time_limit, max_qubits, journal,
+               died=journal.died())
     done = journal.load()
-    isolated = IsolatedSolver(spec.name, spec.options, time_limit) if time_limit is not None else None
     rows = []
+    if time_limit is None:
+        run.solver = get(spec.name, **spec.options)
+        guard = _polite_kills_abandon_the_mark(journal)
+    else:
+        run.isolated = IsolatedSolver(spec.name, spec.options, time_limit)
+        guard = contextlib.nullcontext()
     try:
-        with tqdm(total=len(systems) * repeats, desc=f"{spec.label} on {name}", disable=not progress,
-                  unit="solve") as bar:
+        with tqdm(total=len(systems) * repeats, desc=f"{spec.label} on {run.name}", disable=not progress,
+                  unit="solve") as bar, guard:
             for system in systems:
                 for r in range(repeats):
                     s = seed + r
-                    key = Journal.key(spec.label, spec.name, spec.options_json, dhash, system.system_id, r, s,
+                    key = Journal.key(spec.label, spec.name, spec.options_json, run.dhash, system.system_id, r, s,
                                       time_limit, max_qubits)
                     if key not in done:
-                        done[key] = _solve_row(spec, name, dhash, system, r, s, solver, isolated, time_limit,
-                                               max_qubits)
-                        journal.add(key, done[key])
+                        try:
+                            done[key] = _solve_row(run, system, r, s, key)
+                            journal.add(key, done[key])
+                        except BaseException:  # KeyboardInterrupt and the like: not a crash, done again next run
+                            journal.abandon()
+                            raise
                     rows.append(done[key])
                     bar.update()
     finally:
-        if isolated:
-            isolated.close()
+        if run.isolated:
+            run.isolated.close()
     atomic_write_table(results_table(rows), out)
     journal.clear()
     return pd.DataFrame(rows)
 
 
-def _solve_row(spec, name, dhash, system, repeat, seed, solver, isolated, time_limit, max_qubits) -> dict:
-    """One solve (or a configured skip) as a results row."""
-    reason = _skip_reason(system, max_qubits)
+#: Messages of ``crashed`` rows: the solve that took the process down, and the later repeats not tried for it.
+CRASHED_HERE = "the process died during this solve in an earlier run (abort, segfault or kill)"
+NOT_TRIED = "not tried: an earlier repeat of this system took the process down"
+_ISOLATE = "; run with a time limit to solve in a child process"
+
+
+def _solve_row(run: _Run, system, repeat: int, seed: int, key: str) -> dict:
+    """One solve (or a configured skip, or a crash an earlier run left behind) as a results row."""
+    reason = _skip_reason(system, run.max_qubits)
     if reason is not None:
         result, wall = SolveResult(None, Status.SKIPPED, reason), 0.0
-    elif isolated is not None:
-        result, wall = isolated.solve(system, seed)
+    elif run.isolated is not None:
+        result, wall = run.isolated.solve(system, seed)
+    elif key in run.died:  # how long it ran before the process died is not known
+        run.crashed.add(system.system_id)
+        result, wall = SolveResult(None, Status.CRASHED, CRASHED_HERE + _ISOLATE), np.nan
+    elif system.system_id in run.crashed:  # it would take the process down again
+        result, wall = SolveResult(None, Status.CRASHED, NOT_TRIED + _ISOLATE), np.nan
     else:
-        result, wall = call_solver(solver, system, seed)
-    return _row(spec, name, dhash, system, repeat, seed, result, wall, time_limit)
+        run.journal.start(key, system_id=system.system_id, repeat=repeat, seed=seed)
+        result, wall = call_solver(run.solver, system, seed)
+    return _row(run.spec, run.name, run.dhash, system, repeat, seed, result, wall, run.time_limit)
 
 
 def read_results(path: str | os.PathLike) -> pd.DataFrame:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -118,15 +120,78 @@ def _current_umask() -> int:
     return mask
 
 
-def atomic_write(path: str | os.PathLike, write: Callable[[Path], None]) -> Path:
+def _host_tag() -> str:
+    """This machine's name as it goes into temporary file names (letters, digits and dashes only)."""
+    return re.sub(r"[^A-Za-z0-9-]+", "-", socket.gethostname()).strip("-") or "host"
+
+
+def _temp_prefix(path: Path) -> str:
+    """``.<name>.<host>-<pid>.``: the temporary files of ``path`` say which process writes them."""
+    return f".{path.name}.{_host_tag()}-{os.getpid()}."
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this machine (one of another user counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def remove_stale_temporaries(path: str | os.PathLike, *, every_target: bool = False) -> list[Path]:
+    """Remove the temporary files of ``path`` that writers killed mid-write left behind.
+
+    Only files named as :func:`atomic_write` names them, by a process of this
+    machine that no longer exists, are removed: never one a live writer
+    (here, or on another machine sharing the folder) is still filling.
+
+    Parameters
+    ----------
+    path : path
+        The file whose temporaries are swept; with ``every_target``, a folder
+        whose temporaries of any file are swept (one pass for a folder of many
+        small files written once each, such as a run's journal).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files removed.
+    """
+    path = Path(path)
+    folder, name = (path, r"[^/]+?") if every_target else (path.parent, re.escape(path.name))
+    pattern = re.compile(rf"\.{name}\.(?P<host>[A-Za-z0-9-]+)-(?P<pid>\d+)\.[^.]+\.tmp")
+    removed: list[Path] = []
+    try:
+        entries = [e.name for e in os.scandir(folder) if e.name.startswith(".") and e.name.endswith(".tmp")]
+    except OSError:  # no folder yet: nothing was left in it
+        return removed
+    host = _host_tag()
+    for entry in entries:
+        match = pattern.fullmatch(entry)
+        if match and match["host"] == host and not _alive(int(match["pid"])):
+            (folder / entry).unlink(missing_ok=True)
+            removed.append(folder / entry)
+    return removed
+
+
+def atomic_write(path: str | os.PathLike, write: Callable[[Path], None], *, sweep: bool = True) -> Path:
     """Create ``path`` by ``write(temporary_path)`` and a rename.
 
     A crash or interrupt leaves either the old file or the new one, never a
-    partial file; the temporary file is removed on failure.
+    partial file; the temporary file is removed on failure. A writer killed
+    outright (SIGKILL) cannot remove its temporary file: its name carries the
+    writer's host and process id, and the next write of ``path`` removes it
+    once that process is gone (``sweep=False`` leaves that to the caller, who
+    sweeps a folder of many such files once with :func:`remove_stale_temporaries`).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if sweep:
+        remove_stale_temporaries(path)
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         write(Path(tmp))
@@ -144,15 +209,15 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
-def atomic_write_table(table: pa.Table, path: str | os.PathLike) -> Path:
-    """Write an Arrow table to Parquet atomically (see :func:`atomic_write`).
+def atomic_write_table(table: pa.Table, path: str | os.PathLike, *, sweep: bool = True) -> Path:
+    """Write an Arrow table to Parquet atomically (see :func:`atomic_write`, and ``sweep`` there).
 
     Compression and statistics settings are fixed so the same table always
     gives the same bytes.
     """
     return atomic_write(path, lambda tmp: pq.write_table(
         table, tmp, compression="zstd", compression_level=3, use_dictionary=False, write_statistics=True,
-        store_schema=True))
+        store_schema=True), sweep=sweep)
 
 
 def write_systems(systems: Iterable[LinearSystem], path: str | os.PathLike, metadata: dict | None = None) -> Path:

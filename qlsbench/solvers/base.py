@@ -24,6 +24,7 @@ class Status(StrEnum):
     MAX_ITER = "max_iter"  #: the iteration budget ran out first
     TIMEOUT = "timeout"  #: the runner's wall-time limit ran out first
     ERROR = "error"  #: the solver failed; see ``message``
+    CRASHED = "crashed"  #: the solver took its process down mid-solve (found by the rerun); see ``message``
     SKIPPED = "skipped"  #: the solver does not take this system (too many qubits or circuits, wrong structure)
 
 

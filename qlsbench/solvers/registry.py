@@ -12,15 +12,26 @@ class can be named directly as ``"mypackage.module:MySolver"``.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
+import numbers
+import re
+import types
+import typing
 from importlib.metadata import entry_points
 from typing import Any, Callable
 
-from qlsbench.errors import InputError, UnknownSolverError
+import numpy as np
+
+from qlsbench.errors import InputError, QlsbenchError, UnknownSolverError
 from qlsbench.solvers.base import Solver
 
 ENTRY_POINT_GROUP = "qlsbench.solvers"
+
+
+class UnknownSolverNameError(UnknownSolverError, InputError):
+    """No solver has the name asked for: bad input like any other, so also an :class:`InputError`."""
 
 #: Built-in solvers as ``name -> "module:factory"``; imported only when asked
 #: for, so listing solvers never pays for importing Qiskit or JAX.
@@ -47,6 +58,12 @@ def available() -> list[str]:
     return sorted(BUILTINS) + sorted(_plugins())
 
 
+def _close_matches(word: str, choices) -> str:
+    """`` (did you mean 'x'?)`` for the choices close to ``word`` (difflib), else nothing."""
+    matches = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.6)
+    return f" (did you mean {' or '.join(map(repr, matches))}?)" if matches else ""
+
+
 def _import_reference(name: str) -> Callable[..., Solver]:
     """The object named ``module:attribute``, with a one-line error naming what is missing."""
     module, _, attr = name.partition(":")
@@ -58,7 +75,9 @@ def _import_reference(name: str) -> Callable[..., Solver]:
         raise InputError(f"solver {name!r}: cannot import module {module!r} ({type(exc).__name__}: {exc})") from None
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise InputError(f"solver {name!r}: module {module!r} has no attribute {attr!r}")
+            public = [a for a in dir(obj) if not a.startswith("_")]
+            raise InputError(f"solver {name!r}: module {module!r} has no attribute {attr!r}"
+                             f"{_close_matches(part, public)}")
         obj = getattr(obj, part)
     if not callable(obj):
         raise InputError(f"solver {name!r}: {attr!r} is not a class or factory")
@@ -66,9 +85,14 @@ def _import_reference(name: str) -> Callable[..., Solver]:
 
 
 def _factory(name: str) -> Callable[..., Solver]:
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"a solver name must be a non-empty string, got {name!r}")
     if name in BUILTINS:
         module, attr = BUILTINS[name].split(":")
-        return getattr(importlib.import_module(module), attr)
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except ImportError as exc:  # an optional dependency (Qiskit, NetKet) is not installed
+            raise InputError(f"solver {name!r}: cannot import {module} ({exc})") from None
     if ":" in name:
         return _import_reference(name)
     plugins = _plugins()
@@ -77,36 +101,187 @@ def _factory(name: str) -> Callable[..., Solver]:
             return plugins[name].load()
         except Exception as exc:  # a broken plug-in must not read as "unknown solver"
             raise InputError(f"solver plug-in {name!r} ({plugins[name].value}) failed to load: {exc}") from None
-    raise UnknownSolverError(f"unknown solver {name!r}; available: {', '.join(available())}")
+    names = available()
+    raise UnknownSolverNameError(f"unknown solver {name!r}; available: {', '.join(names)}{_close_matches(name, names)}")
+
+
+# ---------------------------------------------------------------- options against the constructor's signature
+
+#: Types an option is checked against; any other annotation (a class of the plug-in's own, ``Any``,
+#: ``Callable``) is left to the constructor, which may well convert what it is given.
+_CHECKED_TYPES = (bool, int, float, complex, str, list, tuple, dict, type(None))
+
+
+def _keyword_parameters(factory: Callable) -> tuple[dict[str, inspect.Parameter], bool] | None:
+    """The options ``factory`` takes by keyword, and whether it takes any others (``**kwargs``).
+
+    Annotations are evaluated (``from __future__ import annotations`` makes
+    them strings); when one does not evaluate, all stay strings and are
+    ignored, so the defaults alone give the types. ``None`` when the factory
+    has no signature to read (some built-in callables): the call decides.
+    """
+    try:
+        sig = inspect.signature(factory, eval_str=True)
+    except (TypeError, ValueError):
+        return None
+    except Exception:  # an annotation naming something its module does not define
+        try:
+            sig = inspect.signature(factory)
+        except (TypeError, ValueError):
+            return None
+    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    named = {p.name: p for p in sig.parameters.values() if p.kind in keyword}
+    open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
+    return named, open_ended
+
+
+def _annotation_types(annotation: Any) -> tuple[type, ...] | None:
+    """The checked types an annotation admits; ``None`` when it admits something that is not checked."""
+    if annotation is None or annotation is type(None):
+        return (type(None),)
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        parts = [_annotation_types(a) for a in typing.get_args(annotation)]
+        return None if any(p is None for p in parts) else tuple(t for p in parts for t in p)
+    if origin in (list, tuple, dict):  # list[float]: the container is checked, not its items
+        return (origin,)
+    return (annotation,) if annotation in _CHECKED_TYPES else None
+
+
+def _option_types(param: inspect.Parameter) -> tuple[type, ...] | None:
+    """Types option ``param`` accepts: its annotation's, else its default's; ``None``: anything."""
+    annotation, default = param.annotation, param.default
+    if annotation is param.empty or isinstance(annotation, str):  # absent, or left unevaluated
+        if default is param.empty or default is None or type(default) not in _CHECKED_TYPES:
+            return None  # nothing says what it takes: the constructor decides
+        allowed: tuple[type, ...] = (type(default),)
+    else:
+        allowed = _annotation_types(annotation)
+    if allowed is not None and default is None and type(None) not in allowed:
+        allowed += (type(None),)  # the default itself is always a valid value
+    return allowed
+
+
+def _is_a(value: Any, kind: type) -> bool:
+    """Whether ``value`` passes for ``kind``: a float option takes an int, no number takes a bool."""
+    is_bool = isinstance(value, (bool, np.bool_))
+    if kind is bool:
+        return is_bool
+    if kind is int:
+        return isinstance(value, numbers.Integral) and not is_bool
+    if kind is float:
+        return isinstance(value, numbers.Real) and not is_bool
+    if kind is complex:
+        return isinstance(value, numbers.Number) and not is_bool
+    if kind is type(None):
+        return value is None
+    return isinstance(value, kind)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _yaml_hint(value: Any, allowed: tuple[type, ...]) -> str:
+    """Why a number may have arrived as text: YAML 1.1 reads ``1e-8`` (no dot) as a string."""
+    if float in allowed and isinstance(value, str) and re.fullmatch(r"[+-]?\d+[eE][+-]?\d+", value.strip()):
+        return f" (YAML reads {value} as text; write {value.lower().replace('e', '.0e', 1)})"
+    return ""
+
+
+def _check_options(name: str, factory: Callable, options: dict[str, Any]) -> None:
+    """Refuse options ``factory`` does not take, lacks, or takes of another type, before calling it."""
+    found = _keyword_parameters(factory)
+    if found is None:
+        return
+    named, open_ended = found
+    unknown = [] if open_ended else sorted(set(options) - set(named))
+    if unknown:
+        accepted = [p for p in named if not p.startswith("_")]
+        hint = _close_matches(unknown[0], accepted) if len(unknown) == 1 else ""
+        raise InputError(f"solver {name!r}: unknown option(s) {', '.join(map(repr, unknown))}; "
+                         f"accepted: {', '.join(accepted) or 'none'}{hint}")
+    missing = [p for p, param in named.items() if param.default is param.empty and p not in options]
+    if missing:
+        raise InputError(f"solver {name!r}: required option(s) {', '.join(map(repr, missing))} not given")
+    for key, value in options.items():
+        allowed = _option_types(named[key]) if key in named else None
+        if allowed is not None and not any(_is_a(value, kind) for kind in allowed):
+            wanted = " or ".join("None" if t is type(None) else t.__name__ for t in dict.fromkeys(allowed))
+            raise InputError(f"solver {name!r}: option {key!r} must be {wanted}, "
+                             f"got {type(value).__name__} {_shown(value)}{_yaml_hint(value, allowed)}")
 
 
 def get(name: str, **options: Any) -> Solver:
     """Construct the solver registered under ``name`` (or named ``module:Class``) with ``options``.
+
+    Option names and types are checked against the constructor's signature
+    first (annotations, else defaults; ``**kwargs`` takes anything), then
+    the constructor itself judges the values.
 
     Raises
     ------
     UnknownSolverError
         If no solver has that name (the message lists those that exist).
     InputError
-        If an option is unknown to that solver or has an invalid value.
+        If an option is unknown to that solver, of the wrong type or has an
+        invalid value, or the solver cannot be built.
     """
     factory = _factory(name)
-    try:
-        inspect.signature(factory).bind(**options)
-    except TypeError:
-        params = [p for p in inspect.signature(factory).parameters if not p.startswith("_")]
-        bad = sorted(set(options) - set(params))
-        raise InputError(f"solver {name!r}: unknown option(s) {', '.join(map(repr, bad))}; "
-                         f"accepted: {', '.join(params) or 'none'}") from None
-    except ValueError:  # no signature available (builtin callables): let the call decide
-        pass
+    _check_options(name, factory, options)
     try:
         solver = factory(**options)
     except (TypeError, ValueError) as exc:
         raise InputError(f"solver {name!r}: invalid options {options}: {exc}") from None
+    except Exception as exc:  # a plug-in's constructor may fail any way; it is still one line about that solver
+        raise InputError(f"solver {name!r}: cannot be built with options {options} "
+                         f"({type(exc).__name__}: {exc})") from None
     if not isinstance(solver, Solver):
-        raise InputError(f"solver {name!r}: {factory!r} did not return a Solver (needs name, options, solve)")
+        what = getattr(factory, "__qualname__", type(factory).__name__)
+        raise InputError(f"solver {name!r}: {what} is not a solver (a solver has a name, options and "
+                         "solve(system, seed=...))")
     return solver
+
+
+def check_solver(name: str, options: dict[str, Any], where: str = "") -> None:
+    """Refuse a solver that cannot run as configured, in one line, before anything is solved.
+
+    Resolves ``name`` (built-in, entry point or ``module:Class``), checks the
+    option names and types against the constructor's signature and builds
+    the solver once, so the constructor's own checks of values run too.
+    Nothing is solved and nothing is written.
+
+    Parameters
+    ----------
+    name : str
+        Solver name as a user wrote it.
+    options : dict
+        Its options.
+    where : str
+        Where the solver was named (``"config.yaml: solvers[2]"``), put
+        before the message.
+
+    Raises
+    ------
+    InputError
+        Naming the solver and the option at fault. An unknown name raises
+        :class:`UnknownSolverNameError`, which is both an ``InputError`` and
+        an :class:`~qlsbench.errors.UnknownSolverError`, listing the solvers
+        that exist and the close matches.
+    """
+    try:
+        if not isinstance(options, dict):
+            raise InputError(f"solver {name!r}: options must be a mapping of names to values, "
+                             f"got {type(options).__name__}")
+        for key in options:  # a config can give 1: x; keyword arguments cannot
+            if not isinstance(key, str):
+                raise InputError(f"solver {name!r}: option names are text, got {type(key).__name__} {key!r}")
+        get(name, **options)
+    except QlsbenchError as exc:
+        if where:
+            raise type(exc)(f"{where}: {exc}") from None
+        raise
 
 
 def describe(name: str) -> str:

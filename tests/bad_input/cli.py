@@ -28,6 +28,9 @@ MAKERS = {
     "link": _link,
     "dsfolder": _dataset_folder,
     "twice": text_maker("twice.yaml", "run:\n  seed: 1\nsolvers: []\nrun:\n  seed: 2\n"),
+    "cfg_solver_typo": text_maker("solver_typo.yaml", "solvers:\n  - name: gmress\n"),
+    "cfg_option_type": text_maker("option_type.yaml", "solvers:\n  - name: gmres\n    options: {restart: two}\n"),
+    "cfg_option_key": text_maker("option_key.yaml", "solvers:\n  - name: cg\n    options: {tol: 1.0e-8}\n"),
     "twice_nested": text_maker("twice_nested.yaml", "solvers:\n  - name: lu\n    label: a\n    name: cg\n"),
 }
 
@@ -96,5 +99,10 @@ CASES = {
     "kappa figure over a dataset": (["kappa-figure", "{data}", "--out", "{data}"], "is an input of this command"),
     # ---- configs: a key given twice replaces the first silently in plain YAML readers
     "config with two run blocks": Case(["check-config", "{twice}"], "line 4: key 'run' given twice"),
+    "config naming a solver with a typo": Case(["check-config", "{cfg_solver_typo}"],
+                                               "solvers[0]: unknown solver 'gmress'"),
+    "config giving an option of the wrong type": Case(["check-config", "{cfg_option_type}"],
+                                                      "option 'restart' must be int, got str 'two'"),
+    "config giving an option the solver lacks": Case(["check-config", "{cfg_option_key}"], "unknown option(s) 'tol'"),
     "solver entry naming two solvers": Case(["check-config", "{twice_nested}"], "line 4: key 'name' given twice"),
 }

@@ -1,0 +1,440 @@
+"""What a solver or a kill can do to a run: corrupt the metrics, take the process down, leave files behind.
+
+Each fault ends as one row or one line naming it, with nothing lost and nothing left: a plug-in that rescales
+its system in place is scored on the stored one, options are checked against the solver's signature before
+anything runs, a solve that aborts the process is a ``crashed`` row on the rerun, a writer killed mid-write
+leaves a temporary file the next write removes, and a worker whose parent was killed ends without a word.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from qlsbench.bench import SolverSpec, leaderboard, load_results, run_solver
+from qlsbench.bench.board import Board, run_board
+from qlsbench.bench.isolation import private_copy
+from qlsbench.data import atomic_write_text, write_systems
+from qlsbench.data.writer import remove_stale_temporaries
+from qlsbench.errors import InputError, UnknownSolverError
+from qlsbench.problems import LinearSystem, ising_inspired
+from qlsbench.solvers.registry import check_solver
+
+#: Plug-ins that misbehave, imported as ``faults_plugin:Class``. Calls are logged to $QLSBENCH_TEST_LOG.
+FAULTS = textwrap.dedent('''
+    import os
+    import time
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    import numpy as np
+
+    from qlsbench.solvers import BaseSolver, SolveResult, Status
+
+
+    def _log(text):
+        log = os.environ.get("QLSBENCH_TEST_LOG")
+        if log:
+            with open(log, "a") as f:
+                f.write(f"{text}\\n")
+
+
+    def _dense(system):
+        return np.linalg.solve(system.A.toarray(), system.b)
+
+
+    @dataclass
+    class Rescaler(BaseSolver):
+        """Scales A and b by 3 in place, then solves: correct, but it changes what it was given."""
+        name: ClassVar[str] = "rescaler"
+
+        def _solve(self, system, seed):
+            _log(repr(float(np.linalg.norm(system.b))))
+            system.A.data *= 3.0
+            system.b[:] *= 3.0  # (system.b *= 3 would rebind the field of a frozen dataclass)
+            system.meta["family"] = "mine now"
+            return SolveResult(_dense(system), Status.CONVERGED)
+
+
+    @dataclass
+    class AbortOn(BaseSolver):
+        """Dense solve, except on systems of dimension `dim`, where it aborts the process."""
+        name: ClassVar[str] = "abort-on"
+        dim: int = 8
+
+        def _solve(self, system, seed):
+            if system.dim == self.dim:
+                os.abort()
+            return SolveResult(_dense(system), Status.CONVERGED)
+
+
+    @dataclass
+    class SlowOn(BaseSolver):
+        """Dense solve; on dimension `dim`, when $QLSBENCH_TEST_SLOW is set, it logs its process id and sleeps."""
+        name: ClassVar[str] = "slow-on"
+        dim: int = 8
+        sleep: float = 60.0
+
+        def _solve(self, system, seed):
+            if system.dim == self.dim and os.environ.get("QLSBENCH_TEST_SLOW"):
+                _log(os.getpid())
+                time.sleep(self.sleep)
+            return SolveResult(_dense(system), Status.CONVERGED)
+
+
+    @dataclass
+    class FailOnSmall(BaseSolver):
+        """Dense solve, but an error on systems of dimension 2."""
+        name: ClassVar[str] = "fail-small"
+
+        def _solve(self, system, seed):
+            if system.dim == 2:
+                return SolveResult(None, Status.ERROR, "no 2x2 today")
+            return SolveResult(_dense(system), Status.CONVERGED)
+
+
+    class Picky:
+        """A plain class: options from its signature, one without a default."""
+        name = "picky"
+
+        def __init__(self, tol: float, *, steps=10, label=None, mode: "str | None" = None):
+            self.options = {"tol": tol, "steps": steps, "label": label, "mode": mode}
+
+        def solve(self, system, *, seed=0):
+            return SolveResult(_dense(system), Status.CONVERGED)
+
+
+    class NotASolver:
+        """Builds without complaint, and has no solve."""
+
+
+    class Loose(Picky):
+        """Takes any option at all."""
+
+        def __init__(self, **options):
+            self.options = options
+
+
+    class Strict(Picky):
+        """Checks its option itself, in the constructor."""
+
+        def __init__(self, level=None):
+            if not isinstance(level, int):
+                raise TypeError(f"level must be a whole number, not {type(level).__name__}")
+            self.options = {"level": level}
+''')
+
+
+@pytest.fixture
+def faults(tmp_path, monkeypatch):
+    """The plug-in module importable here and in child processes; its call log."""
+    root = tmp_path / "plugins"
+    root.mkdir()
+    (root / "faults_plugin.py").write_text(FAULTS)
+    monkeypatch.syspath_prepend(str(root))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    log = tmp_path / "calls.log"
+    monkeypatch.setenv("QLSBENCH_TEST_LOG", str(log))
+    return log
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _cli(*args, cwd, timeout=300) -> subprocess.CompletedProcess:
+    """``qlsbench args`` in a child process that dumps no core when it aborts (``exec``: same process)."""
+    return subprocess.run(["sh", "-c", 'ulimit -c 0; exec "$@"', "sh", sys.executable, "-m", "qlsbench.cli",
+                           *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie nobody reaped has ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+def _wait_for(condition, timeout: float, what: str) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+# ---------------------------------------------------------------- A: solvers get data they cannot corrupt
+
+
+@pytest.mark.parametrize("time_limit", [None, 30.0], ids=["in-process", "isolated"])
+def test_a_solver_rescaling_its_system_in_place_is_scored_on_the_stored_one(ising_dataset, tmp_path, faults,
+                                                                              time_limit):
+    stored = ising_dataset.read_bytes()
+    df = run_solver(SolverSpec("faults_plugin:Rescaler"), ising_dataset, tmp_path / "r.parquet", repeats=2,
+                    time_limit=time_limit, progress=False)
+    assert len(df) == 6 and (df["status"] == "converged").all()
+    assert (df["rel_residual"] < 1e-13).all(), df["rel_residual"].tolist()
+    assert (df["fidelity"] > 1 - 1e-12).all() and (df["family"] == "ising").all()
+    # Both repeats of each system were handed the same, unscaled right-hand side.
+    norms = [float(v) for v in faults.read_text().split()]
+    assert norms[0::2] == norms[1::2]
+    assert ising_dataset.read_bytes() == stored
+
+
+def test_a_private_copy_shares_nothing_with_the_original():
+    system = ising_inspired(3, 10.0)
+    system = system.with_reference(np.linalg.solve(system.A.toarray(), system.b))
+    A, b, x_ref = system.A.toarray(), system.b.copy(), system.x_ref.copy()
+    mine = private_copy(system)
+    mine.A.data[:] = 0.0
+    mine.A.indices[:] = 0
+    mine.b[:] = 7.0
+    mine.x_ref[:] = 1.0
+    mine.meta["family"] = "changed"
+    np.testing.assert_array_equal(system.A.toarray(), A)
+    np.testing.assert_array_equal(system.b, b)
+    np.testing.assert_array_equal(system.x_ref, x_ref)
+    assert system.meta["family"] == "ising" and mine.system_id == system.system_id
+
+
+# ---------------------------------------------------------------- B: solver names and options, checked first
+
+
+@pytest.mark.parametrize("name, options, message", [
+    ("gmres", {"restart": "two"}, "solver 'gmres': option 'restart' must be int, got str 'two'"),
+    ("gmres", {"restart": 2.0}, "option 'restart' must be int, got float 2.0"),
+    ("cg", {"maxiter": 2.5}, "option 'maxiter' must be int or None, got float 2.5"),
+    ("cg", {"history": 1}, "option 'history' must be bool, got int 1"),
+    ("cg", {"rtol": "1e-3"}, "option 'rtol' must be float, got str '1e-3'"),
+    ("splu", {"permc_spec": 3}, "option 'permc_spec' must be str, got int 3"),
+    ("gmres", {"restrat": 5}, "unknown option(s) 'restrat'; accepted: rtol, atol, maxiter, history, restart "
+                              "(did you mean 'restart'?)"),
+    ("gmress", {}, "unknown solver 'gmress'; available: "),
+    ("vqls-local", {"backend": "exat"}, "unknown backend 'exat'"),
+    ("faults_plugin:Picky", {"tol": "small"}, "option 'tol' must be float, got str 'small'"),
+    ("faults_plugin:Picky", {"steps": 3}, "required option(s) 'tol' not given"),
+    ("faults_plugin:Picky", {"tol": 1e-3, "steps": 2.5}, "option 'steps' must be int, got float 2.5"),
+    ("faults_plugin:Picky", {"tol": 1e-3, "stpes": 2}, "unknown option(s) 'stpes'; accepted: tol, steps, label, "
+                                                      "mode (did you mean 'steps'?)"),
+    ("faults_plugin:Picky", {"tol": 1e-3, "mode": 3}, "option 'mode' must be str or None, got int 3"),
+    ("faults_plugin:Strict", {"level": "high"}, "level must be a whole number, not str"),
+    ("faults_plugin:Pickey", {}, "module 'faults_plugin' has no attribute 'Pickey' (did you mean 'Picky'?)"),
+    ("faults_plugin:NotASolver", {}, "NotASolver is not a solver"),
+])
+def test_check_solver_names_the_solver_and_the_option_in_one_line(faults, name, options, message):
+    with pytest.raises(InputError) as caught:
+        check_solver(name, options, where="run.yaml: solvers[3]")
+    text = str(caught.value)
+    assert text.startswith("run.yaml: solvers[3]: ") and message in text and "\n" not in text, text
+
+
+def test_check_solver_accepts_what_the_signature_admits(faults):
+    check_solver("cg", {"rtol": 1, "maxiter": None, "history": False})  # an int is a float
+    check_solver("gmres", {"restart": np.int64(4), "rtol": np.float32(1e-6)})
+    check_solver("faults_plugin:Picky", {"tol": 1, "label": ["any", "thing"], "mode": None})  # None default: anything
+    check_solver("faults_plugin:Loose", {"whatever": object(), "n": "x"})  # **options takes anything
+    check_solver("faults_plugin:Strict", {"level": 3})
+
+
+def test_an_unknown_solver_is_an_input_error_with_close_matches():
+    with pytest.raises(InputError) as caught:
+        check_solver("bicgstb", {})
+    assert isinstance(caught.value, UnknownSolverError)
+    assert str(caught.value).endswith("(did you mean 'bicgstab'?)")
+
+
+def test_solve_refuses_a_bad_option_type_before_writing_anything(ising_dataset, tmp_path):
+    from qlsbench.cli import main
+
+    out = tmp_path / "out" / "r.parquet"
+    before = _files(tmp_path)
+    assert main(["solve", "--solver", "gmres", "--option", "restart=two", "--dataset", str(ising_dataset),
+                 "--out", str(out), "--quiet"]) == 2
+    assert _files(tmp_path) == before and not (tmp_path / "out").exists()
+
+
+def test_a_board_with_a_typo_in_its_last_solver_runs_none(tmp_path):
+    folder = tmp_path / "board"
+    folder.mkdir()
+    (folder / "board.yaml").write_text("version: 1\nrun: {repeats: 1, time_limit: 30}\n"
+                                       "solvers: [{name: lu}, {name: cg, options: {rtol: 1.0e-12}},"
+                                       " {name: gmres, options: {restart: two}}]\n")
+    with pytest.raises(InputError, match=r"board.yaml: solvers\[2\]: solver 'gmres': option 'restart' must be int"):
+        run_board(Board(folder), tmp_path / "results", progress=False)
+    assert not (tmp_path / "results").exists()
+
+
+# ---------------------------------------------------------------- C: a solve that takes the process down
+
+
+def test_a_solver_aborting_the_process_is_a_crashed_row_on_the_rerun(ising_dataset, tmp_path, faults):
+    out = tmp_path / "results" / "abort.parquet"
+    args = ["solve", "--solver", "faults_plugin:AbortOn", "--option", "dim=8", "--repeats", "2",
+            "--dataset", ising_dataset, "--out", out, "--quiet"]
+    first = _cli(*args, cwd=tmp_path)
+    assert first.returncode == -signal.SIGABRT, first.stderr
+    assert not out.exists()
+    journal = tmp_path / "results" / ".abort.parquet.journal"
+    assert len(list(journal.glob("*.started"))) == 1 and len(list(journal.glob("*.parquet"))) == 2
+
+    second = _cli(*args, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    df = load_results([out])
+    by_dim = df.groupby("dim")["status"].agg(list).to_dict()
+    assert by_dim == {4: ["converged"] * 2, 8: ["crashed"] * 2, 16: ["converged"] * 2}
+    crashed = df[df["dim"] == 8]
+    assert "the process died during this solve in an earlier run" in crashed["message"].iloc[0]
+    assert "not tried: an earlier repeat of this system took the process down" in crashed["message"].iloc[1]
+    assert crashed["rel_residual"].isna().all() and crashed["wall_time"].isna().all()
+    assert not journal.exists()
+    board = leaderboard(df).set_index("solver").iloc[0]
+    assert board["failed"] == 2 and board["success_rate"] == pytest.approx(2 / 3)
+    assert np.isfinite(board["time_sgm_ms"])
+
+
+def test_a_polite_kill_mid_solve_leaves_no_crash_mark(ising_dataset, tmp_path, faults):
+    """SIGTERM (a scheduler stopping the job) is not the solver's fault: the rerun solves that system again."""
+    out = tmp_path / "slow.parquet"
+    args = ["solve", "--solver", "faults_plugin:SlowOn", "--dataset", ising_dataset, "--out", out, "--quiet"]
+    proc = subprocess.Popen([sys.executable, "-m", "qlsbench.cli", *map(str, args)], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "QLSBENCH_TEST_SLOW": "1"})
+    _wait_for(lambda: faults.exists() and faults.read_text().strip(), 120, "the slow solve to start")
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == -signal.SIGTERM
+    journal = tmp_path / ".slow.parquet.journal"
+    assert len(list(journal.glob("*.parquet"))) == 1 and not list(journal.glob("*.started"))
+    rerun = _cli(*args, cwd=tmp_path)  # the same configuration, now quick
+    assert rerun.returncode == 0, rerun.stderr
+    assert (load_results([out])["status"] == "converged").all()
+
+
+# ---------------------------------------------------------------- D: nothing left behind
+
+
+_SLOW_WRITER = textwrap.dedent('''
+    import sys, time
+    from qlsbench.data import atomic_write
+
+    def slow(tmp):
+        tmp.write_text("partial")
+        print("writing", flush=True)
+        time.sleep(120)
+
+    atomic_write(sys.argv[1], slow)
+''')
+
+
+def _start_slow_writer(target: Path) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_WRITER, str(target)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "writing"
+    return proc
+
+
+def test_a_writer_killed_mid_write_leaves_a_temporary_file_the_next_write_removes(tmp_path):
+    target = tmp_path / "out" / "table.parquet"
+    killed = _start_slow_writer(target)
+    killed.kill()
+    killed.wait()
+    left = list(target.parent.glob(".table.parquet.*.tmp"))
+    assert len(left) == 1 and str(killed.pid) in left[0].name
+    live = _start_slow_writer(target)  # a writer still at work: its file must survive
+    try:
+        other = target.parent / ".other.parquet.vm-1.abcdefgh.tmp"  # another target's: not this write's business
+        other.write_text("x")
+        atomic_write_text(target, "whole")
+        assert target.read_text() == "whole"
+        remaining = {p.name for p in target.parent.glob(".*.tmp")}
+        assert left[0].name not in remaining and other.name in remaining
+        assert any(f"-{live.pid}." in name for name in remaining)
+    finally:
+        live.kill()
+        live.wait()
+    assert [p.name for p in remove_stale_temporaries(target)] == [
+        p for p in remaining if f"-{live.pid}." in p]
+    assert {p.name for p in target.parent.iterdir()} == {"table.parquet", other.name}
+
+
+def test_a_folder_of_many_targets_is_swept_in_one_pass(tmp_path):
+    """A run's journal: one file per solve, so its temporaries are swept once when the run resumes."""
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(gone.stdout)
+    from qlsbench.data.writer import _host_tag
+
+    host = _host_tag()
+    stale = [tmp_path / f".{k}.parquet.{host}-{dead}.abcd1234.tmp" for k in ("a1", "b2")]
+    kept = [tmp_path / f".c3.parquet.{host}-{os.getpid()}.abcd1234.tmp", tmp_path / ".c3.parquet.x1y2.tmp",
+            tmp_path / "c3.parquet"]
+    for path in stale + kept:
+        path.write_text("x")
+    assert sorted(remove_stale_temporaries(tmp_path, every_target=True)) == sorted(stale)
+    assert sorted(tmp_path.iterdir()) == sorted(kept)
+
+
+_ISOLATED_RUN = textwrap.dedent('''
+    import sys
+    from qlsbench.bench import SolverSpec, run_solver
+
+    run_solver(SolverSpec("faults_plugin:SlowOn", {"sleep": 60.0}), sys.argv[1], sys.argv[2], time_limit=120,
+               progress=False)
+''')
+
+
+def test_a_worker_whose_parent_was_killed_ends_at_once_and_quietly(ising_dataset, tmp_path, faults):
+    err = tmp_path / "stderr.txt"
+    with open(err, "w") as stderr:  # the worker inherits it: what it would print lands here
+        parent = subprocess.Popen([sys.executable, "-c", _ISOLATED_RUN, str(ising_dataset),
+                                   str(tmp_path / "r.parquet")], stderr=stderr, stdout=subprocess.DEVNULL,
+                                  env={**os.environ, "QLSBENCH_TEST_SLOW": "1"})
+    _wait_for(lambda: faults.exists() and faults.read_text().strip(), 120, "the worker to start the slow solve")
+    worker = int(faults.read_text().split()[0])
+    assert worker != parent.pid and _running(worker)
+    parent.kill()
+    parent.wait()
+    _wait_for(lambda: not _running(worker), 20, "the orphaned worker to end")  # not after its 60 s solve
+    assert "Traceback" not in err.read_text() and "Error" not in err.read_text(), err.read_text()
+
+
+def test_a_worker_that_cannot_reach_its_parent_exits_quietly():
+    code = textwrap.dedent('''
+        import multiprocessing as mp
+        from qlsbench.bench.isolation import _worker_main
+
+        parent, child = mp.Pipe()
+        parent.close()
+        _worker_main(child, "lu", {})
+        raise SystemExit(7)  # not reached: the worker exits at the broken pipe
+    ''')
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+# ---------------------------------------------------------------- E: a system that occurs many times counts once
+
+
+def test_a_system_that_occurs_many_times_is_ranked_once(tmp_path, faults):
+    small = LinearSystem(np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([1.0, 2.0]), {"family": "dem_c"})
+    data = write_systems([small] * 27 + [ising_inspired(n, 10.0) for n in (2, 3, 4)],
+                         tmp_path / "datasets" / "dem" / "part-0000.parquet")
+    for spec in (SolverSpec("lu"), SolverSpec("faults_plugin:FailOnSmall", label="fails-small")):
+        df = run_solver(spec, data, tmp_path / "results" / f"{spec.label}.parquet", repeats=2, progress=False)
+        assert len(df) == 30 * 2
+    results = load_results([tmp_path / "results"])
+    board = leaderboard(results).set_index("solver")
+    assert (board["systems"] == 4).all() and (board["solves"] == 8).all()
+    assert board.loc["fails-small", "success_rate"] == pytest.approx(3 / 4)  # not 3 / 30
+    assert board.loc["fails-small", "failed"] == 2 and board.loc["lu", "failed"] == 0
+    # The same system in a second dataset is still one system in the ranking.
+    again = results[results["system_id"] == small.system_id].assign(dataset="other")
+    board = leaderboard(pd.concat([results, again], ignore_index=True)).set_index("solver")
+    assert (board["systems"] == 4).all() and board.loc["fails-small", "success_rate"] == pytest.approx(3 / 4)
