@@ -523,6 +523,7 @@ OUTPUTS = {
     "trajectory": [("out", "--out", "file")],
     "solve": [("out", "--out", "file")],
     "leaderboard": [("md", "--md", "file"), ("csv", "--csv", "file"), ("html", "--html", "file")],
+    "board": [("results", "--results", "folder"), ("pages", "--pages", "folder")],
     "compare": [("work", "--work", "folder")],
     "pauli": [("out", "--out", "file")],
     "figure": [("out", "--out", "file")],

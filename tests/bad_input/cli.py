@@ -96,6 +96,8 @@ CASES = {
     "trajectory below a file": (["trajectory", "--scene", "pendulum", "--steps", "5", "--out", "{data}/t.parquet"],
                                 "is a file, not a folder"),
     "compare work folder is a file": (["compare", "--solver", "lu", "--work", "{data}"], "--work"),
+    "board pages into a file": (["board", "publish", "--results", "{tmp}/r", "--pages", "{data}"],
+                                "--pages"),
     "kappa figure over a dataset": (["kappa-figure", "{data}", "--out", "{data}"], "is an input of this command"),
     # ---- configs: a key given twice replaces the first silently in plain YAML readers
     "config with two run blocks": Case(["check-config", "{twice}"], "line 4: key 'run' given twice"),
