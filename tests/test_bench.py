@@ -245,6 +245,33 @@ def test_complex_solutions_are_stored_whole(tmp_path):
     assert df["fidelity"].iloc[0] == pytest.approx(1.0)
 
 
+def test_progress_is_measured_like_the_final_solution(ising_dataset, tmp_path):
+    """Each progress read-out becomes a fidelity and a residual; the last one is the returned solution's."""
+    spec = SolverSpec("vqls-local", {"backend": "exact", "optimizer": "cobyla", "maxiter": 40, "layers": 2})
+    run_solver(spec, ising_dataset, tmp_path / "v.parquet", progress=False)
+    lu = tmp_path / "lu.parquet"
+    run_solver(SolverSpec("lu"), ising_dataset, lu, progress=False)
+    df = load_results([tmp_path / "v.parquet", lu])
+    for row in df[df["solver_name"] == "vqls-local"].itertuples():
+        k, f, r = row.progress_evaluations, row.progress_fidelity, row.progress_residual
+        assert len(k) == len(f) == len(r) >= 5 and list(k) == sorted(set(k))
+        assert k[-1] == json.loads(row.resources)["cost_evaluations"]
+        assert f[-1] == pytest.approx(row.fidelity, abs=1e-12) and r[-1] == pytest.approx(row.rel_residual, rel=1e-9)
+        assert all(0 <= v <= 1 + 1e-12 for v in f)
+    assert df.loc[df["solver_name"] == "lu", "progress_evaluations"].isna().all()
+
+
+def test_results_of_schema_version_2_still_read(ising_dataset, tmp_path):
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "r.parquet"
+    run_solver(SolverSpec("lu"), ising_dataset, out, progress=False)
+    table = pq.read_table(out).drop_columns(["progress_evaluations", "progress_fidelity", "progress_residual"])
+    pq.write_table(table.replace_schema_metadata({b"qlsbench.results_schema_version": b"2"}), out)
+    df = load_results([out])
+    assert len(df) == 3 and df["progress_fidelity"].isna().all() and (df["fidelity"] > 0.999).all()
+
+
 def test_results_of_another_version_are_refused(ising_dataset, tmp_path):
     import pyarrow.parquet as pq
 
@@ -252,7 +279,7 @@ def test_results_of_another_version_are_refused(ising_dataset, tmp_path):
     run_solver(SolverSpec("lu"), ising_dataset, out, progress=False)
     table = pq.read_table(out)
     pq.write_table(table.replace_schema_metadata({b"qlsbench.results_schema_version": b"0"}), out)
-    with pytest.raises(InputError, match="r.parquet: results schema version 0, this qlsbench reads 2"):
+    with pytest.raises(InputError, match="r.parquet: results schema version 0, this qlsbench reads 2 and 3"):
         load_results([out])
     pq.write_table(table.drop_columns(["fidelity"]), out)
     with pytest.raises(InputError, match="missing column 'fidelity'"):

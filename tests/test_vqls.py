@@ -27,12 +27,13 @@ def _random_system(n: int, rng, complex_: bool) -> LinearSystem:
 
 
 @pytest.mark.parametrize("n", [1, 3, 4])
-def test_numpy_ansatz_equals_qiskit_statevector(n):
+@pytest.mark.parametrize("structure", ["brickwall", "ladder"])
+def test_numpy_ansatz_equals_qiskit_statevector(n, structure):
     layers = 3
     a = initial_parameters(n, layers, seed=n)
-    qc = ansatz_circuit(n, layers)
+    qc = ansatz_circuit(n, layers, structure)
     expected = Statevector(qc.assign_parameters({p: a[p.index] for p in qc.parameters})).data
-    np.testing.assert_allclose(RealAnsatz(n, layers).state(a), expected, atol=1e-14)
+    np.testing.assert_allclose(RealAnsatz(n, layers, structure).state(a), expected, atol=1e-14)
 
 
 @pytest.mark.parametrize("system", ["ising-3", "ising-4", "random-real-2", "random-complex-2"])
@@ -52,6 +53,17 @@ def test_exact_and_circuit_backends_agree(system, kind, normalized):
     for seed in range(3):
         a = initial_parameters(n, layers, seed)
         assert circuits.cost(a) == pytest.approx(exact.cost(a), abs=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["global", "local"])
+def test_ladder_ansatz_circuits_agree_with_its_exact_costs(kind):
+    """The controlled ansatz of the gamma tests follows the structure too (global cost) - checked on the other one."""
+    s = _random_system(3, np.random.default_rng(7), complex_=False)
+    problem = VQLSProblem.from_system(s)
+    exact = BACKENDS["exact"](problem, 3, kind, True, ansatz="ladder")
+    circuits = BACKENDS["circuits"](problem, 3, kind, True, decomposition=decompose(s.A), ansatz="ladder")
+    a = initial_parameters(3, 3, 1)
+    assert circuits.cost(a) == pytest.approx(exact.cost(a), abs=1e-10)
 
 
 @pytest.mark.parametrize("kind", ["global", "local"])
@@ -87,10 +99,11 @@ def test_ising_local_cost_matches_its_definition():
 
 
 @pytest.mark.parametrize("kind", ["global", "local"])
-def test_adjoint_gradient_equals_finite_differences(kind):
+@pytest.mark.parametrize("structure", ["brickwall", "ladder"])
+def test_adjoint_gradient_equals_finite_differences(kind, structure):
     n, layers = 3, 2
     s = ising_inspired(n, 10.0)
-    backend = BACKENDS["exact"](VQLSProblem.from_system(s), layers, kind, True)
+    backend = BACKENDS["exact"](VQLSProblem.from_system(s), layers, kind, True, ansatz=structure)
     a = initial_parameters(n, layers, 11)
     h = 1e-6
     fd = np.array([(backend.cost(a + h * e) - backend.cost(a - h * e)) / (2 * h) for e in np.eye(len(a))])
@@ -143,7 +156,7 @@ def test_spsa_family_runs_deterministically():
 
 def test_circuit_backend_solves_a_small_system_with_cobyla():
     s = ising_inspired(2, 10.0)
-    result = registry.get("vqls-local", backend="circuits", layers=2, maxiter=150).solve(s)
+    result = registry.get("vqls-local", backend="circuits", layers=3, maxiter=150).solve(s)
     assert state_fidelity(result.x, reference_solution(s.A, s.b)) >= 0.99
     assert result.resources["circuit_executions"] == result.resources["cost_evaluations"] * \
         result.resources["circuits_per_evaluation"]

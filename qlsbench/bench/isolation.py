@@ -26,6 +26,7 @@ import numpy as np
 
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers import SolveResult, Status, get
+from qlsbench.solvers.base import RETURNED
 
 #: How long a new worker may take to import its solver (JAX and Qiskit are slow to import).
 STARTUP_TIMEOUT = 300.0
@@ -74,7 +75,7 @@ def checked(result: SolveResult, system: LinearSystem) -> SolveResult:
     none at all); the runner does not take its word for it. The solution is
     kept so the row shows what came back.
     """
-    if result.status not in (Status.CONVERGED, Status.MAX_ITER):
+    if result.status not in RETURNED:
         return result
     x = result.x
     if x is None:

@@ -44,7 +44,7 @@ from qlsbench.solvers.base import RESOURCE_KEYS
 QUBIT_BANDS: tuple[tuple[int, int], ...] = ((1, 4), (5, 6), (7, 8), (9, 10), (11, 64))
 
 #: Statuses under which a returned solution is judged at all.
-_RETURNED = ("converged", "max_iter")
+_RETURNED = ("converged", "max_iter", "stalled")
 _FAILED = ("error", "timeout", "crashed")
 
 
@@ -62,7 +62,7 @@ class Tolerances:
         Shift of the geometric means (time in milliseconds, relative error).
     require_converged : bool
         Whether the solver must also report ``converged``; otherwise
-        ``max_iter`` solutions are judged by their accuracy alone.
+        ``max_iter`` and ``stalled`` solutions are judged by their accuracy alone.
     """
 
     fidelity: float = 0.99
@@ -80,7 +80,7 @@ class Tolerances:
 
     def describe(self) -> str:
         """One line for the leaderboard header."""
-        status = "status `converged`" if self.require_converged else "a solution returned (`converged` or `max_iter`)"
+        status = "status `converged`" if self.require_converged else "a solution returned (`converged`, `max_iter` or `stalled`)"
         return f"{status}, fidelity >= {self.fidelity:g} and relative residual <= {self.residual:g}"
 
 

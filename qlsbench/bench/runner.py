@@ -39,7 +39,9 @@ from qlsbench.solvers import SolveResult, Status, get
 from qlsbench.solvers.base import RESOURCE_KEYS
 from qlsbench.solvers.registry import check_solver
 
-RESULTS_SCHEMA_VERSION = "2"
+RESULTS_SCHEMA_VERSION = "3"
+#: Older versions still read: version 2 lacks the progress columns, which read as null.
+READABLE_SCHEMA_VERSIONS = ("2", "3")
 
 _f64_list = pa.list_(pa.float64())
 
@@ -68,6 +70,10 @@ RESULT_COLUMNS: list[tuple[str, pa.DataType]] = [
     ("fidelity", pa.float64()),
     *[(key, pa.int64()) for key in RESOURCE_KEYS],  # null where the solver has no such cost
     ("history", _f64_list),
+    # Success against budget (variational solvers): the read-out after this many cost evaluations ...
+    ("progress_evaluations", pa.list_(pa.int64())),
+    ("progress_fidelity", _f64_list),  # ... its fidelity with x_ref ...
+    ("progress_residual", _f64_list),  # ... and its relative residual (null lists for other solvers)
     ("resources", pa.string()),  # JSON: everything the solver reported
     ("x", _f64_list),  # real part of the returned solution (null when none)
     ("x_imag", _f64_list),  # imaginary part (null when x is real or absent)
@@ -141,11 +147,22 @@ def _row(spec, dataset, dhash, system, repeat, seed, result, wall, time_limit) -
         **m,
         **{key: _resource_value(result.resources, key) for key in RESOURCE_KEYS},
         "history": [float(v) for v in np.real(result.history)],
+        **_progress_columns(system, result.progress),
         "resources": json.dumps(result.resources, sort_keys=True, default=_jsonable),
         "x": None if result.x is None else np.real(result.x).astype(float).tolist(),
         "x_imag": np.imag(result.x).astype(float).tolist() if np.iscomplexobj(result.x) else None,
         "qlsbench_version": __version__,
     }
+
+
+def _progress_columns(system, progress) -> dict:
+    """The progress read-outs as three aligned lists, measured like the final solution; nulls when none."""
+    if not progress:
+        return {"progress_evaluations": None, "progress_fidelity": None, "progress_residual": None}
+    measured = [(int(k), metrics(system, x)) for k, x in progress]
+    return {"progress_evaluations": [k for k, _ in measured],
+            "progress_fidelity": [float(m["fidelity"]) for _, m in measured],
+            "progress_residual": [float(m["rel_residual"]) for _, m in measured]}
 
 
 RESULTS_VERSION_KEY = b"qlsbench.results_schema_version"
@@ -449,9 +466,16 @@ def read_results(path: str | os.PathLike) -> pd.DataFrame:
     """
     table = read_parquet(path, kind="results file", error=InputError)
     version = (table.schema.metadata or {}).get(RESULTS_VERSION_KEY, b"none").decode()
-    if version != RESULTS_SCHEMA_VERSION:
-        raise InputError(f"{path}: results schema version {version}, this qlsbench reads {RESULTS_SCHEMA_VERSION}")
-    return read_parquet(path, kind="results file", columns=[n for n, _ in RESULT_COLUMNS], error=InputError).to_pandas()
+    if version not in READABLE_SCHEMA_VERSIONS:
+        raise InputError(f"{path}: results schema version {version}, this qlsbench reads "
+                         f"{' and '.join(READABLE_SCHEMA_VERSIONS)}")
+    present = set(table.schema.names)
+    wanted = [n for n, _ in RESULT_COLUMNS if n in present or not n.startswith("progress_")]
+    df = read_parquet(path, kind="results file", columns=wanted, error=InputError).to_pandas()
+    for name, _ in RESULT_COLUMNS:
+        if name not in df:  # a version-2 file: no progress was recorded
+            df[name] = None
+    return df[[n for n, _ in RESULT_COLUMNS]]
 
 
 def _is_results_file(path: Path) -> bool:

@@ -22,6 +22,7 @@ class Status(StrEnum):
 
     CONVERGED = "converged"  #: the solver met its own stopping criterion
     MAX_ITER = "max_iter"  #: the iteration budget ran out first
+    STALLED = "stalled"  #: the solver stopped on its own criterion short of the accuracy asked for; see ``message``
     TIMEOUT = "timeout"  #: the runner's wall-time limit ran out first
     ERROR = "error"  #: the solver failed; see ``message``
     CRASHED = "crashed"  #: the solver took its process down mid-solve (found by the rerun); see ``message``
@@ -64,6 +65,11 @@ class SolveResult:
         What the solve cost: the keys of :data:`RESOURCE_KEYS` where they apply
         (each becomes a results column), plus anything solver-specific
         (fill-in, model, final loss) kept as JSON.
+    progress : list of (int, numpy.ndarray)
+        The solution the solver would have returned had it stopped after that
+        many cost evaluations (variational solvers, at the marks of
+        :func:`qlsbench.solvers.variational.progress_marks`); the runner turns
+        each into a fidelity and a residual, so success can be set against budget.
     """
 
     x: np.ndarray | None
@@ -73,6 +79,11 @@ class SolveResult:
     iterations: int = 0
     history: list[float] = field(default_factory=list)
     resources: dict[str, Any] = field(default_factory=dict)
+    progress: list[tuple[int, np.ndarray]] = field(default_factory=list)
+
+
+#: Statuses under which a solver hands back a solution to be judged.
+RETURNED: tuple[Status, ...] = (Status.CONVERGED, Status.MAX_ITER, Status.STALLED)
 
 
 @runtime_checkable

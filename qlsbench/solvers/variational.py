@@ -37,3 +37,18 @@ def least_squares_readout(system: LinearSystem, v: np.ndarray) -> np.ndarray:
     if real_system and np.linalg.norm(np.imag(x)) <= 1e-10 * np.linalg.norm(x):
         return np.real(x).copy()
     return x
+
+
+def progress_marks(budget: int) -> list[int]:
+    """Cost-evaluation counts at which a variational solve records its read-out.
+
+    Every power of two up to ``budget`` and every tenth of it: powers of two
+    resolve the start of a run on a log axis, tenths its whole length on a
+    linear one.
+    """
+    budget = int(budget)
+    if budget < 1:
+        return []
+    powers = {1 << k for k in range(budget.bit_length()) if 1 << k <= budget}
+    tenths = {max(1, round(budget * j / 10)) for j in range(1, 11)}
+    return sorted(powers | tenths)

@@ -143,7 +143,7 @@ CASES = {
     "row altered after writing": (["solve", "--solver", "lu", "--dataset", "{tampered}", "--out", "{tmp}/x.parquet"],
                                   "does not match its data"),
     "results of another schema": (["leaderboard", "{results_v0}", "--md", "{tmp}/x.md", "--csv", "{tmp}/x.csv"],
-                                  "r0.parquet: results schema version 0, this qlsbench reads 2"),
+                                  "r0.parquet: results schema version 0, this qlsbench reads 2 and 3"),
     "results file that is not Parquet": (["leaderboard", "{corrupt}", "--md", "{tmp}/x.md",
                                           "--csv", "{tmp}/x.csv"], "corrupt.parquet: not a readable results file"),
 }

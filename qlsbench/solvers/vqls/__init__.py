@@ -3,8 +3,9 @@
 ``registry.get("vqls-local", backend="exact" | "circuits" | "shots", layers=...,
 optimizer=..., maxiter=..., shots=...)``; the same for ``vqls-global``.
 
-Options: ``backend`` (see :mod:`.backends`), ``layers`` of the ansatz,
-``optimizer`` (``auto``: L-BFGS-B for exact, COBYLA for circuits, QN-SPSA for
+Options: ``backend`` (see :mod:`.backends`), ``ansatz`` (``brickwall``, the
+default, reaches every real state; ``ladder`` is qlsbench's earlier, less
+expressive one; see :mod:`.ansatz`), ``layers`` of the ansatz, ``optimizer`` (``auto``: L-BFGS-B for exact, COBYLA for circuits, QN-SPSA for
 shots), ``maxiter``, ``shots`` per circuit, ``normalized`` costs,
 ``depolarizing`` noise per gate (shots), ``tol`` on the cost, ``max_circuits``
 per cost evaluation (larger requests are refused, with the count), and
@@ -13,7 +14,16 @@ default drops only the rounding noise of the transform).
 
 The solution is read out as ``x = s V(alpha)|0>`` with the scale ``s`` fitted
 by least squares to ``A x = b``, so residuals and errors mean what they mean
-for every other solver.
+for every other solver. The parameters read out are those of the lowest cost
+seen, not the optimiser's last point (COBYLA and SPSA end wherever their
+budget runs out).
+
+The status is judged by that read-out, as for VNLS, never by the optimiser's
+word: ``converged`` when its relative residual is at most ``rtol``;
+otherwise ``stalled`` when the optimiser stopped on its own criterion (its
+message is kept: L-BFGS-B can stop on a flat cost far from the solution) and
+``max_iter`` when the budget ran out. ``progress`` holds the read-out after
+the cost evaluations of :func:`~qlsbench.solvers.variational.progress_marks`.
 """
 
 from __future__ import annotations
@@ -26,11 +36,11 @@ import numpy as np
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
-from qlsbench.solvers.variational import least_squares_readout
+from qlsbench.solvers.variational import least_squares_readout, progress_marks
 from qlsbench.solvers.vqls import circuits
-from qlsbench.solvers.vqls.ansatz import initial_parameters, n_parameters
+from qlsbench.solvers.vqls.ansatz import DEFAULT_STRUCTURE, STRUCTURES, initial_parameters, n_parameters
 from qlsbench.solvers.vqls.backends import BACKENDS
-from qlsbench.solvers.vqls.optimizers import DEFAULT_OPTIMIZER, OPTIMIZERS
+from qlsbench.solvers.vqls.optimizers import DEFAULT_OPTIMIZER, OPTIMIZERS, evaluation_budget
 from qlsbench.solvers.vqls.problem import VQLSProblem
 
 #: The exact backend holds ``2^n`` amplitudes; circuits also ``2^(n+1)`` per circuit.
@@ -43,6 +53,7 @@ class _VQLS(BaseSolver):
 
     cost: ClassVar[str] = ""
     backend: str = "exact"
+    ansatz: str = DEFAULT_STRUCTURE
     layers: int = 4
     optimizer: str = "auto"
     maxiter: int = 200
@@ -52,8 +63,13 @@ class _VQLS(BaseSolver):
     tol: float = 1e-12
     max_circuits: int = 20_000
     pauli_rtol: float = 1e-12
+    rtol: float = 1e-2
 
     def __post_init__(self) -> None:
+        if self.ansatz not in STRUCTURES:
+            raise InputError(f"{self.name}: unknown ansatz {self.ansatz!r}; use one of {', '.join(STRUCTURES)}")
+        if isinstance(self.rtol, bool) or not isinstance(self.rtol, (int, float)) or not 0 < self.rtol < np.inf:
+            raise InputError(f"{self.name}: rtol must be a positive number, got {self.rtol!r}")
         if self.backend not in BACKENDS:
             raise InputError(f"{self.name}: unknown backend {self.backend!r}; use one of {', '.join(BACKENDS)}")
         if self.optimizer != "auto" and self.optimizer not in OPTIMIZERS:
@@ -77,7 +93,8 @@ class _VQLS(BaseSolver):
     def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
         problem = VQLSProblem.from_system(system)
         n = problem.n_qubits
-        resources = {"n_qubits": n, "layers": self.layers, "parameters": n_parameters(n, self.layers),
+        resources = {"n_qubits": n, "ansatz": self.ansatz, "layers": self.layers,
+                     "parameters": n_parameters(n, self.layers),
                      "backend": self.backend, "cost": self.cost, "optimizer": self._optimizer}
         if n > MAX_QUBITS[self.backend]:
             return SolveResult(None, Status.SKIPPED, f"{self.name}: {n} qubits exceed the {self.backend} backend's "
@@ -98,15 +115,62 @@ class _VQLS(BaseSolver):
             resources.update(_circuit_resources(system, n, self.cost, self.pauli_rtol))
         backend = BACKENDS[self.backend](problem, self.layers, self.cost, self.normalized,
                                          decomposition=decomposition, shots=self.shots,
-                                         depolarizing=self.depolarizing, seed=seed)
-        result = OPTIMIZERS[self._optimizer](backend, initial_parameters(n, self.layers, seed), self.maxiter,
+                                         depolarizing=self.depolarizing, seed=seed, ansatz=self.ansatz)
+        tracked = _Tracked(backend, progress_marks(evaluation_budget(self._optimizer, self.maxiter)))
+        result = OPTIMIZERS[self._optimizer](tracked, initial_parameters(n, self.layers, seed), self.maxiter,
                                              self.tol, seed)
-        x = least_squares_readout(system, backend.ansatz.state(result.alpha))
-        resources.update(backend.resources(), cost_evaluations=backend.evaluations,
-                         final_cost=float(result.history[-1]) if result.history else float("nan"))
-        status = Status.CONVERGED if result.converged else Status.MAX_ITER
-        return SolveResult(x, status, result.message, iterations=result.iterations, history=result.history,
-                           resources=resources)
+        alpha = tracked.best_alpha if tracked.best_alpha is not None else result.alpha
+        x = least_squares_readout(system, backend.ansatz.state(alpha))
+        resources.update(backend.resources(), cost_evaluations=backend.evaluations, final_cost=tracked.best_cost,
+                         last_cost=float(result.history[-1]) if result.history else float("nan"))
+        status, message = _verdict(system, x, self.rtol, result)
+        progress = [(k, least_squares_readout(system, v)) for k, v in tracked.finish()]
+        return SolveResult(x, status, message, iterations=result.iterations, history=result.history,
+                           resources=resources, progress=progress)
+
+
+def _verdict(system: LinearSystem, x: np.ndarray, rtol: float, result) -> tuple[Status, str]:
+    """Status from the read-out's residual; the optimiser's own stop only says why it ended."""
+    residual = float(np.linalg.norm(system.A @ x - system.b) / np.linalg.norm(system.b))
+    if residual <= rtol:
+        return Status.CONVERGED, f"read-out residual {residual:.2e} <= rtol {rtol:g} ({result.message})"
+    if result.stopped:
+        return Status.STALLED, (f"the optimiser stopped with read-out residual {residual:.2e} > rtol {rtol:g}: "
+                                f"{result.message}")
+    return Status.MAX_ITER, f"read-out residual {residual:.2e} > rtol {rtol:g} when the budget ran out ({result.message})"
+
+
+class _Tracked:
+    """A backend seen through the optimiser: counts cost evaluations, keeps the best point, records progress.
+
+    At each mark (a count of cost evaluations) the ansatz state of the best
+    parameters so far is kept: what the solve would return had it stopped
+    there. Everything else is the backend's own.
+    """
+
+    def __init__(self, backend, marks: list[int]) -> None:
+        self._backend, self._marks = backend, set(marks)
+        self.best_cost, self.best_alpha = float("inf"), None
+        self.count = 0
+        self.states: list[tuple[int, np.ndarray]] = []
+
+    def __getattr__(self, name):
+        return getattr(self._backend, name)
+
+    def cost(self, alpha: np.ndarray) -> float:
+        value = self._backend.cost(alpha)
+        self.count += 1
+        if value < self.best_cost:  # NaN never counts as best
+            self.best_cost, self.best_alpha = float(value), np.array(alpha, dtype=float)
+        if self.count in self._marks and self.best_alpha is not None:
+            self.states.append((self.count, self._backend.ansatz.state(self.best_alpha)))
+        return value
+
+    def finish(self) -> list[tuple[int, np.ndarray]]:
+        """The recorded states, closed by the best state at the last evaluation."""
+        if self.best_alpha is not None and (not self.states or self.states[-1][0] != self.count):
+            self.states.append((self.count, self._backend.ansatz.state(self.best_alpha)))
+        return self.states
 
 
 def _decomposition(system: LinearSystem, rtol: float):

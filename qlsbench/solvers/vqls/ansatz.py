@@ -1,12 +1,27 @@
-"""The fixed-structure hardware-efficient ansatz V(alpha): R_y layers and CZ ladders.
+"""The fixed-structure hardware-efficient ansatz V(alpha): R_y layers between CZ layers.
 
-``layers`` blocks of (R_y on every qubit, then CZ on neighbours (q, q + 1)),
-closed by a final R_y layer: ``n (layers + 1)`` parameters. Every gate is
-real, so ``V(alpha)|0>`` is a real vector; :class:`RealAnsatz` simulates it in
-numpy (Qiskit's qubit order: qubit ``q`` is bit ``q`` of the index) and
-differentiates it by the adjoint method, which is what the ``exact`` backend
-and L-BFGS-B need. :func:`ansatz_circuit` is the same ansatz as a Qiskit
-circuit, for the circuit backends (tests check the two agree).
+``layers`` blocks of (R_y on every qubit, then one CZ layer), closed by a final
+R_y layer: ``n (layers + 1)`` parameters. Which neighbours a CZ layer links is
+the ansatz's *structure*, by name in :data:`STRUCTURES`:
+
+- ``brickwall`` (the default): CZ on the even pairs ``(0, 1), (2, 3), ...``,
+  then on the odd pairs ``(1, 2), (3, 4), ...``, alternating. This is the
+  layered ansatz of Bravo-Prieto et al. (the VQLS paper, arXiv:1909.05820,
+  fig. 3), which De et al. cite for VQLS without drawing a circuit of their
+  own. Its dynamical Lie algebra is all of ``so(2^n)`` (checked for n <= 5):
+  with enough layers it reaches every real state.
+- ``ladder``: CZ on every neighbouring pair ``(q, q + 1)`` in every layer -
+  qlsbench's ansatz before it had a choice, kept so earlier results can be
+  reproduced. The same R_y layer and the same CZ ladder repeated generate
+  a Lie algebra of dimension 12 / 20 / 30 at n = 3 / 4 / 5 against so(2^n)'s
+  28 / 120 / 496: most real states are out of its reach at any depth (a
+  random state at n = 6 is fitted to fidelity about 0.5).
+
+Every gate is real, so ``V(alpha)|0>`` is a real vector; :class:`RealAnsatz`
+simulates it in numpy (Qiskit's qubit order: qubit ``q`` is bit ``q`` of the
+index) and differentiates it by the adjoint method, which is what the
+``exact`` backend and L-BFGS-B need. :func:`ansatz_circuit` is the same ansatz
+as a Qiskit circuit, for the circuit backends (tests check the two agree).
 """
 
 from __future__ import annotations
@@ -16,6 +31,33 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from qlsbench.errors import InputError
+
+
+def _brickwall(n_qubits: int, layer: int) -> list[tuple[int, int]]:
+    return [(q, q + 1) for q in range(layer % 2, n_qubits - 1, 2)]
+
+
+def _ladder(n_qubits: int, layer: int) -> list[tuple[int, int]]:
+    return [(q, q + 1) for q in range(n_qubits - 1)]
+
+
+#: Ansatz structures by name: ``pairs(n_qubits, layer)`` lists the CZ pairs of entangling layer ``layer``.
+STRUCTURES = {"brickwall": _brickwall, "ladder": _ladder}
+
+#: The structure used when none is named.
+DEFAULT_STRUCTURE = "brickwall"
+
+
+def check_structure(structure: str) -> str:
+    """``structure`` if it names an ansatz of :data:`STRUCTURES`, else an :class:`InputError` listing them."""
+    if structure not in STRUCTURES:
+        raise InputError(f"unknown ansatz {structure!r}; use one of {', '.join(STRUCTURES)}")
+    return structure
+
+
+def cz_pairs(n_qubits: int, layer: int, structure: str = DEFAULT_STRUCTURE) -> list[tuple[int, int]]:
+    """The CZ pairs of entangling layer ``layer`` (0-based) of the ``structure`` ansatz."""
+    return STRUCTURES[check_structure(structure)](n_qubits, layer)
 
 
 def n_parameters(n_qubits: int, layers: int) -> int:
@@ -28,7 +70,7 @@ def initial_parameters(n_qubits: int, layers: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).uniform(0.0, 2 * np.pi, n_parameters(n_qubits, layers))
 
 
-def ansatz_circuit(n_qubits: int, layers: int):
+def ansatz_circuit(n_qubits: int, layers: int, structure: str = DEFAULT_STRUCTURE):
     """V(alpha) as a parametrised Qiskit circuit (parameters ``alpha[0..P-1]`` in gate order)."""
     from qiskit import QuantumCircuit
     from qiskit.circuit import ParameterVector
@@ -41,8 +83,8 @@ def ansatz_circuit(n_qubits: int, layers: int):
             qc.ry(alpha[k], q)
             k += 1
         if layer < layers:
-            for q in range(n_qubits - 1):
-                qc.cz(q, q + 1)
+            for q, p in cz_pairs(n_qubits, layer, structure):
+                qc.cz(q, p)
     return qc
 
 
@@ -53,6 +95,15 @@ def _check_layers(n_qubits: int, layers: int) -> None:
         raise InputError(f"the ansatz needs at least one qubit, got {n_qubits}")
 
 
+def _cz_signs(n_qubits: int, pairs: list[tuple[int, int]]) -> np.ndarray:
+    """A CZ layer is diagonal: ``(-1)^(number of its pairs with both qubits 1)`` on each basis state."""
+    idx = np.arange(1 << n_qubits)
+    ones = np.zeros(len(idx), dtype=int)
+    for q, p in pairs:
+        ones += (idx >> q) & (idx >> p) & 1
+    return np.where(ones & 1, -1.0, 1.0)
+
+
 @dataclass
 class RealAnsatz:
     """Statevector simulator of V(alpha) with adjoint-method gradients.
@@ -61,19 +112,20 @@ class RealAnsatz:
     ----------
     n_qubits, layers : int
         Size of the ansatz.
+    structure : str
+        Which CZ pairs each entangling layer links; see :data:`STRUCTURES`.
     """
 
     n_qubits: int
     layers: int
-    _cz: np.ndarray = field(init=False, repr=False)
+    structure: str = DEFAULT_STRUCTURE
+    _cz: list[np.ndarray] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         _check_layers(self.n_qubits, self.layers)
-        idx = np.arange(1 << self.n_qubits)
-        bits = (idx[:, None] >> np.arange(self.n_qubits)) & 1
-        # The CZ ladder is diagonal: (-1)^(number of neighbouring 1-1 pairs).
-        pairs = (bits[:, :-1] & bits[:, 1:]).sum(axis=1) if self.n_qubits > 1 else np.zeros(len(idx), int)
-        self._cz = np.where(pairs & 1, -1.0, 1.0)
+        check_structure(self.structure)
+        self._cz = [_cz_signs(self.n_qubits, cz_pairs(self.n_qubits, layer, self.structure))
+                    for layer in range(self.layers)]
 
     @property
     def n_parameters(self) -> int:
@@ -89,14 +141,14 @@ class RealAnsatz:
         return out.reshape(-1)
 
     def _gates(self):
-        """The gate sequence as ``(kind, qubit, parameter index)``; ``kind`` is "ry" or "cz"."""
+        """The gate sequence as ``(kind, qubit or layer, parameter index)``; ``kind`` is "ry" or "cz"."""
         k = 0
         for layer in range(self.layers + 1):
             for q in range(self.n_qubits):
                 yield "ry", q, k
                 k += 1
             if layer < self.layers:
-                yield "cz", -1, -1
+                yield "cz", layer, -1
 
     def state(self, alpha: np.ndarray) -> np.ndarray:
         """``V(alpha)|0>`` as a real vector of length ``2^n``."""
@@ -104,7 +156,7 @@ class RealAnsatz:
         v = np.zeros(1 << self.n_qubits)
         v[0] = 1.0
         for kind, q, k in self._gates():
-            v = self._ry(v, q, alpha[k]) if kind == "ry" else v * self._cz
+            v = self._ry(v, q, alpha[k]) if kind == "ry" else v * self._cz[q]
         return v
 
     def states(self, alphas: np.ndarray) -> np.ndarray:
@@ -125,7 +177,7 @@ class RealAnsatz:
         grad = np.zeros(self.n_parameters)
         for kind, q, k in reversed(list(self._gates())):
             if kind == "cz":
-                phi, lam = phi * self._cz, lam * self._cz
+                phi, lam = phi * self._cz[q], lam * self._cz[q]
                 continue
             phi = self._ry(phi, q, -alpha[k])  # the state before this gate
             grad[k] = 0.5 * lam @ self._ry(phi, q, alpha[k] + np.pi)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from qlsbench.solvers.vqls import circuits
-from qlsbench.solvers.vqls.ansatz import RealAnsatz, ansatz_circuit
+from qlsbench.solvers.vqls.ansatz import DEFAULT_STRUCTURE, RealAnsatz, ansatz_circuit
 from qlsbench.solvers.vqls.cost import cost_and_gradient
 from qlsbench.solvers.vqls.problem import VQLSProblem
 
@@ -30,9 +30,10 @@ class ExactBackend:
 
     name = "exact"
 
-    def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, **_):
+    def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *,
+                 ansatz: str = DEFAULT_STRUCTURE, **_):
         self.problem, self.kind, self.normalized = problem, kind, normalized
-        self.ansatz = RealAnsatz(problem.n_qubits, layers)
+        self.ansatz = RealAnsatz(problem.n_qubits, layers, ansatz)
         self.evaluations = 0
 
     def cost(self, alpha: np.ndarray) -> float:
@@ -58,11 +59,12 @@ class CircuitBackend(ExactBackend):
     name = "circuits"
 
     def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *, decomposition,
-                 shots: int | None = None, depolarizing: float = 0.0, seed: int = 0, **_):
+                 shots: int | None = None, depolarizing: float = 0.0, seed: int = 0,
+                 ansatz: str = DEFAULT_STRUCTURE, **_):
         from qiskit import transpile
         from qiskit_aer import AerSimulator
 
-        super().__init__(problem, layers, kind, normalized)
+        super().__init__(problem, layers, kind, normalized, ansatz=ansatz)
         self.shots, self.seed = shots, seed
         self.labels = decomposition.labels()
         self.coeffs = np.asarray(decomposition.coeffs)
@@ -73,8 +75,9 @@ class CircuitBackend(ExactBackend):
         # the exact noisy distribution once and samples it: 50x faster at n = 2 with 4000 shots.
         method = "density_matrix" if depolarizing and problem.n_qubits + 1 <= DENSITY_MATRIX_QUBITS else "statevector"
         self.simulator = AerSimulator(method=method, noise_model=_noise_model(depolarizing), enable_truncation=False)
-        ansatz, u_circuit = ansatz_circuit(problem.n_qubits, layers), problem.u_circuit()
-        templates = [circuits.build(t, self.labels, layers, ansatz, u_circuit, measure=shots is not None)
+        v_circuit, u_circuit = ansatz_circuit(problem.n_qubits, layers, ansatz), problem.u_circuit()
+        templates = [circuits.build(t, self.labels, layers, v_circuit, u_circuit, measure=shots is not None,
+                                    structure=ansatz)
                      for t in self.terms]
         # Transpiled once; each evaluation only binds parameters.
         self.templates = transpile(templates, self.simulator, optimization_level=1, seed_transpiler=seed)
@@ -114,7 +117,7 @@ class CircuitBackend(ExactBackend):
         if not hasattr(self, "_overlap"):
             from qiskit.circuit import ParameterVector
 
-            v = ansatz_circuit(n, layers)
+            v = ansatz_circuit(n, layers, self.ansatz.structure)
             beta = ParameterVector("beta", v.num_parameters)  # V(beta)^dagger after V(alpha)
             qc = v.compose(v.inverse().assign_parameters(dict(zip(v.parameters, beta))))
             qc.measure_all()

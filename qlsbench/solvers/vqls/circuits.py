@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qlsbench.solvers.vqls.ansatz import n_parameters
+from qlsbench.solvers.vqls.ansatz import DEFAULT_STRUCTURE, cz_pairs, n_parameters
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def circuit_count(n_terms: int, n_qubits: int, kind: str, complex_coeffs: bool) 
     return pairs + n_qubits * (n_terms + pairs * (2 if complex_coeffs else 1))
 
 
-def _controlled_ansatz(qc, n: int, layers: int, alpha, anc: int) -> None:
+def _controlled_ansatz(qc, n: int, layers: int, alpha, anc: int, structure: str) -> None:
     """Controlled V: every R_y becomes CRY and every CZ a CCZ, controlled on ``anc``."""
     k = 0
     for layer in range(layers + 1):
@@ -84,8 +84,8 @@ def _controlled_ansatz(qc, n: int, layers: int, alpha, anc: int) -> None:
             qc.cry(alpha[k], anc, q)
             k += 1
         if layer < layers:
-            for q in range(n - 1):
-                qc.ccz(anc, q, q + 1)
+            for q, p in cz_pairs(n, layer, structure):
+                qc.ccz(anc, q, p)
 
 
 def _controlled_pauli(qc, label: str, anc: int) -> None:
@@ -99,11 +99,14 @@ def _controlled_pauli(qc, label: str, anc: int) -> None:
             qc.cz(anc, q)
 
 
-def build(term: Term, labels: list[str], layers: int, ansatz, u_circuit, measure: bool):
+def build(term: Term, labels: list[str], layers: int, ansatz, u_circuit, measure: bool,
+          structure: str = DEFAULT_STRUCTURE):
     """The Hadamard-test circuit of ``term``; ``<Z>`` of the ancilla is the wanted part.
 
-    ``measure``: end with a measurement of the ancilla (shot backends);
-    otherwise with Aer's exact ``save_expectation_value`` of ``Z`` on it.
+    ``ansatz`` is V as a circuit of the ``structure`` ansatz (``gamma`` terms
+    build its controlled version gate by gate). ``measure``: end with a
+    measurement of the ancilla (shot backends); otherwise with Aer's exact
+    ``save_expectation_value`` of ``Z`` on it.
     """
     from qiskit import QuantumCircuit
     from qiskit.circuit import ParameterVector
@@ -115,7 +118,7 @@ def build(term: Term, labels: list[str], layers: int, ansatz, u_circuit, measure
     qc.h(anc)
     if term.kind == "gamma":
         alpha = ParameterVector("alpha", n_parameters(n, layers))
-        _controlled_ansatz(qc, n, layers, alpha, anc)
+        _controlled_ansatz(qc, n, layers, alpha, anc, structure)
         _controlled_pauli(qc, labels[term.l], anc)
         qc.append(u_circuit.inverse().to_gate().control(1), [anc, *range(n)])
     else:
