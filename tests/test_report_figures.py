@@ -268,11 +268,12 @@ def checkpoint_run(settled):
 
     A second results file is the same with one row's message replaced by the
     one VNLS writes when trapped (its own message function, on that system,
-    with a loss plateau at sigma_min(A)^2): LU is never trapped, and a real
-    VNLS run is too slow and too seed-dependent to trap on demand.
+    with psi on A's lowest right singular vector): LU is never trapped, and a
+    real VNLS run is too slow and too seed-dependent to trap on demand.
     """
-    from qlsbench.problems.spectra import singular_value_range
-    from qlsbench.solvers.vnls import PLATEAU, _trap_message
+    import scipy.linalg as la
+
+    from qlsbench.solvers.vnls import _message, trap_diagnostics
 
     dataset, _, _ = settled
     root = dataset.parent.parent.parent
@@ -283,13 +284,27 @@ def checkpoint_run(settled):
     table = pq.read_table(results)
     df = table.to_pandas()
     rows = load_dataset(checkpoints)
-    system = to_system(rows[rows["system_id"] == df.loc[1, "system_id"]].iloc[0])
-    smin, _ = singular_value_range(system.A)
-    df.loc[1, "message"] = _trap_message(system, [smin**2] * PLATEAU, 0.5, 1e-2)
+    # The row whose solution has the least weight on A's lowest right singular vector v: psi on v is a trap there.
+    candidates = []
+    for i in range(len(df)):
+        system = to_system(rows[rows["system_id"] == df.loc[i, "system_id"]].iloc[0])
+        v = la.svd(system.A.toarray())[2][-1]
+        diagnostics = trap_diagnostics(system, v, loss=diagnostics_loss(system, v))
+        candidates.append((diagnostics["solution_overlap_lowest_singular"], i, system, v, diagnostics))
+    _, row, system, v, diagnostics = min(candidates, key=lambda c: c[0])
+    df.loc[row, "message"] = _message({"final_loss": diagnostics_loss(system, v), **diagnostics}, 0.5, 1e-2)
+    assert "trapped" in df.loc[row, "message"]
     trapped = root / "results" / "vnls-like" / "sed8.parquet"
     trapped.parent.mkdir(parents=True)
     pq.write_table(pa.Table.from_pandas(df, schema=table.schema, preserve_index=False), trapped)
     return root, checkpoints, results, trapped
+
+
+def diagnostics_loss(system, psi) -> float:
+    """The VNLS loss <psi|H|psi> / <psi|psi> with H = A^T (I - |b><b|) A, b normalised."""
+    b = system.b / np.linalg.norm(system.b)
+    Apsi = system.A @ psi
+    return float((Apsi @ Apsi - (b @ Apsi) ** 2) / (psi @ psi))
 
 
 def test_checkpoint_table_rows_match_results_and_dataset(checkpoint_run):

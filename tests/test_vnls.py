@@ -96,7 +96,58 @@ def test_the_lowest_singular_vector_trap_is_named():
     assert state_fidelity(result.x, reference_solution(s.A, s.b)) < 0.01
     assert result.status is Status.MAX_ITER
     assert "trapped" in result.message and "sigma_min(A)^2 = 0.01" in result.message
+    assert result.resources["overlap_lowest_singular"] >= 0.5
     assert result.resources["final_loss"] == pytest.approx(0.01, rel=0.05)
+
+
+def _trap_case():
+    """Sigma_min = 0.1 on the uniform vector, b orthogonal to it: the solution has no share on it."""
+    N = 16
+    Q = hadamard(N) / 4.0
+    A = Q @ np.diag(np.linspace(0.1, 1.0, N)) @ Q.T
+    return LinearSystem(sp.csr_matrix(A), Q[:, 5] + 0.5 * Q[:, 9]), Q
+
+
+def test_trap_is_judged_by_the_state_not_the_loss():
+    from qlsbench.solvers.vnls import _message, trap_diagnostics
+
+    s, Q = _trap_case()
+    x = reference_solution(s.A, s.b)
+    residual = 0.05  # above rtol in every case below: only the state decides
+    on_trap = trap_diagnostics(s, Q[:, 0] + 0.1 * Q[:, 5], loss=0.011)
+    near_solution = trap_diagnostics(s, x + 0.02 * Q[:, 3], loss=0.011)  # the same small loss
+    assert on_trap["overlap_lowest_singular"] > 0.95 and on_trap["solution_overlap_lowest_singular"] < 1e-20
+    assert near_solution["overlap_lowest_singular"] < 1e-20
+    assert on_trap["sigma_min"] == pytest.approx(0.1) and on_trap["loss_over_sigma_min2"] == pytest.approx(1.1)
+    assert "trapped" in _message({"final_loss": 0.011, **on_trap}, residual, 1e-2)
+    assert "trapped" not in _message({"final_loss": 0.011, **near_solution}, residual, 1e-2)
+    assert "trapped" not in _message({"final_loss": 0.011, **on_trap}, 1e-3, 1e-2)  # solved: never trapped
+    # b along the lowest left singular vector: the solution itself is on v, so psi there is no trap.
+    solved_on_v = LinearSystem(s.A, Q[:, 0].copy())
+    diag = trap_diagnostics(solved_on_v, Q[:, 0] + 0.3 * Q[:, 4], loss=0.01)
+    assert diag["solution_overlap_lowest_singular"] == pytest.approx(1.0)
+    assert "trapped" not in _message({"final_loss": 0.01, **diag}, residual, 1e-2)
+
+
+def test_no_trap_message_on_a_good_run_that_misses_rtol():
+    """Fidelity >= 0.9 with a read-out residual just above a tight rtol: the message says budget, not trap."""
+    s = ising_inspired(3, 10.0)
+    result = registry.get("vnls", model="crbm", exact=True, n_iter=100, rtol=1e-4).solve(s, seed=0)
+    assert state_fidelity(result.x, reference_solution(s.A, s.b)) >= 0.9
+    assert result.status is Status.MAX_ITER and "trapped" not in result.message and "budget" in result.message
+    assert result.resources["overlap_lowest_singular"] < 0.5
+
+
+def test_progress_follows_the_marks_and_ends_at_the_answer():
+    from qlsbench.solvers.variational import progress_marks
+
+    s = ising_inspired(3, 10.0)
+    s = LinearSystem(s.A, np.random.default_rng(0).normal(size=8))  # far from the uniform start
+    result = registry.get("vnls", model="crbm", exact=True, n_iter=150).solve(s, seed=1)
+    assert [k for k, _ in result.progress] == progress_marks(150)
+    np.testing.assert_allclose(result.progress[-1][1], result.x, atol=1e-12)
+    residuals = [np.linalg.norm(s.A @ x - s.b) / np.linalg.norm(s.b) for _, x in result.progress]
+    assert residuals[-1] < 0.5 * residuals[0]
 
 
 def test_bad_input_and_options():

@@ -13,7 +13,15 @@ over the basis (``exact=True``, ``nk.vqs.FullSumState``, up to
 Success is judged by the read-out's residual, never by the loss: a run can
 reach a small loss on ``A``'s lowest singular vector, where
 ``<psi|H|psi> ~ sigma_min(A)^2`` and the fidelity is near 0. That trap is
-detected and named in the result's message.
+judged by the state, not the loss: the message names it only when the
+read-out misses ``rtol`` and at least half of ``psi`` lies on ``A``'s lowest
+right singular vector (a dense SVD, up to ``DIAGNOSTICS_MAX_DIM``). The
+resources carry the diagnostics that tell a bad basin from a representation
+limit: ``sigma_min``, ``loss_over_sigma_min2`` and ``overlap_lowest_singular``.
+
+``progress`` holds the read-out after the iterations of
+:func:`~qlsbench.solvers.variational.progress_marks` (one iteration is one
+cost evaluation).
 """
 
 from __future__ import annotations
@@ -25,16 +33,20 @@ import numpy as np
 
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
-from qlsbench.problems.spectra import singular_value_range
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
-from qlsbench.solvers.variational import least_squares_readout, qubits_of
+from qlsbench.solvers.variational import least_squares_readout, progress_marks, qubits_of
 
 #: FullSumState builds H densely: 4^n entries.
 EXACT_MAX_QUBITS = 12
 #: The read-out evaluates psi on all 2^n states.
 READOUT_MAX_QUBITS = 16
-#: Mean loss over this many final iterations is the plateau the trap test looks at.
+#: Mean loss over this many final iterations is the plateau reported as the final loss.
 PLATEAU = 50
+#: The trap diagnostics take a dense SVD of A up to this dimension.
+DIAGNOSTICS_MAX_DIM = 4096
+#: Share of psi on A's lowest right singular vector above which an unsolved run is called trapped
+#: (when the solution's own share is below half of it).
+TRAP_OVERLAP = 0.5
 
 
 @dataclass
@@ -79,29 +91,60 @@ class VNLS(BaseSolver):
 
         run = train(system, n, model=self.model, exact=self.exact, n_samples=self.n_samples,
                     learning_rate=self.learning_rate, n_iter=self.n_iter, diag_shift=self.diag_shift,
-                    alpha=self.alpha, seed=seed)
+                    alpha=self.alpha, seed=seed, marks=progress_marks(self.n_iter))
         x = least_squares_readout(system, run.psi)
         residual = float(np.linalg.norm(system.A @ x - system.b) / np.linalg.norm(system.b))
+        plateau = float(np.mean(run.history[-PLATEAU:]))
         resources = {"n_qubits": n, "model": self.model, "exact": self.exact, "parameters": run.parameters,
                      "mc_samples": 0 if self.exact else self.n_samples * self.n_iter, "iterations": self.n_iter,
-                     "final_loss": float(np.mean(run.history[-PLATEAU:])), "readout_residual": residual}
-        message = _trap_message(system, run.history, residual, self.rtol)
+                     "cost_evaluations": self.n_iter, "final_loss": plateau, "readout_residual": residual,
+                     **trap_diagnostics(system, run.psi, plateau)}
+        message = _message(resources, residual, self.rtol)
         status = Status.CONVERGED if residual <= self.rtol else Status.MAX_ITER
-        return SolveResult(x, status, message, iterations=self.n_iter, history=run.history, resources=resources)
+        progress = [(k, least_squares_readout(system, psi)) for k, psi in run.progress]
+        return SolveResult(x, status, message, iterations=self.n_iter, history=run.history, resources=resources,
+                           progress=progress)
 
 
-def _trap_message(system: LinearSystem, history: list[float], residual: float, rtol: float) -> str:
-    """Name the lowest-singular-vector trap when the loss plateaus near ``sigma_min(A)^2`` unsolved."""
-    plateau = float(np.mean(history[-PLATEAU:]))
+def trap_diagnostics(system: LinearSystem, psi: np.ndarray, loss: float) -> dict:
+    """Where ``psi`` sits against ``A``'s lowest right singular vector ``v``, from a dense SVD.
+
+    The loss is ``<psi|H|psi> / <psi|psi>`` with ``b`` normalised, so on ``v``
+    it is at most ``sigma_min^2``: a small loss alone does not say where
+    ``psi`` is. Returns ``sigma_min``, ``loss_over_sigma_min2``,
+    ``overlap_lowest_singular`` (``|<v|psi>|^2 / <psi|psi>``) and
+    ``solution_overlap_lowest_singular`` (the same share for ``A^-1 b``, from
+    the SVD: ``psi`` on ``v`` is a trap only when the solution is not).
+    Empty when ``A`` is too large for a dense SVD.
+    """
+    if system.dim > DIAGNOSTICS_MAX_DIM:
+        return {}
+    import scipy.linalg as la
+
+    u, sigma, vh = la.svd(system.A.toarray())
+    smin = float(sigma[-1])
+    # Weights of A^-1 b on the right singular vectors: |<u_i|b>| / sigma_i (sigma_min = 0: all on v).
+    with np.errstate(divide="ignore", invalid="ignore"):
+        weights = np.abs(u.conj().T @ system.b) ** 2 / sigma**2
+    solution_share = float(weights[-1] / weights.sum()) if np.all(np.isfinite(weights)) and weights.sum() else 1.0
+    norm2 = float(np.vdot(psi, psi).real)
+    share = float(abs(np.vdot(vh[-1].conj(), psi)) ** 2 / norm2) if norm2 > 0 else 0.0
+    return {"sigma_min": smin, "loss_over_sigma_min2": loss / smin**2 if smin > 0 else float("inf"),
+            "overlap_lowest_singular": share, "solution_overlap_lowest_singular": solution_share}
+
+
+def _message(resources: dict, residual: float, rtol: float) -> str:
+    """Why the run ended as it did; names the lowest-singular-vector trap only when psi is on that vector."""
+    loss = resources["final_loss"]
     if residual <= rtol:
-        return f"vnls: read-out residual {residual:.2e} <= rtol {rtol:g} (loss {plateau:.3g})"
-    smin, _ = singular_value_range(system.A)
-    # The loss is scale-dependent: compare with the same quotient on unit-norm b.
-    trap = smin**2
-    if trap > 0 and 0.3 * trap <= plateau <= 3 * trap:
-        return (f"vnls: trapped - the loss plateaus at {plateau:.3g}, near sigma_min(A)^2 = {trap:.3g}: psi sits on "
-                f"A's lowest singular vector, not on the solution (read-out residual {residual:.2e})")
-    return f"vnls: read-out residual {residual:.2e} > rtol {rtol:g} after the iteration budget (loss {plateau:.3g})"
+        return f"vnls: read-out residual {residual:.2e} <= rtol {rtol:g} (loss {loss:.3g})"
+    overlap = resources.get("overlap_lowest_singular")
+    solution = resources.get("solution_overlap_lowest_singular", 1.0)
+    if overlap is not None and overlap >= TRAP_OVERLAP and solution < TRAP_OVERLAP / 2:
+        return (f"vnls: trapped - {overlap:.0%} of psi lies on A's lowest right singular vector "
+                f"(sigma_min(A)^2 = {resources['sigma_min']**2:.3g}, loss {loss:.3g}), not on the solution "
+                f"(read-out residual {residual:.2e})")
+    return f"vnls: read-out residual {residual:.2e} > rtol {rtol:g} after the iteration budget (loss {loss:.3g})"
 
 
 __all__ = ["VNLS"]
