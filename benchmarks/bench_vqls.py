@@ -105,3 +105,31 @@ class ExactCostSmall:
 
     def time_exact_gradient_n4(self):
         self.exact.gradient(self.alpha)
+
+
+class EmulatedShots:
+    """One local-cost evaluation at n = 6 with 1000 shots: emulated binomials against Aer circuits, same run.
+
+    Goal: ``shots-emulated`` >= 100x faster than ``shots`` (534 Aer circuits), with
+    the same distribution (tests/test_vqls_emulated.py).
+    """
+
+    timeout = 600
+
+    def setup(self):
+        _, problem, terms = _problem(6)
+        self.aer = BACKENDS["shots"](problem, LAYERS, "local", True, decomposition=terms, shots=1000, seed=0)
+        self.emulated = BACKENDS["shots-emulated"](problem, LAYERS, "local", True, decomposition=terms,
+                                                   shots=1000, seed=0)
+        self.alpha = initial_parameters(6, LAYERS, 0)
+
+    def time_emulated(self):
+        self.emulated.cost(self.alpha)
+
+    def time_aer(self):
+        self.aer.cost(self.alpha)
+
+    def track_speedup_emulated_over_aer(self):
+        return best_of(self.aer.cost, self.alpha, repeats=2) / best_of(self.emulated.cost, self.alpha, repeats=20)
+
+    track_speedup_emulated_over_aer.unit = "x"

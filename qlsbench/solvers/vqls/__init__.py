@@ -44,7 +44,7 @@ from qlsbench.solvers.vqls.optimizers import DEFAULT_OPTIMIZER, OPTIMIZERS, eval
 from qlsbench.solvers.vqls.problem import VQLSProblem
 
 #: The exact backend holds ``2^n`` amplitudes; circuits also ``2^(n+1)`` per circuit.
-MAX_QUBITS = {"exact": 20, "circuits": 12, "shots": 12}
+MAX_QUBITS = {"exact": 20, "circuits": 12, "shots": 12, "shots-emulated": 16}
 
 
 @dataclass
@@ -85,6 +85,9 @@ class _VQLS(BaseSolver):
             raise InputError(f"{self.name}: pauli_rtol must be in [0, 1), got {self.pauli_rtol!r}")
         if not 0.0 <= self.depolarizing < 1.0:
             raise InputError(f"{self.name}: depolarizing must be in [0, 1), got {self.depolarizing!r}")
+        if self.depolarizing and self.backend != "shots":
+            raise InputError(f"{self.name}: depolarizing noise needs backend='shots' (Aer), got "
+                             f"backend={self.backend!r}")
 
     @property
     def _optimizer(self) -> str:

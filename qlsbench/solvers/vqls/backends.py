@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from qlsbench.errors import InputError
+from qlsbench.pauli.transform import popcount
 from qlsbench.solvers.vqls import circuits
 from qlsbench.solvers.vqls.ansatz import DEFAULT_STRUCTURE, RealAnsatz, ansatz_circuit
 from qlsbench.solvers.vqls.cost import cost_and_gradient
@@ -89,20 +91,24 @@ class CircuitBackend(ExactBackend):
 
     def cost(self, alpha: np.ndarray) -> float:
         self.evaluations += 1
+        return circuits.combine(self.parts(alpha), self.coeffs, self.labels, self.kind, self.problem.n_qubits,
+                                self.normalized)
+
+    def parts(self, alpha: np.ndarray) -> dict:
+        """The ancilla's ``<Z>`` of every Hadamard test at ``alpha``: exact, or estimated from the shots."""
         alpha = self.ansatz._check(alpha)
         bound = self._bind(alpha)
         run = self.simulator.run(bound, shots=self.shots or 1, seed_simulator=self.seed + self.evaluations)
         result = run.result()
         self.executions += len(bound)
         if self.shots is None:
-            parts = [float(result.data(i)["z"]) for i in range(len(bound))]
+            values = [float(result.data(i)["z"]) for i in range(len(bound))]
         else:
-            parts = []
+            values = []
             for i in range(len(bound)):
                 counts = result.get_counts(i)
-                parts.append((counts.get("0", 0) - counts.get("1", 0)) / self.shots)
-        return circuits.combine(dict(zip(self.terms, parts)), self.coeffs, self.labels, self.kind,
-                                self.problem.n_qubits, self.normalized)
+                values.append((counts.get("0", 0) - counts.get("1", 0)) / self.shots)
+        return dict(zip(self.terms, values))
 
     def fidelity(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if self.shots is None:
@@ -136,6 +142,100 @@ class CircuitBackend(ExactBackend):
         return {"circuit_executions": self.executions, "shots": self.shots or 0, "circuit_depth": int(depth)}
 
 
+class EmulatedShotsBackend(ExactBackend):
+    """The ``shots`` backend's distribution without circuits, for noiseless circuits.
+
+    The ancilla of a noiseless Hadamard test reads 0 with probability
+    ``p = (1 + <Z>)/2``, independently per shot, so its shot estimate
+    ``(n0 - n1)/shots`` is ``2 k / shots - 1`` with ``k ~ Binomial(shots, p)``;
+    the compute-uncompute circuit of QN-SPSA reads all zeros with
+    ``p = |<V(x)|V(y)>|^2``. Both ``p`` come exactly from the ansatz state,
+    so drawing the binomials gives the distribution Aer samples, at the cost
+    of a few state-vector products. Noise breaks the argument: noisy runs
+    stay on ``shots`` (Aer), which is also this backend's test oracle.
+    """
+
+    name = "shots-emulated"
+
+    def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *, decomposition,
+                 shots: int = 1000, depolarizing: float = 0.0, seed: int = 0, ansatz: str = DEFAULT_STRUCTURE, **_):
+        if depolarizing:
+            raise InputError("depolarizing noise needs backend='shots' (Aer): shots-emulated samples noiseless "
+                             "circuits only")
+        super().__init__(problem, layers, kind, normalized, ansatz=ansatz)
+        self.shots, self.seed = int(shots), seed
+        self.labels = decomposition.labels()
+        self.coeffs = np.asarray(decomposition.coeffs)
+        self.terms = circuits.terms(self.labels, self.coeffs, kind)
+        self.executions = 0
+        # One stream for the whole run: every draw is new, and the same seed gives the same run.
+        self._rng = np.random.default_rng([seed, 7919])
+
+    def exact_parts(self, alpha: np.ndarray) -> dict:
+        """Each Hadamard test's exact ``<Z>``: the real (part 0) or imaginary part (1) of ``<0|W|0>``."""
+        v = self.ansatz.state(alpha).astype(complex)
+        pv = np.array([_apply_pauli(label, v) for label in self.labels])  # P_l |v>, one row per term
+        if self.kind == "global":
+            gram = pv.conj() @ pv.T  # <v|P_lp P_l|v> = <P_lp v|P_l v> at [lp, l]
+            first = np.array([self.problem.u_dagger(row)[0] for row in pv])  # <0|U^dagger P_l V|0>
+            table = {"beta": lambda t: gram[t.lp, t.l], "gamma": lambda t: first[t.l]}
+        else:
+            w = np.array([self.problem.u_dagger(row) for row in pv])  # U^dagger P_l |v>
+            gram = w.conj() @ w.T  # U is unitary: the same beta values
+            n = self.problem.n_qubits
+            z = 1.0 - 2.0 * ((np.arange(1 << n)[None, :] >> np.arange(n)[:, None]) & 1)  # Z_j's diagonal, row j
+            # <v|P_lp U Z_j U^dagger P_l|v> = <U^dagger P_lp v| Z_j |U^dagger P_l v> at [j, lp, l]
+            delta = np.einsum("ax,jx,bx->jab", w.conj(), z, w)
+            table = {"beta": lambda t: gram[t.lp, t.l], "delta": lambda t: delta[t.j, t.lp, t.l]}
+        values = {}
+        for t in self.terms:
+            value = table[t.kind](t)
+            values[t] = float(value.imag if t.part else value.real)
+        return values
+
+    def parts(self, alpha: np.ndarray) -> dict:
+        """One shot estimate per Hadamard test, drawn from its exact outcome probability."""
+        exact = self.exact_parts(alpha)
+        p = np.clip((1.0 + np.array(list(exact.values()))) / 2.0, 0.0, 1.0)  # rounding can step past [0, 1]
+        k = self._rng.binomial(self.shots, p)
+        self.executions += len(exact)
+        return dict(zip(exact, 2.0 * k / self.shots - 1.0))
+
+    def cost(self, alpha: np.ndarray) -> float:
+        self.evaluations += 1
+        return circuits.combine(self.parts(alpha), self.coeffs, self.labels, self.kind, self.problem.n_qubits,
+                                self.normalized)
+
+    def fidelity(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``|<V(x)|V(y)>|^2`` as the all-zeros frequency of ``shots`` compute-uncompute runs."""
+        p = np.clip(super().fidelity(x, y), 0.0, 1.0)
+        self.executions += len(p)
+        return self._rng.binomial(self.shots, p) / self.shots
+
+    def resources(self) -> dict:
+        """Circuits and shots that Aer (or hardware) would have run; ``emulated`` says they were not."""
+        return {"circuit_executions": self.executions, "shots": self.shots, "emulated": True}
+
+
+def _apply_pauli(label: str, v: np.ndarray) -> np.ndarray:
+    """``P v`` for a Pauli label in Qiskit order (last character is qubit 0; qubit q is bit q of the index).
+
+    ``P = i^(number of Y) X^x Z^z`` with Z applied first (``Y = i X Z`` on each qubit).
+    """
+    x = z = ny = 0
+    for q, ch in enumerate(reversed(label)):
+        if ch in "XY":
+            x |= 1 << q
+        if ch in "ZY":
+            z |= 1 << q
+        ny += ch == "Y"
+    index = np.arange(len(v))
+    signs = 1.0 - 2.0 * (popcount(index & z) & 1)
+    out = np.empty_like(v)
+    out[index ^ x] = (1j**ny) * signs * v
+    return out
+
+
 def _noise_model(depolarizing: float):
     """Depolarising noise on every 1- and 2-qubit gate, or None."""
     if not depolarizing:
@@ -153,4 +253,5 @@ BACKENDS = {
     "exact": ExactBackend,
     "circuits": lambda *a, **k: CircuitBackend(*a, **{**k, "shots": None}),
     "shots": CircuitBackend,
+    "shots-emulated": EmulatedShotsBackend,
 }

@@ -23,6 +23,7 @@ The ancilla is the last qubit, so the system keeps Qiskit's qubit order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -40,6 +41,7 @@ class Term:
     part: int
 
 
+@lru_cache(maxsize=1 << 16)  # combine asks for the same pairs at every cost evaluation
 def pauli_phase(label_l: str, label_lp: str) -> complex:
     """``omega`` with ``P_{l'} P_l = omega Q``, ``Q`` a Hermitian Pauli string (labels in Qiskit order)."""
     from qiskit.quantum_info import Pauli

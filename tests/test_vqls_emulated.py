@@ -1,0 +1,132 @@
+"""The shots-emulated backend draws what Aer draws: per Hadamard test, for the cost and for QN-SPSA's fidelity.
+
+Oracles: Aer's shot-free circuits for the exact expectation values, Aer's sampled circuits for the
+distribution (means within 4 sigma of the exact value, variances inside a two-sided 1e-4 chi-square interval
+around the binomial variance, and the two samples' means within 4 combined sigma of each other).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.stats import chi2
+
+from qlsbench.errors import InputError
+from qlsbench.pauli import decompose
+from qlsbench.problems import LinearSystem, ising_inspired
+from qlsbench.solvers import registry
+from qlsbench.solvers.base import Status
+from qlsbench.solvers.vqls.ansatz import initial_parameters
+from qlsbench.solvers.vqls.backends import BACKENDS
+from qlsbench.solvers.vqls.problem import VQLSProblem
+
+SHOTS, DRAWS = 100, 200
+
+
+def _system(name: str) -> LinearSystem:
+    """``ising-n`` (|b> uniform: U = H^n) or ``random-n`` / ``complex-n`` (Householder U)."""
+    family, n = name.split("-")
+    n = int(n)
+    if family == "ising":
+        return ising_inspired(n, 10.0)
+    rng = np.random.default_rng(n)
+    N = 2**n
+    imag = 1j if family == "complex" else 0
+    R = rng.normal(size=(N, N)) + imag * rng.normal(size=(N, N))
+    return LinearSystem(sp.csr_matrix(R + R.conj().T + 3 * N * np.eye(N)), rng.normal(size=N) + imag * rng.normal(size=N))
+
+
+def _backends(name: str, kind: str, layers: int = 2):
+    s = _system(name)
+    problem, terms = VQLSProblem.from_system(s), decompose(s.A, atol=1e-12)
+    kwargs = {"decomposition": terms, "seed": 3}
+    return (BACKENDS["circuits"](problem, layers, kind, True, **kwargs),
+            BACKENDS["shots"](problem, layers, kind, True, shots=SHOTS, **kwargs),
+            BACKENDS["shots-emulated"](problem, layers, kind, True, shots=SHOTS, **kwargs))
+
+
+@pytest.mark.parametrize("name", ["ising-3", "random-2", "complex-2"])
+@pytest.mark.parametrize("kind", ["global", "local"])
+def test_exact_hadamard_test_values_equal_aer(name, kind):
+    circuits, _, emulated = _backends(name, kind)
+    a = initial_parameters(circuits.problem.n_qubits, 2, 7)
+    aer, ours = circuits.parts(a), emulated.exact_parts(a)
+    assert aer.keys() == ours.keys()
+    assert max(abs(aer[t] - ours[t]) for t in aer) <= 1e-10
+
+
+def _aer_draws(backend, alpha, indices) -> np.ndarray:
+    """``DRAWS`` shot estimates of the chosen circuits: one Aer run of SHOTS * DRAWS shots each, cut in blocks."""
+    bound = backend._bind(alpha)
+    run = backend.simulator.run([bound[i] for i in indices], shots=SHOTS * DRAWS, memory=True, seed_simulator=11)
+    out = []
+    for k in range(len(indices)):
+        bits = np.array([m[-1] == "0" for m in run.result().get_memory(k)]).reshape(DRAWS, SHOTS)
+        out.append(2.0 * bits.sum(axis=1) / SHOTS - 1.0)
+    return np.array(out).T  # (DRAWS, circuits)
+
+
+def _check_distribution(samples: np.ndarray, exact: float) -> None:
+    """Mean within 4 sigma of ``exact``; variance within the chi-square interval of Binomial(SHOTS, p)."""
+    variance = (1.0 - exact**2) / SHOTS
+    if variance < 1e-12:  # a certain outcome: every draw is exact
+        np.testing.assert_allclose(samples, exact, atol=1e-12)
+        return
+    assert abs(samples.mean() - exact) <= 4 * np.sqrt(variance / len(samples))
+    ratio = (len(samples) - 1) * samples.var(ddof=1) / variance
+    df = len(samples) - 1
+    assert chi2.ppf(5e-5, df) <= ratio <= chi2.ppf(1 - 5e-5, df)
+
+
+@pytest.mark.parametrize("name, kind", [("ising-2", "global"), ("ising-2", "local"), ("ising-3", "local"),
+                                        ("ising-4", "global"), ("ising-5", "local"), ("random-2", "local"),
+                                        ("complex-2", "global")])
+def test_each_hadamard_test_has_aers_distribution(name, kind):
+    circuits, shots, emulated = _backends(name, kind)
+    alpha = initial_parameters(circuits.problem.n_qubits, 2, 5)
+    exact = circuits.parts(alpha)
+    terms = list(exact)
+    rng = np.random.default_rng(0)
+    indices = sorted(rng.choice(len(terms), size=min(6, len(terms)), replace=False))
+    aer = _aer_draws(shots, alpha, indices)
+    ours = np.array([[emulated.parts(alpha)[terms[i]] for i in indices] for _ in range(DRAWS)])
+    for k, i in enumerate(indices):
+        z = exact[terms[i]]
+        _check_distribution(ours[:, k], z)
+        _check_distribution(aer[:, k], z)
+        sigma = np.sqrt((1.0 - z**2) / SHOTS * 2 / DRAWS)
+        assert abs(ours[:, k].mean() - aer[:, k].mean()) <= 4 * sigma + 1e-12
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_qnspsa_fidelity_has_aers_distribution(n):
+    _, shots, emulated = _backends(f"ising-{n}", "global")
+    x, y = initial_parameters(n, 2, 1), initial_parameters(n, 2, 1) + 0.3
+    exact = float(emulated.ansatz.state(x) @ emulated.ansatz.state(y)) ** 2
+    batch_x, batch_y = np.tile(x, (DRAWS, 1)), np.tile(y, (DRAWS, 1))
+    for draws in (emulated.fidelity(batch_x, batch_y), shots.fidelity(batch_x, batch_y)):
+        # A frequency of Binomial(SHOTS, p): reuse the Hadamard-test check on 2 f - 1, whose p is the same.
+        _check_distribution(2 * draws - 1, 2 * exact - 1)
+
+
+def test_emulated_cost_is_unbiased_and_the_solve_is_deterministic():
+    s = ising_inspired(3, 10.0)
+    problem = VQLSProblem.from_system(s)
+    exact = BACKENDS["exact"](problem, 2, "local", True)
+    emulated = BACKENDS["shots-emulated"](problem, 2, "local", True, decomposition=decompose(s.A, atol=1e-12),
+                                          shots=1000)
+    a = initial_parameters(3, 2, 2)
+    samples = np.array([emulated.cost(a) for _ in range(400)])
+    assert abs(samples.mean() - exact.cost(a)) <= 4 * samples.std(ddof=1) / np.sqrt(len(samples))
+    runs = [registry.get("vqls-local", backend="shots-emulated", optimizer="qnspsa", maxiter=10, layers=2).solve(
+        ising_inspired(2, 10.0), seed=4) for _ in range(2)]
+    np.testing.assert_array_equal(runs[0].x, runs[1].x)
+    r = runs[0].resources
+    assert r["emulated"] is True and r["shots"] == 1000 and r["circuit_executions"] > 0
+    assert runs[0].status in (Status.CONVERGED, Status.MAX_ITER, Status.STALLED)
+
+
+def test_noise_is_refused_on_the_emulated_backend():
+    with pytest.raises(InputError, match="depolarizing noise needs backend='shots'"):
+        registry.get("vqls-local", backend="shots-emulated", depolarizing=1e-3)
