@@ -150,9 +150,30 @@ def test_progress_follows_the_marks_and_ends_at_the_answer():
     assert residuals[-1] < 0.5 * residuals[0]
 
 
+def test_warm_start_trains_towards_the_guess_first_and_counts_its_steps():
+    """GMRES with dim iterations is exact: pre-training raises the state's overlap with the solution."""
+    from qlsbench.solvers.variational import progress_marks
+
+    s = ising_inspired(3, 10.0)
+    s = LinearSystem(s.A, np.random.default_rng(0).normal(size=8))
+    ref = reference_solution(s.A, s.b)
+    result = registry.get("vnls", model="crbm", exact=True, n_iter=20, learning_rate=0.2, warm_start="gmres",
+                          warm_start_iters=8, warm_start_steps=120).solve(s, seed=0)
+    r = result.resources
+    assert r["warm_start_used"] and r["warm_start_residual"] < 1e-10 and r["cost_evaluations"] == 140
+    assert [k for k, _ in result.progress] == progress_marks(140) and len(result.history) == 20
+    fidelity = {k: state_fidelity(x, ref) for k, x in result.progress}
+    warm_end = max(k for k in fidelity if k <= 120)
+    assert fidelity[warm_end] > fidelity[1] + 0.1  # the warm-up moved the state towards the guess
+
+
 def test_bad_input_and_options():
     with pytest.raises(InputError, match="power-of-two"):
         registry.get("vnls").solve(LinearSystem(sp.eye(6, format="csr"), np.ones(6)))
+    with pytest.raises(InputError, match="unknown warm_start 'lu'; use one of none, gmres"):
+        registry.get("vnls", warm_start="lu")
+    with pytest.raises(InputError, match="warm_start_steps must be an integer"):
+        registry.get("vnls", warm_start_steps=0)
     with pytest.raises(InputError, match="unknown model 'mlp'"):
         registry.get("vnls", model="mlp")
     with pytest.raises(InputError, match="n_samples must be an integer"):

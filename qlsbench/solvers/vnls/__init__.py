@@ -40,6 +40,8 @@ from qlsbench.solvers.variational import least_squares_readout, progress_marks, 
 EXACT_MAX_QUBITS = 12
 #: The read-out evaluates psi on all 2^n states.
 READOUT_MAX_QUBITS = 16
+#: Warm starts: where the guess the state is first trained towards comes from.
+WARM_STARTS = ("none", "gmres")
 #: Mean loss over this many final iterations is the plateau reported as the final loss.
 PLATEAU = 50
 #: The trap diagnostics take a dense SVD of A up to this dimension.
@@ -54,7 +56,11 @@ class VNLS(BaseSolver):
     """Variational neural linear solver: a neural quantum state trained by SR on NetKet.
 
     Options: ``model``, ``exact``, ``n_samples``, ``learning_rate``, ``n_iter``, ``diag_shift``,
-    ``alpha`` (hidden units per qubit), ``rtol`` (read-out residual counted as converged).
+    ``alpha`` (hidden units per qubit), ``rtol`` (read-out residual counted as converged), and a warm
+    start: ``warm_start`` (``"none"`` or ``"gmres"``: ``warm_start_iters`` GMRES iterations from zero
+    give a classical guess ``g``), ``warm_start_steps`` SR steps towards ``g`` before the main run
+    (see :func:`~qlsbench.solvers.vnls.training.train`). At large kappa VNLS fails from a random start
+    while a start near the solution stays there: the warm start tests that bad-basin claim.
     """
 
     name: ClassVar[str] = "vnls"
@@ -66,13 +72,18 @@ class VNLS(BaseSolver):
     diag_shift: float = 0.01
     alpha: int = 1
     rtol: float = 1e-2
+    warm_start: str = "none"
+    warm_start_iters: int = 10
+    warm_start_steps: int = 500
 
     def __post_init__(self) -> None:
         from qlsbench.solvers.vnls.models import MODELS
 
         if self.model not in MODELS:
             raise InputError(f"vnls: unknown model {self.model!r}; use one of {', '.join(MODELS)}")
-        for key in ("n_samples", "n_iter", "alpha"):
+        if self.warm_start not in WARM_STARTS:
+            raise InputError(f"vnls: unknown warm_start {self.warm_start!r}; use one of {', '.join(WARM_STARTS)}")
+        for key in ("n_samples", "n_iter", "alpha", "warm_start_iters", "warm_start_steps"):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise InputError(f"vnls: {key} must be an integer >= 1, got {value!r}")
@@ -89,21 +100,39 @@ class VNLS(BaseSolver):
                                f"{'exact' if self.exact else 'read-out'} limit of {limit}")
         from qlsbench.solvers.vnls.training import train
 
+        guess, warm = self._guess(system)
+        steps = self.warm_start_steps if guess is not None else 0
         run = train(system, n, model=self.model, exact=self.exact, n_samples=self.n_samples,
                     learning_rate=self.learning_rate, n_iter=self.n_iter, diag_shift=self.diag_shift,
-                    alpha=self.alpha, seed=seed, marks=progress_marks(self.n_iter))
+                    alpha=self.alpha, seed=seed, marks=progress_marks(steps + self.n_iter), guess=guess,
+                    warm_steps=steps)
         x = least_squares_readout(system, run.psi)
         residual = float(np.linalg.norm(system.A @ x - system.b) / np.linalg.norm(system.b))
         plateau = float(np.mean(run.history[-PLATEAU:]))
         resources = {"n_qubits": n, "model": self.model, "exact": self.exact, "parameters": run.parameters,
                      "mc_samples": 0 if self.exact else self.n_samples * self.n_iter, "iterations": self.n_iter,
-                     "cost_evaluations": self.n_iter, "final_loss": plateau, "readout_residual": residual,
+                     "cost_evaluations": steps + self.n_iter, "final_loss": plateau, "readout_residual": residual,
+                     **warm,
                      **trap_diagnostics(system, run.psi, plateau)}
         message = _message(resources, residual, self.rtol)
         status = Status.CONVERGED if residual <= self.rtol else Status.MAX_ITER
         progress = [(k, least_squares_readout(system, psi)) for k, psi in run.progress]
         return SolveResult(x, status, message, iterations=self.n_iter, history=run.history, resources=resources,
                            progress=progress)
+
+
+    def _guess(self, system: LinearSystem) -> tuple[np.ndarray | None, dict]:
+        """The warm start's classical guess and what it is worth (its relative residual), or ``(None, {})``."""
+        if self.warm_start == "none":
+            return None, {}
+        import scipy.sparse.linalg as spla
+
+        k = min(self.warm_start_iters, system.dim)
+        g, _ = spla.gmres(system.A, system.b, restart=k, maxiter=1, rtol=0.0, atol=0.0)
+        residual = float(np.linalg.norm(system.A @ g - system.b) / np.linalg.norm(system.b))
+        if not np.any(g) or not np.all(np.isfinite(g)):
+            return None, {"warm_start_residual": residual, "warm_start_used": False}
+        return g, {"warm_start_residual": residual, "warm_start_used": True}
 
 
 def trap_diagnostics(system: LinearSystem, psi: np.ndarray, loss: float) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from qlsbench.problems import LinearSystem
 
@@ -46,33 +47,53 @@ def variational_state(hilbert, model: str, alpha: int, exact: bool, n_samples: i
 
 
 def train(system: LinearSystem, n: int, *, model: str, exact: bool, n_samples: int, learning_rate: float,
-          n_iter: int, diag_shift: float, alpha: int, seed: int, marks: list[int] = ()) -> Run:
+          n_iter: int, diag_shift: float, alpha: int, seed: int, marks: list[int] = (),
+          guess: np.ndarray | None = None, warm_steps: int = 0) -> Run:
     """Minimise the VNLS loss by SR for ``n_iter`` steps and read ``psi`` out over the basis.
 
-    ``marks``: iteration counts after which ``psi`` is also read out (progress).
+    With a ``guess``, the state is first trained for ``warm_steps`` SR steps on
+    the system ``(I, guess)``, whose VNLS loss ``<psi|(I - |g><g|)|psi>`` is
+    smallest at ``psi = g``: a warm start by the solver's own machinery. Those
+    steps count as cost evaluations: ``marks`` (evaluation counts at which
+    ``psi`` is also read out, for progress) run over ``warm_steps + n_iter``,
+    and the loss history holds only the main run's.
     """
+    import netket as nk
+
+    hilbert = nk.hilbert.Qubit(N=n)
+    state = variational_state(hilbert, model, alpha, exact, n_samples, seed)
+    progress: list[tuple[int, np.ndarray]] = []
+    if guess is not None and warm_steps > 0:
+        warm = LinearSystem(sp.identity(len(guess), format="csr", dtype=np.asarray(guess).dtype), guess)
+        _optimize(state, loss_operator(warm, hilbert, exact, n_samples, seed), model, learning_rate, diag_shift,
+                  warm_steps, 0, set(marks), progress)
+    else:
+        warm_steps = 0
+    history = _optimize(state, loss_operator(system, hilbert, exact, n_samples, seed), model, learning_rate,
+                        diag_shift, n_iter, warm_steps, set(marks), progress)
+    psi = np.asarray(state.to_array(normalize=False))
+    return Run(psi, history, int(state.n_parameters), progress)
+
+
+def _optimize(state, op, model: str, learning_rate: float, diag_shift: float, steps: int, offset: int,
+              wanted: set[int], progress: list) -> list[float]:
+    """``steps`` SR steps of ``state`` on ``op``; ``psi`` read out at the ``wanted`` counts (after ``offset``)."""
     import netket as nk
 
     from qlsbench.solvers.vnls.models import MODELS
 
-    hilbert = nk.hilbert.Qubit(N=n)
-    state = variational_state(hilbert, model, alpha, exact, n_samples, seed)
-    op = loss_operator(system, hilbert, exact, n_samples, seed)
     qgt = nk.optimizer.qgt.QGTJacobianDense(holomorphic=MODELS[model].holomorphic)
     driver = nk.driver.VMC(op, nk.optimizer.Sgd(learning_rate=learning_rate), variational_state=state,
                            preconditioner=nk.optimizer.SR(qgt=qgt, diag_shift=diag_shift))
     log = nk.logging.RuntimeLog()
-    wanted, progress = set(marks), []
 
     def record(step, log_data, driver) -> bool:
         # A plain-function callback runs just before the update of step ``step`` (0-based): ``step`` are done.
-        if step in wanted:
-            progress.append((step, np.asarray(state.to_array(normalize=False))))
+        if step > 0 and offset + step in wanted:
+            progress.append((offset + step, np.asarray(state.to_array(normalize=False))))
         return True
 
-    driver.run(n_iter=n_iter, out=log, show_progress=False, callback=record)
-    history = [float(np.real(v)) for v in np.asarray(log.data["Energy"]["Mean"])]
-    psi = np.asarray(state.to_array(normalize=False))
-    if n_iter in wanted:
-        progress.append((n_iter, psi))
-    return Run(psi, history, int(state.n_parameters), progress)
+    driver.run(n_iter=steps, out=log, show_progress=False, callback=record)
+    if offset + steps in wanted:
+        progress.append((offset + steps, np.asarray(state.to_array(normalize=False))))
+    return [float(np.real(v)) for v in np.asarray(log.data["Energy"]["Mean"])]
