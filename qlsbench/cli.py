@@ -167,6 +167,17 @@ def cmd_loss_figure(args) -> None:
     print(f"wrote {plot_loss_curves(results, args.out, solvers=args.solvers, n_qubits=args.n_qubits)}")
 
 
+def cmd_budget_figure(args) -> None:
+    from qlsbench.bench import load_results
+    from qlsbench.bench.budget_curves import plot_budget_curves
+
+    results = load_results(args.results)
+    try:
+        print(f"wrote {plot_budget_curves(results, args.out, solvers=args.solvers)}")
+    except InputError as exc:
+        raise InputError(f"{', '.join(map(str, args.results))}: {exc}") from None
+
+
 def cmd_snapshot_figure(args) -> None:
     from qlsbench.bench.physics_figures import plot_snapshots
     from qlsbench.data.snapshots import read_snapshots
@@ -473,6 +484,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, help="output .png")
     s.set_defaults(func=cmd_loss_figure)
 
+    s = sub.add_parser("budget-figure", help="success against cost evaluations of variational solvers, best and "
+                                             "median seed, from results files")
+    s.add_argument("results", nargs="+", help="results .parquet files or folders")
+    s.add_argument("--solvers", nargs="+", help="solver labels (default: every solver with progress read-outs)")
+    s.add_argument("--out", required=True, help="output .png")
+    s.set_defaults(func=cmd_budget_figure)
+
     s = sub.add_parser("snapshot-figure", help="fig. 3: side views of the spheres coloured by contact impulse")
     s.add_argument("snapshots", help="snapshot .parquet of `qlsbench simulate --snapshots`")
     s.add_argument("--columns", type=COUNT, default=4, help="panels per row")
@@ -529,13 +547,15 @@ OUTPUTS = {
     "figure": [("out", "--out", "file")],
     "checkpoints": [("out", "--out", "any")],
     "loss-figure": [("out", "--out", "file")],
+    "budget-figure": [("out", "--out", "file")],
     "snapshot-figure": [("out", "--out", "file")],
     "kappa-figure": [("out", "--out", "file")],
     "truncation-figure": [("out", "--out", "file")],
     "checkpoint-table": [("out", "--out", "file")],
 }
 INPUTS = {"solve": ["dataset"], "leaderboard": ["results"], "pauli": ["dataset"], "figure": ["results"],
-          "checkpoints": ["dataset"], "loss-figure": ["results"], "snapshot-figure": ["snapshots"],
+          "checkpoints": ["dataset"], "loss-figure": ["results"], "budget-figure": ["results"],
+          "snapshot-figure": ["snapshots"],
           "kappa-figure": ["datasets"], "truncation-figure": ["results"], "checkpoint-table": ["results", "dataset"]}
 
 

@@ -251,8 +251,13 @@ def publish(board: Board, results_dir: str | os.PathLike, pages: str | os.PathLi
 
 def render_board(board: Board, results: pd.DataFrame, pages: str | os.PathLike, tol: Tolerances = Tolerances(),
                  low: Tolerances = LOW_ACCURACY) -> None:
-    """Write ``leaderboard.md`` (with the pinned set listed) and ``leaderboard.csv`` into ``pages``."""
+    """Write ``leaderboard.md`` (with the pinned set listed), ``leaderboard.csv`` and, when solvers recorded
+    progress, ``budget_curves.png`` (success against cost evaluations) into ``pages``."""
+    from qlsbench.bench.budget_curves import plot_budget_curves
+
     pages = Path(pages)
+    if results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0).any():
+        plot_budget_curves(results, pages / "budget_curves.png", tol=low)
     write_leaderboard(results, pages / "leaderboard.md", pages / "leaderboard.csv", tol, low,
                       title="qlsbench leaderboard v1", preamble=_preamble(board), by="dataset",
                       extra=[("h2", "The pinned set"), ("table", pinned_table(board))])

@@ -332,6 +332,47 @@ def html_table(df: pd.DataFrame, floatfmt: str = ".3g") -> str:
     return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>{rows}</tbody>\n</table>"
 
 
+def seed_table(results: pd.DataFrame, low: Tolerances = LOW_ACCURACY) -> pd.DataFrame:
+    """Solvers run with several seeds on a system: success and fidelity of each system's best and median seed.
+
+    Per system (``system_id``), the seeds' low-accuracy successes and
+    fidelities are reduced to their best and their median (a system counts
+    as solved by the median seed when at least half of its seeds solve it);
+    the table gives the share of systems solved and the median fidelity over
+    systems, both ways. Solvers with one seed per system, or whose seeds never
+    give different answers (repeats of a deterministic solver), are left out.
+    """
+    df = mark_success(results[results["status"] != "skipped"], low)
+    df = df.drop_duplicates(["solver", "system_id", "seed"]) if "system_id" in df else df
+    rows = []
+    for solver, part in df.groupby("solver", sort=True):
+        per = part.groupby("system_id").agg(seeds=("seed", "nunique"), best=("success", "max"),
+                                            median=("success", lambda v: float(np.mean(v) >= 0.5)),
+                                            fid_best=("fidelity", "max"), fid_median=("fidelity", "median"))
+        spread = part.groupby("system_id")["fidelity"].agg(lambda v: float(v.max() - v.min()) if v.notna().any() else 0.0)
+        if per["seeds"].max() < 2 or not (spread > 1e-9).any():  # one seed, or seeds that never differ
+            continue
+        rows.append({"solver": solver, "systems": len(per), "seeds": int(per["seeds"].max()),
+                     "success_best_seed": float(per["best"].mean()),
+                     "success_median_seed": float(per["median"].mean()),
+                     "median_fidelity_best_seed": float(per["fid_best"].median()),
+                     "median_fidelity_median_seed": float(per["fid_median"].median())})
+    return pd.DataFrame(rows, columns=["solver", "systems", "seeds", "success_best_seed", "success_median_seed",
+                                       "median_fidelity_best_seed", "median_fidelity_median_seed"])
+
+
+def _seed_blocks(results: pd.DataFrame, low: Tolerances) -> list[Block]:
+    table = seed_table(results, low)
+    if table.empty:
+        return []
+    return [("h2", "Over seeds"),
+            ("p", "Solvers run with several seeds (repeat r uses seed + r): the share of systems solved at low "
+                  f"accuracy ({low.describe()}) by each system's best seed and by its median seed (solved by at "
+                  "least half of its seeds), and the median over systems of the best and the median fidelity. "
+                  "Solvers run with one seed, or whose seeds always agree, are not listed."),
+            ("table", table)]
+
+
 #: A page is a list of blocks ``(kind, content)``: headings ``h1``-``h3`` and paragraphs ``p`` (text),
 #: ``list`` (list of text) and ``table`` (DataFrame). One structure, rendered as Markdown or HTML.
 Block = tuple[str, object]
@@ -386,6 +427,7 @@ def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
         ("p", "Median per solve that returned a solution: qubits, iterations and the costs each solver reports "
               "(circuit depth is transpiled; shots are per circuit; MC samples over the whole solve)."),
         ("table", resource_table(results)),
+        *_seed_blocks(results, low),
         ("h2", "Success rate by dataset (high accuracy)"),
         ("table", success_by_dataset(results, tol).reset_index()),
         *(extra or []),

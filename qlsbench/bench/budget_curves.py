@@ -1,0 +1,102 @@
+"""Success against budget: what share of the systems a variational solver has solved after k cost evaluations.
+
+Variational solvers record their read-out at marks of the cost-evaluation
+budget (results columns ``progress_evaluations``, ``progress_fidelity``,
+``progress_residual``). A solve counts as solved at ``k`` when its last
+recorded read-out at or before ``k`` meets the tolerances, so one cut-off no
+longer decides the verdict. With several seeds per system, the best seed and
+the median seed give two curves.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from qlsbench.bench.leaderboard import LOW_ACCURACY, Tolerances
+from qlsbench.bench.plotting import pyplot, save_figure
+from qlsbench.errors import InputError
+
+
+def _solved_at(row, budgets: np.ndarray, tol: Tolerances) -> np.ndarray:
+    """Whether one solve's read-out meets ``tol`` at each budget (False before its first read-out)."""
+    k = np.asarray(row.progress_evaluations, dtype=float)
+    ok = (np.asarray(row.progress_fidelity, dtype=float) >= tol.fidelity) & \
+        (np.asarray(row.progress_residual, dtype=float) <= tol.residual)
+    last = np.searchsorted(k, budgets, side="right") - 1  # the read-out the solve had reached by each budget
+    return np.where(last >= 0, ok[np.maximum(last, 0)], False)
+
+
+def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets=None) -> pd.DataFrame:
+    """Share of systems solved after each budget, per solver, over the best and the median seed.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Results rows; rows without progress are left out.
+    tol : Tolerances
+        Fidelity and residual a read-out must meet (its status is not asked).
+    budgets : array-like, optional
+        Cost-evaluation counts; default every recorded count.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``solver``, ``evaluations``, ``best`` and ``median`` (shares in
+        ``[0, 1]`` over the solver's systems, keyed by ``system_id``), ``systems``, ``seeds``.
+
+    Raises
+    ------
+    InputError
+        When no row has progress.
+    """
+    rows = results[results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0)]
+    if rows.empty:
+        raise InputError("no results row has progress read-outs (only variational solvers record them)")
+    if budgets is None:
+        budgets = np.unique(np.concatenate([np.asarray(v, dtype=float) for v in rows["progress_evaluations"]]))
+    budgets = np.asarray(budgets, dtype=float)
+    out = []
+    for solver, part in rows.groupby("solver", sort=True):
+        per_system = []
+        seeds = 0
+        for _, solves in part.drop_duplicates(["system_id", "seed"]).groupby("system_id"):
+            solved = np.array([_solved_at(r, budgets, tol) for r in solves.itertuples()], dtype=float)
+            per_system.append((solved.max(axis=0), np.median(solved, axis=0)))
+            seeds = max(seeds, len(solves))
+        best = np.mean([b for b, _ in per_system], axis=0)
+        median = np.mean([m for _, m in per_system], axis=0)
+        out.append(pd.DataFrame({"solver": solver, "evaluations": budgets, "best": best, "median": median,
+                                 "systems": len(per_system), "seeds": seeds}))
+    return pd.concat(out, ignore_index=True)
+
+
+def plot_budget_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: list[str] | None = None,
+                       tol: Tolerances = LOW_ACCURACY) -> Path:
+    """Success against cost evaluations (log axis), one colour per solver: solid best seed, dashed median."""
+    if solvers:
+        unknown = sorted(set(solvers) - set(results["solver"]))
+        if unknown:
+            raise InputError(f"no results for solver(s) {', '.join(unknown)}")
+        results = results[results["solver"].isin(solvers)]
+    curves = success_curve(results, tol)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, (solver, c) in enumerate(curves.groupby("solver", sort=True)):
+        color = f"C{i % 10}"
+        label = f"{solver} ({int(c['systems'].iloc[0])} systems, {int(c['seeds'].iloc[0])} seed(s))"
+        ax.step(c["evaluations"], c["best"], where="post", color=color, label=label)
+        if c["seeds"].iloc[0] > 1:
+            ax.step(c["evaluations"], c["median"], where="post", color=color, linestyle="--")
+    ax.set_xscale("log")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("cost evaluations")
+    ax.set_ylabel("share of systems solved")
+    ax.set_title(f"Success against budget (fidelity >= {tol.fidelity:g}, residual <= {tol.residual:g}); "
+                 "dashed: median seed", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    return save_figure(fig, out)
