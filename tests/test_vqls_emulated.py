@@ -1,8 +1,10 @@
 """The shots-emulated backend draws what Aer draws: per Hadamard test, for the cost and for QN-SPSA's fidelity.
 
 Oracles: Aer's shot-free circuits for the exact expectation values, Aer's sampled circuits for the
-distribution (means within 4 sigma of the exact value, variances inside a two-sided 1e-4 chi-square interval
-around the binomial variance, and the two samples' means within 4 combined sigma of each other).
+distribution (means within 5 sigma of the exact value, variances inside a two-sided 1e-6 chi-square interval
+around the binomial variance, and the two samples' means within 5 combined sigma of each other). About 200
+such checks run: at 4 sigma and 1e-4 one of them would fail by chance every few dozen seeds; a biased
+emulator (a wrong sign, part or variance) misses these bounds by far more.
 """
 
 from __future__ import annotations
@@ -68,15 +70,15 @@ def _aer_draws(backend, alpha, indices) -> np.ndarray:
 
 
 def _check_distribution(samples: np.ndarray, exact: float) -> None:
-    """Mean within 4 sigma of ``exact``; variance within the chi-square interval of Binomial(SHOTS, p)."""
+    """Mean within 5 sigma of ``exact``; variance within the chi-square interval of Binomial(SHOTS, p)."""
     variance = (1.0 - exact**2) / SHOTS
     if variance < 1e-12:  # a certain outcome: every draw is exact
         np.testing.assert_allclose(samples, exact, atol=1e-12)
         return
-    assert abs(samples.mean() - exact) <= 4 * np.sqrt(variance / len(samples))
+    assert abs(samples.mean() - exact) <= 5 * np.sqrt(variance / len(samples))
     ratio = (len(samples) - 1) * samples.var(ddof=1) / variance
     df = len(samples) - 1
-    assert chi2.ppf(5e-5, df) <= ratio <= chi2.ppf(1 - 5e-5, df)
+    assert chi2.ppf(5e-7, df) <= ratio <= chi2.ppf(1 - 5e-7, df)
 
 
 @pytest.mark.parametrize("name, kind", [("ising-2", "global"), ("ising-2", "local"), ("ising-3", "local"),
@@ -96,7 +98,7 @@ def test_each_hadamard_test_has_aers_distribution(name, kind):
         _check_distribution(ours[:, k], z)
         _check_distribution(aer[:, k], z)
         sigma = np.sqrt((1.0 - z**2) / SHOTS * 2 / DRAWS)
-        assert abs(ours[:, k].mean() - aer[:, k].mean()) <= 4 * sigma + 1e-12
+        assert abs(ours[:, k].mean() - aer[:, k].mean()) <= 5 * sigma + 1e-12
 
 
 @pytest.mark.parametrize("n", [2, 4])
@@ -118,7 +120,7 @@ def test_emulated_cost_is_unbiased_and_the_solve_is_deterministic():
                                           shots=1000)
     a = initial_parameters(3, 2, 2)
     samples = np.array([emulated.cost(a) for _ in range(400)])
-    assert abs(samples.mean() - exact.cost(a)) <= 4 * samples.std(ddof=1) / np.sqrt(len(samples))
+    assert abs(samples.mean() - exact.cost(a)) <= 5 * samples.std(ddof=1) / np.sqrt(len(samples))
     runs = [registry.get("vqls-local", backend="shots-emulated", optimizer="qnspsa", maxiter=10, layers=2).solve(
         ising_inspired(2, 10.0), seed=4) for _ in range(2)]
     np.testing.assert_array_equal(runs[0].x, runs[1].x)
