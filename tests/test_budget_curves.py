@@ -49,6 +49,17 @@ def test_success_curve_best_and_median_seed(results):
     assert c.loc["a", "systems"].iloc[0] == 2 and c.loc["a", "seeds"].iloc[0] == 3
 
 
+def test_solves_without_read_outs_count_as_never_solved(results):
+    """A time-out or error without progress stays in the denominator; a refused (skipped) system does not."""
+    empty = {"progress_evaluations": None, "progress_fidelity": None, "progress_residual": None}
+    extra = pd.DataFrame([{**_row("a", "s3", 0, [1], [0.0], status="timeout"), **empty},
+                          {**_row("a", "s4", 0, [1], [0.0], status="skipped"), **empty}])
+    c = success_curve(pd.concat([results, extra], ignore_index=True), LOW_ACCURACY, budgets=[2, 100])
+    c = c.set_index(["solver", "evaluations"])
+    assert c.loc["a", "systems"].iloc[0] == 3
+    assert list(c.loc["a", "best"]) == pytest.approx([1 / 3, 2 / 3])
+
+
 def test_seed_table_best_and_median(results):
     t = seed_table(results).set_index("solver")
     assert list(t.index) == ["a"]  # b and lu ran one seed

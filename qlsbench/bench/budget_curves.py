@@ -5,7 +5,9 @@ budget (results columns ``progress_evaluations``, ``progress_fidelity``,
 ``progress_residual``). A solve counts as solved at ``k`` when its last
 recorded read-out at or before ``k`` meets the tolerances, so one cut-off no
 longer decides the verdict. With several seeds per system, the best seed and
-the median seed give two curves.
+the median seed give two curves. A solve that ended without read-outs (an
+error, a crash, a time-out before the first mark) stays in the denominator as
+never solved: leaving it out would flatter the solver.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from qlsbench.errors import InputError
 
 
 def _solved_at(row, budgets: np.ndarray, tol: Tolerances) -> np.ndarray:
-    """Whether one solve's read-out meets ``tol`` at each budget (False before its first read-out)."""
+    """Whether one solve's read-out meets ``tol`` at each budget (False before its first read-out, or without any)."""
+    if row.progress_evaluations is None or len(row.progress_evaluations) == 0:
+        return np.zeros(len(budgets), dtype=bool)
     k = np.asarray(row.progress_evaluations, dtype=float)
     ok = (np.asarray(row.progress_fidelity, dtype=float) >= tol.fidelity) & \
         (np.asarray(row.progress_residual, dtype=float) <= tol.residual)
@@ -36,7 +40,10 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
     Parameters
     ----------
     results : pandas.DataFrame
-        Results rows; rows without progress are left out.
+        Results rows. Solvers with no progress in any row (classical ones) are
+        left out; for the others every system they ran on counts (``skipped``
+        rows do not: the solver refused the system), a solve without progress
+        as never solved.
     tol : Tolerances
         Fidelity and residual a read-out must meet (its status is not asked).
     budgets : array-like, optional
@@ -53,11 +60,13 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
     InputError
         When no row has progress.
     """
-    rows = results[results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0)]
-    if rows.empty:
+    has = results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0)
+    if not has.any():
         raise InputError("no results row has progress read-outs (only variational solvers record them)")
     if budgets is None:
-        budgets = np.unique(np.concatenate([np.asarray(v, dtype=float) for v in rows["progress_evaluations"]]))
+        budgets = np.unique(np.concatenate([np.asarray(v, dtype=float)
+                                            for v in results.loc[has, "progress_evaluations"]]))
+    rows = results[results["solver"].isin(results.loc[has, "solver"]) & (results["status"] != "skipped")]
     budgets = np.asarray(budgets, dtype=float)
     out = []
     for solver, part in rows.groupby("solver", sort=True):

@@ -1,7 +1,9 @@
 """VNLS: the variational neural linear solver (Knitter, Stokes, Veerapaneni) on NetKet.
 
 ``registry.get("vnls", model="rbm" | "crbm" | "arnn", exact=False | True,
-n_samples=1024, learning_rate=0.05, n_iter=2500, diag_shift=0.01)``.
+n_samples=1024, learning_rate=0.05, n_iter=2500, diag_shift=0.01, alpha=1,
+rtol=1e-2, warm_start="none" | "gmres", warm_start_iters=10,
+warm_start_steps=500)``.
 
 A neural quantum state ``psi`` minimises ``<psi|H|psi> / <psi|psi>`` with
 ``H = A^dagger (I - |b><b|) A`` by stochastic reconfiguration: Monte Carlo
@@ -15,13 +17,29 @@ reach a small loss on ``A``'s lowest singular vector, where
 ``<psi|H|psi> ~ sigma_min(A)^2`` and the fidelity is near 0. That trap is
 judged by the state, not the loss: the message names it only when the
 read-out misses ``rtol`` and at least half of ``psi`` lies on ``A``'s lowest
-right singular vector (a dense SVD, up to ``DIAGNOSTICS_MAX_DIM``). The
-resources carry the diagnostics that tell a bad basin from a representation
-limit: ``sigma_min``, ``loss_over_sigma_min2`` and ``overlap_lowest_singular``.
+right singular vector while the solution itself does not (a dense SVD, up
+to ``DIAGNOSTICS_MAX_DIM``; beyond it the message says the trap was not
+tested). The resources carry the diagnostics that tell a bad basin from a
+representation limit: ``sigma_min``, ``loss_over_sigma_min2``,
+``overlap_lowest_singular`` and ``solution_overlap_lowest_singular``.
 
-``progress`` holds the read-out after the iterations of
-:func:`~qlsbench.solvers.variational.progress_marks` (one iteration is one
-cost evaluation).
+Status: ``converged`` iff the read-out's relative residual is ``<= rtol``,
+otherwise ``max_iter``: SR has no stopping rule of its own, so a miss always
+means the budget ran out.
+
+Warm start (``warm_start="gmres"``): ``warm_start_iters`` GMRES iterations
+from zero give a classical guess ``g``; the state is first trained for
+``warm_start_steps`` SR steps on the system ``(I, g)`` (loss
+``<psi|(I - |g><g|)|psi>``, smallest at ``psi = g``), then on ``(A, b)``.
+The resources add ``warm_start_residual`` (the guess's relative residual),
+``warm_start_readout_residual`` (the pre-trained state's read-out residual)
+and ``warm_start_guess_overlap`` (``|<g|psi>|^2`` of the normalised
+pre-trained state); the solver has no reference solution, so no fidelity.
+
+``progress`` holds the read-out after the cost evaluations of
+:func:`~qlsbench.solvers.variational.progress_marks`: one SR step is one
+cost evaluation, the warm start's pre-training steps included, so the marks
+run over ``warm_start_steps + n_iter``.
 """
 
 from __future__ import annotations
@@ -61,6 +79,9 @@ class VNLS(BaseSolver):
     give a classical guess ``g``), ``warm_start_steps`` SR steps towards ``g`` before the main run
     (see :func:`~qlsbench.solvers.vnls.training.train`). At large kappa VNLS fails from a random start
     while a start near the solution stays there: the warm start tests that bad-basin claim.
+
+    One SR step is one cost evaluation, pre-training steps included: ``cost_evaluations`` and the
+    ``progress`` marks run over ``warm_start_steps + n_iter`` when the warm start is used.
     """
 
     name: ClassVar[str] = "vnls"
@@ -107,13 +128,14 @@ class VNLS(BaseSolver):
                     alpha=self.alpha, seed=seed, marks=progress_marks(steps + self.n_iter), guess=guess,
                     warm_steps=steps)
         x = least_squares_readout(system, run.psi)
-        residual = float(np.linalg.norm(system.A @ x - system.b) / np.linalg.norm(system.b))
+        residual = _relative_residual(system, x)
         plateau = float(np.mean(run.history[-PLATEAU:]))
+        if run.warm_psi is not None:
+            warm.update(_warm_diagnostics(system, guess, run.warm_psi))
         resources = {"n_qubits": n, "model": self.model, "exact": self.exact, "parameters": run.parameters,
-                     "mc_samples": 0 if self.exact else self.n_samples * self.n_iter, "iterations": self.n_iter,
-                     "cost_evaluations": steps + self.n_iter, "final_loss": plateau, "readout_residual": residual,
-                     **warm,
-                     **trap_diagnostics(system, run.psi, plateau)}
+                     "mc_samples": 0 if self.exact else self.n_samples * (steps + self.n_iter),
+                     "iterations": self.n_iter, "cost_evaluations": steps + self.n_iter, "final_loss": plateau,
+                     "readout_residual": residual, **warm, **trap_diagnostics(system, run.psi, plateau)}
         message = _message(resources, residual, self.rtol)
         status = Status.CONVERGED if residual <= self.rtol else Status.MAX_ITER
         progress = [(k, least_squares_readout(system, psi)) for k, psi in run.progress]
@@ -129,10 +151,27 @@ class VNLS(BaseSolver):
 
         k = min(self.warm_start_iters, system.dim)
         g, _ = spla.gmres(system.A, system.b, restart=k, maxiter=1, rtol=0.0, atol=0.0)
-        residual = float(np.linalg.norm(system.A @ g - system.b) / np.linalg.norm(system.b))
+        residual = _relative_residual(system, g)
         if not np.any(g) or not np.all(np.isfinite(g)):
             return None, {"warm_start_residual": residual, "warm_start_used": False}
         return g, {"warm_start_residual": residual, "warm_start_used": True}
+
+
+def _relative_residual(system: LinearSystem, x: np.ndarray) -> float:
+    """``||A x - b|| / ||b||``."""
+    return float(np.linalg.norm(system.A @ x - system.b) / np.linalg.norm(system.b))
+
+
+def _warm_diagnostics(system: LinearSystem, guess: np.ndarray, psi: np.ndarray) -> dict:
+    """What the pre-training reached: the read-out residual of its state and that state's overlap with the guess.
+
+    The solver has no reference solution, so these stand in for a fidelity: the
+    overlap says whether the pre-training found ``g``, the residual what that is worth.
+    """
+    norms = float(np.linalg.norm(guess) * np.linalg.norm(psi))
+    overlap = float(abs(np.vdot(guess, psi)) ** 2 / norms**2) if norms > 0 else 0.0
+    return {"warm_start_readout_residual": _relative_residual(system, least_squares_readout(system, psi)),
+            "warm_start_guess_overlap": overlap}
 
 
 def trap_diagnostics(system: LinearSystem, psi: np.ndarray, loss: float) -> dict:
@@ -143,11 +182,12 @@ def trap_diagnostics(system: LinearSystem, psi: np.ndarray, loss: float) -> dict
     ``psi`` is. Returns ``sigma_min``, ``loss_over_sigma_min2``,
     ``overlap_lowest_singular`` (``|<v|psi>|^2 / <psi|psi>``) and
     ``solution_overlap_lowest_singular`` (the same share for ``A^-1 b``, from
-    the SVD: ``psi`` on ``v`` is a trap only when the solution is not).
-    Empty when ``A`` is too large for a dense SVD.
+    the SVD: ``psi`` on ``v`` is a trap only when the solution is not), with
+    ``trap_tested`` True; only ``trap_tested`` False when ``A`` is too large
+    for a dense SVD (dimension above :data:`DIAGNOSTICS_MAX_DIM`).
     """
     if system.dim > DIAGNOSTICS_MAX_DIM:
-        return {}
+        return {"trap_tested": False}
     import scipy.linalg as la
 
     u, sigma, vh = la.svd(system.A.toarray())
@@ -158,22 +198,37 @@ def trap_diagnostics(system: LinearSystem, psi: np.ndarray, loss: float) -> dict
     solution_share = float(weights[-1] / weights.sum()) if np.all(np.isfinite(weights)) and weights.sum() else 1.0
     norm2 = float(np.vdot(psi, psi).real)
     share = float(abs(np.vdot(vh[-1].conj(), psi)) ** 2 / norm2) if norm2 > 0 else 0.0
-    return {"sigma_min": smin, "loss_over_sigma_min2": loss / smin**2 if smin > 0 else float("inf"),
+    return {"trap_tested": True, "sigma_min": smin,
+            "loss_over_sigma_min2": loss / smin**2 if smin > 0 else float("inf"),
             "overlap_lowest_singular": share, "solution_overlap_lowest_singular": solution_share}
 
 
 def _message(resources: dict, residual: float, rtol: float) -> str:
-    """Why the run ended as it did; names the lowest-singular-vector trap only when psi is on that vector."""
+    """Why the run ended as it did; names the lowest-singular-vector trap only when psi is on that vector.
+
+    A met ``rtol`` is never a trap. A miss always means the budget ran out (SR
+    has no stopping rule of its own); the message then says "trapped" only
+    when at least :data:`TRAP_OVERLAP` of ``psi`` lies on ``A``'s lowest right
+    singular vector and the solution's own share there is below half of that,
+    and says so when the trap could not be tested. The report's checkpoint table
+    marks a run as trapped by that word, so no other message may contain it.
+    """
     loss = resources["final_loss"]
     if residual <= rtol:
         return f"vnls: read-out residual {residual:.2e} <= rtol {rtol:g} (loss {loss:.3g})"
+    evaluations = resources.get("cost_evaluations")
+    budget = f"the budget of {evaluations} cost evaluations" if evaluations else "the iteration budget"
     overlap = resources.get("overlap_lowest_singular")
     solution = resources.get("solution_overlap_lowest_singular", 1.0)
     if overlap is not None and overlap >= TRAP_OVERLAP and solution < TRAP_OVERLAP / 2:
         return (f"vnls: trapped - {overlap:.0%} of psi lies on A's lowest right singular vector "
                 f"(sigma_min(A)^2 = {resources['sigma_min']**2:.3g}, loss {loss:.3g}), not on the solution "
-                f"(read-out residual {residual:.2e})")
-    return f"vnls: read-out residual {residual:.2e} > rtol {rtol:g} after the iteration budget (loss {loss:.3g})"
+                f"(read-out residual {residual:.2e} > rtol {rtol:g} after {budget})")
+    if overlap is None:
+        trap = f"; lowest-singular-vector trap not tested (dimension above {DIAGNOSTICS_MAX_DIM})"
+    else:
+        trap = f"; {overlap:.0%} of psi on A's lowest right singular vector"
+    return f"vnls: read-out residual {residual:.2e} > rtol {rtol:g} after {budget} (loss {loss:.3g}){trap}"
 
 
 __all__ = ["VNLS"]

@@ -13,12 +13,13 @@ from qlsbench.problems import LinearSystem
 @dataclass
 class Run:
     """What a training run leaves: ``psi`` over the whole basis, the loss per iteration, the parameter count,
-    and ``psi`` after each marked iteration count."""
+    ``psi`` after each marked iteration count, and ``psi`` after the warm start's pre-training (if any)."""
 
     psi: np.ndarray
     history: list[float]
     parameters: int
     progress: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    warm_psi: np.ndarray | None = None
 
 
 def loss_operator(system: LinearSystem, hilbert, exact: bool, c_samples: int, seed: int):
@@ -63,16 +64,19 @@ def train(system: LinearSystem, n: int, *, model: str, exact: bool, n_samples: i
     hilbert = nk.hilbert.Qubit(N=n)
     state = variational_state(hilbert, model, alpha, exact, n_samples, seed)
     progress: list[tuple[int, np.ndarray]] = []
+    warm_psi = None
     if guess is not None and warm_steps > 0:
         warm = LinearSystem(sp.identity(len(guess), format="csr", dtype=np.asarray(guess).dtype), guess)
         _optimize(state, loss_operator(warm, hilbert, exact, n_samples, seed), model, learning_rate, diag_shift,
                   warm_steps, 0, set(marks), progress)
+        warm_psi = np.asarray(state.to_array(normalize=False))
     else:
         warm_steps = 0
+    # The same state goes on: the main run starts where the pre-training left it.
     history = _optimize(state, loss_operator(system, hilbert, exact, n_samples, seed), model, learning_rate,
                         diag_shift, n_iter, warm_steps, set(marks), progress)
     psi = np.asarray(state.to_array(normalize=False))
-    return Run(psi, history, int(state.n_parameters), progress)
+    return Run(psi, history, int(state.n_parameters), progress, warm_psi)
 
 
 def _optimize(state, op, model: str, learning_rate: float, diag_shift: float, steps: int, offset: int,
@@ -88,7 +92,8 @@ def _optimize(state, op, model: str, learning_rate: float, diag_shift: float, st
     log = nk.logging.RuntimeLog()
 
     def record(step, log_data, driver) -> bool:
-        # A plain-function callback runs just before the update of step ``step`` (0-based): ``step`` are done.
+        # NetKet 3.23 wraps a plain function as a legacy callback, called from ``before_parameter_update``
+        # with the 0-based ``step_count``: ``step`` updates are done, so psi is the state after ``step``.
         if step > 0 and offset + step in wanted:
             progress.append((offset + step, np.asarray(state.to_array(normalize=False))))
         return True
