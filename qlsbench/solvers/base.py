@@ -9,24 +9,12 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from qlsbench.outcomes import Status
 from qlsbench.problems import LinearSystem
-
-
-class Status(StrEnum):
-    """Outcome of one solve."""
-
-    CONVERGED = "converged"  #: the solver met its own stopping criterion
-    MAX_ITER = "max_iter"  #: the iteration budget ran out first
-    STALLED = "stalled"  #: the solver stopped on its own criterion short of the accuracy asked for; see ``message``
-    TIMEOUT = "timeout"  #: the runner's wall-time limit ran out first
-    ERROR = "error"  #: the solver failed; see ``message``
-    CRASHED = "crashed"  #: the solver took its process down mid-solve (found by the rerun); see ``message``
-    SKIPPED = "skipped"  #: the solver does not take this system (too many qubits or circuits, wrong structure)
 
 
 #: Resources every solver reports under these names when it has them; the results table gives each a

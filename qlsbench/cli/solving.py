@@ -1,0 +1,169 @@
+"""Solving and ranking commands: ``solve``, ``solvers``, ``leaderboard``, ``board``, ``compare`` and ``check-config``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qlsbench.cli.options import MAX_REPEATS, add_solver_arguments, solver_spec
+from qlsbench.cli.types import COUNT, FRACTION, POSITIVE, SEED, whole
+
+
+def _board(args):
+    from qlsbench.bench.board import DEFAULT_BOARD, Board
+
+    return Board(Path(args.board) if args.board else DEFAULT_BOARD)
+
+
+def cmd_solve(args) -> None:
+    from qlsbench.bench import run_solver
+
+    spec = solver_spec(args)
+    df = run_solver(spec, args.dataset, args.out, repeats=args.repeats, seed=args.seed,
+                    time_limit=args.time_limit, max_qubits=args.max_qubits, progress=not args.quiet)
+    counts = ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().sort_index().items())
+    print(f"{spec.label}: {len(df)} solves ({counts}) -> {args.out}")
+
+
+def _parser_solve(sub) -> None:
+    s = sub.add_parser("solve", help="run one solver over a dataset into a results file")
+    add_solver_arguments(s)
+    s.add_argument("--dataset", required=True, help="dataset file or folder")
+    s.add_argument("--out", required=True, help="results .parquet file")
+    s.add_argument("--repeats", type=whole(1, MAX_REPEATS), default=1)
+    s.add_argument("--seed", type=SEED, default=0)
+    s.add_argument("--time-limit", type=POSITIVE, default=None, help="seconds per solve (runs in a child process)")
+    s.add_argument("--max-qubits", type=COUNT, default=None, help="systems of more qubits get a 'skipped' row")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_solve, writes=[("out", "--out", "file")], reads=["dataset"])
+
+
+def cmd_solvers(args) -> None:
+    from qlsbench.solvers import available, describe
+
+    for name in available():
+        print(f"{name:12s} {describe(name)}")
+
+
+def _parser_solvers(sub) -> None:
+    s = sub.add_parser("solvers", help="list available solvers, plug-ins included")
+    s.set_defaults(func=cmd_solvers)
+
+
+def cmd_leaderboard(args) -> None:
+    from qlsbench.bench import Tolerances, load_results, write_leaderboard
+    from qlsbench.bench.leaderboard import leaderboard
+
+    tol = Tolerances(fidelity=args.fidelity, residual=args.residual, shift=args.shift)
+    low = Tolerances(fidelity=args.low_fidelity, residual=args.low_residual, shift=args.shift, require_converged=False)
+    results = load_results(args.results)
+    write_leaderboard(results, args.md, args.csv, tol, low, html_path=args.html)
+    print(leaderboard(results, tol, low).to_string(index=False))
+
+
+def _parser_leaderboard(sub) -> None:
+    s = sub.add_parser("leaderboard", help="rank solvers from results files")
+    s.add_argument("results", nargs="+", help="results files or folders")
+    s.add_argument("--md", default="results/leaderboard.md")
+    s.add_argument("--csv", default="results/leaderboard.csv")
+    s.add_argument("--html", default=None, help="also write the page as HTML (the workflow's report shows it)")
+    s.add_argument("--fidelity", type=FRACTION, default=0.99)
+    s.add_argument("--residual", type=POSITIVE, default=1e-6)
+    s.add_argument("--shift", type=POSITIVE, default=10.0)
+    s.add_argument("--low-fidelity", type=FRACTION, default=0.99, help="low-accuracy setting: fidelity bar")
+    s.add_argument("--low-residual", type=POSITIVE, default=1e-2, help="low-accuracy setting: residual bar")
+    s.set_defaults(func=cmd_leaderboard, writes=[("md", "--md", "file"), ("csv", "--csv", "file"), ("html", "--html", "file")], reads=["results"])
+
+
+def cmd_board(args) -> None:
+    from qlsbench.bench.board import pin, publish, run_board
+
+    board = _board(args)
+    if args.action == "pin":
+        manifest = pin(board, progress=not args.quiet)
+        print(f"pinned {len(manifest['systems'])} systems in {len(manifest['groups'])} groups -> {board.folder}")
+    elif args.action == "run":
+        files = run_board(board, args.results, progress=not args.quiet)
+        print(f"{len(files)} results files in {args.results}")
+    else:
+        results = publish(board, args.results, args.pages)
+        print(f"published {len(results)} solves of {results['solver'].nunique()} solvers -> "
+              f"{board.results_path}, {Path(args.pages) / 'leaderboard.md'}")
+
+
+def _parser_board(sub) -> None:
+    s = sub.add_parser("board", help="leaderboard v1: pin the benchmark set, run the board's solvers, publish")
+    s.add_argument("action", choices=["pin", "run", "publish"],
+                   help="pin: build the pinned set; run: run board.yaml's solvers on it; publish: write the board")
+    s.add_argument("--board", help="board folder (default: the one shipped in qlsbench/pinned)")
+    s.add_argument("--results", default="results/board", help="folder of the board's results files (run, publish)")
+    s.add_argument("--pages", default="leaderboard", help="folder for leaderboard.md and .csv (publish)")
+    s.add_argument("--quiet", action="store_true", help="no progress bars")
+    s.set_defaults(func=cmd_board, writes=[("results", "--results", "folder"), ("pages", "--pages", "folder")])
+
+
+def cmd_compare(args) -> None:
+    import numpy as np
+
+    from qlsbench.bench.board import compare
+
+    spec = solver_spec(args)
+    work = Path(args.work)
+    result = compare(spec, _board(args), work=work, time_limit=args.time_limit, repeats=args.repeats,
+                     seed=args.seed, calibrate=not args.no_calibrate, progress=not args.quiet)
+    board, n = result.board, len(result.board)
+    mine = board[board["solver"] == result.label].iloc[0]
+    print(f"{result.label}: rank {result.rank('success_rate')} of {n} at high accuracy "
+          f"(success {mine['success_rate']:.2f}), rank {result.rank('success_rate_low')} of {n} at low accuracy "
+          f"(success {mine['success_rate_low']:.2f}); time {mine['time_sgm_rel']:.3g}x the fastest")
+    if args.no_calibrate:
+        print("times as measured here, not calibrated to the board's machine")
+    else:
+        print(f"times scaled by {result.time_factor:.3g} (board's dense LU time / this machine's, same systems)")
+    shown = board.assign(new=np.where(board["solver"] == result.label, "<- new", ""))
+    print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+
+
+def _parser_compare(sub) -> None:
+    s = sub.add_parser("compare", help="rank a new solver against the published leaderboard on the pinned set")
+    add_solver_arguments(s)
+    s.add_argument("--time-limit", type=POSITIVE, default=120.0, help="seconds per solve, as on the board")
+    s.add_argument("--repeats", type=whole(1, MAX_REPEATS), default=1)
+    s.add_argument("--seed", type=SEED, default=0)
+    s.add_argument("--work", default="results/compare", help="folder for its results (reruns resume)")
+    s.add_argument("--no-calibrate", action="store_true",
+                   help="keep this machine's times instead of scaling them by the dense-LU ratio")
+    s.add_argument("--board", help="board folder (default: the one shipped in qlsbench/pinned)")
+    s.add_argument("--quiet", action="store_true", help="no progress bars")
+    s.set_defaults(func=cmd_compare, writes=[("work", "--work", "folder")])
+
+
+def cmd_check_config(args) -> None:
+    from qlsbench.errors import ConfigError
+    from qlsbench.workflow import check_config
+    from qlsbench.yaml_files import load_yaml
+
+    config = {}
+    for path in [args.defaults, args.config] if args.defaults else [args.config]:
+        layer = load_yaml(path, "YAML file") or {}
+        if not isinstance(layer, dict):
+            raise ConfigError(f"{path}: a config is a mapping of keys, got {type(layer).__name__}")
+        config.update(layer)  # as Snakemake merges --configfile over the Snakefile's: key by key
+    try:
+        check_config(config, args.schema)
+    except ConfigError as exc:
+        raise ConfigError(f"{args.config}: {exc}") from None
+    print(f"{args.config}: valid")
+
+
+def _parser_check_config(sub) -> None:
+    s = sub.add_parser("check-config", help="check a workflow config file before running it (one line per problem)")
+    s.add_argument("config", help="config YAML (as given to snakemake --configfile)")
+    s.add_argument("--defaults", default="workflows/config/default.yaml",
+                   help="config it is merged over, key by key, as Snakemake does ('' for none)")
+    s.add_argument("--schema", default="workflows/config/schema.yaml")
+    s.set_defaults(func=cmd_check_config)
+
+
+#: Parser builders of this module's commands, in the order `qlsbench --help` lists them.
+
+PARSERS = (_parser_solve, _parser_solvers, _parser_leaderboard, _parser_board, _parser_compare, _parser_check_config)
