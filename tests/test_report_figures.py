@@ -33,7 +33,8 @@ from qlsbench.data import load_dataset, to_system
 from qlsbench.data.select import write_checkpoints
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.data.snapshots import SNAPSHOT_META_KEY, read_snapshots
-from qlsbench.generate import SnapshotRecorder, simulate_dataset, snapshot_steps
+from qlsbench.generate import simulate_dataset
+from qlsbench.physics.capture import SnapshotRecorder, snapshot_steps
 from qlsbench.physics import StepOptions, build_scene, simulate
 from qlsbench.physics.scene import GRAVITY, Scene, SphericalContainer
 

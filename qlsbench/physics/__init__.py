@@ -2,19 +2,21 @@
 
 Plain data in, plain data out: this package knows nothing of files or of the
 benchmark's linear solvers. Its Newton subsystems reach datasets through a
-capture callback (:class:`~qlsbench.physics.capture.SubsystemRecorder`).
+capture callback (:class:`~qlsbench.physics.capture.SubsystemRecorder`), its
+sphere states through an observer (:class:`~qlsbench.physics.capture.SnapshotRecorder`).
 """
 
-from qlsbench.physics.capture import SubsystemRecorder, export_systems
+from qlsbench.physics.capture import SnapshotRecorder, SubsystemRecorder, container_of, export_systems, snapshot_steps
 from qlsbench.physics.contacts import Contacts, detect_contacts
 from qlsbench.physics.lcp import LCP, LCPResult, LCPStatus
 from qlsbench.physics.lcp_solvers import LCP_SOLVERS, solve_lcp
 from qlsbench.physics.minmap import NewtonOptions, ProximalOptions, minmap_newton, proximal_minmap
 from qlsbench.physics.scene import SCENES, Scene, build_scene
-from qlsbench.physics.stepper import StepOptions, simulate, step
+from qlsbench.physics.stepper import StepOptions, StepReport, simulate, step
 
 __all__ = [
     "LCP", "LCPResult", "LCPStatus", "LCP_SOLVERS", "Contacts", "NewtonOptions", "ProximalOptions", "SCENES",
-    "Scene", "StepOptions", "SubsystemRecorder", "build_scene", "detect_contacts", "export_systems",
-    "minmap_newton", "proximal_minmap", "simulate", "solve_lcp", "step",
+    "Scene", "SnapshotRecorder", "StepOptions", "StepReport", "SubsystemRecorder", "build_scene", "container_of",
+    "detect_contacts", "export_systems", "minmap_newton", "proximal_minmap", "simulate", "snapshot_steps",
+    "solve_lcp", "step",
 ]
