@@ -7,26 +7,22 @@ from snakemake.utils import min_version, validate
 
 from qlsbench.workflow import (
     all_datasets,
-    cd_lagrange_args,
     check_config,
     check_config_files,
-    checkpoint_count,
-    dem_runs,
+    family_args,
+    family_labels,
+    leaderboard_args,
     loss_figure_inputs,
     loss_figures,
     options_json,
-    penalty_args,
     report_outputs,
     rule_resources,
     rule_threads,
-    simulate_args,
-    snapshot_count,
     solver_max_qubits,
     solver_resource,
     solver_run_setting,
     solver_results,
     solver_specs,
-    trajectory_args,
     trajectory_outputs,
 )
 
@@ -50,7 +46,7 @@ SOLVERS = list(solver_specs(config))
 DATASETS = all_datasets(config)
 # Fig. 5 is about the physics datasets; fall back to all when there are none.
 PAULI_FIGURE_DATASETS = [d for d in DATASETS if d.startswith("dem_c/")] or DATASETS
-DEM_LABELS = list(dem_runs(config))
+DEM_LABELS = family_labels(config, "dem_c")
 
 
 # `results/{solver}/...` must not swallow `results/pauli/...`: solvers are the configured labels only.
@@ -58,8 +54,7 @@ wildcard_constraints:
     solver="|".join(re.escape(label) for label in SOLVERS),
 
 
-include: "workflows/rules/ising.smk"
-include: "workflows/rules/simulate.smk"
+include: "workflows/rules/datasets.smk"
 include: "workflows/rules/solve.smk"
 include: "workflows/rules/report.smk"
 include: "workflows/rules/pauli.smk"

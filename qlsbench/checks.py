@@ -3,12 +3,20 @@
 Every option, parameter and field that must be a whole number or a finite real
 goes through :func:`whole_number` or :func:`real_number`, so the rule (``bool``
 is not a number, NaN is not finite) and the wording are written once.
+
+:class:`Whole` and :class:`Real` hold one quantity's bounds and check it twice
+from the same record: as a value (an options field, a config entry) and as
+text on the command line, where a bad value ends as argparse's one line
+(``argument --every: must be a whole number >= 1, got '0'``) before any work
+starts, instead of a traceback from deep inside a simulation.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import numbers
+from dataclasses import dataclass
 
 from qlsbench.errors import InputError
 
@@ -91,4 +99,71 @@ def real_number(value, name: str, *, low: float | None = None, high: float | Non
     raise error(f"{name} must be {kind}{'' if rule == 'finite' else ' ' + rule}, got {value!r}")
 
 
-__all__ = ["real_number", "whole_number"]
+@dataclass(frozen=True)
+class Whole:
+    """A whole number in ``[low, high]`` (``high`` None: no upper bound)."""
+
+    low: int = 0
+    high: int | None = None
+
+    def check(self, value, name: str, error: type[Exception] = InputError) -> int:
+        """``value`` as an ``int``, or ``error`` naming ``name``."""
+        return whole_number(value, name, low=self.low, high=self.high, error=error)
+
+    def parse(self, text: str) -> int:
+        """Command-line text as an ``int`` (an ``argparse`` type)."""
+        bounds = f">= {self.low}" if self.high is None else f"from {self.low} to {self.high}"
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < self.low or (self.high is not None and value > self.high):
+            raise argparse.ArgumentTypeError(f"must be a whole number {bounds}, got {text!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class Real:
+    """A real number between ``low`` and ``high`` (ends open as flagged); finite unless ``infinite``."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    open_low: bool = False
+    open_high: bool = False
+    infinite: bool = False
+
+    def check(self, value, name: str, error: type[Exception] = InputError) -> float:
+        """``value`` as a ``float``, or ``error`` naming ``name``."""
+        return real_number(value, name, low=None if self.low == -math.inf else self.low,
+                           high=None if self.high == math.inf else self.high, open_low=self.open_low,
+                           open_high=self.open_high, allow_inf=self.infinite, error=error)
+
+    def parse(self, text: str) -> float:
+        """Command-line text as a ``float`` (an ``argparse`` type)."""
+        left = "(" if self.open_low or self.low == -math.inf else "["
+        right = ")" if self.open_high or (self.high == math.inf and not self.infinite) else "]"
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        low_ok = value > self.low if self.open_low else value >= self.low
+        high_ok = value < self.high if self.open_high else value <= self.high
+        if math.isnan(value) or not (low_ok and high_ok) or (math.isinf(value) and not self.infinite):
+            what = "a number" if self.infinite else "a finite number"
+            raise argparse.ArgumentTypeError(f"must be {what} in {left}{self.low:g}, {self.high:g}{right}, got {text!r}")
+        return value
+
+
+#: Seeds of numpy's generators: non-negative.
+SEED = Whole(0)
+#: Counts of things: at least one.
+COUNT = Whole(1)
+#: Strictly positive, finite: time steps, time limits, tolerances that must bite.
+POSITIVE = Real(0.0, open_low=True)
+#: Non-negative, finite: friction, regularisation, truncation tolerances, noise levels.
+NON_NEGATIVE = Real(0.0)
+#: A fidelity bar.
+FRACTION = Real(0.0, 1.0, open_low=True)
+
+
+__all__ = ["COUNT", "FRACTION", "NON_NEGATIVE", "POSITIVE", "Real", "SEED", "Whole", "real_number", "whole_number"]

@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
 from qlsbench.bench.runner import SolverSpec
-from qlsbench.errors import ConfigError
+from qlsbench.errors import ConfigError, QlsbenchError
+from qlsbench.families.base import Family
+from qlsbench.options import Options, cli_words
 
 
 def _schema_error_line(error) -> str:
@@ -57,11 +58,7 @@ def check_config(config: dict[str, Any], schema: str | os.PathLike) -> None:
     errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         raise ConfigError(_schema_error_line(errors[0]))
-    dem_runs(config)
-    penalty_runs(config)
-    cd_lagrange_runs(config)
-    trajectory_runs(config)
-    checkpoint_datasets(config)
+    dataset_runs(config)
     check_solvers(config)
     for label in solver_specs(config):
         solver_datasets(config, label)
@@ -105,162 +102,88 @@ def options_json(config: dict[str, Any], label: str) -> str:
     return json.dumps(solver_specs(config)[label].options, sort_keys=True)
 
 
-def ising_datasets(config: dict[str, Any]) -> list[str]:
-    """Dataset names ``ising/kappa<k>`` of the Ising section."""
-    return [f"ising/kappa{k:g}" for k in config["ising"]["kappas"]]
+def dataset_runs(config: dict[str, Any]) -> dict[str, tuple[Family, Options]]:
+    """Every dataset the config builds, ``<family>/<label>`` to its family and checked options.
 
+    Each family's section (:attr:`~qlsbench.families.base.Family.config_key`)
+    is read through its options record, so a bad value or a key the family
+    does not take is named with its entry (``penalty[0]: ...``). Checkpoint
+    datasets must come from a configured physics dataset.
 
-def _runs_by_label(config: dict[str, Any], section: str, label_of: Callable[[int, dict], str],
-                   what: str = "a run for", hint: str = "") -> dict[str, dict[str, Any]]:
-    """Entries of list ``section`` keyed by ``label_of(index, entry)``; a label used twice is an error."""
-    runs: dict[str, dict[str, Any]] = {}
-    for i, entry in enumerate(config.get(section, [])):
-        label = label_of(i, entry)
-        if label in runs:
-            raise ConfigError(f"{section}[{i}]: {what} {label!r} is already configured{hint}")
-        runs[label] = entry
+    Raises
+    ------
+    ConfigError
+        One line naming the entry and key at fault.
+    """
+    from qlsbench.errors import InputError
+    from qlsbench.families import FAMILIES
+
+    runs: dict[str, tuple[Family, Options]] = {}
+    for family in FAMILIES.values():
+        try:
+            configured = family.configured(config)
+        except InputError as exc:
+            raise ConfigError(str(exc)) from None
+        runs.update({f"{family.name}/{label}": (family, options) for label, options in configured.items()})
+    _check_checkpoint_sources(config, runs)
     return runs
 
 
-def dem_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """DEM-C simulations of a config keyed by dataset scene label (``sedimentation-n16-mu0.3``)."""
-    from qlsbench.generate import scene_label
+def _check_checkpoint_sources(config: dict[str, Any], runs: dict[str, tuple[Family, Options]]) -> None:
+    dem = {name for name, (family, _) in runs.items() if family.name == "dem_c"}  # the checkpoints rule's source
+    for i, entry in enumerate(config.get("checkpoints") or []):
+        if entry["dataset"] not in dem:
+            raise ConfigError(f"checkpoints[{i}].dataset {entry['dataset']!r} is not a configured DEM-C dataset "
+                              f"({', '.join(sorted(dem)) or 'none'})")
 
-    return _runs_by_label(config, "simulate", lambda i, run: scene_label(run.get("scene", "sedimentation"),
-                                                                         run["n_spheres"], run["mu"]))
+
+def family_labels(config: dict[str, Any], family: str) -> list[str]:
+    """Dataset labels of one family in the config (``sedimentation-n16-mu0`` for ``dem_c``)."""
+    return [name.split("/", 1)[1] for name, (f, _) in dataset_runs(config).items() if f.name == family]
 
 
-def penalty_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Penalty-friction simulations of a config keyed by scene label (``incline-block-a30-mu0.3``).
+def family_args(config: dict[str, Any], family: str, label: str) -> str:
+    """The ``qlsbench <command>`` options, ``--out`` aside, that build dataset ``family/label`` of the config.
 
-    The label is the built scene's name, so building checks the parameters too.
+    Only what the config entry says is passed (the options record supplies
+    the rest), plus ``--integrator`` for a family chosen by it.
     """
-    from qlsbench.errors import InputError
-    from qlsbench.physics.penalty import build_penalty_scene
-
-    def label_of(i: int, run: dict) -> str:
-        try:
-            return build_penalty_scene(run["scene"], **(run.get("params") or {})).name
-        except InputError as exc:
-            raise ConfigError(f"penalty[{i}]: {exc}") from None
-
-    return _runs_by_label(config, "penalty", label_of)
+    fam, options = dataset_runs(config)[f"{family}/{label}"]
+    given = {k: getattr(options, k) for k in _config_entry(config, fam, label) if k in options.specs()}
+    words = [f"--integrator {fam.integrator}"] if fam.integrator else []
+    return " ".join(words + cli_words(fam.options, given))
 
 
-def penalty_args(config: dict[str, Any], label: str) -> str:
-    """Command-line options of ``qlsbench simulate`` for one configured penalty run."""
-    run = penalty_runs(config)[label]
-    words = [f"--{key.replace('_', '-')} {value}" for key, value in sorted(run.items()) if key != "params"]
-    words += [f"--param {key}={value}" for key, value in sorted((run.get("params") or {}).items())]
-    return " ".join(words)
+def leaderboard_args(config: dict[str, Any]) -> str:
+    """The accuracy settings of the config's ``leaderboard:`` section as ``qlsbench leaderboard`` options."""
+    from qlsbench.report.leaderboard_page import LeaderboardOptions
+
+    section = config.get("leaderboard") or {}
+    try:
+        LeaderboardOptions.from_mapping(section, "leaderboard")
+    except QlsbenchError as exc:
+        raise ConfigError(str(exc)) from None
+    return " ".join(cli_words(LeaderboardOptions, section))
 
 
-def cd_lagrange_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """CD-Lagrange sphere simulations keyed by scene label (``sedimentation-n16-mu0-e0.5``)."""
-    from qlsbench.generate import scene_label
-
-    return _runs_by_label(config, "cd_lagrange", lambda i, run: scene_label(
-        run.get("scene", "sedimentation"), run["n_spheres"], run["mu"], run["restitution"]))
-
-
-def cd_lagrange_args(config: dict[str, Any], label: str) -> str:
-    """Command-line options of ``qlsbench simulate --integrator cd_lagrange`` for one configured run."""
-    return "--integrator cd_lagrange " + _cli_options(cd_lagrange_runs(config)[label])
-
-
-def trajectory_name(entry: dict[str, Any]) -> str:
-    """File stem of a trajectory entry: its ``name``, else the scene, its parameters and a non-default impact mode.
-
-    ``{scene: bouncing-ball, params: {e: 0.8}}`` is ``bouncing-ball-e0.8``.
-    """
-    if entry.get("name"):
-        return str(entry["name"])
-    words = [entry["scene"]] + [f"{k}{v:g}" if isinstance(v, (int, float)) else f"{k}{v}"
-                                for k, v in sorted((entry.get("params") or {}).items())]
-    if entry.get("impacts", "sequential") != "sequential":
-        words.append(entry["impacts"])
-    return "-".join(words)
-
-
-def trajectory_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """CD-Lagrange trajectory files (``datasets/trajectories/<name>.parquet``) keyed by name.
-
-    A scene parameter the scene does not take is caught here, with the entry's index.
-    """
-    import inspect
-
-    from qlsbench.physics.cdlagrange import CD_SCENES
-
-    def label_of(i: int, entry: dict) -> str:
-        accepted = inspect.signature(CD_SCENES[entry["scene"]]).parameters
-        unknown = sorted(set(entry.get("params") or {}) - set(accepted))
-        if unknown:
-            raise ConfigError(f"trajectories[{i}].params: {entry['scene']} takes no {', '.join(unknown)} "
-                              f"(it takes {', '.join(accepted)})")
-        name = trajectory_name(entry)
-        if "/" in name or name.startswith("."):
-            raise ConfigError(f"trajectories[{i}].name {name!r} must not contain '/' or start with '.'")
-        return name
-
-    return _runs_by_label(config, "trajectories", label_of, "a trajectory named", "; give one a 'name'")
-
-
-def trajectory_args(config: dict[str, Any], name: str) -> str:
-    """Command-line options of ``qlsbench trajectory`` for one configured trajectory."""
-    entry = trajectory_runs(config)[name]
-    words = [f"--scene {entry['scene']}", f"--steps {entry['steps']}"]
-    words += [f"--{key} {entry[key]}" for key in ("h", "seed", "impacts") if key in entry]
-    if "sigmas" in entry:
-        words.append("--sigma " + " ".join(f"{s}" for s in entry["sigmas"]))
-    words += [f"--param {key}={value}" for key, value in sorted((entry.get("params") or {}).items())]
-    return " ".join(words)
+def _config_entry(config: dict[str, Any], family: Family, label: str) -> dict[str, Any]:
+    """The config mapping behind one dataset (after the family's ``runs``, e.g. one per Ising kappa)."""
+    section = config.get(family.config_key)
+    entries = family.runs(section) if family.runs else section
+    for entry in entries:
+        if family.label(family.options.from_mapping(dict(entry))) == label:
+            return entry
+    raise ConfigError(f"no {family.name} dataset labelled {label!r} in the config")
 
 
 def trajectory_outputs(config: dict[str, Any]) -> list[str]:
     """Every trajectory file the config writes."""
-    return [f"datasets/trajectories/{name}.parquet" for name in trajectory_runs(config)]
-
-
-def simulate_args(config: dict[str, Any], label: str) -> str:
-    """Command-line options of ``qlsbench simulate`` for one configured run (snapshots aside)."""
-    return _cli_options(dem_runs(config)[label], skip=("snapshots",))
-
-
-def _cli_options(run: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
-    """``--key value`` for each entry of a run (keys sorted, ``_`` written ``-``), leaving out ``skip``."""
-    return " ".join(f"--{key.replace('_', '-')} {value}" for key, value in sorted(run.items()) if key not in skip)
-
-
-def snapshot_count(config: dict[str, Any], label: str) -> int:
-    """How many sphere snapshots (fig. 3) simulation ``label`` keeps."""
-    return int(dem_runs(config)[label].get("snapshots", 4))
-
-
-def checkpoint_datasets(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Checkpoint sub-datasets (``dem_c_checkpoints/<scene>``) keyed by name, with their source and count."""
-    out: dict[str, dict[str, Any]] = {}
-    dem = {f"dem_c/{label}" for label in dem_runs(config)}
-    for i, entry in enumerate(config.get("checkpoints", [])):
-        if entry["dataset"] not in dem:
-            raise ConfigError(f"checkpoints[{i}].dataset {entry['dataset']!r} is not a configured DEM-C dataset "
-                              f"({', '.join(sorted(dem)) or 'none'})")
-        out["dem_c_checkpoints/" + entry["dataset"].split("/", 1)[1]] = entry
-    return out
-
-
-def checkpoint_count(config: dict[str, Any], scene: str) -> int:
-    """How many checkpoints the sub-dataset of ``scene`` holds."""
-    return int(checkpoint_datasets(config)[f"dem_c_checkpoints/{scene}"].get("count", 4))
+    return [f"datasets/trajectories/{label}.parquet" for label in family_labels(config, "trajectories")]
 
 
 def all_datasets(config: dict[str, Any]) -> list[str]:
-    """Every linear-system dataset the config generates: Ising, DEM-C, DEM-C checkpoints, penalty friction, CD-Lagrange.
-
-    Trajectory files are not linear systems; see :func:`trajectory_outputs`.
-    """
-    return (ising_datasets(config) + [f"dem_c/{label}" for label in dem_runs(config)]
-            + list(checkpoint_datasets(config)) + [f"penalty/{label}" for label in penalty_runs(config)]
-            + [f"cd_lagrange/{label}" for label in cd_lagrange_runs(config)])
+    """Every linear-system dataset the config builds (``<family>/<label>``); trajectories are not linear systems."""
+    return [name for name, (family, _) in dataset_runs(config).items() if family.systems]
 
 
 def solver_datasets(config: dict[str, Any], label: str) -> list[str]:
@@ -368,7 +291,7 @@ def checkpoint_tables(config: dict[str, Any]) -> dict[str, dict[str, str]]:
 
 def report_outputs(config: dict[str, Any]) -> list[str]:
     """Figures and tables of the report beyond the leaderboard, fig. 2/4 loss curves and fig. 5."""
-    labels = list(dem_runs(config))
+    labels = family_labels(config, "dem_c")
     out = [f"results/figures/snapshots_{label}.png" for label in labels]
     if labels:
         out += ["results/figures/kappa_time.png", "results/figures/truncation.png"]

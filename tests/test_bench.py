@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from qlsbench.bench import SolverSpec, Tolerances, leaderboard, load_results, metrics, run_solver
-from qlsbench.bench.leaderboard import mark_success, render_markdown, shifted_geometric_mean, write_leaderboard
-from qlsbench.bench.runner import dataset_name
+from qlsbench.bench.ranking import mark_success, shifted_geometric_mean
+from qlsbench.report.leaderboard_page import render_markdown, write_leaderboard
+from qlsbench.bench.results import dataset_name
 from qlsbench.errors import InputError, UnknownSolverError
 from qlsbench.problems import LinearSystem
 
@@ -140,7 +141,7 @@ def test_runner_refuses_bad_requests_before_any_work(ising_dataset, tmp_path):
         run_solver(SolverSpec("nope"), ising_dataset, out, progress=False)
     with pytest.raises(InputError, match="repeats must be an integer >= 1"):
         run_solver(SolverSpec("cg"), ising_dataset, out, repeats=0, progress=False)
-    with pytest.raises(InputError, match="time_limit must be > 0"):
+    with pytest.raises(InputError, match=r"time_limit \(seconds\) must be a finite number > 0"):
         run_solver(SolverSpec("cg"), ising_dataset, out, time_limit=0, progress=False)
     assert not out.exists()
 
@@ -228,7 +229,7 @@ def test_leaderboard_files_from_real_runs(ising_dataset, tmp_path):
 def test_bad_tolerances_are_refused():
     with pytest.raises(InputError, match="fidelity tolerance"):
         Tolerances(fidelity=1.5)
-    with pytest.raises(InputError, match="shift must be > 0"):
+    with pytest.raises(InputError, match="shift must be a finite number > 0"):
         Tolerances(shift=0)
 
 
@@ -287,7 +288,7 @@ def test_results_of_another_version_are_refused(ising_dataset, tmp_path):
 
 
 def test_a_results_folder_passes_over_other_outputs_and_journals(ising_dataset, tmp_path, plugin_path, monkeypatch):
-    from qlsbench.bench.pauli_runs import pauli_study
+    from qlsbench.bench.pauli_study import pauli_study
 
     results = tmp_path / "results"
     run_solver(SolverSpec("lu"), ising_dataset, results / "lu" / "ising.parquet", progress=False)

@@ -14,12 +14,12 @@ import pytest
 import scipy.sparse as sp
 
 from qlsbench.bench import SolverSpec
+from qlsbench.report.board_pages import publish
 from qlsbench.bench.board import (
     DEFAULT_BOARD,
     Board,
     compare,
     pinned_files,
-    publish,
     run_board,
     select_systems,
     time_factor,

@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qlsbench.bench.budget_curves import plot_budget_curves, success_curve
-from qlsbench.bench.leaderboard import LOW_ACCURACY, seed_table
+from qlsbench.bench.budget import success_curve
+from qlsbench.report.budget_curves import plot_budget_curves
+from qlsbench.bench.ranking import LOW_ACCURACY, seed_table
 from qlsbench.cli import main
 from qlsbench.errors import InputError
 
@@ -85,7 +86,7 @@ def test_budget_figure_cli_names_the_files_without_progress(ising_dataset, tmp_p
 
     lu = tmp_path / "lu.parquet"
     run_solver(SolverSpec("lu"), ising_dataset, lu, progress=False)
-    assert main(["budget-figure", str(lu), "--out", str(tmp_path / "f.png")]) != 0
+    assert main(["figure", "budget-curves", str(lu), "--out", str(tmp_path / "f.png")]) != 0
     err = capsys.readouterr().err
     assert "lu.parquet" in err and "no results row has progress" in err and "Traceback" not in err
     assert not (tmp_path / "f.png").exists()

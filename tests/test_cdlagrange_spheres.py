@@ -17,7 +17,7 @@ import pytest
 import scipy.sparse as sp
 
 from qlsbench.errors import InputError
-from qlsbench.generate import simulate_dataset
+from qlsbench.families import build
 from qlsbench.physics import StepOptions, simulate
 from qlsbench.physics.cdlagrange import impulses, newtons_cradle
 from qlsbench.physics.scene import floor, free
@@ -94,8 +94,8 @@ def test_bad_integrator_settings_are_named():
 
 
 def test_cd_lagrange_dataset_family_label_and_solutions(tmp_path):
-    kw = dict(n_spheres=10, steps=300, every=10, seed=2, integrator="cd_lagrange", restitution=0.5, progress=False)
-    meta = simulate_dataset(tmp_path / "a", **kw)
+    kw = dict(n_spheres=10, steps=300, every=10, seed=2, restitution=0.5, progress=False)
+    meta = build("cd_lagrange", tmp_path / "a", **kw)
     assert meta["family"] == "cd_lagrange" and meta["scene_label"] == "sedimentation-n10-mu0-e0.5"
     assert meta["steps_not_converged"] == 0 and meta["exported"] > 3
     df = pd.read_parquet(tmp_path / "a")
@@ -106,14 +106,14 @@ def test_cd_lagrange_dataset_family_label_and_solutions(tmp_path):
         assert np.linalg.norm(A @ row.x_ref - row.b) < 1e-10
         info = json.loads(row.meta_json)
         assert info["integrator"] == "cd_lagrange" and info["restitution"] == 0.5
-    simulate_dataset(tmp_path / "b", **kw)
+    build("cd_lagrange", tmp_path / "b", **kw)
     assert (tmp_path / "a/part-0000.parquet").read_bytes() == (tmp_path / "b/part-0000.parquet").read_bytes()
     schema_meta = json.loads(pq.read_schema(tmp_path / "a/part-0000.parquet").metadata[b"qlsbench.dataset_meta"])
     assert schema_meta["integrator"] == "cd_lagrange"
 
 
 def test_frictional_cd_lagrange_run_converges_and_exports(tmp_path):
-    meta = simulate_dataset(tmp_path / "f", n_spheres=8, mu=0.3, steps=200, every=20, seed=0, regularization=1e-8,
-                            integrator="cd_lagrange", restitution=0.3, progress=False)
+    meta = build("cd_lagrange", tmp_path / "f", n_spheres=8, mu=0.3, steps=200, every=20, seed=0,
+                 regularization=1e-8, restitution=0.3, progress=False)
     assert meta["scene_label"] == "sedimentation-n8-mu0.3-e0.3" and meta["exported"] > 0
     assert meta["steps_not_converged"] == 0

@@ -89,6 +89,19 @@ def test_dataset_card_documents_every_column():
     assert card_rows == schema
 
 
+def test_dataset_card_has_a_config_for_every_family():
+    """The card is checked against the family table: a new family without its card entry fails here."""
+    from qlsbench.families import FAMILIES
+
+    card = (REPO / "datasets" / "README.md").read_text()
+    front = card.split("---")[1]
+    configs = re.findall(r"config_name: (\w+)", front.split("dataset_info:")[0])
+    systems = [name for name, family in FAMILIES.items() if family.systems]
+    assert configs == systems
+    for name, family in FAMILIES.items():
+        assert f"`{name}`" in card, f"the card says nothing of family {name!r}"
+
+
 # ---------------------------------------------------------------- bad files
 
 

@@ -7,13 +7,13 @@ import pytest
 
 from qlsbench.cli import main
 from qlsbench.data import dataset_metadata, iter_systems, load_dataset
-from qlsbench.generate import simulate_dataset
+from qlsbench.families import build
 
 
 @pytest.fixture(scope="module")
 def frictionless(tmp_path_factory):
     out = tmp_path_factory.mktemp("dem") / "sed-mu0"
-    meta = simulate_dataset(out, n_spheres=12, mu=0.0, steps=150, every=5, seed=1, progress=False)
+    meta = build("dem_c", out, n_spheres=12, mu=0.0, steps=150, every=5, seed=1, progress=False)
     return out, meta
 
 
@@ -40,15 +40,15 @@ def test_exported_rows_are_padded_normalised_and_solved(frictionless):
 def test_same_seed_gives_byte_identical_datasets(frictionless, tmp_path):
     out, _ = frictionless
     again = tmp_path / "again"
-    simulate_dataset(again, n_spheres=12, mu=0.0, steps=150, every=5, seed=1, progress=False)
+    build("dem_c", again, n_spheres=12, mu=0.0, steps=150, every=5, seed=1, progress=False)
     assert (again / "part-0000.parquet").read_bytes() == (out / "part-0000.parquet").read_bytes()
     other = tmp_path / "other"
-    simulate_dataset(other, n_spheres=12, mu=0.0, steps=150, every=5, seed=2, progress=False)
+    build("dem_c", other, n_spheres=12, mu=0.0, steps=150, every=5, seed=2, progress=False)
     assert (other / "part-0000.parquet").read_bytes() != (out / "part-0000.parquet").read_bytes()
 
 
 def test_kappa_cap_drops_and_counts(tmp_path):
-    meta = simulate_dataset(tmp_path / "fric", n_spheres=8, mu=0.3, steps=120, every=10, seed=0,
+    meta = build("dem_c", tmp_path / "fric", n_spheres=8, mu=0.3, steps=120, every=10, seed=0,
                             kappa_cap=1e6, progress=False)
     stored = dataset_metadata(tmp_path / "fric" / "part-0000.parquet")
     assert stored["dropped_kappa"] == meta["dropped_kappa"]
@@ -64,8 +64,9 @@ def test_kappa_cap_drops_and_counts(tmp_path):
         (["--n-spheres", "300", "--packing", "0.45"], "could place only"),
         (["--h", "0"], "argument --h: must be a finite number in (0, inf)"),
         (["--mu", "-0.2"], "argument --mu: must be a finite number in [0, inf)"),
-        (["--mu", "0.3", "--s", "5"], "even integer >= 4"),
-        (["--scene", "volcano"], "unknown scene 'volcano'"),
+        (["--mu", "0.3", "--friction-directions", "5"], "friction_directions must be even, got 5"),
+        (["--friction-directions", "2"], "argument --friction-directions: must be a whole number >= 4, got '2'"),
+        (["--scene", "volcano"], "argument --scene: invalid choice: 'volcano'"),
     ],
 )
 def test_simulate_command_refuses_bad_input_in_one_line(args, culprit, tmp_path, capsys):

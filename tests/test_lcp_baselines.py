@@ -11,9 +11,10 @@ import pytest
 import scipy.sparse as sp
 
 from qlsbench.errors import DatasetError, InputError
-from qlsbench.physics.fclib import normal_lcp, read_fclib
-from qlsbench.physics.lcp import LCP, LCPStatus
-from qlsbench.physics.pivoting import lemke, pgs, read_lcp_dat
+from qlsbench.physics.lcp.fclib import normal_lcp, read_fclib
+from qlsbench.outcomes import Status
+from qlsbench.physics.lcp import LCP
+from qlsbench.physics.lcp import lemke, pgs, read_lcp_dat
 
 # The repo is cloned with shared/ beside it (/work/main next to /work/shared).
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "external"
@@ -52,7 +53,7 @@ def test_lemke_and_pgs_agree_on_positive_definite_lcps(n, seed):
     # Tight enough that the error bound residual * ||M|| / lambda_min stays below 1e-8.
     by_pgs = pgs(lcp, tol=1e-12)
     for result in (by_lemke, by_pgs):
-        assert result.status is LCPStatus.CONVERGED, result.message
+        assert result.status is Status.CONVERGED, result.message
         assert_solves(lcp, result.y)
         assert result.residual == pytest.approx(lcp.natural_residual(result.y))
     assert by_lemke.residual <= 1e-12  # a direct solve on the final basis: exact to rounding
@@ -63,13 +64,13 @@ def test_lemke_and_pgs_agree_on_positive_definite_lcps(n, seed):
 def test_projected_sor_matches_lemke():
     lcp = well_posed_lcp(20, 7)
     sor = pgs(lcp, tol=1e-12, omega=1.3)
-    assert sor.status is LCPStatus.CONVERGED and sor.info["omega"] == 1.3
+    assert sor.status is Status.CONVERGED and sor.info["omega"] == 1.3
     np.testing.assert_allclose(sor.y, lemke(lcp).y, rtol=0, atol=1e-8)
 
 
 def test_nonnegative_r_gives_zero_without_pivoting():
     result = lemke(LCP(np.array([[1.0, -3.0], [2.0, 1.0]]), [0.0, 2.0]))
-    assert result.status is LCPStatus.CONVERGED and result.iterations == 0
+    assert result.status is Status.CONVERGED and result.iterations == 0
     np.testing.assert_array_equal(result.y, [0.0, 0.0])
 
 
@@ -78,7 +79,7 @@ def test_lemke_hand_worked_2x2():
     # then w2 = y1 + 1 = 3/2 >= 0, so y = (1/2, 0) with w = (0, 3/2).
     lcp = LCP(np.array([[2.0, 1.0], [1.0, 2.0]]), [-1.0, 1.0])
     result = lemke(lcp)
-    assert result.status is LCPStatus.CONVERGED
+    assert result.status is Status.CONVERGED
     np.testing.assert_allclose(result.y, [0.5, 0.0], rtol=0, atol=1e-15)
     np.testing.assert_allclose(lcp.Q @ result.y + lcp.r, [0.0, 1.5], rtol=0, atol=1e-15)
 
@@ -95,20 +96,20 @@ def test_lemke_on_degenerate_rank_deficient_psd_lcps(seed):
     w = np.where((y == 0) & (rng.random(n) < 0.5), rng.random(n), 0.0)
     lcp = LCP(Q, w - Q @ y)
     result = lemke(lcp)
-    assert result.status is LCPStatus.CONVERGED, result.message
+    assert result.status is Status.CONVERGED, result.message
     assert_solves(lcp, result.y, atol=1e-8 * (1 + np.abs(Q).max()))
 
 
 def test_lemke_reports_ray_termination_on_infeasible_lcp():
     # w = -y - 1 < 0 for every y >= 0: no solution, Lemke must end on a ray.
     result = lemke(LCP(np.array([[-1.0]]), [-1.0]))
-    assert result.status is LCPStatus.FAILED
+    assert result.status is Status.FAILED
     assert "ray termination" in result.message
 
 
 def test_lemke_respects_max_pivots():
     result = lemke(well_posed_lcp(30, 0), max_pivots=3)
-    assert result.status is LCPStatus.MAX_ITER and result.iterations == 3
+    assert result.status is Status.MAX_ITER and result.iterations == 3
     assert "max_pivots=3" in result.message
 
 
@@ -154,14 +155,14 @@ def test_read_lcp_dat_rejects_malformed_files(tmp_path, text, field):
 def test_lemke_on_classic_problems(name):
     lcp = read_lcp_dat(EXTERNAL / "lcp" / f"lcp_{name}.dat")
     result = lemke(lcp)
-    if result.status is LCPStatus.FAILED:
+    if result.status is Status.FAILED:
         assert result.message
     else:
-        assert result.status is LCPStatus.CONVERGED, result.message
+        assert result.status is Status.CONVERGED, result.message
         assert_solves(lcp, result.y)
     # All six are solvable (tobenna is a feasible copositive-plus game LCP, highly
     # degenerate: it needs the lexicographic tie-break to survive rounding).
-    assert result.status is LCPStatus.CONVERGED
+    assert result.status is Status.CONVERGED
 
 
 @needs_external
@@ -203,7 +204,7 @@ def test_global_sign_convention_gives_approaching_contacts():
     lcp = normal_lcp(read_fclib(BOX_STACKS))
     assert np.all(lcp.r < 0)
     result = lemke(lcp)
-    assert result.status is LCPStatus.CONVERGED
+    assert result.status is Status.CONVERGED
     assert_solves(lcp, result.y, atol=1e-12)
 
 
@@ -214,7 +215,7 @@ def test_lemke_solves_frictionless_spheres_in_a_box():
     start = time.perf_counter()
     result = lemke(lcp)
     elapsed = time.perf_counter() - start
-    assert result.status is LCPStatus.CONVERGED, result.message
+    assert result.status is Status.CONVERGED, result.message
     assert_solves(lcp, result.y, atol=1e-12)
     assert elapsed < 5.0
 

@@ -150,7 +150,7 @@ def test_bad_options_are_refused():
 
 # ---------------------------------------------------------------- truncation and reordering studies
 
-from qlsbench.pauli.studies import _permute, orderings, reordering_study, truncation_study, xor_patterns  # noqa: E402
+from qlsbench.pauli.truncation import _permute, orderings, reordering_study, truncation_study, xor_patterns  # noqa: E402
 from qlsbench.problems import LinearSystem  # noqa: E402
 
 
@@ -223,7 +223,7 @@ def test_pauli_command_and_figure(ising_dataset, tmp_path, capsys):
             assert row["terms_kept"] == count_terms(s.A, (tol,))[tol]
     assert set(df["ordering"]) == {"identity", "rcm", "rcm-gray", "greedy"}
     png = tmp_path / "fig.png"
-    assert main(["figure", str(out), "--out", str(png)]) == 0
+    assert main(["figure", "pauli-terms", str(out), "--out", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["pauli", str(tmp_path / "missing"), "--out", str(out)]) == 2
     assert "no such file or folder" in capsys.readouterr().err

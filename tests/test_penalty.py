@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from qlsbench.errors import InputError
-from qlsbench.generate import simulate_penalty_dataset
+from qlsbench.outcomes import Status
+from qlsbench.families import build
 from qlsbench.physics.penalty import (
     Box,
     Particles,
@@ -194,7 +195,7 @@ def test_newton_solves_a_non_symmetric_nonlinear_system_and_hands_over_each_line
     seen = []
     z, ev, report = newton_solve(_Toy, np.full(3, 5.0), PenaltyNewtonOptions(tol=1e-12),
                                  capture=lambda ev, rhs, dz, it, info: seen.append((it, np.linalg.norm(ev.J @ dz - rhs))))
-    assert report.converged and np.linalg.norm(ev.g) < 1e-10
+    assert report.status is Status.CONVERGED and np.linalg.norm(ev.g) < 1e-10
     assert [it for it, _ in seen] == list(range(report.iterations))
     assert max(r for _, r in seen) < 1e-8  # GMRES solved each captured system
 
@@ -213,7 +214,7 @@ def _run_block(angle, mu, seconds=0.5, h=1e-3):
 
 def test_block_on_an_incline_sticks_when_tan_theta_below_mu():
     model, t, s, reports = _run_block(angle=20.0, mu=0.5)  # tan 20 = 0.36 < 0.5
-    assert all(r.newton.converged for r in reports)
+    assert all(r.newton.status is Status.CONVERGED for r in reports)
     assert abs(s[-1] - s[0]) < 2e-3  # the contact springs' elastic give, no creep
     assert abs(s[-1] - s[len(s) // 2]) < 1e-4
     assert np.abs(model.particles.v).max() < 1e-2
@@ -222,7 +223,7 @@ def test_block_on_an_incline_sticks_when_tan_theta_below_mu():
 def test_block_on_an_incline_slides_with_the_coulomb_acceleration():
     angle, mu = 30.0, 0.3  # tan 30 = 0.58 > 0.3
     _, t, s, reports = _run_block(angle, mu)
-    assert all(r.newton.converged for r in reports)
+    assert all(r.newton.status is Status.CONVERGED for r in reports)
     assert reports[-1].sliding == reports[-1].contacts == 4
     late = t > 0.2  # after the block has settled into the surface
     a = 2.0 * np.polyfit(t[late], s[late], 2)[0]
@@ -236,7 +237,7 @@ def _sphere_acceleration(mu, h, angle=20.0, seconds=0.4):
     t, s = [], []
     reports = simulate_penalty(model, int(round(seconds / h)), h,
                                observer=lambda m, r: (t.append(m.time), s.append(m.spheres.x[0] @ downhill)))
-    assert all(r.newton.converged for r in reports)
+    assert all(r.newton.status is Status.CONVERGED for r in reports)
     t, s = np.array(t), np.array(s)
     return 2.0 * np.polyfit(t[t > 0.1], s[t > 0.1], 2)[0], model
 
@@ -268,7 +269,7 @@ def test_sphere_sphere_collision_conserves_momentum_and_spins_the_spheres():
     model = PenaltyModel(Particles.empty(), spheres, (), mu=0.3, stiffness=1e4, gravity=np.zeros(3))
     p0 = model.momentum()
     reports = simulate_penalty(model, 300, 1e-3)
-    assert all(r.newton.converged for r in reports)
+    assert all(r.newton.status is Status.CONVERGED for r in reports)
     assert max(r.contacts for r in reports) == 1
     assert np.allclose(model.momentum(), p0, rtol=0, atol=1e-8)
     assert model.spheres.v[0, 0] < 0.5  # the collision happened
@@ -287,7 +288,7 @@ def test_newton_reaches_its_tolerance_on_every_step_of_each_scene(scene, params,
     options = PenaltyNewtonOptions()
     reports = simulate_penalty(model, steps, PENALTY_SCENES[scene][1], options)
     scale = PENALTY_SCENES[scene][1] * np.linalg.norm(model.mass_vector()) * G
-    assert all(r.newton.converged for r in reports)
+    assert all(r.newton.status is Status.CONVERGED for r in reports)
     assert max(r.newton.residual for r in reports) < options.tol * scale
     assert max(r.contacts for r in reports) > 0
 
@@ -296,10 +297,10 @@ def test_newton_reaches_its_tolerance_on_every_step_of_each_scene(scene, params,
 
 
 def test_exported_systems_are_non_symmetric_exactly_where_friction_slides(tmp_path):
-    simulate_penalty_dataset(tmp_path / "slide", scene="incline-block", angle=30, mu=0.3, steps=40, every=5,
-                             progress=False)
-    simulate_penalty_dataset(tmp_path / "stick", scene="incline-block", angle=10, mu=0.8, steps=40, every=5,
-                             progress=False)
+    build("penalty", tmp_path / "slide", scene="incline-block", params={"angle": 30}, mu=0.3, steps=40, every=5,
+          progress=False)
+    build("penalty", tmp_path / "stick", scene="incline-block", params={"angle": 10}, mu=0.8, steps=40, every=5,
+          progress=False)
     df = pd.read_parquet(tmp_path)
     meta = pd.DataFrame([json.loads(j) for j in df.meta_json])
     assert set(df.family) == {"penalty"}
@@ -317,7 +318,7 @@ def test_exported_systems_are_non_symmetric_exactly_where_friction_slides(tmp_pa
 
 def test_penalty_dataset_is_byte_identical_for_the_same_settings(tmp_path):
     for name in ("a", "b"):
-        simulate_penalty_dataset(tmp_path / name, scene="spheres-incline", steps=60, every=20, progress=False)
+        build("penalty", tmp_path / name, scene="spheres-incline", steps=60, every=20, progress=False)
     assert (tmp_path / "a/part-0000.parquet").read_bytes() == (tmp_path / "b/part-0000.parquet").read_bytes()
 
 

@@ -28,7 +28,7 @@ from qlsbench.physics import (
     simulate,
     solve_lcp,
 )
-from qlsbench.physics.pivoting import lemke
+from qlsbench.physics.lcp.lemke import lemke
 
 NEWTON = NewtonOptions(regularization=1e-8)
 #: An 8-sphere frictional sedimentation; from about step 195 on, plain min-map Newton stalls on many of its steps.

@@ -16,24 +16,19 @@ import pyarrow.parquet as pq
 import pytest
 
 from qlsbench.bench import SolverSpec, run_solver
-from qlsbench.bench.checkpoint_table import (
+from qlsbench.report.checkpoint_table import (
     checkpoint_systems,
     checkpoint_table,
     read_checkpoint_results,
 )
-from qlsbench.bench.pauli_runs import (
-    pauli_study,
-    plot_truncation_errors,
-    read_pauli_results,
-    truncation_curves,
-)
-from qlsbench.bench.physics_figures import kappa_series, plot_kappa_time, plot_snapshots
+from qlsbench.bench.pauli_study import pauli_study, read_pauli_results
+from qlsbench.report.pauli_figures import plot_truncation_errors, truncation_curves
+from qlsbench.report.physics_figures import kappa_series, plot_kappa_time, plot_snapshots
 from qlsbench.cli import main
 from qlsbench.data import load_dataset, to_system
-from qlsbench.data.select import write_checkpoints
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.data.snapshots import SNAPSHOT_META_KEY, read_snapshots
-from qlsbench.generate import simulate_dataset
+from qlsbench.families import build
 from qlsbench.physics.capture import SnapshotRecorder, snapshot_steps
 from qlsbench.physics import StepOptions, build_scene, simulate
 from qlsbench.physics.scene import GRAVITY, Scene, SphericalContainer
@@ -49,7 +44,7 @@ def settled(tmp_path_factory):
     """A DEM-C dataset (every 10th step) with snapshots at 5 steps."""
     root = tmp_path_factory.mktemp("report") / "datasets"
     snaps = root.parent / "snapshots" / "sed8.parquet"
-    meta = simulate_dataset(root / "dem_c" / "sed8", **SCENE, every=10, snapshots=snaps, snapshot_count=5,
+    meta = build("dem_c", root / "dem_c" / "sed8", **SCENE, every=10, snapshots=snaps, snapshot_count=5,
                             progress=False)
     return root / "dem_c" / "sed8", snaps, meta
 
@@ -126,13 +121,13 @@ def test_spheres_resting_on_the_container_bottom_carry_their_weight():
 def test_snapshot_files_are_byte_identical_and_leave_the_dataset_unchanged(settled, tmp_path):
     dataset, snaps, _ = settled
     again = tmp_path / "again.parquet"
-    simulate_dataset(tmp_path / "a", **SCENE, every=10, snapshots=again, snapshot_count=5, progress=False)
+    build("dem_c", tmp_path / "a", **SCENE, every=10, snapshots=again, snapshot_count=5, progress=False)
     assert again.read_bytes() == snaps.read_bytes()
     assert (tmp_path / "a" / "part-0000.parquet").read_bytes() == (dataset / "part-0000.parquet").read_bytes()
-    simulate_dataset(tmp_path / "b", **SCENE, every=10, progress=False)  # no snapshots: the same dataset
+    build("dem_c", tmp_path / "b", **SCENE, every=10, progress=False)  # no snapshots: the same dataset
     assert (tmp_path / "b" / "part-0000.parquet").read_bytes() == (dataset / "part-0000.parquet").read_bytes()
     other = tmp_path / "other.parquet"
-    simulate_dataset(tmp_path / "c", **{**SCENE, "seed": 4}, every=10, snapshots=other, snapshot_count=5, progress=False)
+    build("dem_c", tmp_path / "c", **{**SCENE, "seed": 4}, every=10, snapshots=other, snapshot_count=5, progress=False)
     assert other.read_bytes() != snaps.read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["again.parquet", "other.parquet"]  # no temp files
     meta = json.loads(pq.read_schema(snaps).metadata[SNAPSHOT_META_KEY])
@@ -149,7 +144,7 @@ def test_simulate_snapshots_and_snapshot_figure_through_the_cli(tmp_path, capsys
     assert df.groupby("step").size().to_dict() == {19: 5, 39: 5, 59: 5}
     assert df["impulse"].max() > 0  # the spheres have landed by 0.3 s
     assert meta["n_spheres"] == 5 and meta["snapshot_count"] == 3 and meta["container_radius"] > 0
-    assert main(["snapshot-figure", str(snaps), "--out", str(png)]) == 0
+    assert main(["figure", "snapshots", str(snaps), "--out", str(png)]) == 0
     assert png.read_bytes()[:8] == PNG_MAGIC
     assert main(["simulate", "--steps", "10", "--quiet", "--out", str(tmp_path / "x"), "--snapshots",
                  str(tmp_path / "x.parquet"), "--snapshot-count", "0"]) == 2
@@ -159,7 +154,7 @@ def test_simulate_snapshots_and_snapshot_figure_through_the_cli(tmp_path, capsys
 
 def test_snapshot_figure_refuses_other_files(tmp_path, settled, capsys):
     dataset, _, _ = settled
-    assert main(["snapshot-figure", str(dataset / "part-0000.parquet"), "--out", str(tmp_path / "f.png")]) == 2
+    assert main(["figure", "snapshots", str(dataset / "part-0000.parquet"), "--out", str(tmp_path / "f.png")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "part-0000.parquet" in err and "missing column 'time'" in err
     with pytest.raises(InputError, match="no snapshots"):
@@ -169,8 +164,8 @@ def test_snapshot_figure_refuses_other_files(tmp_path, settled, capsys):
 
 def test_spheres_are_drawn_far_to_near():
     """Painter's order for a view from y = -inf: the largest y first, so nearer spheres cover farther ones."""
-    from qlsbench.bench.physics_figures import _draw_spheres
-    from qlsbench.bench.plotting import pyplot
+    from qlsbench.report.physics_figures import _draw_spheres
+    from qlsbench.report.plotting import pyplot
 
     frame = pd.DataFrame({"sphere": [0, 1, 2, 3], "x": [0.0, 0.05, 0.1, 0.0], "y": [0.1, -0.2, 0.3, 0.0],
                           "z": [0.0, 0.0, 0.0, 0.1], "radius": [0.05, 0.04, 0.03, 0.02], "impulse": [1.0, 2.0, 3.0, 4.0]})
@@ -207,7 +202,7 @@ def test_kappa_figure_refuses_files_without_cond_or_time(settled, ising_dataset,
     broken = tmp_path / "no-cond.parquet"
     pq.write_table(table.drop_columns(["cond"]), broken)  # keeps the schema metadata: only 'cond' is wrong
     for path, culprit in [(broken, "'cond'"), (ising_dataset, "'step'")]:
-        assert main(["kappa-figure", str(dataset), str(path), "--out", str(tmp_path / "k.png")]) == 2
+        assert main(["figure", "kappa-time", str(dataset), str(path), "--out", str(tmp_path / "k.png")]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and str(path) in err and culprit in err
     assert not (tmp_path / "k.png").exists()
@@ -240,7 +235,7 @@ def test_truncation_curves_are_the_median_over_systems(pauli_results, tmp_path):
     # Looser tolerances keep fewer terms, per qubit count.
     for _, sub in curves.groupby("n_qubits"):
         assert sub.sort_values("tol")["terms_kept"].is_monotonic_decreasing
-    assert main(["truncation-figure", str(pauli_results), "--out", str(tmp_path / "t.png")]) == 0
+    assert main(["figure", "truncation", str(pauli_results), "--out", str(tmp_path / "t.png")]) == 0
     assert (tmp_path / "t.png").read_bytes()[:8] == PNG_MAGIC
 
 
@@ -249,7 +244,7 @@ def test_truncation_figure_refuses_files_without_the_needed_columns(pauli_result
     pq.write_table(pq.read_table(pauli_results).drop_columns(["matrix_error"]), broken)
     dataset, _, _ = settled
     for path, culprit in [(broken, "'matrix_error'"), (dataset / "part-0000.parquet", "'dataset'")]:
-        assert main(["truncation-figure", str(pauli_results), str(path), "--out", str(tmp_path / "t.png")]) == 2
+        assert main(["figure", "truncation", str(pauli_results), str(path), "--out", str(tmp_path / "t.png")]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and str(path) in err and culprit in err
     only_zero = tmp_path / "tol0.parquet"
@@ -279,7 +274,7 @@ def checkpoint_run(settled):
     dataset, _, _ = settled
     root = dataset.parent.parent.parent
     checkpoints = root / "datasets" / "dem_c_checkpoints" / "sed8"
-    write_checkpoints(dataset, checkpoints, 3)
+    build("dem_c_checkpoints", checkpoints, dataset=str(dataset), count=3, progress=False)
     results = root / "results" / "lu" / "sed8.parquet"
     run_solver(SolverSpec("lu"), checkpoints, results, progress=False)
     table = pq.read_table(results)
@@ -332,8 +327,8 @@ def test_checkpoint_table_rows_match_results_and_dataset(checkpoint_run):
 def test_checkpoint_table_through_the_cli_finds_the_dataset_and_marks_trapped(checkpoint_run, monkeypatch, capsys):
     root, checkpoints, results, trapped = checkpoint_run
     monkeypatch.chdir(root)  # the results name "dem_c_checkpoints/sed8": found under ./datasets
-    assert main(["checkpoint-table", str(trapped), "--out", "tables/cp.md"]) == 0
-    assert main(["checkpoint-table", str(trapped), "--out", "tables/cp.html"]) == 0
+    assert main(["figure", "checkpoint-table", str(trapped), "--out", "tables/cp.md"]) == 0
+    assert main(["figure", "checkpoint-table", str(trapped), "--out", "tables/cp.html"]) == 0
     md = (root / "tables" / "cp.md").read_text().splitlines()
     body = [line for line in md if line.startswith("| ") and not line.startswith("| checkpoint")]
     assert len(body) == 3 and sum(line.endswith("| yes |") for line in body) == 1
@@ -341,23 +336,23 @@ def test_checkpoint_table_through_the_cli_finds_the_dataset_and_marks_trapped(ch
     assert html.count("<tr") == 4 and html.count('class="trapped"') == 1 and "κ" in html
     assert sorted(p.name for p in (root / "tables").iterdir()) == ["cp.html", "cp.md"]  # no temp files left
     monkeypatch.chdir(root / "results")  # no datasets/ here: the error says so and how to fix it
-    assert main(["checkpoint-table", str(results), "--out", "t.md"]) == 2
+    assert main(["figure", "checkpoint-table", str(results), "--out", "t.md"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--dataset" in err
-    assert main(["checkpoint-table", str(results), "--dataset", str(checkpoints), "--out", "t.md"]) == 0
+    assert main(["figure", "checkpoint-table", str(results), "--dataset", str(checkpoints), "--out", "t.md"]) == 0
 
 
 def test_checkpoint_table_refuses_missing_columns_and_foreign_systems(checkpoint_run, tmp_path, capsys):
     _, checkpoints, results, _ = checkpoint_run
     broken = tmp_path / "no-resources.parquet"
     pq.write_table(pq.read_table(results).drop_columns(["resources"]), broken)
-    assert main(["checkpoint-table", str(broken), "--dataset", str(checkpoints), "--out", str(tmp_path / "t.md")]) == 2
+    assert main(["figure", "checkpoint-table", str(broken), "--dataset", str(checkpoints), "--out", str(tmp_path / "t.md")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(broken) in err and "'resources'" in err
     # The results against another simulation's dataset: none of their systems is in it.
     other = tmp_path / "other"
-    simulate_dataset(other, n_spheres=5, steps=60, h=5e-3, every=10, seed=1, progress=False)
-    assert main(["checkpoint-table", str(results), "--dataset", str(other), "--out", str(tmp_path / "t.md")]) == 2
+    build("dem_c", other, n_spheres=5, steps=60, h=5e-3, every=10, seed=1, progress=False)
+    assert main(["figure", "checkpoint-table", str(results), "--dataset", str(other), "--out", str(tmp_path / "t.md")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(results) in err and "not in the dataset" in err
     with pytest.raises(DatasetError, match="no such file or folder"):

@@ -209,5 +209,5 @@ def test_bad_input_and_options():
         registry.get("vnls", model="mlp")
     with pytest.raises(InputError, match="n_samples must be an integer"):
         registry.get("vnls", n_samples=0)
-    with pytest.raises(InputError, match="learning_rate must be a positive number"):
+    with pytest.raises(InputError, match="learning_rate must be a finite number > 0"):
         registry.get("vnls", learning_rate=-1.0)

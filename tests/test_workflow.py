@@ -17,7 +17,7 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from qlsbench.bench.runner import RESULTS_VERSION_KEY
+from qlsbench.bench.results import RESULTS_VERSION_KEY
 from qlsbench.errors import ConfigError
 from qlsbench.workflow import all_datasets, loss_figure_inputs, solver_specs
 

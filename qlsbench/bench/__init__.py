@@ -1,8 +1,12 @@
-"""Benchmarking: metrics, the solver-matrix runner and the leaderboard."""
+"""Benchmarking: run solvers over datasets, store and read results, rank them, and the pinned board.
 
-from qlsbench.bench.leaderboard import Tolerances, leaderboard, render_markdown, write_leaderboard
+The figures and pages drawn from results are :mod:`qlsbench.report`'s.
+"""
+
 from qlsbench.bench.metrics import metrics
-from qlsbench.bench.runner import SolverSpec, load_results, run_solver
+from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, leaderboard
+from qlsbench.bench.results import load_results, read_results
+from qlsbench.bench.runner import SolverSpec, run_solver
 
-__all__ = ["SolverSpec", "Tolerances", "leaderboard", "load_results", "metrics", "render_markdown",
-           "run_solver", "write_leaderboard"]
+__all__ = ["LOW_ACCURACY", "SolverSpec", "Tolerances", "leaderboard", "load_results", "metrics", "read_results",
+           "run_solver"]

@@ -26,10 +26,18 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from qlsbench.bench.leaderboard import LOW_ACCURACY, Tolerances, leaderboard, write_leaderboard
-from qlsbench.bench.runner import SolverSpec, load_results, results_files, run_solver
-from qlsbench.data import atomic_write_table, atomic_write_text, dataset_hash, iter_systems, write_systems
+from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, leaderboard
+from qlsbench.bench.results import load_results, results_files
+from qlsbench.bench.runner import SolverSpec, run_solver
+from qlsbench.data import (
+    atomic_write_table,
+    atomic_write_text,
+    dataset_hash,
+    iter_systems,
+    write_systems,
+)
 from qlsbench.errors import DatasetError, InputError
+from qlsbench.outcomes import Status
 from qlsbench.solvers.registry import check_solver
 from qlsbench.yaml_files import load_yaml
 
@@ -104,17 +112,35 @@ def _name(system) -> str:
     return f"{m['scene']}-step{m['step']}-it{m['newton_iter']}-n{m['n_qubits']}"
 
 
-def _dem_systems(source: dict[str, Any], folder: Path, progress: bool) -> list:
-    from qlsbench.generate import simulate_dataset
+#: Keys of a pinned-set source that are the board's, not the family's options.
+_BOARD_KEYS = ("group", "bands")
 
-    settings = {k: v for k, v in source.items() if k not in ("group", "bands")}
-    out = folder / source["group"] / f"n{source['n_spheres']}"
-    simulate_dataset(out, progress=progress, **settings)
-    return list(iter_systems(out))
+
+def _source_groups(family, section, folder: Path, config: dict[str, Any], progress: bool) -> dict[str, list]:
+    """Build every run of one family's source section and pick its systems, by group.
+
+    A run's ``group`` (default: the family) names its file in the pinned set;
+    with ``bands`` only the per-band picks of :func:`select_systems` are kept.
+    """
+    groups: dict[str, list] = {}
+    for i, run in enumerate(family.runs(section) if family.runs else section):
+        board_keys = {k: run[k] for k in _BOARD_KEYS if k in run}
+        options = family.options.from_mapping({k: v for k, v in run.items() if k not in _BOARD_KEYS},
+                                             f"board.yaml sources.{family.name}[{i}]")
+        out = folder / family.name / f"{i}-{family.label(options)}"
+        family.build(options, out.with_suffix(".parquet") if family.out_kind == "file" else out, progress)
+        systems = list(iter_systems(out.with_suffix(".parquet") if family.out_kind == "file" else out))
+        if "bands" in board_keys:
+            systems = select_systems(systems, board_keys["bands"], config["per_band"], config["min_qubits"])
+        groups.setdefault(board_keys.get("group", family.name), []).extend(systems)
+    return groups
 
 
 def pin(board: Board = Board(), progress: bool = True) -> dict[str, Any]:
     """Build the pinned set from ``board.yaml`` and write it with its manifest.
+
+    Each source is a dataset family of :data:`qlsbench.families.FAMILIES`
+    and its runs, as in a workflow config.
 
     Returns
     -------
@@ -122,17 +148,18 @@ def pin(board: Board = Board(), progress: bool = True) -> dict[str, Any]:
         The manifest: version, per group its file's hash, and per system its
         name, group, id (content hash), qubits, kappa and symmetry.
     """
-    from qlsbench.problems import ising_inspired
+    from qlsbench.families import FAMILIES
 
     config = board.config
-    ising = config["sources"]["ising"]
-    groups: dict[str, list] = {"ising": [ising_inspired(n, kappa=k, J=ising.get("J", 0.1))
-                                         for k in ising["kappas"] for n in ising["n_qubits"]]}
+    unknown = sorted(set(config["sources"]) - set(FAMILIES))
+    if unknown:
+        raise InputError(f"{board.folder / 'board.yaml'}: sources {unknown} are not dataset families "
+                         f"({', '.join(FAMILIES)})")
+    groups: dict[str, list] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for source in config["sources"].get("dem_c", []):
-            systems = _dem_systems(source, Path(tmp), progress)
-            groups.setdefault(source["group"], []).extend(
-                select_systems(systems, source["bands"], config["per_band"], config["min_qubits"]))
+        for name, section in config["sources"].items():
+            for group, systems in _source_groups(FAMILIES[name], section, Path(tmp), config, progress).items():
+                groups.setdefault(group, []).extend(systems)
     entries = []
     for group, systems in groups.items():
         for s in systems:
@@ -227,17 +254,11 @@ def pinned_table(board: Board) -> pd.DataFrame:
     return table[["name", "group", "n_qubits", "cond", "symmetric", "system_id"]]
 
 
-def _preamble(board: Board) -> str:
-    manifest = board.manifest()
-    return (f"Pinned benchmark set v{manifest['version']}: {len(manifest['systems'])} systems in "
-            f"{len(manifest['groups'])} groups ({', '.join(f'`{g}` {h}' for g, h in manifest['groups'].items())}). "
-            "Every solver ran on every system; `qlsbench compare --solver module:Class` ranks a new one "
-            "against these rows without running them again.")
+def publish_results(board: Board, results_dir: str | os.PathLike) -> pd.DataFrame:
+    """Publish a board run's rows as ``results.parquet`` beside the pinned set (solutions left out); returns them.
 
-
-def publish(board: Board, results_dir: str | os.PathLike, pages: str | os.PathLike,
-            tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY) -> pd.DataFrame:
-    """Publish a board run: ``results.parquet`` beside the pinned set, ``leaderboard.md|csv`` in ``pages``."""
+    The pages drawn from them are :func:`qlsbench.report.board_pages.publish`'s.
+    """
     results = load_results([results_dir])  # checks every file's schema first
     tables = [pq.read_table(f) for f in results_files([results_dir])]
     table = pa.concat_tables(tables)
@@ -245,22 +266,7 @@ def publish(board: Board, results_dir: str | os.PathLike, pages: str | os.PathLi
         i = table.schema.get_field_index(column)
         table = table.set_column(i, table.schema.field(i), pa.nulls(len(table), table.schema.field(i).type))
     atomic_write_table(table, board.results_path)
-    render_board(board, results, pages, tol, low)
     return results
-
-
-def render_board(board: Board, results: pd.DataFrame, pages: str | os.PathLike, tol: Tolerances = Tolerances(),
-                 low: Tolerances = LOW_ACCURACY) -> None:
-    """Write ``leaderboard.md`` (with the pinned set listed), ``leaderboard.csv`` and, when solvers recorded
-    progress, ``budget_curves.png`` (success against cost evaluations) into ``pages``."""
-    from qlsbench.bench.budget_curves import plot_budget_curves
-
-    pages = Path(pages)
-    if results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0).any():
-        plot_budget_curves(results, pages / "budget_curves.png", tol=low)
-    write_leaderboard(results, pages / "leaderboard.md", pages / "leaderboard.csv", tol, low,
-                      title="qlsbench leaderboard v1", preamble=_preamble(board), by="dataset",
-                      extra=[("h2", "The pinned set"), ("table", pinned_table(board))])
 
 
 @dataclass
@@ -291,7 +297,7 @@ class Comparison:
 
 
 def _lu_times(results: pd.DataFrame) -> pd.Series:
-    lu = results[(results["solver_name"] == REFERENCE_SOLVER) & (results["status"] == "converged")]
+    lu = results[(results["solver_name"] == REFERENCE_SOLVER) & (results["status"] == Status.CONVERGED)]
     return lu.groupby("system_id")["wall_time"].median()
 
 
@@ -347,5 +353,5 @@ def compare(spec: SolverSpec, board: Board = Board(), *, work: str | os.PathLike
     return Comparison(leaderboard(merged, tol, low), spec.label, factor, mine)
 
 
-__all__ = ["Board", "Comparison", "DEFAULT_BOARD", "check_runs", "compare", "pin", "pinned_files", "publish",
-           "render_board", "run_board", "select_systems", "solver_runs", "time_factor"]
+__all__ = ["Board", "Comparison", "DEFAULT_BOARD", "check_runs", "compare", "pin", "pinned_files", "pinned_table",
+           "publish_results", "run_board", "select_systems", "solver_runs", "time_factor"]

@@ -65,8 +65,9 @@ def _check_outputs(args) -> None:
         value = getattr(args, name)
         inputs += value if isinstance(value, list) else [value] if value else []
     for name, option, kind in getattr(args, "writes", []):
-        if getattr(args, name):
-            check_output(getattr(args, name), option, kind=kind, inputs=tuple(inputs))
+        value = getattr(args, name)
+        for path in value if isinstance(value, list) else [value] if value else []:
+            check_output(path, option, kind=kind, inputs=tuple(inputs))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from qlsbench.cli.options import MAX_REPEATS, add_solver_arguments, solver_spec
-from qlsbench.cli.types import COUNT, FRACTION, POSITIVE, SEED, whole
+from qlsbench.checks import COUNT, POSITIVE, SEED, Whole
+from qlsbench.cli.options import (
+    MAX_REPEATS,
+    add_options,
+    add_solver_arguments,
+    given_options,
+    solver_spec,
+)
 
 
 def _board(args):
@@ -29,10 +35,10 @@ def _parser_solve(sub) -> None:
     add_solver_arguments(s)
     s.add_argument("--dataset", required=True, help="dataset file or folder")
     s.add_argument("--out", required=True, help="results .parquet file")
-    s.add_argument("--repeats", type=whole(1, MAX_REPEATS), default=1)
-    s.add_argument("--seed", type=SEED, default=0)
-    s.add_argument("--time-limit", type=POSITIVE, default=None, help="seconds per solve (runs in a child process)")
-    s.add_argument("--max-qubits", type=COUNT, default=None, help="systems of more qubits get a 'skipped' row")
+    s.add_argument("--repeats", type=Whole(1, MAX_REPEATS).parse, default=1)
+    s.add_argument("--seed", type=SEED.parse, default=0)
+    s.add_argument("--time-limit", type=POSITIVE.parse, default=None, help="seconds per solve (runs in a child process)")
+    s.add_argument("--max-qubits", type=COUNT.parse, default=None, help="systems of more qubits get a 'skipped' row")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_solve, writes=[("out", "--out", "file")], reads=["dataset"])
 
@@ -50,32 +56,31 @@ def _parser_solvers(sub) -> None:
 
 
 def cmd_leaderboard(args) -> None:
-    from qlsbench.bench import Tolerances, load_results, write_leaderboard
-    from qlsbench.bench.leaderboard import leaderboard
+    from qlsbench.bench import leaderboard, load_results
+    from qlsbench.report.leaderboard_page import LeaderboardOptions, write_leaderboard
 
-    tol = Tolerances(fidelity=args.fidelity, residual=args.residual, shift=args.shift)
-    low = Tolerances(fidelity=args.low_fidelity, residual=args.low_residual, shift=args.shift, require_converged=False)
+    tol, low = LeaderboardOptions.from_mapping(given_options(args, LeaderboardOptions)).tolerances()
     results = load_results(args.results)
     write_leaderboard(results, args.md, args.csv, tol, low, html_path=args.html)
     print(leaderboard(results, tol, low).to_string(index=False))
 
 
 def _parser_leaderboard(sub) -> None:
-    s = sub.add_parser("leaderboard", help="rank solvers from results files")
+    from qlsbench.report.leaderboard_page import LeaderboardOptions
+
+    s = sub.add_parser("leaderboard", help="rank solvers from results files (and write the leaderboard page)")
     s.add_argument("results", nargs="+", help="results files or folders")
     s.add_argument("--md", default="results/leaderboard.md")
     s.add_argument("--csv", default="results/leaderboard.csv")
     s.add_argument("--html", default=None, help="also write the page as HTML (the workflow's report shows it)")
-    s.add_argument("--fidelity", type=FRACTION, default=0.99)
-    s.add_argument("--residual", type=POSITIVE, default=1e-6)
-    s.add_argument("--shift", type=POSITIVE, default=10.0)
-    s.add_argument("--low-fidelity", type=FRACTION, default=0.99, help="low-accuracy setting: fidelity bar")
-    s.add_argument("--low-residual", type=POSITIVE, default=1e-2, help="low-accuracy setting: residual bar")
-    s.set_defaults(func=cmd_leaderboard, writes=[("md", "--md", "file"), ("csv", "--csv", "file"), ("html", "--html", "file")], reads=["results"])
+    add_options(s, [LeaderboardOptions])
+    s.set_defaults(func=cmd_leaderboard, writes=[("md", "--md", "file"), ("csv", "--csv", "file"),
+                                                 ("html", "--html", "file")], reads=["results"])
 
 
 def cmd_board(args) -> None:
-    from qlsbench.bench.board import pin, publish, run_board
+    from qlsbench.bench.board import pin, run_board
+    from qlsbench.report.board_pages import publish
 
     board = _board(args)
     if args.action == "pin":
@@ -126,9 +131,9 @@ def cmd_compare(args) -> None:
 def _parser_compare(sub) -> None:
     s = sub.add_parser("compare", help="rank a new solver against the published leaderboard on the pinned set")
     add_solver_arguments(s)
-    s.add_argument("--time-limit", type=POSITIVE, default=120.0, help="seconds per solve, as on the board")
-    s.add_argument("--repeats", type=whole(1, MAX_REPEATS), default=1)
-    s.add_argument("--seed", type=SEED, default=0)
+    s.add_argument("--time-limit", type=POSITIVE.parse, default=120.0, help="seconds per solve, as on the board")
+    s.add_argument("--repeats", type=Whole(1, MAX_REPEATS).parse, default=1)
+    s.add_argument("--seed", type=SEED.parse, default=0)
     s.add_argument("--work", default="results/compare", help="folder for its results (reruns resume)")
     s.add_argument("--no-calibrate", action="store_true",
                    help="keep this machine's times instead of scaling them by the dense-LU ratio")

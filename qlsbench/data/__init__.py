@@ -16,7 +16,13 @@ from qlsbench.data.reader import (
     to_system,
 )
 from qlsbench.data.schema import COLUMNS, SCHEMA_VERSION
-from qlsbench.data.writer import atomic_write, atomic_write_table, atomic_write_text, systems_to_table, write_systems
+from qlsbench.data.writer import (
+    atomic_write,
+    atomic_write_table,
+    atomic_write_text,
+    systems_to_table,
+    write_systems,
+)
 
 __all__ = [
     "COLUMNS",

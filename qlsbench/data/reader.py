@@ -13,10 +13,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import scipy.sparse as sp
 
+from qlsbench.data.schema import (
+    COLUMN_NAMES,
+    COLUMNS,
+    DATASET_META_KEY,
+    META_COLUMNS,
+    SCHEMA_VERSION,
+    VERSION_KEY,
+)
+from qlsbench.data.validate import check_rows
 from qlsbench.errors import DatasetError
 from qlsbench.problems import LinearSystem
-from qlsbench.data.validate import check_rows
-from qlsbench.data.schema import COLUMN_NAMES, COLUMNS, DATASET_META_KEY, META_COLUMNS, SCHEMA_VERSION, VERSION_KEY
 
 
 def dataset_files(path: str | os.PathLike) -> list[Path]:

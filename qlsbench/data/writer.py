@@ -14,9 +14,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from qlsbench.errors import InputError
-from qlsbench.problems import LinearSystem, condition_number, hermitian_defect, reference_solution
 from qlsbench.data.schema import DATASET_META_KEY, META_COLUMNS, arrow_schema
+from qlsbench.errors import InputError
+from qlsbench.problems import (
+    LinearSystem,
+    condition_number,
+    hermitian_defect,
+    reference_solution,
+)
 
 
 def _json_value(key: str, value):

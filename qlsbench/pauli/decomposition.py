@@ -22,9 +22,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from qlsbench.errors import InputError
-from qlsbench.problems import hermitian_defect
 from qlsbench.pauli import kernels
-from qlsbench.pauli.transform import PHASE, fwht, popcount
+from qlsbench.pauli.walsh import PHASE, fwht, popcount
+from qlsbench.problems import hermitian_defect
 from qlsbench.threads import kernel_threads
 
 #: Largest single work array of transforms, in entries (patterns are processed in chunks of at most this).

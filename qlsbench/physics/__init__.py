@@ -6,16 +6,29 @@ capture callback (:class:`~qlsbench.physics.capture.SubsystemRecorder`), its
 sphere states through an observer (:class:`~qlsbench.physics.capture.SnapshotRecorder`).
 """
 
-from qlsbench.physics.capture import SnapshotRecorder, SubsystemRecorder, container_of, export_systems, snapshot_steps
+from qlsbench.physics.capture import (
+    SnapshotRecorder,
+    SubsystemRecorder,
+    container_of,
+    export_systems,
+    snapshot_steps,
+)
 from qlsbench.physics.contacts import Contacts, detect_contacts
-from qlsbench.physics.lcp import LCP, LCPResult, LCPStatus
-from qlsbench.physics.lcp_solvers import LCP_SOLVERS, solve_lcp
-from qlsbench.physics.minmap import NewtonOptions, ProximalOptions, minmap_newton, proximal_minmap
+from qlsbench.physics.lcp import (
+    LCP,
+    LCP_METHODS,
+    LCPResult,
+    NewtonOptions,
+    ProximalOptions,
+    minmap_newton,
+    proximal_minmap,
+    solve_lcp,
+)
 from qlsbench.physics.scene import SCENES, Scene, build_scene
-from qlsbench.physics.stepper import StepOptions, StepReport, simulate, step
+from qlsbench.physics.sphere_stepping import StepOptions, StepReport, simulate, step
 
 __all__ = [
-    "LCP", "LCPResult", "LCPStatus", "LCP_SOLVERS", "Contacts", "NewtonOptions", "ProximalOptions", "SCENES",
+    "LCP", "LCPResult", "LCP_METHODS", "Contacts", "NewtonOptions", "ProximalOptions", "SCENES",
     "Scene", "SnapshotRecorder", "StepOptions", "StepReport", "SubsystemRecorder", "build_scene", "container_of",
     "detect_contacts", "export_systems", "minmap_newton", "proximal_minmap", "simulate", "snapshot_steps",
     "solve_lcp", "step",

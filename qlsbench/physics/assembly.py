@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from qlsbench.checks import whole_number
 from qlsbench.errors import InputError
 from qlsbench.physics.contacts import Contacts
 from qlsbench.physics.lcp import LCP
@@ -21,8 +22,8 @@ def check_friction_params(mu: float, s: int) -> None:
     """Refuse a negative friction coefficient or a friction polygon that is not balanced."""
     if not np.isfinite(mu) or mu < 0:
         raise InputError(f"friction coefficient mu must be >= 0, got {mu!r}")
-    if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 4 or s % 2:
-        raise InputError(f"number of friction directions s must be an even integer >= 4, got {s!r}")
+    if whole_number(s, "number of friction directions s", low=4) % 2:
+        raise InputError(f"number of friction directions s must be even, got {s!r}")
 
 
 def friction_directions(contacts: Contacts, s: int) -> np.ndarray:

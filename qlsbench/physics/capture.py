@@ -15,10 +15,15 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
-from qlsbench.problems import LinearSystem, condition_number, hermitian_defect, pad_and_normalize
-from qlsbench.errors import InputError
+from qlsbench.checks import whole_number
 from qlsbench.physics.scene import Scene, SphericalContainer
-from qlsbench.physics.stepper import StepReport
+from qlsbench.physics.sphere_stepping import StepReport
+from qlsbench.problems import (
+    LinearSystem,
+    condition_number,
+    hermitian_defect,
+    pad_and_normalize,
+)
 from qlsbench.problems.spectra import DENSE_LIMIT
 
 FAMILY = "dem_c"
@@ -145,8 +150,7 @@ def snapshot_steps(steps: int, count: int) -> np.ndarray:
         If ``steps`` or ``count`` is not an integer >= 1.
     """
     for name, value in (("steps (with snapshots)", steps), ("snapshot count", count)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise InputError(f"{name} must be an integer >= 1, got {value!r}")
+        whole_number(value, name, low=1)
     j = np.arange(1, min(count, steps) + 1, dtype=np.int64)
     return j * steps // min(count, steps) - 1
 

@@ -30,7 +30,7 @@ for three bodies: the physical Newton's-cradle result); ``simultaneous``
 solves all of them as one LCP ``0 <= lam _|_ D lam + N Qdot^S + e min(0, N Qdot^-) >= 0``,
 ``D = N M^-1 N^T``, by the DEM-C min-map Newton. Many spheres in 3-D use the
 same law through the DEM-C simulator (``StepOptions(integrator="cd_lagrange")``,
-:func:`qlsbench.physics.stepper.step_cd_lagrange`).
+:func:`qlsbench.physics.sphere_stepping.step_cd_lagrange`).
 """
 
 from __future__ import annotations
@@ -41,9 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from qlsbench.checks import POSITIVE, whole_number
 from qlsbench.errors import InputError
 from qlsbench.physics.lcp import LCP
-from qlsbench.physics.lcp_solvers import solve_lcp
+from qlsbench.physics.lcp.methods import solve_lcp
 
 G = 9.81
 
@@ -173,10 +174,8 @@ def integrate(system: ImpactSystem, Q0, Qdot0, h: float, steps: int, mode: str =
     ``Q_n`` and pushed); ``energy``, ``1/2 Qdot_{n+1/2}^T M Qdot_{n+1/2} +
     V((Q_n + Q_{n+1})/2)`` (kinetic and potential at the same half step).
     """
-    if not (np.isfinite(h) and h > 0):
-        raise InputError(f"h (time step) must be > 0, got {h!r}")
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
-        raise InputError(f"steps must be an integer >= 1, got {steps!r}")
+    POSITIVE.check(h, "h (time step)")
+    whole_number(steps, "steps", low=1)
     K = len(system.mass)
     Q = np.asarray(Q0, dtype=float).reshape(K).copy()
     v = np.asarray(Qdot0, dtype=float).reshape(K).copy()

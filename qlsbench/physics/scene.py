@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from qlsbench.checks import whole_number
 from qlsbench.errors import InputError
 
 GRAVITY = 9.81
@@ -94,10 +95,7 @@ class Scene:
 
 
 def _check_count(n_spheres: int) -> int:
-    if (isinstance(n_spheres, bool) or not isinstance(n_spheres, (int, np.integer))
-            or not 1 <= n_spheres <= MAX_SPHERES):
-        raise InputError(f"n_spheres must be an integer from 1 to {MAX_SPHERES}, got {n_spheres!r}")
-    return int(n_spheres)
+    return whole_number(n_spheres, "n_spheres", low=1, high=MAX_SPHERES)
 
 
 def place_in_sphere(n_spheres: int, radius: float, container_radius: float, rng: np.random.Generator,

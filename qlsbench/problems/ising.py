@@ -15,6 +15,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from qlsbench.checks import whole_number
 from qlsbench.errors import InputError
 from qlsbench.problems.spectra import one_blas_thread
 from qlsbench.problems.system import LinearSystem
@@ -84,9 +85,7 @@ def ising_inspired(n_qubits: int, kappa: float = 10.0, J: float = 0.1) -> Linear
     InputError
         If ``n_qubits`` is not in ``[1, MAX_QUBITS]``, ``kappa <= 1`` or a parameter is not finite.
     """
-    if (isinstance(n_qubits, bool) or not isinstance(n_qubits, (int, np.integer))
-            or not 1 <= n_qubits <= MAX_QUBITS):
-        raise InputError(f"n_qubits must be an integer from 1 to {MAX_QUBITS}, got {n_qubits!r}")
+    whole_number(n_qubits, "n_qubits", low=1, high=MAX_QUBITS)
     if not np.isfinite(kappa) or kappa <= 1:
         raise InputError(f"kappa must be a finite number > 1, got {kappa!r}")
     if not np.isfinite(J):

@@ -6,7 +6,7 @@
 >>> cg = solvers.get("cg", rtol=1e-12)
 """
 
-from qlsbench.solvers.base import BaseSolver, SolveResult, Solver, Status
+from qlsbench.solvers.base import BaseSolver, Solver, SolveResult, Status
 from qlsbench.solvers.registry import ENTRY_POINT_GROUP, available, describe, get
 
 __all__ = ["ENTRY_POINT_GROUP", "BaseSolver", "SolveResult", "Solver", "Status", "available", "describe", "get"]

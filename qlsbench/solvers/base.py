@@ -16,7 +16,6 @@ import numpy as np
 from qlsbench.outcomes import Status
 from qlsbench.problems import LinearSystem
 
-
 #: Resources every solver reports under these names when it has them; the results table gives each a
 #: column of its own so the leaderboard can set accuracy against cost. Anything else stays in the JSON.
 RESOURCE_KEYS: tuple[str, ...] = (

@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-import qlsbench.physics.stepper as stepper
+import qlsbench.physics.sphere_stepping as stepper
 from qlsbench.physics import NewtonOptions, StepOptions, build_scene, minmap_newton, simulate
-from qlsbench.physics.pivoting import lemke
+from qlsbench.physics.lcp.lemke import lemke
 
 OUT = Path(__file__).with_suffix(".npz")
 STEPS = 216

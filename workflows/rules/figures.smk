@@ -11,7 +11,7 @@ rule snapshot_figure:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench snapshot-figure {input} --out {output} > {log} 2>&1"
+        "qlsbench figure snapshots {input} --out {output} > {log} 2>&1"
 
 
 rule kappa_figure:
@@ -27,7 +27,7 @@ rule kappa_figure:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench kappa-figure {input} --out {output} > {log} 2>&1"
+        "qlsbench figure kappa-time {input} --out {output} > {log} 2>&1"
 
 
 rule truncation:
@@ -62,7 +62,7 @@ rule truncation_figure:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench truncation-figure {input} --out {output} > {log} 2>&1"
+        "qlsbench figure truncation {input} --out {output} > {log} 2>&1"
 
 
 rule checkpoint_table:
@@ -81,5 +81,5 @@ rule checkpoint_table:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "(qlsbench checkpoint-table {input.results} --dataset {input.dataset} --out {output.html}"
-        " && qlsbench checkpoint-table {input.results} --dataset {input.dataset} --out {output.md}) > {log} 2>&1"
+        "qlsbench figure checkpoint-table {input.results} --dataset {input.dataset} --out {output.html} {output.md}"
+        " > {log} 2>&1"

@@ -31,4 +31,4 @@ rule pauli_figure:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench figure {input} --out {output} > {log} 2>&1"
+        "qlsbench figure pauli-terms {input} --out {output} > {log} 2>&1"

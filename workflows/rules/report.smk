@@ -6,11 +6,7 @@ rule leaderboard:
         csv="results/leaderboard.csv",
         html=report("results/leaderboard.html", caption="../report/leaderboard.rst", category="Leaderboard"),
     params:
-        fidelity=config["leaderboard"].get("fidelity", 0.99),
-        residual=config["leaderboard"].get("residual", 1e-6),
-        shift=config["leaderboard"].get("shift", 10),
-        low_fidelity=config["leaderboard"].get("low_fidelity", 0.99),
-        low_residual=config["leaderboard"].get("low_residual", 1e-2),
+        tolerances=leaderboard_args(config),
     threads: rule_threads(config, "leaderboard")
     resources:
         **rule_resources(config, "leaderboard"),
@@ -20,8 +16,7 @@ rule leaderboard:
         "../envs/qlsbench.yaml"
     shell:
         "qlsbench leaderboard {input} --md {output.md} --csv {output.csv} --html {output.html}"
-        " --fidelity {params.fidelity} --residual {params.residual} --shift {params.shift}"
-        " --low-fidelity {params.low_fidelity} --low-residual {params.low_residual} > {log} 2>&1"
+        " {params.tolerances} > {log} 2>&1"
 
 
 rule loss_figure:
@@ -44,4 +39,4 @@ rule loss_figure:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench loss-figure {input} --solvers {params.solvers} {params.n_qubits} --out {output} > {log} 2>&1"
+        "qlsbench figure loss-curves {input} --solvers {params.solvers} {params.n_qubits} --out {output} > {log} 2>&1"

@@ -12,6 +12,11 @@ Layers, each depending only on those above it: ``levelsets`` and ``geometry``
 ``scenes``.
 """
 
+from qlsbench.physics.penalty.backward_euler import (
+    PenaltyStepReport,
+    simulate_penalty,
+    time_step,
+)
 from qlsbench.physics.penalty.equations import Evaluation, evaluate
 from qlsbench.physics.penalty.geometry import project_to_surface, relax_plane
 from qlsbench.physics.penalty.levelsets import (
@@ -28,11 +33,6 @@ from qlsbench.physics.penalty.newton import (
     wolfe_line_search,
 )
 from qlsbench.physics.penalty.scenes import PENALTY_SCENES, build_penalty_scene
-from qlsbench.physics.penalty.stepper import (
-    PenaltyStepReport,
-    simulate_penalty,
-    time_step,
-)
 
 __all__ = [
     "PENALTY_SCENES",

@@ -16,6 +16,7 @@ import numpy as np
 from scipy.sparse.linalg import gmres
 
 from qlsbench.errors import InputError
+from qlsbench.outcomes import Status
 
 #: ``g`` this close to the left null space of ``H`` (relative) is a stationary point of ``|g|^2``.
 STATIONARY = 1e-10
@@ -36,7 +37,7 @@ class PenaltyNewtonOptions:
         stopped at ``|g|`` 100 times ``tau``), so here the test is
         ``|H^T g| < 1e-10 |g| m_max`` (:data:`STATIONARY`, ``m_max`` the largest
         mass, see ``gradient_scale``), and stopping there is reported as
-        ``stationary``, not ``converged``.
+        ``stalled``, not ``converged``.
     max_iter : int
         Newton iterations before giving up.
     gmres_rtol : float
@@ -68,14 +69,13 @@ class PenaltyNewtonOptions:
 class NewtonReport:
     """What :func:`newton_solve` did."""
 
-    converged: bool
+    status: Status  #: ``converged``, ``stalled`` (at a stationary point of ``|g|^2`` above the tolerance) or ``max_iter``
     iterations: int
     residual: float
     gradient: float
     gmres_iterations: int
     reversed_directions: int
     gradient_directions: int
-    stationary: bool = False
 
 
 def wolfe_line_search(phi: Callable[[float], float], dphi: Callable[[float], float], phi0: float, dphi0: float,
@@ -164,8 +164,8 @@ def newton_solve(evaluate: Callable, z0: np.ndarray, options: PenaltyNewtonOptio
         a = ev.rmatvec(b)
         m, norm_b = np.linalg.norm(a), np.linalg.norm(b)
         if norm_b < tau or m < STATIONARY * norm_b * gradient_scale:
-            return z, ev, NewtonReport(bool(norm_b < tau), it, norm_b, m, gmres_total, reversed_count, gradient_count,
-                                       stationary=bool(norm_b >= tau))
+            status = Status.CONVERGED if norm_b < tau else Status.STALLED
+            return z, ev, NewtonReport(status, it, norm_b, m, gmres_total, reversed_count, gradient_count)
         if it == options.max_iter:
             break
         counter = [0]
@@ -195,5 +195,5 @@ def newton_solve(evaluate: Callable, z0: np.ndarray, options: PenaltyNewtonOptio
                                   phi0, dphi0, options.c1, options.c2)
         z = z + alpha * dz
         ev = cache.get(alpha) or evaluate(z)
-    return z, ev, NewtonReport(False, options.max_iter, float(np.linalg.norm(ev.g)),
+    return z, ev, NewtonReport(Status.MAX_ITER, options.max_iter, float(np.linalg.norm(ev.g)),
                                float(np.linalg.norm(ev.rmatvec(ev.g))), gmres_total, reversed_count, gradient_count)

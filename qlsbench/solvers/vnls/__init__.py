@@ -49,10 +49,15 @@ from typing import ClassVar
 
 import numpy as np
 
+from qlsbench.checks import COUNT, POSITIVE
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
-from qlsbench.solvers.variational import least_squares_readout, progress_marks, qubits_of
+from qlsbench.solvers.variational import (
+    least_squares_readout,
+    progress_marks,
+    qubits_of,
+)
 
 #: FullSumState builds H densely: 4^n entries.
 EXACT_MAX_QUBITS = 12
@@ -105,13 +110,9 @@ class VNLS(BaseSolver):
         if self.warm_start not in WARM_STARTS:
             raise InputError(f"vnls: unknown warm_start {self.warm_start!r}; use one of {', '.join(WARM_STARTS)}")
         for key in ("n_samples", "n_iter", "alpha", "warm_start_iters", "warm_start_steps"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise InputError(f"vnls: {key} must be an integer >= 1, got {value!r}")
+            COUNT.check(getattr(self, key), f"vnls: {key}")
         for key in ("learning_rate", "diag_shift", "rtol"):
-            value = getattr(self, key)
-            if not (isinstance(value, (int, float)) and np.isfinite(value) and value > 0):
-                raise InputError(f"vnls: {key} must be a positive number, got {value!r}")
+            POSITIVE.check(getattr(self, key), f"vnls: {key}")
 
     def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
         n = qubits_of(system, "vnls")

@@ -33,14 +33,24 @@ from typing import ClassVar
 
 import numpy as np
 
+from qlsbench.checks import POSITIVE, whole_number
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
 from qlsbench.solvers.variational import least_squares_readout, progress_marks
 from qlsbench.solvers.vqls import circuits
-from qlsbench.solvers.vqls.ansatz import DEFAULT_STRUCTURE, STRUCTURES, initial_parameters, n_parameters
+from qlsbench.solvers.vqls.ansatz import (
+    DEFAULT_STRUCTURE,
+    STRUCTURES,
+    initial_parameters,
+    n_parameters,
+)
 from qlsbench.solvers.vqls.backends import BACKENDS
-from qlsbench.solvers.vqls.optimizers import DEFAULT_OPTIMIZER, OPTIMIZERS, evaluation_budget
+from qlsbench.solvers.vqls.optimizers import (
+    DEFAULT_OPTIMIZER,
+    OPTIMIZERS,
+    evaluation_budget,
+)
 from qlsbench.solvers.vqls.problem import VQLSProblem
 
 #: The exact backend holds ``2^n`` amplitudes; circuits also ``2^(n+1)`` per circuit.
@@ -68,8 +78,7 @@ class _VQLS(BaseSolver):
     def __post_init__(self) -> None:
         if self.ansatz not in STRUCTURES:
             raise InputError(f"{self.name}: unknown ansatz {self.ansatz!r}; use one of {', '.join(STRUCTURES)}")
-        if isinstance(self.rtol, bool) or not isinstance(self.rtol, (int, float)) or not 0 < self.rtol < np.inf:
-            raise InputError(f"{self.name}: rtol must be a positive number, got {self.rtol!r}")
+        POSITIVE.check(self.rtol, f"{self.name}: rtol")
         if self.backend not in BACKENDS:
             raise InputError(f"{self.name}: unknown backend {self.backend!r}; use one of {', '.join(BACKENDS)}")
         if self.optimizer != "auto" and self.optimizer not in OPTIMIZERS:
@@ -78,9 +87,7 @@ class _VQLS(BaseSolver):
         if self.optimizer == "lbfgsb" and self.backend != "exact":
             raise InputError(f"{self.name}: optimizer 'lbfgsb' needs exact gradients: use backend='exact'")
         for key in ("layers", "maxiter", "shots", "max_circuits"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (0 if key == "layers" else 1):
-                raise InputError(f"{self.name}: {key} must be an integer >= {0 if key == 'layers' else 1}, got {value!r}")
+            whole_number(getattr(self, key), f"{self.name}: {key}", low=0 if key == "layers" else 1)
         if not 0.0 <= self.pauli_rtol < 1.0:
             raise InputError(f"{self.name}: pauli_rtol must be in [0, 1), got {self.pauli_rtol!r}")
         if not 0.0 <= self.depolarizing < 1.0:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from qlsbench.checks import whole_number
 from qlsbench.errors import InputError
 
 
@@ -89,8 +90,7 @@ def ansatz_circuit(n_qubits: int, layers: int, structure: str = DEFAULT_STRUCTUR
 
 
 def _check_layers(n_qubits: int, layers: int) -> None:
-    if isinstance(layers, bool) or not isinstance(layers, (int, np.integer)) or layers < 0:
-        raise InputError(f"layers must be an integer >= 0, got {layers!r}")
+    whole_number(layers, "layers", low=0)
     if n_qubits < 1:
         raise InputError(f"the ansatz needs at least one qubit, got {n_qubits}")
 

@@ -16,12 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 from qlsbench.errors import InputError
-from qlsbench.pauli.transform import popcount
+from qlsbench.pauli.walsh import popcount
 from qlsbench.solvers.vqls import circuits
 from qlsbench.solvers.vqls.ansatz import DEFAULT_STRUCTURE, RealAnsatz, ansatz_circuit
 from qlsbench.solvers.vqls.cost import cost_and_gradient
 from qlsbench.solvers.vqls.problem import VQLSProblem
-
 
 #: Noisy circuits up to this many qubits (ancilla included) run on Aer's density-matrix method.
 DENSITY_MATRIX_QUBITS = 10

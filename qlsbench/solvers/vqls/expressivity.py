@@ -21,7 +21,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
-from qlsbench.solvers.vqls.ansatz import RealAnsatz, _cz_signs, cz_pairs, initial_parameters
+from qlsbench.solvers.vqls.ansatz import (
+    RealAnsatz,
+    _cz_signs,
+    cz_pairs,
+    initial_parameters,
+)
 
 
 def _ry_generator(n_qubits: int, q: int) -> np.ndarray:

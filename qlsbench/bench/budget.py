@@ -12,15 +12,12 @@ never solved: leaving it out would flatter the solver.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.leaderboard import LOW_ACCURACY, Tolerances
-from qlsbench.bench.plotting import pyplot, save_figure
+from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
 from qlsbench.errors import InputError
+from qlsbench.outcomes import Status
 
 
 def _solved_at(row, budgets: np.ndarray, tol: Tolerances) -> np.ndarray:
@@ -66,7 +63,7 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
     if budgets is None:
         budgets = np.unique(np.concatenate([np.asarray(v, dtype=float)
                                             for v in results.loc[has, "progress_evaluations"]]))
-    rows = results[results["solver"].isin(results.loc[has, "solver"]) & (results["status"] != "skipped")]
+    rows = results[results["solver"].isin(results.loc[has, "solver"]) & (results["status"] != Status.SKIPPED)]
     budgets = np.asarray(budgets, dtype=float)
     out = []
     for solver, part in rows.groupby("solver", sort=True):
@@ -81,31 +78,3 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
         out.append(pd.DataFrame({"solver": solver, "evaluations": budgets, "best": best, "median": median,
                                  "systems": len(per_system), "seeds": seeds}))
     return pd.concat(out, ignore_index=True)
-
-
-def plot_budget_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: list[str] | None = None,
-                       tol: Tolerances = LOW_ACCURACY) -> Path:
-    """Success against cost evaluations (log axis), one colour per solver: solid best seed, dashed median."""
-    if solvers:
-        unknown = sorted(set(solvers) - set(results["solver"]))
-        if unknown:
-            raise InputError(f"no results for solver(s) {', '.join(unknown)}")
-        results = results[results["solver"].isin(solvers)]
-    curves = success_curve(results, tol)
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for i, (solver, c) in enumerate(curves.groupby("solver", sort=True)):
-        color = f"C{i % 10}"
-        label = f"{solver} ({int(c['systems'].iloc[0])} systems, {int(c['seeds'].iloc[0])} seed(s))"
-        ax.step(c["evaluations"], c["best"], where="post", color=color, label=label)
-        if c["seeds"].iloc[0] > 1:
-            ax.step(c["evaluations"], c["median"], where="post", color=color, linestyle="--")
-    ax.set_xscale("log")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("cost evaluations")
-    ax.set_ylabel("share of systems solved")
-    ax.set_title(f"Success against budget (fidelity >= {tol.fidelity:g}, residual <= {tol.residual:g}); "
-                 "dashed: median seed", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
-    return save_figure(fig, out)

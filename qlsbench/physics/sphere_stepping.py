@@ -20,14 +20,26 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm.auto import tqdm
 
+from qlsbench.checks import POSITIVE, whole_number
 from qlsbench.errors import InputError
-from qlsbench.physics.assembly import ContactLCP, assemble, assemble_impact, check_friction_params
+from qlsbench.outcomes import Status
+from qlsbench.physics.assembly import (
+    ContactLCP,
+    assemble,
+    assemble_impact,
+    check_friction_params,
+)
 from qlsbench.physics.contacts import Contacts, detect_contacts
-from qlsbench.physics.lcp import LCPResult, LCPStatus
-from qlsbench.physics.minmap import Capture, NewtonOptions, ProximalOptions, minmap_newton, proximal_minmap
-from qlsbench.physics.pivoting import lemke
+from qlsbench.physics.lcp import (
+    Capture,
+    LCPResult,
+    NewtonOptions,
+    ProximalOptions,
+    lemke,
+    minmap_newton,
+    proximal_minmap,
+)
 from qlsbench.physics.scene import Scene
-
 
 #: Time integrators of the sphere system.
 INTEGRATORS = ("dem_c", "cd_lagrange")
@@ -86,8 +98,7 @@ class StepOptions:
     restitution: float = 0.0
 
     def __post_init__(self) -> None:
-        if not (np.isfinite(self.h) and self.h > 0):
-            raise InputError(f"time step h must be > 0, got {self.h!r}")
+        POSITIVE.check(self.h, "time step h")
         check_friction_params(self.mu, self.s)
         if self.margin is not None and not self.margin > 0:
             raise InputError(f"contact margin must be > 0, got {self.margin!r}")
@@ -112,7 +123,7 @@ class StepReport:
     lcp_size: int
     newton_iterations: int
     residual: float
-    status: str
+    status: Status  #: ``no_contact`` for a step without contacts, else the contact LCP's outcome
     solver: str = "minmap"
     pairs: np.ndarray = field(default_factory=lambda: np.empty((0, 2), np.int64))  # (body_i, body_j), -1 = wall
     normal_impulses: np.ndarray = field(default_factory=lambda: np.empty(0))  # gamma_nu per contact
@@ -170,16 +181,16 @@ def _solve(lcp, y0, options: StepOptions, hook) -> tuple[LCPResult, str]:
     The reported iterations are all Newton iterations run, as every one of them produced a captured subsystem.
     """
     result = minmap_newton(lcp, y0, options=options.newton, capture=hook)
-    if result.status == LCPStatus.CONVERGED:
+    if result.status == Status.CONVERGED:
         return result, "minmap"
     if lcp.size <= options.lemke_fallback:
         fallback, name, extra = lemke(lcp), "lemke", 0
-        better = fallback.status == LCPStatus.CONVERGED
+        better = fallback.status == Status.CONVERGED
     elif options.proximal is not None:
         fallback = proximal_minmap(lcp, y0, options=options.newton, proximal=options.proximal, capture=hook)
         name, extra = "proximal", fallback.iterations
         # Kept even short of the tolerance when it is closer than Newton's last iterate.
-        better = fallback.status == LCPStatus.CONVERGED or fallback.residual < result.residual
+        better = fallback.status == Status.CONVERGED or fallback.residual < result.residual
     else:
         return result, "minmap"
     if not better:
@@ -199,7 +210,7 @@ def _resolve(scene: Scene, contacts: Contacts, problem: ContactLCP, options: Ste
     report.lcp_size, report.newton_iterations = problem.lcp.size, result.iterations
     report.pairs = np.column_stack([contacts.body_i, contacts.body_j])
     report.normal_impulses = problem.impulses(result.y)[0].copy()
-    report.residual, report.status = result.residual, str(result.status)
+    report.residual, report.status = result.residual, result.status
     return problem.velocity_change(result.y)
 
 
@@ -224,7 +235,7 @@ def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture
     h = options.h
     v_known = scene.velocities + h * scene.gravity
     contacts = detect_contacts(scene, _margin(scene, v_known, options))
-    report = StepReport(index, scene.time + h, contacts.count, 0, 0, 0.0, "no_contact")
+    report = StepReport(index, scene.time + h, contacts.count, 0, 0, 0.0, Status.NO_CONTACT)
     if contacts.count:
         problem = assemble(contacts, scene.masses, v_known, h, options.mu, options.s)
         context = _context(scene, options, index, contacts)
@@ -257,7 +268,7 @@ def step_cd_lagrange(scene: Scene, options: StepOptions, *, index: int = 0, capt
     scene.positions = scene.positions + h * v_before  # (45)
     v_free = v_before + h * scene.gravity
     contacts = detect_contacts(scene, 0.0)
-    report = StepReport(index, scene.time + h, contacts.count, 0, 0, 0.0, "no_contact")
+    report = StepReport(index, scene.time + h, contacts.count, 0, 0, 0.0, Status.NO_CONTACT)
     if contacts.count:
         problem = assemble_impact(contacts, scene.masses, v_free, v_before, options.restitution, h, options.mu,
                                   options.s)
@@ -296,8 +307,7 @@ def simulate(scene: Scene, steps: int, options: StepOptions, *, capture: Capture
     progress : bool
         Show a progress bar with steps/s, contacts and Newton iterations.
     """
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise InputError(f"steps must be an integer >= 0, got {steps!r}")
+    whole_number(steps, "steps", low=0)
     warm = _WarmStart() if options.warm_start else None
     reports = []
     label = f"{scene.name} N={scene.n_spheres} mu={options.mu:g}"

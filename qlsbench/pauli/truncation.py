@@ -12,7 +12,13 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from qlsbench.errors import InputError
-from qlsbench.pauli.decomposition import PauliDecomposition, count_terms, decompose, max_terms, xor_patterns
+from qlsbench.pauli.decomposition import (
+    PauliDecomposition,
+    count_terms,
+    decompose,
+    max_terms,
+    xor_patterns,
+)
 from qlsbench.problems import LinearSystem, state_fidelity
 
 #: Largest qubit count for the dense solves of the truncation study.

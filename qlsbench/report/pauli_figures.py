@@ -1,75 +1,24 @@
-"""Run the Pauli studies over a dataset and plot the paper's fig. 5."""
+"""Figures of the Pauli studies: term counts per qubit count (the paper's fig. 5) and truncation-error curves."""
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-from tqdm.auto import tqdm
 
-from qlsbench.bench.plotting import pyplot, save_figure
-from qlsbench.bench.runner import dataset_name
-from qlsbench.data import atomic_write_table, load_dataset, read_parquet, to_system
-from qlsbench.errors import DatasetError, InputError
-from qlsbench.pauli import count_terms, max_terms, xor_patterns
-from qlsbench.pauli.studies import DENSE_QUBITS, reordering_study, truncation_study
-
-
-def _system_rows(system, tols, reorder: bool) -> list[dict]:
-    n = system.dim.bit_length() - 1
-    base = {"system_id": system.system_id, "family": system.meta.get("family", ""),
-            "scene": system.meta.get("scene", ""), "n_qubits": n, "dim": system.dim, "nnz": system.nnz,
-            "cond": float(system.meta.get("cond", np.nan)), "symmetric": bool(system.meta.get("symmetric", False)),
-            "terms_max": max_terms(n, bool(system.meta.get("symmetric", False)) and not system.is_complex),
-            "patterns": xor_patterns(system.A)}
-    rows = []
-    if n <= DENSE_QUBITS:
-        for r in truncation_study(system, tols):
-            rows.append({**base, "ordering": "identity", "mode": r["mode"], "tol": r["tol"],
-                         "terms_kept": r["terms_kept"], "matrix_error": r["matrix_error"], "solution_error": r["solution_error"],
-                         "fidelity": r["fidelity"]})
-    else:  # too large for dense solves: counts only
-        for mode in ("absolute", "relative"):
-            counts = count_terms(system.A, tols, relative=mode == "relative")
-            rows += [{**base, "ordering": "identity", "mode": mode, "tol": t, "terms_kept": c,
-                      "matrix_error": np.nan, "solution_error": np.nan,
-                      "fidelity": np.nan} for t, c in counts.items()]
-    if reorder:
-        for r in reordering_study(system, tols):
-            if r["ordering"] == "identity":
-                continue
-            rows += [{**base, "ordering": r["ordering"], "mode": "absolute", "tol": t,
-                      "terms_kept": r[f"terms_tol_{t:g}"], "patterns": r["patterns"], "matrix_error": np.nan,
-                      "solution_error": np.nan, "fidelity": np.nan} for t in tols]
-    return rows
-
-
-def pauli_study(dataset: str | os.PathLike, out: str | os.PathLike, *, tols=(0.0, 1e-6, 1e-3),
-                reorder: bool = False, progress: bool = True) -> pd.DataFrame:
-    """Term counts, truncation errors and (optionally) reorderings for every system of a dataset.
-
-    One row per (system, ordering, mode, tol); ``mode`` is ``absolute`` or
-    ``relative`` (to ``max |c|``). Errors need dense solves and are NaN above
-    :data:`~qlsbench.pauli.studies.DENSE_QUBITS` qubits. Written atomically to ``out``.
-    """
-    tols = tuple(float(t) for t in tols)
-    if not tols or not all(np.isfinite(t) and t >= 0 for t in tols):
-        raise InputError(f"truncation tolerances must be finite and >= 0, got {list(tols)}")
-    df = load_dataset(dataset)
-    if df.empty:
-        raise DatasetError(f"{dataset}: the dataset holds no systems")
-    rows = []
-    for _, record in tqdm(df.iterrows(), total=len(df), desc=f"pauli {dataset_name(dataset)}", unit="system",
-                          disable=not progress):
-        rows += _system_rows(to_system(record), tols, reorder)
-    table = pd.DataFrame(rows)
-    table.insert(0, "dataset", dataset_name(dataset))
-    atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), out)
-    return table
+from qlsbench.bench.pauli_study import (
+    TERM_COUNT_COLUMNS,
+    TRUNCATION_COLUMNS,
+    read_pauli_results,
+)
+from qlsbench.errors import InputError
+from qlsbench.options import Options, option
+from qlsbench.report.base import Figure
+from qlsbench.report.plotting import pyplot, save_figure
 
 
 def _natural(name: str) -> list:
@@ -112,30 +61,6 @@ def plot_term_counts(results: pd.DataFrame, out: str | os.PathLike) -> Path:
 
 
 # ---------------------------------------------------------------- truncation-error curves
-
-#: Columns the truncation-error figure needs from a ``qlsbench pauli`` results file.
-TRUNCATION_COLUMNS = ("dataset", "system_id", "n_qubits", "ordering", "mode", "tol", "terms_kept", "matrix_error",
-                      "solution_error")
-
-
-def read_pauli_results(paths) -> pd.DataFrame:
-    """Concatenate ``qlsbench pauli`` results files, checking the columns the truncation figure needs.
-
-    Raises
-    ------
-    InputError
-        Naming the unreadable file, or the file and its first missing column.
-    """
-    paths = [Path(p) for p in paths]
-    if not paths:
-        raise InputError("no Pauli study results files given")
-    frames = []
-    for path in paths:
-        table = read_parquet(path, columns=TRUNCATION_COLUMNS, error=InputError,
-                             hint=" (not a `qlsbench pauli` results file?)")
-        frames.append(table.select(list(TRUNCATION_COLUMNS)).to_pandas())
-    return pd.concat(frames, ignore_index=True)
-
 
 def truncation_curves(results: pd.DataFrame, mode: str = "absolute") -> pd.DataFrame:
     """Median over systems of terms kept, ``||A - A_tol||_2`` and solution error per (dataset, qubits, tol).
@@ -241,3 +166,23 @@ def plot_truncation_errors(results: pd.DataFrame, out: str | os.PathLike, *, mod
         ax.set_xlabel(f"truncation tolerance τ ({mode})")
     fig.tight_layout()
     return save_figure(fig, out)
+
+
+def _draw_term_counts(inputs: list[str], out: Path, options) -> Path:
+    return plot_term_counts(read_pauli_results(inputs, TERM_COUNT_COLUMNS), out)
+
+
+@dataclass(frozen=True)
+class TruncationOptions(Options):
+    mode: str = option("absolute", "tolerance on |c| (absolute) or on |c| / max |c| (relative)",
+                       choices=("absolute", "relative"))
+
+
+def _draw_truncation(inputs: list[str], out: Path, options: TruncationOptions) -> Path:
+    return plot_truncation_errors(read_pauli_results(inputs, TRUNCATION_COLUMNS), out, mode=options.mode)
+
+
+TERM_COUNTS = Figure("pauli-terms", "fig. 5: Pauli term counts per qubit count, box plots per tolerance, with the "
+                     "theoretical stair", "Pauli study .parquet files (`qlsbench pauli`)", _draw_term_counts)
+TRUNCATION = Figure("truncation", "Pauli truncation error and terms kept against the tolerance",
+                    "Pauli study .parquet files (`qlsbench pauli`)", _draw_truncation, TruncationOptions)

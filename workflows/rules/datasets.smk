@@ -1,10 +1,29 @@
+# One rule per dataset family (qlsbench.families.FAMILIES): each runs the family's command with the options
+# its config entry gives (family_args), so the family's options record supplies every default.
+
+
+rule ising_dataset:
+    output:
+        "datasets/ising/{label}/part-0000.parquet",
+    params:
+        args=lambda wc: family_args(config, "ising", wc.label),
+    threads: rule_threads(config, "ising_dataset")
+    resources:
+        **rule_resources(config, "ising_dataset"),
+    log:
+        "logs/ising/{label}.log",
+    conda:
+        "../envs/qlsbench.yaml"
+    shell:
+        "qlsbench ising {params.args} --out {output} --quiet > {log} 2>&1"
+
+
 rule simulate:
     output:
         dataset="datasets/dem_c/{label}/part-0000.parquet",
         snapshots="results/snapshots/{label}.parquet",
     params:
-        args=lambda wc: simulate_args(config, wc.label),
-        snapshots=lambda wc: snapshot_count(config, wc.label),
+        args=lambda wc: family_args(config, "dem_c", wc.label),
     threads: rule_threads(config, "simulate")
     resources:
         **rule_resources(config, "simulate"),
@@ -14,7 +33,7 @@ rule simulate:
         "../envs/qlsbench.yaml"
     shell:
         "qlsbench simulate {params.args} --out datasets/dem_c/{wildcards.label}"
-        " --snapshots {output.snapshots} --snapshot-count {params.snapshots} > {log} 2>&1"
+        " --snapshots {output.snapshots} --quiet > {log} 2>&1"
 
 
 rule checkpoints:
@@ -23,7 +42,7 @@ rule checkpoints:
     output:
         "datasets/dem_c_checkpoints/{label}/part-0000.parquet",
     params:
-        n=lambda wc: checkpoint_count(config, wc.label),
+        args=lambda wc: family_args(config, "dem_c_checkpoints", wc.label),
     threads: rule_threads(config, "checkpoints")
     resources:
         **rule_resources(config, "checkpoints"),
@@ -32,15 +51,14 @@ rule checkpoints:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench checkpoints datasets/dem_c/{wildcards.label} --count {params.n}"
-        " --out datasets/dem_c_checkpoints/{wildcards.label} > {log} 2>&1"
+        "qlsbench checkpoints {params.args} --out datasets/dem_c_checkpoints/{wildcards.label} --quiet > {log} 2>&1"
 
 
 rule simulate_penalty:
     output:
         "datasets/penalty/{label}/part-0000.parquet",
     params:
-        args=lambda wc: penalty_args(config, wc.label),
+        args=lambda wc: family_args(config, "penalty", wc.label),
     threads: rule_threads(config, "simulate_penalty")
     resources:
         **rule_resources(config, "simulate_penalty"),
@@ -56,7 +74,7 @@ rule simulate_cd_lagrange:
     output:
         "datasets/cd_lagrange/{label}/part-0000.parquet",
     params:
-        args=lambda wc: cd_lagrange_args(config, wc.label),
+        args=lambda wc: family_args(config, "cd_lagrange", wc.label),
     threads: rule_threads(config, "simulate_cd_lagrange")
     resources:
         **rule_resources(config, "simulate_cd_lagrange"),
@@ -70,17 +88,17 @@ rule simulate_cd_lagrange:
 
 rule trajectory:
     output:
-        "datasets/trajectories/{name}.parquet",
+        "datasets/trajectories/{label}.parquet",
     wildcard_constraints:
-        name="[^/]+",
+        label="[^/]+",
     params:
-        args=lambda wc: trajectory_args(config, wc.name),
+        args=lambda wc: family_args(config, "trajectories", wc.label),
     threads: rule_threads(config, "trajectory")
     resources:
         **rule_resources(config, "trajectory"),
     log:
-        "logs/trajectory/{name}.log",
+        "logs/trajectory/{label}.log",
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench trajectory {params.args} --out {output} > {log} 2>&1"
+        "qlsbench trajectory {params.args} --out {output} --quiet > {log} 2>&1"

@@ -1,19 +1,19 @@
 """The linear complementarity problem as plain data, and the record its solvers return.
 
 ``LCP(Q, r)``: find ``y >= 0`` with ``w = Q y + r >= 0`` and ``y . w = 0``.
-Solvers are functions over this record (see :mod:`qlsbench.physics.lcp_solvers`),
+Solvers are functions over this record (the table in :mod:`qlsbench.physics.lcp.methods`),
 so one problem can go to min-map Newton, Lemke or projected Gauss-Seidel.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 import numpy as np
 import scipy.sparse as sp
 
 from qlsbench.errors import InputError
+from qlsbench.outcomes import Status
 
 
 @dataclass(frozen=True)
@@ -53,15 +53,6 @@ class LCP:
         return float(np.linalg.norm(np.minimum(y, self.Q @ y + self.r)))
 
 
-class LCPStatus(StrEnum):
-    """Outcome of an LCP solve."""
-
-    CONVERGED = "converged"
-    MAX_ITER = "max_iter"
-    STALLED = "stalled"  #: no further decrease of the merit function was possible
-    FAILED = "failed"  #: the method cannot proceed (e.g. Lemke's ray termination)
-
-
 @dataclass
 class LCPResult:
     """Solution of an LCP with how it was reached.
@@ -70,8 +61,9 @@ class LCPResult:
     ----------
     y : numpy.ndarray
         Approximate solution.
-    status : LCPStatus
-        Outcome.
+    status : qlsbench.outcomes.Status
+        ``converged``, ``max_iter``, ``stalled`` (no further decrease of the merit
+        function) or ``failed`` (the method cannot proceed, e.g. Lemke's ray).
     iterations : int
         Newton iterations, pivots or sweeps.
     residual : float
@@ -85,7 +77,7 @@ class LCPResult:
     """
 
     y: np.ndarray
-    status: LCPStatus
+    status: Status
     iterations: int
     residual: float
     message: str = ""

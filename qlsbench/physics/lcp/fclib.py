@@ -29,7 +29,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from qlsbench.errors import DatasetError, InputError
-from qlsbench.physics.lcp import LCP
+from qlsbench.physics.lcp.problem import LCP
 
 # Columns of H solved against M at once: bounds the dense block M^-1 H[:, cols]
 # to a few tens of MB even for tens of thousands of degrees of freedom.

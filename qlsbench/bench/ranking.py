@@ -27,25 +27,22 @@ judges what they return rather than what they say.
 
 from __future__ import annotations
 
-import html
-import os
-import re
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.environment import machine_info, package_versions
-from qlsbench.data import atomic_write_text
+from qlsbench.checks import FRACTION, POSITIVE
 from qlsbench.errors import InputError
-from qlsbench.solvers.base import RESOURCE_KEYS
+from qlsbench.outcomes import Status
+from qlsbench.solvers.base import RESOURCE_KEYS, RETURNED
 
 #: Qubit bands of the per-family tables, as inclusive ranges.
 QUBIT_BANDS: tuple[tuple[int, int], ...] = ((1, 4), (5, 6), (7, 8), (9, 10), (11, 64))
 
-#: Statuses under which a returned solution is judged at all.
-_RETURNED = ("converged", "max_iter", "stalled")
-_FAILED = ("error", "timeout", "crashed")
+#: Statuses under which a returned solution is judged at all, and those of a solve that failed outright.
+_RETURNED = RETURNED
+_FAILED = (Status.ERROR, Status.TIMEOUT, Status.CRASHED)
 
 
 @dataclass(frozen=True)
@@ -71,12 +68,9 @@ class Tolerances:
     require_converged: bool = True
 
     def __post_init__(self) -> None:
-        if not 0 < self.fidelity <= 1:
-            raise InputError(f"fidelity tolerance must be in (0, 1], got {self.fidelity}")
-        if not self.residual > 0:
-            raise InputError(f"residual tolerance must be > 0, got {self.residual}")
-        if not self.shift > 0:
-            raise InputError(f"shift must be > 0, got {self.shift}")
+        FRACTION.check(self.fidelity, "fidelity tolerance")
+        POSITIVE.check(self.residual, "residual tolerance")
+        POSITIVE.check(self.shift, "shift")
 
     def describe(self) -> str:
         """One line for the leaderboard header."""
@@ -114,7 +108,7 @@ def qubit_band(n_qubits) -> str:
 def mark_success(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
     """Add ``success``, penalised ``time_ms`` and penalised ``error`` columns."""
     df = results.copy()
-    statuses = ("converged",) if tol.require_converged else _RETURNED
+    statuses = (Status.CONVERGED,) if tol.require_converged else _RETURNED
     df["success"] = (df["status"].isin(statuses) & (df["fidelity"] >= tol.fidelity)
                      & (df["rel_residual"] <= tol.residual))
     # A crashed solve took its process with it, and its time: charge the solver's longest known solve.
@@ -158,7 +152,7 @@ def complete_matrix(results: pd.DataFrame, by_dataset: bool = True) -> pd.DataFr
             limit = rows["wall_time"].max()
         for key in systems.index.difference(pd.Index(rows["system_key"].unique())):
             info = systems.loc[key]
-            missing.append({"solver": solver, "system_key": key, "status": "skipped",
+            missing.append({"solver": solver, "system_key": key, "status": Status.SKIPPED,
                             "message": "not run on this system", "wall_time": 0.0, "time_limit": limit,
                             "rel_residual": np.nan, "rel_error": np.nan, "fidelity": np.nan,
                             **{c: info[c] for c in ("dataset", "family", "n_qubits", "cond") if c in info}})
@@ -193,7 +187,7 @@ def per_system(results: pd.DataFrame, tol: Tolerances, by_dataset: bool = True) 
     out = g.agg(success=("success", "mean"), time_ms=("time_ms", "median"), error=("error", "median"),
                 family=("family", "first"), band=("band", "first"), dataset=("dataset", "first"))
     counts = _distinct_solves(df, "system_key").groupby(["solver", "system_key"], sort=True)["status"].agg(
-        solves=lambda s: int((s != "skipped").sum()), skipped=lambda s: int((s == "skipped").sum()),
+        solves=lambda s: int((s != Status.SKIPPED).sum()), skipped=lambda s: int((s == Status.SKIPPED).sum()),
         failed=lambda s: int(s.isin(_FAILED).sum()))
     return out.join(counts)[["success", "time_ms", "error", "solves", "skipped", "failed", "family", "band",
                              "dataset"]].reset_index()
@@ -302,36 +296,6 @@ def success_by_dataset(results: pd.DataFrame, tol: Tolerances = Tolerances()) ->
     return systems.pivot_table(index="solver", columns="dataset", values="success", aggfunc="mean")
 
 
-def _cell(v, floatfmt: str) -> str:
-    if isinstance(v, (float, np.floating)):
-        return "" if np.isnan(v) else format(v, floatfmt)
-    return str(v)
-
-
-def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g") -> str:
-    """A pipe table of ``df`` (blank cells for NaN)."""
-    cols = [str(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(_cell(v, floatfmt) for v in row) + " |")
-    return "\n".join(lines)
-
-
-def _html_inline(text: str) -> str:
-    """The Markdown we write inline (``**bold**``, backticks) as HTML."""
-    text = html.escape(text, quote=False)
-    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
-    return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
-
-
-def html_table(df: pd.DataFrame, floatfmt: str = ".3g") -> str:
-    """An HTML table of ``df`` with the same cell formatting as :func:`markdown_table`."""
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
-    rows = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v, floatfmt))}</td>" for v in row) + "</tr>"
-                   for row in df.itertuples(index=False))
-    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>{rows}</tbody>\n</table>"
-
-
 def seed_table(results: pd.DataFrame, low: Tolerances = LOW_ACCURACY) -> pd.DataFrame:
     """Solvers run with several seeds on a system: success and fidelity of each system's best and median seed.
 
@@ -342,7 +306,7 @@ def seed_table(results: pd.DataFrame, low: Tolerances = LOW_ACCURACY) -> pd.Data
     systems, both ways. Solvers with one seed per system, or whose seeds never
     give different answers (repeats of a deterministic solver), are left out.
     """
-    df = mark_success(results[results["status"] != "skipped"], low)
+    df = mark_success(results[results["status"] != Status.SKIPPED], low)
     df = df.drop_duplicates(["solver", "system_id", "seed"]) if "system_id" in df else df
     rows = []
     for solver, part in df.groupby("solver", sort=True):
@@ -359,131 +323,3 @@ def seed_table(results: pd.DataFrame, low: Tolerances = LOW_ACCURACY) -> pd.Data
                      "median_fidelity_median_seed": float(per["fid_median"].median())})
     return pd.DataFrame(rows, columns=["solver", "systems", "seeds", "success_best_seed", "success_median_seed",
                                        "median_fidelity_best_seed", "median_fidelity_median_seed"])
-
-
-def _seed_blocks(results: pd.DataFrame, low: Tolerances) -> list[Block]:
-    table = seed_table(results, low)
-    if table.empty:
-        return []
-    return [("h2", "Over seeds"),
-            ("p", "Solvers run with several seeds (repeat r uses seed + r): the share of systems solved at low "
-                  f"accuracy ({low.describe()}) by each system's best seed and by its median seed (solved by at "
-                  "least half of its seeds), and the median over systems of the best and the median fidelity. "
-                  "Solvers run with one seed, or whose seeds always agree, are not listed."),
-            ("table", table)]
-
-
-#: A page is a list of blocks ``(kind, content)``: headings ``h1``-``h3`` and paragraphs ``p`` (text),
-#: ``list`` (list of text) and ``table`` (DataFrame). One structure, rendered as Markdown or HTML.
-Block = tuple[str, object]
-
-
-def _band_blocks(bands: pd.DataFrame) -> list[Block]:
-    """Per group: solvers by qubit band, each cell ``high / low (time ratio)``."""
-    out: list[Block] = []
-    for family, part in bands.groupby("family", sort=True):
-        cells = part.assign(cell=[f"{h:.2f} / {lo:.2f} ({t:.3g}x)" for h, lo, t in
-                                  zip(part["success_rate"], part["success_rate_low"], part["time_sgm_rel"])])
-        table = cells.pivot(index="solver", columns="band", values="cell")
-        counts = part.groupby("band")["systems"].max()
-        table.columns = [f"{b} qubits ({counts[b]} systems)" for b in table.columns]
-        out += [("h3", str(family)), ("table", table.reset_index())]
-    return out
-
-
-def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
-                title: str = "qlsbench leaderboard", preamble: str = "", by: str = "family",
-                extra: list[Block] | None = None) -> list[Block]:
-    """The leaderboard page: header, ranking, per family (or dataset) and qubit band, resources, per dataset.
-
-    ``preamble`` is a paragraph under the title, ``extra`` blocks come last.
-    """
-    info = machine_info()
-    versions = ", ".join(f"{k} {v}" for k, v in package_versions().items())
-    hashes = results.groupby("dataset")["dataset_hash"].agg(lambda s: ", ".join(sorted(set(s))))
-    header = [
-        f"**date**: {info['date']}",
-        f"**machine**: {info['cpu']}, {info['cores']} cores, {info['memory']}, {info['os']}, Python {info['python']}",
-        f"**packages**: {versions}",
-        f"**success (high accuracy)**: {tol.describe()}",
-        f"**success (low accuracy)**: {low.describe()}",
-        f"**ranking**: by high-accuracy success rate, then the shifted geometric mean (shift {tol.shift:g}) of time "
-        "in ms, normalised so the best solver is 1.0; the same for relative error. Every solver is measured on every "
-        "system: unsuccessful, skipped and not-run solves count at the time limit and at error >= 1; repeats of a "
-        "system count once (median), and so does a system that occurs more than once",
-        "**datasets**: " + "; ".join(f"`{d}` ({h})" for d, h in hashes.items()),
-    ]
-    return [
-        ("h1", title),
-        *([("p", preamble)] if preamble else []),
-        ("list", header),
-        ("h2", "Ranking"),
-        ("table", leaderboard(results, tol, low)),
-        ("h2", f"By {by} and qubit band"),
-        ("p", "Each cell: high-accuracy success rate / low-accuracy success rate (shifted geometric mean of time "
-              "relative to the fastest solver in that band)."),
-        *_band_blocks(band_tables(results, tol, low, by)),
-        ("h2", "Resources"),
-        ("p", "Median per solve that returned a solution: qubits, iterations and the costs each solver reports "
-              "(circuit depth is transpiled; shots are per circuit; MC samples over the whole solve)."),
-        ("table", resource_table(results)),
-        *_seed_blocks(results, low),
-        ("h2", "Success rate by dataset (high accuracy)"),
-        ("table", success_by_dataset(results, tol).reset_index()),
-        *(extra or []),
-    ]
-
-
-def blocks_markdown(blocks: list[Block]) -> str:
-    """Blocks as a Markdown page."""
-    out = []
-    for kind, content in blocks:
-        if kind in ("h1", "h2", "h3"):
-            out += ["#" * int(kind[1]) + f" {content}", ""]
-        elif kind == "p":
-            out += [str(content), ""]
-        elif kind == "list":
-            out += [f"- {item}" for item in content] + [""]
-        else:
-            out += [markdown_table(content), ""]
-    return "\n".join(out)
-
-
-def blocks_html(blocks: list[Block]) -> str:
-    """Blocks as a self-contained HTML page."""
-    body = []
-    for kind, content in blocks:
-        if kind in ("h1", "h2", "h3"):
-            body.append(f"<{kind}>{_html_inline(str(content))}</{kind}>")
-        elif kind == "p":
-            body.append(f"<p>{_html_inline(str(content))}</p>")
-        elif kind == "list":
-            body.append("<ul>" + "".join(f"<li>{_html_inline(item)}</li>" for item in content) + "</ul>")
-        else:
-            body.append(html_table(content))
-    style = ("body{font-family:sans-serif;max-width:80em;margin:auto}table{border-collapse:collapse;margin:1em 0}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%}th{background:#f3f3f3}")
-    return f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><style>{style}</style></head><body>\n" + \
-        "\n".join(body) + "\n</body></html>\n"
-
-
-def render_markdown(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
-                    **page) -> str:
-    """The leaderboard page as Markdown; ``page`` goes to :func:`page_blocks`."""
-    return blocks_markdown(page_blocks(results, tol, low, **page))
-
-
-def write_leaderboard(results: pd.DataFrame, md_path: str | os.PathLike, csv_path: str | os.PathLike,
-                      tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
-                      html_path: str | os.PathLike | None = None, **page) -> None:
-    """Write ``leaderboard.md``, ``leaderboard.csv`` and optionally an HTML twin, atomically.
-
-    The CSV holds the ranking with the median resources of each solver
-    beside it; ``page`` goes to :func:`page_blocks`.
-    """
-    blocks = page_blocks(results, tol, low, **page)
-    table = leaderboard(results, tol, low).merge(resource_table(results), on="solver", how="left")
-    atomic_write_text(md_path, blocks_markdown(blocks))
-    atomic_write_text(csv_path, table.to_csv(index=False))
-    if html_path is not None:
-        atomic_write_text(html_path, blocks_html(blocks))

@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.plotting import pyplot, save_figure
-from qlsbench.bench.runner import dataset_name
+from qlsbench.bench.results import dataset_name
+from qlsbench.checks import COUNT
 from qlsbench.data import load_dataset
+from qlsbench.data.snapshots import read_snapshots
 from qlsbench.errors import DatasetError, InputError
+from qlsbench.options import Options, option
+from qlsbench.report.base import Figure
+from qlsbench.report.plotting import pyplot, save_figure
 
 # ---------------------------------------------------------------- fig. 3: snapshots
 
@@ -87,8 +92,7 @@ def plot_snapshots(snapshots: pd.DataFrame, meta: dict, out: str | os.PathLike, 
     """
     if snapshots.empty:
         raise InputError("no snapshots to draw")
-    if isinstance(columns, bool) or not isinstance(columns, (int, np.integer)) or columns < 1:
-        raise InputError(f"columns must be an integer >= 1, got {columns!r}")
+    COUNT.check(columns, "columns")
     plt = pyplot()
     import matplotlib
     from matplotlib.cm import ScalarMappable
@@ -202,3 +206,24 @@ def plot_kappa_time(datasets, out: str | os.PathLike) -> Path:
     ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
     return save_figure(fig, out)
+
+
+@dataclass(frozen=True)
+class SnapshotOptions(Options):
+    columns: int = option(4, "panels per row", bounds=COUNT)
+
+
+def _draw_snapshots(inputs: list[str], out: Path, options: SnapshotOptions) -> Path:
+    snapshots, meta = read_snapshots(inputs[0])
+    return plot_snapshots(snapshots, meta, out, columns=options.columns)
+
+
+def _draw_kappa_time(inputs: list[str], out: Path, options) -> Path:
+    return plot_kappa_time(inputs, out)
+
+
+SNAPSHOTS = Figure("snapshots", "fig. 3: side views of the spheres coloured by contact impulse",
+                   "snapshot .parquet of `qlsbench simulate --snapshots`", _draw_snapshots, SnapshotOptions,
+                   single_input=True)
+KAPPA_TIME = Figure("kappa-time", "condition number of DEM-C subsystems against simulated time",
+                    "DEM-C dataset files or folders, one series each", _draw_kappa_time)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,8 @@ import pandas as pd
 
 from qlsbench.data import atomic_write_text, load_dataset, read_parquet
 from qlsbench.errors import DatasetError, InputError
+from qlsbench.options import Options, option
+from qlsbench.report.base import Figure
 
 #: Columns the table needs from a results file (``qlsbench solve``).
 RESULT_NEEDS = ("solver", "dataset", "system_id", "n_qubits", "cond", "status", "fidelity", "rel_residual",
@@ -206,3 +209,18 @@ def write_checkpoint_table(results_path: str | os.PathLike, out: str | os.PathLi
     text = render(table, title)
     # Explicit UTF-8: κ and the en dash must not depend on the locale of the machine running the workflow.
     return atomic_write_text(out, text)
+
+
+@dataclass(frozen=True)
+class CheckpointTableOptions(Options):
+    dataset: str | None = option(None, "the checkpoint dataset (default: datasets/<dataset column> below the current "
+                                 "folder)", path="read")
+
+
+def _draw(inputs: list[str], out: Path, options: CheckpointTableOptions) -> Path:
+    return write_checkpoint_table(inputs[0], out, dataset=options.dataset)
+
+
+FIGURE = Figure("checkpoint-table", "fig. 4(b): per checkpoint its step, time, qubits, kappa and the solver's loss, "
+                "fidelity, residual", "results .parquet of a solver run on a checkpoint dataset", _draw,
+                CheckpointTableOptions, formats=(".html", ".md"), single_input=True)

@@ -8,14 +8,19 @@ with a Savitzky-Golay filter, as in De et al.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy.signal import savgol_filter
 
-from qlsbench.bench.plotting import pyplot, save_figure
+from qlsbench.bench.results import load_results
+from qlsbench.checks import COUNT
 from qlsbench.errors import InputError
+from qlsbench.options import Options, option
+from qlsbench.report.base import Figure
+from qlsbench.report.plotting import pyplot, save_figure
 
 
 def smooth(history: np.ndarray, window: int = 51, order: int = 3) -> np.ndarray:
@@ -75,3 +80,19 @@ def plot_loss_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: 
     axes[0][0].set_ylabel("loss")
     fig.tight_layout()
     return save_figure(fig, out)
+
+
+@dataclass(frozen=True)
+class LossCurveOptions(Options):
+    solvers: tuple[str, ...] | None = option(None, "solver labels, one panel each (default: all with histories)",
+                                             many=True)
+    n_qubits: tuple[int, ...] | None = option(None, "only systems of these qubit counts", bounds=COUNT, many=True)
+
+
+def _draw(inputs: list[str], out: Path, options: LossCurveOptions) -> Path:
+    return plot_loss_curves(load_results(inputs), out, solvers=options.solvers and list(options.solvers),
+                            n_qubits=options.n_qubits and list(options.n_qubits))
+
+
+FIGURE = Figure("loss-curves", "fig. 2 / fig. 4: loss curves of variational solvers, raw and Savitzky-Golay "
+                "de-noised", "results .parquet files or folders (`qlsbench solve`)", _draw, LossCurveOptions)

@@ -1,21 +1,18 @@
-"""Baseline LCP solvers: Lemke's complementary pivoting and projected Gauss-Seidel.
+"""Lemke's complementary pivoting, a baseline and the exact fallback for small contact LCPs.
 
-Both work on the plain :class:`~qlsbench.physics.lcp.LCP` record and return an
-:class:`~qlsbench.physics.lcp.LCPResult` whose ``residual`` is the natural
+It works on the plain :class:`~qlsbench.physics.lcp.problem.LCP` record and return an
+:class:`~qlsbench.physics.lcp.problem.LCPResult` whose ``residual`` is the natural
 residual of the returned point on the original problem, so callers never have
 to trust a solver's own notion of success.
-
-Also reads the small classic test problems shipped as Siconos ``.dat`` dumps.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from qlsbench.errors import DatasetError, InputError
-from qlsbench.physics.lcp import LCP, LCPResult, LCPStatus
+from qlsbench.errors import InputError
+from qlsbench.outcomes import Status
+from qlsbench.physics.lcp.problem import LCP, LCPResult
 
 # Relative width inside which two min-ratio candidates count as tied; wide enough
 # to catch rounding in degenerate contact problems, far below any real gap.
@@ -27,9 +24,6 @@ _REFACTOR_EVERY = 100
 # Terminal points whose natural residual exceeds this (relative to the data)
 # are reported as STALLED rather than CONVERGED.
 _ACCEPT = 1e-8
-
-
-# --------------------------------------------------------------------------- Lemke
 
 
 def lemke(lcp: LCP, *, max_pivots: int | None = None, tol: float = 1e-12) -> LCPResult:
@@ -66,7 +60,7 @@ def lemke(lcp: LCP, *, max_pivots: int | None = None, tol: float = 1e-12) -> LCP
     max_pivots = _check_lemke_params(m, max_pivots, tol)
     if m == 0 or np.all(lcp.r >= 0):
         y = np.zeros(m)
-        return LCPResult(y, LCPStatus.CONVERGED, 0, lcp.natural_residual(y), info={"trivial": True})
+        return LCPResult(y, Status.CONVERGED, 0, lcp.natural_residual(y), info={"trivial": True})
 
     A = _lemke_system(lcp)
     T = A.copy()
@@ -84,7 +78,7 @@ def lemke(lcp: LCP, *, max_pivots: int | None = None, tol: float = 1e-12) -> LCP
     while True:
         entering = _complement(leaving, m)
         if pivots >= max_pivots:
-            return _finish(lcp, T, basis, pivots, LCPStatus.MAX_ITER,
+            return _finish(lcp, T, basis, pivots, Status.MAX_ITER,
                            f"Lemke reached max_pivots={max_pivots} without terminating")
         row = _ratio_test(T, entering, basis, m, tol)
         if row is None:
@@ -93,7 +87,7 @@ def lemke(lcp: LCP, *, max_pivots: int | None = None, tol: float = 1e-12) -> LCP
         leaving, basis[row] = int(basis[row]), entering
         pivots += 1
         if leaving == z0:
-            return _finish(lcp, T, basis, pivots, LCPStatus.CONVERGED, "")
+            return _finish(lcp, T, basis, pivots, Status.CONVERGED, "")
         if pivots % refactor_every == 0:
             T = _refactor(A, basis, T)
 
@@ -203,17 +197,17 @@ def _accept_scale(lcp: LCP, y: np.ndarray) -> float:
 
 
 def _finish(lcp: LCP, T: np.ndarray, basis: np.ndarray, pivots: int,
-            status: LCPStatus, message: str) -> LCPResult:
+            status: Status, message: str) -> LCPResult:
     m = lcp.size
     y, z0 = _z_values(T, basis, m)
     residual = lcp.natural_residual(y)
     refined = False
-    if status is LCPStatus.CONVERGED:
+    if status is Status.CONVERGED:
         y_ref = _refined(lcp, basis, m)
         if y_ref is not None and (res_ref := lcp.natural_residual(y_ref)) <= residual:
             y, residual, refined = y_ref, res_ref, True
         if residual > _accept_scale(lcp, y):
-            status = LCPStatus.STALLED
+            status = Status.STALLED
             message = (f"Lemke terminated after {pivots} pivots but the point fails the check "
                        f"(natural residual {residual:.3e}): rounding misled the pivoting; the "
                        "LCP may be infeasible or too ill-conditioned")
@@ -228,169 +222,12 @@ def _ray(lcp: LCP, T: np.ndarray, basis: np.ndarray, pivots: int, entering: int,
     # A degenerate ray can start at a point where z0 already sits at zero: that
     # point solves the LCP even though z0 never left the basis.
     if z0 <= tol * max(np.abs(T[:, -1]).max(), 1.0):
-        result = _finish(lcp, T, basis, pivots, LCPStatus.CONVERGED, "")
-        if result.status is LCPStatus.CONVERGED:
+        result = _finish(lcp, T, basis, pivots, Status.CONVERGED, "")
+        if result.status is Status.CONVERGED:
             result.info["ray_with_z0_zero"] = True
             return result
     name = f"z[{entering - m}]" if entering >= m else f"w[{entering}]"
     message = (f"Lemke ray termination after {pivots} pivots: entering {name} is unblocked "
                f"(z0 = {z0:.3e}); the LCP may be infeasible or Q not copositive-plus")
-    return LCPResult(y, LCPStatus.FAILED, pivots, lcp.natural_residual(y), message,
+    return LCPResult(y, Status.FAILED, pivots, lcp.natural_residual(y), message,
                      info={"z0": z0, "refined": False})
-
-
-# --------------------------------------------------------------------------- PGS
-
-
-def pgs(lcp: LCP, *, tol: float = 1e-10, max_sweeps: int = 10_000, omega: float = 1.0,
-        y0=None) -> LCPResult:
-    """Projected Gauss-Seidel (projected SOR for ``omega != 1``).
-
-    Sweeps the rows in order, setting ``y_i <- max(0, y_i - omega (Q y + r)_i / Q_ii)``
-    with the freshest values. Converges for symmetric positive (semi)definite ``Q``
-    with ``0 < omega < 2``; it is a baseline, not a fast method.
-
-    Parameters
-    ----------
-    lcp : LCP
-        The problem; every diagonal entry of ``Q`` must be positive.
-    tol : float
-        Stop when ``||min(y, Q y + r)|| <= tol * (1 + ||r||)``.
-    max_sweeps : int
-        Sweep budget.
-    omega : float
-        Relaxation factor in ``(0, 2)``.
-    y0 : array_like, optional
-        Starting point (projected onto ``y >= 0``); default zeros.
-
-    Returns
-    -------
-    LCPResult
-        ``iterations`` counts sweeps and ``history`` holds the natural residual
-        after each sweep.
-
-    Raises
-    ------
-    InputError
-        On a non-positive diagonal entry (naming the row) or a bad parameter.
-    """
-    _check_pgs_params(tol, max_sweeps, omega)
-    Q, r, m = lcp.Q, lcp.r, lcp.size
-    diag = _positive_diagonal(lcp)
-    y = _start_point(y0, m)
-    indptr, indices, data = Q.indptr, Q.indices, Q.data
-    target = tol * (1.0 + np.linalg.norm(r))
-    history: list[float] = []
-    for sweep in range(1, max_sweeps + 1):
-        _sweep(indptr, indices, data, r, diag, omega, y)
-        res = lcp.natural_residual(y)
-        history.append(res)
-        if not np.isfinite(res):
-            return LCPResult(y, LCPStatus.FAILED, sweep, res,
-                             f"PGS diverged at sweep {sweep} (omega={omega})", history,
-                             {"omega": omega})
-        if res <= target:
-            return LCPResult(y, LCPStatus.CONVERGED, sweep, res, "", history, {"omega": omega})
-    return LCPResult(y, LCPStatus.MAX_ITER, max_sweeps, history[-1],
-                     f"PGS reached max_sweeps={max_sweeps} with residual {history[-1]:.3e}",
-                     history, {"omega": omega})
-
-
-def _check_pgs_params(tol: float, max_sweeps: int, omega: float) -> None:
-    if not (np.isfinite(tol) and tol > 0):
-        raise InputError(f"pgs: tol must be positive, got {tol}")
-    if int(max_sweeps) < 1:
-        raise InputError(f"pgs: max_sweeps must be >= 1, got {max_sweeps}")
-    if not 0 < omega < 2:
-        raise InputError(f"pgs: omega must be in (0, 2), got {omega}")
-
-
-def _positive_diagonal(lcp: LCP) -> np.ndarray:
-    diag = lcp.Q.diagonal()
-    bad = np.flatnonzero(~(diag > 0))
-    if bad.size:
-        i = int(bad[0])
-        raise InputError(f"pgs: Q[{i}, {i}] = {diag[i]:g} in row {i}; projected Gauss-Seidel "
-                         "needs a positive diagonal")
-    return diag
-
-
-def _start_point(y0, m: int) -> np.ndarray:
-    if y0 is None:
-        return np.zeros(m)
-    y = np.array(y0, dtype=np.float64).reshape(-1)
-    if y.shape != (m,) or not np.all(np.isfinite(y)):
-        raise InputError(f"pgs: y0 must be a finite vector of length {m}, got shape "
-                         f"{np.shape(y0)}")
-    return np.maximum(y, 0.0)
-
-
-def _sweep(indptr, indices, data, r, diag, omega, y) -> None:
-    for i in range(r.shape[0]):
-        lo, hi = indptr[i], indptr[i + 1]
-        w_i = r[i] + data[lo:hi] @ y[indices[lo:hi]]
-        y[i] = max(0.0, y[i] - omega * w_i / diag[i])
-
-
-# --------------------------------------------------------------------------- .dat files
-
-
-def read_lcp_dat(path) -> LCP:
-    """Read a classic LCP test problem written by Siconos (``lcp_*.dat``).
-
-    Layout (Siconos ``LinearComplementarityProblem`` dump): the size ``n``; then
-    a dense ``NumericsMatrix``: storage type ``0``, ``size0``, ``size1``, the
-    pair ``size0 size1`` again, and the ``n*n`` entries in column-major order
-    (so each printed line is a *column* of ``M``); then ``q``. Anything after
-    ``q`` (remarks, references) is ignored.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The ``.dat`` file.
-
-    Returns
-    -------
-    LCP
-        ``LCP(M, q)``.
-
-    Raises
-    ------
-    DatasetError
-        If the file is missing, not a dense dump, or has too few numbers.
-    """
-    path = Path(path)
-    try:
-        tokens = path.read_text().split()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(f"{path}: cannot read LCP file ({exc})") from exc
-    header = _dat_ints(tokens[:6], path)
-    n, storage, size0, size1, rep0, rep1 = header
-    if storage != 0:
-        raise DatasetError(f"{path}: matrix storage type {storage} is not dense (0)")
-    if n < 1 or not (size0 == size1 == rep0 == rep1 == n):
-        raise DatasetError(f"{path}: header sizes {header} are inconsistent with n = {n}")
-    values = _dat_floats(tokens[6:6 + n * n + n], n * n + n, path)
-    M = values[: n * n].reshape((n, n), order="F")
-    try:
-        return LCP(M, values[n * n:])
-    except InputError as exc:
-        raise DatasetError(f"{path}: {exc}") from exc
-
-
-def _dat_ints(tokens: list[str], path: Path) -> list[int]:
-    if len(tokens) < 6:
-        raise DatasetError(f"{path}: header needs 6 integers (n, storage, size0, size1, size0, size1)")
-    try:
-        return [int(t) for t in tokens]
-    except ValueError as exc:
-        raise DatasetError(f"{path}: header is not integer ({exc})") from exc
-
-
-def _dat_floats(tokens: list[str], count: int, path: Path) -> np.ndarray:
-    if len(tokens) < count:
-        raise DatasetError(f"{path}: expected {count} numbers for M and q, found {len(tokens)}")
-    try:
-        return np.array([float(t) for t in tokens])
-    except ValueError as exc:
-        raise DatasetError(f"{path}: non-numeric entry in M or q ({exc})") from exc

@@ -1,0 +1,99 @@
+"""The Pauli study of a dataset: term counts, truncation errors and reorderings per system, written and read back.
+
+The figures drawn from these files are in :mod:`qlsbench.report.pauli_figures`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from tqdm.auto import tqdm
+
+from qlsbench.bench.results import dataset_name
+from qlsbench.data import atomic_write_table, load_dataset, read_parquet, to_system
+from qlsbench.errors import DatasetError, InputError
+from qlsbench.pauli import count_terms, max_terms, xor_patterns
+from qlsbench.pauli.truncation import DENSE_QUBITS, reordering_study, truncation_study
+
+
+def _system_rows(system, tols, reorder: bool) -> list[dict]:
+    n = system.dim.bit_length() - 1
+    base = {"system_id": system.system_id, "family": system.meta.get("family", ""),
+            "scene": system.meta.get("scene", ""), "n_qubits": n, "dim": system.dim, "nnz": system.nnz,
+            "cond": float(system.meta.get("cond", np.nan)), "symmetric": bool(system.meta.get("symmetric", False)),
+            "terms_max": max_terms(n, bool(system.meta.get("symmetric", False)) and not system.is_complex),
+            "patterns": xor_patterns(system.A)}
+    rows = []
+    if n <= DENSE_QUBITS:
+        for r in truncation_study(system, tols):
+            rows.append({**base, "ordering": "identity", "mode": r["mode"], "tol": r["tol"],
+                         "terms_kept": r["terms_kept"], "matrix_error": r["matrix_error"], "solution_error": r["solution_error"],
+                         "fidelity": r["fidelity"]})
+    else:  # too large for dense solves: counts only
+        for mode in ("absolute", "relative"):
+            counts = count_terms(system.A, tols, relative=mode == "relative")
+            rows += [{**base, "ordering": "identity", "mode": mode, "tol": t, "terms_kept": c,
+                      "matrix_error": np.nan, "solution_error": np.nan,
+                      "fidelity": np.nan} for t, c in counts.items()]
+    if reorder:
+        for r in reordering_study(system, tols):
+            if r["ordering"] == "identity":
+                continue
+            rows += [{**base, "ordering": r["ordering"], "mode": "absolute", "tol": t,
+                      "terms_kept": r[f"terms_tol_{t:g}"], "patterns": r["patterns"], "matrix_error": np.nan,
+                      "solution_error": np.nan, "fidelity": np.nan} for t in tols]
+    return rows
+
+
+def pauli_study(dataset: str | os.PathLike, out: str | os.PathLike, *, tols=(0.0, 1e-6, 1e-3),
+                reorder: bool = False, progress: bool = True) -> pd.DataFrame:
+    """Term counts, truncation errors and (optionally) reorderings for every system of a dataset.
+
+    One row per (system, ordering, mode, tol); ``mode`` is ``absolute`` or
+    ``relative`` (to ``max |c|``). Errors need dense solves and are NaN above
+    :data:`~qlsbench.pauli.truncation.DENSE_QUBITS` qubits. Written atomically to ``out``.
+    """
+    tols = tuple(float(t) for t in tols)
+    if not tols or not all(np.isfinite(t) and t >= 0 for t in tols):
+        raise InputError(f"truncation tolerances must be finite and >= 0, got {list(tols)}")
+    df = load_dataset(dataset)
+    if df.empty:
+        raise DatasetError(f"{dataset}: the dataset holds no systems")
+    rows = []
+    for _, record in tqdm(df.iterrows(), total=len(df), desc=f"pauli {dataset_name(dataset)}", unit="system",
+                          disable=not progress):
+        rows += _system_rows(to_system(record), tols, reorder)
+    table = pd.DataFrame(rows)
+    table.insert(0, "dataset", dataset_name(dataset))
+    atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), out)
+    return table
+
+
+#: Columns the truncation-error figure reads from a study file.
+TRUNCATION_COLUMNS = ("dataset", "system_id", "n_qubits", "ordering", "mode", "tol", "terms_kept", "matrix_error",
+                      "solution_error")
+#: Columns the term-count figure (fig. 5) reads from a study file.
+TERM_COUNT_COLUMNS = ("dataset", "system_id", "n_qubits", "symmetric", "ordering", "mode", "tol", "terms_kept",
+                      "terms_max")
+
+
+def read_pauli_results(paths, columns: tuple[str, ...] = TRUNCATION_COLUMNS) -> pd.DataFrame:
+    """Concatenate ``qlsbench pauli`` study files, checking they hold ``columns``.
+
+    Raises
+    ------
+    InputError
+        Naming the unreadable file, or the file and its first missing column.
+    """
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise InputError("no Pauli study results files given")
+    frames = []
+    for path in paths:
+        table = read_parquet(path, columns=columns, error=InputError, hint=" (not a `qlsbench pauli` results file?)")
+        frames.append(table.select(list(columns)).to_pandas())
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,140 @@
+"""The ``penalty`` family: Newton systems of backward Euler with penalty contact and Coulomb friction (seed 001).
+
+Non-symmetric wherever a contact slides; assembled from the matrix-free
+operator of each Newton-GMRES iteration (:mod:`qlsbench.physics.penalty`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE, Real
+from qlsbench.data import write_systems
+from qlsbench.errors import InputError
+from qlsbench.families.base import Family
+from qlsbench.options import Options, option
+from qlsbench.outcomes import Status
+from qlsbench.physics import SubsystemRecorder, export_systems
+from qlsbench.physics.penalty import (
+    PENALTY_SCENES,
+    PenaltyNewtonOptions,
+    build_penalty_scene,
+    simulate_penalty,
+)
+
+#: The name written into every penalty dataset's metadata since v1, kept so the bytes stay.
+GENERATOR = "qlsbench.generate.simulate_penalty_dataset"
+#: Largest Newton system a penalty run assembles for export (bigger ones are counted, not kept).
+EXPORT_LIMIT = 4096
+
+
+@dataclass(frozen=True)
+class PenaltyOptions(Options):
+    """A penalty-friction scene and which of its Newton systems to keep."""
+
+    scene: str = option("incline-block", "scene to simulate", choices=tuple(PENALTY_SCENES))
+    steps: int = option(400, "time steps", bounds=COUNT)
+    h: float | None = option(None, "time step (s); default: the one the scene was tuned for", bounds=POSITIVE)
+    mu: float | None = option(None, "friction coefficient; default: the scene's", bounds=NON_NEGATIVE)
+    params: dict = option({}, "scene parameter, e.g. --param angle=30 --param n=3 (see the scene builders)",
+                          pairs=True, flag="--param")
+    every: int = option(1, "keep the systems of every k-th step", bounds=COUNT)
+    kappa_cap: float | None = option(1e12, "drop systems with a larger condition number (inf keeps every system)",
+                                     bounds=Real(1.0, infinite=True), nullable=True)
+    max_systems: int | None = option(None, "keep at most this many systems", bounds=COUNT)
+    newton_tol: float = option(PenaltyNewtonOptions.tol, "Newton tolerance relative to one step's gravity impulse",
+                               bounds=POSITIVE, cli=False)
+    newton_max_iter: int = option(PenaltyNewtonOptions.max_iter, "Newton iteration cap", bounds=COUNT, cli=False)
+
+    def scene_params(self) -> dict:
+        """The scene builder's keywords: ``params``, with ``mu`` given on its own merged in."""
+        return {**self.params, **({"mu": self.mu} if self.mu is not None else {})}
+
+    def time_step(self) -> float:
+        return PENALTY_SCENES[self.scene][1] if self.h is None else self.h
+
+
+def label(options: PenaltyOptions) -> str:
+    """The built scene's name (``incline-block-a30-mu0.3``), so building checks the parameters too."""
+    return build_penalty_scene(options.scene, **options.scene_params()).name
+
+
+def capture_into(recorder: SubsystemRecorder, max_dim: int = EXPORT_LIMIT):
+    """A Newton ``capture`` callback that assembles ``H`` and hands it to ``recorder``.
+
+    Systems above ``max_dim`` unknowns are counted in the callback's
+    ``too_large`` attribute instead (assembling them is what the matrix-free
+    solver avoids).
+    """
+    def capture(evaluation, rhs, dz, context):
+        if context["step"] % recorder.every:  # the recorder checks this too, but only after H is assembled
+            return
+        if len(rhs) > max_dim:
+            capture.too_large += 1
+            return
+        A = evaluation.matrix()
+        recorder(A, rhs, {**context, "sliding_fraction": context["sliding"] / max(context["contacts"], 1)})
+
+    capture.too_large = 0
+    return capture
+
+
+def build(options: PenaltyOptions, out: Path, progress: bool = True) -> dict:
+    """Run the scene and write its Newton systems to ``out/part-0000.parquet``.
+
+    Returns
+    -------
+    dict
+        The dataset metadata written, with ``steps_per_second`` and ``out`` added.
+    """
+    params = options.scene_params()
+    model = build_penalty_scene(options.scene, **params)
+    h = options.time_step()
+    newton = PenaltyNewtonOptions(tol=options.newton_tol, max_iter=options.newton_max_iter)
+    recorder = SubsystemRecorder(every=options.every, max_systems=options.max_systems)
+    capture = capture_into(recorder)
+    t0 = time.perf_counter()
+    reports = simulate_penalty(model, options.steps, h, newton, capture=capture, progress=progress)
+    elapsed = time.perf_counter() - t0
+    systems, stats = export_systems(recorder, kappa_cap=options.kappa_cap, scene=model.name, family="penalty")
+    if not systems:
+        raise InputError(f"simulation {model.name}: no Newton system to export ({stats['captured']} captured, "
+                         f"{capture.too_large} above {EXPORT_LIMIT} unknowns, {stats['dropped_kappa']} over "
+                         f"the kappa cap) in {options.steps} steps with every={options.every}")
+    iters = np.array([r.newton.iterations for r in reports])
+    meta = {
+        "generator": GENERATOR, "family": "penalty", "scene": options.scene,
+        "scene_label": model.name, "params": params, "mu": model.mu,
+        "stiffness": model.stiffness, "steps": options.steps, "h": h, "every": options.every,
+        "newton_tol": options.newton_tol, "newton_max_iter": options.newton_max_iter, "ndof": model.ndof, **stats,
+        "too_large": capture.too_large,
+        "newton_iterations_mean": float(iters.mean()), "newton_iterations_max": int(iters.max()),
+        "steps_not_converged": sum(r.newton.status is not Status.CONVERGED for r in reports),
+        "max_contacts": max(r.contacts for r in reports), "max_sliding": max(r.sliding for r in reports),
+        "non_symmetric": sum(not s.meta["symmetric"] for s in systems),
+    }
+    write_systems(systems, Path(out) / "part-0000.parquet", metadata=meta)
+    return {**meta, "out": str(out), "steps_per_second": options.steps / elapsed if elapsed > 0 else float("inf")}
+
+
+def report(facts: dict) -> list[str]:
+    lines = [f"{facts['scene_label']}: {facts['steps']} steps of h={facts['h']:g} at {facts['steps_per_second']:.1f} "
+             f"steps/s, Newton {facts['newton_iterations_mean']:.2f} it/step (max {facts['newton_iterations_max']}), "
+             f"{facts['exported']} of {facts['captured']} systems exported ({facts['non_symmetric']} non-symmetric), "
+             f"cond {facts['cond_min']} .. {facts['cond_max']} -> {facts['out']}"]
+    if facts["steps_not_converged"]:
+        lines.append(f"warning: Newton did not reach its tolerance in {facts['steps_not_converged']} of "
+                     f"{facts['steps']} steps")
+    return lines
+
+
+FAMILY = Family(
+    name="penalty", summary="Newton systems of penalty-friction backward Euler (Newton-GMRES), non-symmetric where "
+                            "contacts slide",
+    options=PenaltyOptions, build=build, label=label, report=report, command="simulate", command_help="",
+    config_key="penalty", scenes=tuple(PENALTY_SCENES),
+)

@@ -1,0 +1,182 @@
+"""What the two sphere-simulation families share: their options and the run that writes their datasets.
+
+``dem_c`` (De et al., alg. 1) and ``cd_lagrange`` (seed 000's restitution
+impacts) run the same scenes through the same stepper and capture the same
+min-map Newton subsystems; they differ in the integrator and the label.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE, SEED, Real, Whole
+from qlsbench.data import write_systems
+from qlsbench.data.snapshots import write_snapshots
+from qlsbench.errors import InputError
+from qlsbench.options import Options, option
+from qlsbench.physics import (
+    NewtonOptions,
+    SnapshotRecorder,
+    StepOptions,
+    SubsystemRecorder,
+    build_scene,
+    container_of,
+    export_systems,
+    simulate,
+    snapshot_steps,
+)
+from qlsbench.physics.scene import MAX_SPHERES, SCENES, Scene, sedimentation
+
+#: The name written into every sphere dataset's metadata since v1, kept so the bytes (and the pinned hashes) stay.
+GENERATOR = "qlsbench.generate.simulate_dataset"
+#: The scene builder's own defaults, so the options restate none of them.
+_SCENE = inspect.signature(sedimentation).parameters
+
+
+@dataclass(frozen=True)
+class SphereOptions(Options):
+    """A rigid-sphere simulation and which of its Newton subsystems to keep."""
+
+    scene: str = option("sedimentation", "scene to simulate", choices=tuple(SCENES))
+    n_spheres: int = option(_SCENE["n_spheres"].default, "number of spheres", bounds=Whole(1, MAX_SPHERES))
+    packing: float = option(_SCENE["packing"].default, "sphere volume fraction of the container",
+                            bounds=Real(0.0, 0.5, open_low=True, open_high=True))
+    mu: float = option(StepOptions.mu, "friction coefficient", bounds=NON_NEGATIVE)
+    steps: int = option(400, "time steps", bounds=COUNT)
+    seed: int = option(_SCENE["seed"].default, "seed of the sphere placement", bounds=SEED)
+    h: float = option(StepOptions.h, "time step (s)", bounds=POSITIVE)
+    friction_directions: int = option(StepOptions.s, "friction directions per contact (the polyhedral cone's "
+                                      "edges s; even, >= 4)", bounds=Whole(4))
+    every: int = option(1, "keep the subsystems of every k-th step", bounds=COUNT)
+    kappa_cap: float | None = option(1e12, "drop systems with a larger condition number (inf keeps every system)",
+                                     bounds=Real(1.0, infinite=True), nullable=True)
+    max_systems: int | None = option(None, "keep at most this many subsystems", bounds=COUNT)
+    newton_tol: float = option(NewtonOptions.tol, "min-map Newton tolerance", bounds=POSITIVE, cli=False)
+    newton_max_iter: int = option(NewtonOptions.max_iter, "min-map Newton iteration cap", bounds=COUNT, cli=False)
+    regularization: float = option(NewtonOptions.regularization, "Tikhonov epsilon added to each Newton subsystem "
+                                   "(frictional ones are singular without it)", bounds=NON_NEGATIVE)
+    snapshots: str | None = option(None, "also write sphere states and contact impulses at evenly spaced steps to "
+                                   "this .parquet (fig. 3)", path="file")
+    snapshot_count: int = option(4, "number of snapshot steps, the last step always among them", bounds=COUNT)
+
+    def check(self) -> None:
+        if self.friction_directions % 2:
+            raise InputError(f"friction_directions must be even, got {self.friction_directions}")
+
+    def step_options(self, integrator: str, restitution: float = 0.0) -> StepOptions:
+        newton = NewtonOptions(tol=self.newton_tol, max_iter=self.newton_max_iter, regularization=self.regularization)
+        return StepOptions(h=self.h, mu=self.mu, s=self.friction_directions, newton=newton, integrator=integrator,
+                           restitution=restitution)
+
+
+def base_label(options: SphereOptions) -> str:
+    """``sedimentation-n32-mu0.3``."""
+    return f"{options.scene}-n{options.n_spheres}-mu{options.mu:g}"
+
+
+def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label: str, family: str,
+                     integrator: str = "dem_c", restitution: float = 0.0) -> dict:
+    """Simulate, write the Newton subsystems to ``out/part-0000.parquet`` (and the snapshots), return the facts.
+
+    Returns
+    -------
+    dict
+        The dataset metadata written to the file: settings, export counts,
+        condition-number range and Newton statistics; not written but
+        returned, ``steps_per_second`` and ``steps_solved_by_proximal``; with
+        snapshots, also ``snapshots``, ``snapshot_steps`` and ``snapshot_write_seconds``.
+    """
+    step_options = options.step_options(integrator, restitution)
+    # Checked before the run, so a bad count does not cost a whole simulation.
+    chosen = snapshot_steps(options.steps, options.snapshot_count) if options.snapshots is not None else None
+    state = build_scene(options.scene, n_spheres=options.n_spheres, packing=options.packing, seed=options.seed)
+    container = container_of(state)
+    recorder = SubsystemRecorder(every=options.every, max_systems=options.max_systems)
+    observer = SnapshotRecorder(chosen) if chosen is not None else None
+    t0 = time.perf_counter()
+    reports = simulate(state, options.steps, step_options, capture=recorder, observer=observer, progress=progress)
+    elapsed = time.perf_counter() - t0
+    systems, stats = export_systems(recorder, kappa_cap=options.kappa_cap, seed=options.seed, scene=label,
+                                    family=family)
+    if not systems:  # an empty dataset would only fail later, in every rule that reads it
+        raise InputError(f"simulation {label}: no Newton subsystem to export ({stats['captured']} captured, "
+                         f"{stats['dropped_kappa']} over the kappa cap, {stats['skipped_trivial']} trivial) in "
+                         f"{options.steps} steps with every={options.every}; run more steps or more spheres")
+    meta = _metadata(options, stats, reports)
+    if integrator != "dem_c":  # only then: DEM-C files stay byte for byte what they were (the pinned set hashes them)
+        meta.update(family=family, integrator=integrator, restitution=restitution, scene_label=label)
+    # Wall-clock facts vary run to run; they are returned, not written, so files stay byte-identical.
+    write_systems(systems, Path(out) / "part-0000.parquet", metadata=meta)
+    facts = {**meta, "out": str(out), "steps_per_second": options.steps / elapsed if elapsed > 0 else float("inf"),
+             "steps_solved_by_proximal": sum(r.solver == "proximal" for r in reports)}
+    if observer is not None:
+        t0 = time.perf_counter()
+        if observer.missing:
+            raise InputError(f"snapshot steps {observer.missing} were never reached by the simulation")
+        write_snapshots(observer.records, options.snapshots, _snapshot_metadata(meta, label, container, state,
+                                                                                 options.snapshot_count))
+        facts.update(snapshots=str(options.snapshots), snapshot_steps=observer.steps,
+                     snapshot_write_seconds=time.perf_counter() - t0)
+    return facts
+
+
+def _metadata(options: SphereOptions, stats: dict, reports: list) -> dict:
+    """The file's metadata: the settings under their v1 keys (``s`` for the friction directions), then the run."""
+    iters = np.array([r.newton_iterations for r in reports if r.contacts]) if reports else np.zeros(0)
+    return {
+        "generator": GENERATOR, "scene": options.scene, "n_spheres": options.n_spheres, "packing": options.packing,
+        "mu": options.mu, "steps": options.steps, "seed": options.seed, "h": options.h,
+        "s": options.friction_directions, "every": options.every, "newton_tol": options.newton_tol,
+        "newton_max_iter": options.newton_max_iter, "regularization": options.regularization,
+        **stats,
+        "newton_iterations_mean": float(iters.mean()) if len(iters) else 0.0,
+        "newton_iterations_max": int(iters.max()) if len(iters) else 0,
+        "steps_not_converged": sum(not r.status.solved for r in reports),
+        "steps_solved_by_lemke": sum(r.solver == "lemke" for r in reports),
+        "max_contacts": max((r.contacts for r in reports), default=0),
+    }
+
+
+def _snapshot_metadata(meta: dict, label: str, container: dict, scene: Scene, count: int) -> dict:
+    """What a snapshot file says about its run: settings, container, gravity and the chosen steps.
+
+    Only settings, never the output paths or timings, so the file depends on
+    the configuration and seed alone.
+    """
+    settings = {k: meta[k] for k in ("scene", "n_spheres", "packing", "mu", "steps", "seed", "h", "s",
+                                     "regularization", "newton_tol", "newton_max_iter")}
+    settings.update({k: meta[k] for k in ("integrator", "restitution") if k in meta})
+    return {"generator": GENERATOR, "scene_label": label, **settings, **container,
+            "gravity": [float(g) for g in scene.gravity], "snapshot_count": int(count),
+            "snapshot_steps": snapshot_steps(meta["steps"], count).tolist(),
+            "impulse": "sum over the sphere's contacts of the normal impulse magnitude in that step (N s); "
+                       "divide by h for the mean contact force"}
+
+
+def report(facts: dict) -> list[str]:
+    """What ``qlsbench simulate`` prints after a sphere simulation."""
+    how = f" cd_lagrange e={facts['restitution']:g}" if facts.get("integrator") == "cd_lagrange" else ""
+    lines = [f"{facts['scene']} N={facts['n_spheres']} mu={facts['mu']:g}{how}: {facts['steps']} steps at "
+             f"{facts['steps_per_second']:.1f} steps/s, Newton {facts['newton_iterations_mean']:.1f} it/step "
+             f"(max {facts['newton_iterations_max']}), {facts['exported']} of {facts['captured']} subsystems exported "
+             f"({facts['dropped_kappa']} over the kappa cap), cond {facts['cond_min']} .. {facts['cond_max']} -> "
+             f"{facts['out']}"]
+    if facts.get("snapshots"):
+        lines.append(f"sphere snapshots at steps {facts['snapshot_steps']} -> {facts['snapshots']}")
+    if facts["steps_solved_by_proximal"]:
+        lines.append(f"{facts['steps_solved_by_proximal']} of {facts['steps']} steps were solved by the proximal "
+                     f"min-map fallback (plain Newton stalled on an LCP above {StepOptions.lemke_fallback} unknowns)")
+    if facts["steps_not_converged"]:
+        lines.append(f"warning: the contact LCP of {facts['steps_not_converged']} of {facts['steps']} steps was not "
+                     f"solved to tolerance (min-map Newton stalled and its fallback, Lemke up to "
+                     f"{StepOptions.lemke_fallback} unknowns or the proximal min-map Newton above, did not reach it "
+                     f"either); those steps used the closer of the two iterates")
+    return lines
+
+
+__all__ = ["GENERATOR", "SphereOptions", "base_label", "report", "simulate_spheres"]

@@ -1,0 +1,216 @@
+"""Minimum-map Newton method for LCPs (De et al., alg. 2 and eq. 9).
+
+Root-finding on ``phi(y) = min(y, Q y + r)``. With the active set
+``A = {i : (Q y + r)_i < y_i}`` and ``B`` its complement, the Newton step is
+``dy_B = -phi_B`` and ``Q_AA dy_A = Q_AB phi_B - phi_A``: that reduced system is
+the linear system the benchmark exports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Callable
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from qlsbench.errors import InputError
+from qlsbench.outcomes import Status
+from qlsbench.physics.lcp.problem import LCP, LCPResult
+
+#: ``capture(A, b, info)`` receives each Newton subsystem ``A dy_A = b`` before it is solved.
+Capture = Callable[[sp.csr_matrix, np.ndarray, dict], None]
+
+
+@dataclass(frozen=True)
+class NewtonOptions:
+    """Settings of :func:`minmap_newton`.
+
+    Attributes
+    ----------
+    tol : float
+        Stop when ``||min(y, Q y + r)|| <= tol * (1 + ||r||)`` on the unscaled problem.
+    max_iter : int
+        Newton iteration cap.
+    scale : bool
+        Solve the equivalent LCP ``(S Q S, S r)`` in ``y = S y_hat`` with
+        ``S = diag(Q)^-1/2`` (1 where the diagonal is not positive). Contact
+        problems mix masses and lengths across many orders of magnitude;
+        unscaled Newton stagnates on real granular data.
+    regularization : float
+        ``epsilon`` added to the diagonal of each reduced system ``Q_AA``
+        (Tikhonov). It changes the step, not the problem: the solution is
+        still that of the original LCP.
+    armijo : float
+        Sufficient-decrease constant of the line search on ``0.5 ||phi||^2``.
+    min_step : float
+        Smallest step length tried before falling back to the gradient.
+    """
+
+    tol: float = 1e-10
+    max_iter: int = 100
+    scale: bool = True
+    regularization: float = 0.0
+    armijo: float = 1e-4
+    min_step: float = 1e-8
+
+    def __post_init__(self) -> None:
+        if not self.tol > 0:
+            raise InputError(f"Newton tol must be > 0, got {self.tol!r}")
+        if self.max_iter < 1:
+            raise InputError(f"Newton max_iter must be >= 1, got {self.max_iter!r}")
+        if self.regularization < 0:
+            raise InputError(f"regularization must be >= 0, got {self.regularization!r}")
+
+
+def _scaling(Q: sp.csr_matrix) -> np.ndarray:
+    d = Q.diagonal()
+    s = np.ones_like(d)
+    pos = d > 0
+    s[pos] = 1.0 / np.sqrt(d[pos])
+    return s
+
+
+def _scaled(Q: sp.csr_matrix, S: np.ndarray) -> sp.csr_matrix:
+    """``diag(S) Q diag(S)``, entry by entry as ``Q_ij * (S_i * S_j)``.
+
+    Multiplying in that order keeps a symmetric ``Q`` exactly symmetric;
+    ``(S_i Q_ij) S_j`` and ``(S_j Q_ji) S_i`` round differently.
+    """
+    coo = Q.tocoo()
+    return sp.csr_matrix((coo.data * (S[coo.row] * S[coo.col]), (coo.row, coo.col)), shape=Q.shape)
+
+
+def _merit(Q, r, y):
+    w = Q @ y + r
+    phi = np.minimum(y, w)
+    return w, phi, 0.5 * float(phi @ phi)
+
+
+def _regularized(QAA: sp.csr_matrix, eps: float) -> sp.csr_matrix:
+    return QAA if eps == 0 else (QAA + eps * sp.identity(QAA.shape[0], format="csr")).tocsr()
+
+
+def _solve_reduced(QAA: sp.csr_matrix, rhs: np.ndarray, eps: float, info: dict) -> np.ndarray:
+    """Newton step on the active set: ``(Q_AA + eps I) x = rhs``, else damped least squares.
+
+    Friction makes ``Q_AA`` singular by construction: the ``s`` directions of a
+    sticking contact span only a plane, so the impulses along them are not
+    unique. When the LU solve fails or leaves a residual above 1e-8 of
+    ``||rhs||`` (the system is inconsistent), the Levenberg-Marquardt step
+    ``(Q_AA^T Q_AA + delta I) x = Q_AA^T rhs`` is taken instead: it is bounded
+    and always a descent direction of ``0.5 ||phi||^2``.
+    """
+    n = QAA.shape[0]
+    M = _regularized(QAA, eps)
+    try:
+        x = spla.splu(M.tocsc()).solve(rhs)
+        if np.all(np.isfinite(x)) and np.linalg.norm(M @ x - rhs) <= 1e-8 * np.linalg.norm(rhs):
+            return x
+    except RuntimeError:  # exactly singular
+        pass
+    info["least_squares_steps"] += 1
+    N = (QAA.T @ QAA).tocsc()
+    delta = 1e-10 * max(float(N.diagonal().max(initial=0.0)), 1e-300)
+    return spla.splu(N + delta * sp.identity(n, format="csc")).solve(QAA.T @ rhs)
+
+
+def minmap_newton(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOptions = NewtonOptions(),
+                  capture: Capture | None = None) -> LCPResult:
+    """Solve an LCP by the minimum-map Newton method with a projected Armijo line search.
+
+    Parameters
+    ----------
+    lcp : LCP
+        The problem.
+    y0 : numpy.ndarray, optional
+        Starting point (projected onto ``y >= 0``); zero by default, as in alg. 1.
+    options : NewtonOptions
+        Tolerance, cap, scaling and regularisation.
+    capture : callable, optional
+        ``capture(A, b, info)`` is called with every reduced system before it is
+        solved, ``A = Q_AA + regularization * I``; ``info`` holds ``newton_iter``,
+        ``active_size`` and the options.
+
+    Returns
+    -------
+    LCPResult
+        ``info`` records ``scale``, ``regularization``, ``least_squares_steps``
+        (reduced systems solved in the least-squares sense), ``gradient_steps``
+        (safeguard uses) and ``line_search_halvings``.
+    """
+    Q, r = lcp.Q, lcp.r
+    m = lcp.size
+    S = _scaling(Q) if options.scale else np.ones(m)
+    Qs = _scaled(Q, S) if options.scale else Q
+    rs = S * r
+    y = np.zeros(m) if y0 is None else np.maximum(np.asarray(y0, dtype=float), 0.0) / S
+    target = options.tol * (1.0 + float(np.linalg.norm(r)))
+    history: list[float] = []
+    info = {"scale": options.scale, "regularization": options.regularization, "least_squares_steps": 0,
+            "gradient_steps": 0, "line_search_halvings": 0}
+    status, message = Status.MAX_ITER, f"no convergence in {options.max_iter} Newton iterations"
+    w, phi, psi = _merit(Qs, rs, y)
+    it = 0
+    for it in range(options.max_iter + 1):
+        residual = float(np.linalg.norm(np.minimum(S * y, (Q @ (S * y)) + r)))
+        history.append(residual)
+        if residual <= target:
+            status, message = Status.CONVERGED, ""
+            break
+        if it == options.max_iter:
+            break
+        active = w < y
+        dy = np.where(active, 0.0, -phi)
+        if active.any():
+            QAA = Qs[active][:, active]
+            rhs = Qs[active][:, ~active] @ phi[~active] - phi[active]
+            if capture is not None:  # the system as the method solves it, Tikhonov term included
+                capture(_regularized(QAA, options.regularization), rhs,
+                        {"newton_iter": it, "active_size": int(active.sum()), **asdict(options)})
+            dy[active] = _solve_reduced(QAA, rhs, options.regularization, info)
+        y, w, phi, psi, ok = _line_search(Qs, rs, y, dy, phi, psi, active, options, info)
+        if not ok:
+            status, message = Status.STALLED, "line search found no decrease of ||min(y, Qy + r)||"
+            history.append(float(np.linalg.norm(np.minimum(S * y, (Q @ (S * y)) + r))))
+            break
+    y_out = S * y
+    return LCPResult(y_out, status, it, lcp.natural_residual(y_out), message, history, info)
+
+
+def _line_search(Q, r, y, dy, phi, psi, active, options, info):
+    """Projected Armijo search on ``0.5 ||phi||^2``: along the Newton step, else the gradient.
+
+    The directional derivative of the merit function along ``d`` is
+    ``phi . (Phi d)`` with ``Phi d = (Q d)_A`` on active rows and ``d_B`` on the
+    others; the exact Newton step gives ``-2 psi``. When the Newton step is not
+    a descent direction (regularised solve) or finds no sufficient decrease,
+    the steepest-descent direction ``-Phi^T phi`` is tried.
+    """
+    def slope(d):
+        return float(phi @ np.where(active, Q @ d, d))
+
+    def gradient():
+        info["gradient_steps"] += 1
+        return -(Q[active].T @ phi[active]) - np.where(active, 0.0, phi)
+
+    newton_slope = slope(dy)
+    directions = [dy] if newton_slope < -1e-14 * max(psi, 1e-300) else []
+    for d in directions + [None]:
+        d = gradient() if d is None else d
+        g = slope(d)
+        t = 1.0
+        while t >= options.min_step:
+            trial = y + t * d
+            # The projected point is preferred (y >= 0 holds at a solution), but
+            # projection bends the step away from the direction whose slope
+            # Armijo tests: on frictional problems it blocks progress, so the
+            # plain point is accepted when only it decreases the merit enough.
+            for y_new in (np.maximum(trial, 0.0), trial):
+                w_new, phi_new, psi_new = _merit(Q, r, y_new)
+                if psi_new <= psi + options.armijo * t * g:
+                    return y_new, w_new, phi_new, psi_new, True
+            t *= 0.5
+            info["line_search_halvings"] += 1
+    return y, Q @ y + r, phi, psi, False

@@ -1,0 +1,44 @@
+"""One table writer for every page of the report: Markdown pipe tables and HTML tables, the same cells.
+
+Floats are formatted once (``floatfmt``), NaN is a blank cell, and the inline
+Markdown we write in headers and cells (``**bold**``, backticks) becomes HTML.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+import pandas as pd
+
+
+def cell(v, floatfmt: str = ".3g") -> str:
+    """One cell's text: floats by ``floatfmt``, NaN blank, anything else as ``str``."""
+    if isinstance(v, (float, np.floating)):
+        return "" if np.isnan(v) else format(v, floatfmt)
+    return str(v)
+
+
+def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g") -> str:
+    """A pipe table of ``df`` (blank cells for NaN)."""
+    cols = [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(cell(v, floatfmt) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def html_inline(text: str) -> str:
+    """The Markdown we write inline (``**bold**``, backticks) as HTML."""
+    text = html.escape(text, quote=False)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
+
+
+def html_table(df: pd.DataFrame, floatfmt: str = ".3g") -> str:
+    """An HTML table of ``df`` with the same cell formatting as :func:`markdown_table`."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(cell(v, floatfmt))}</td>" for v in row) + "</tr>"
+                   for row in df.itertuples(index=False))
+    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>{rows}</tbody>\n</table>"
