@@ -12,6 +12,7 @@ from qlsbench.workflow import (
     family_args,
     family_labels,
     leaderboard_args,
+    leaderboard_figures,
     loss_figure_inputs,
     loss_figures,
     options_json,

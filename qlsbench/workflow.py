@@ -296,7 +296,15 @@ def report_outputs(config: dict[str, Any]) -> list[str]:
     if labels:
         out += ["results/figures/kappa_time.png", "results/figures/truncation.png"]
     out += [f"results/tables/{name}.{ext}" for name in checkpoint_tables(config) for ext in ("html", "md")]
-    return out
+    return out + [f"results/figures/{name}.png" for name in leaderboard_figures(config)]
+
+
+def leaderboard_figures(config: dict[str, Any]) -> list[str]:
+    """The leaderboard's plots the report shows: performance profiles, success against qubits, fidelity against
+    kappa, and success against budget when a configured solver is variational (VQLS or VNLS)."""
+    names = ["performance-profile", "success-qubits", "fidelity-kappa"]
+    variational = any(spec.name.startswith(("vqls", "vnls")) for spec in solver_specs(config).values())
+    return names + (["budget-curves"] if variational else [])
 
 
 def _solver_entry(config: dict[str, Any], label: str) -> dict[str, Any]:

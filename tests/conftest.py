@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import textwrap
 
@@ -164,3 +165,39 @@ def ising_dataset(tmp_path):
     path = tmp_path / "datasets" / "ising" / "kappa10" / "part-0000.parquet"
     write_systems([ising_inspired(n, 10.0) for n in (2, 3, 4)], path)
     return path
+
+
+def _diagonally_dominant(n: int, seed: int) -> LinearSystem:
+    rng = np.random.default_rng(seed)
+    N = 2**n
+    M = sp.random(N, N, density=0.2, random_state=rng, format="csr")
+    A = sp.csr_matrix(M + M.T + sp.identity(N) * (abs(M).sum(axis=1).max() * 2 + 1))
+    return LinearSystem(A, rng.normal(size=N), {"family": "random", "scene": f"dd-n{n}"})
+
+
+@pytest.fixture
+def small_board(tmp_path):
+    """A board of two groups (Ising and diagonally dominant systems) with lu and cg published."""
+    folder = tmp_path / "board"
+    folder.mkdir()
+    groups = {"ising": [ising_inspired(n, 100.0) for n in (2, 3, 4)],
+              "dd": [_diagonally_dominant(n, n) for n in (3, 5)]}
+    entries = []
+    for group, systems in groups.items():
+        write_systems(systems, folder / "systems" / f"{group}.parquet")
+        entries += [{"name": f"{group}-{s.dim}", "group": group, "system_id": s.system_id, "family": group,
+                     "n_qubits": s.dim.bit_length() - 1, "cond": 0.0, "symmetric": True} for s in systems]
+    from qlsbench.data import dataset_hash
+
+    manifest = {"version": 1, "systems": entries,
+                "groups": {g: dataset_hash(folder / "systems" / f"{g}.parquet") for g in groups}}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    (folder / "board.yaml").write_text("version: 1\nrun: {repeats: 2, seed: 0, time_limit: 30}\n"
+                                       "solvers: [{name: lu}, {name: cg, options: {rtol: 1.0e-12}}]\n")
+    from qlsbench.bench.board import Board, run_board
+    from qlsbench.report.board_pages import publish
+
+    board = Board(folder)
+    run_board(board, tmp_path / "board-results", progress=False)
+    publish(board, tmp_path / "board-results", tmp_path / "pages")
+    return board

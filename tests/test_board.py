@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import textwrap
 
@@ -14,20 +13,17 @@ import pytest
 import scipy.sparse as sp
 
 from qlsbench.bench import SolverSpec
-from qlsbench.report.board_pages import publish
 from qlsbench.bench.board import (
     DEFAULT_BOARD,
     Board,
     compare,
     pinned_files,
-    run_board,
     select_systems,
     time_factor,
 )
 from qlsbench.cli import main
-from qlsbench.data import write_systems
 from qlsbench.errors import DatasetError
-from qlsbench.problems import LinearSystem, ising_inspired
+from qlsbench.problems import LinearSystem
 
 #: A new solver written as a plain module, as a newcomer would before packaging it.
 NEWCOMER = textwrap.dedent('''
@@ -54,39 +50,6 @@ NEWCOMER = textwrap.dedent('''
             ok = np.linalg.norm(A @ x - b) <= 1e-8 * np.linalg.norm(b)
             return SolveResult(x, Status.CONVERGED if ok else Status.MAX_ITER, iterations=self.iterations)
 ''')
-
-
-def _diagonally_dominant(n: int, seed: int) -> LinearSystem:
-    rng = np.random.default_rng(seed)
-    N = 2**n
-    M = sp.random(N, N, density=0.2, random_state=rng, format="csr")
-    A = sp.csr_matrix(M + M.T + sp.identity(N) * (abs(M).sum(axis=1).max() * 2 + 1))
-    return LinearSystem(A, rng.normal(size=N), {"family": "random", "scene": f"dd-n{n}"})
-
-
-@pytest.fixture
-def small_board(tmp_path):
-    """A board of two groups (Ising and diagonally dominant systems) with lu and cg published."""
-    folder = tmp_path / "board"
-    folder.mkdir()
-    groups = {"ising": [ising_inspired(n, 100.0) for n in (2, 3, 4)],
-              "dd": [_diagonally_dominant(n, n) for n in (3, 5)]}
-    entries = []
-    for group, systems in groups.items():
-        write_systems(systems, folder / "systems" / f"{group}.parquet")
-        entries += [{"name": f"{group}-{s.dim}", "group": group, "system_id": s.system_id, "family": group,
-                     "n_qubits": s.dim.bit_length() - 1, "cond": 0.0, "symmetric": True} for s in systems]
-    from qlsbench.data import dataset_hash
-
-    manifest = {"version": 1, "systems": entries,
-                "groups": {g: dataset_hash(folder / "systems" / f"{g}.parquet") for g in groups}}
-    (folder / "manifest.json").write_text(json.dumps(manifest))
-    (folder / "board.yaml").write_text("version: 1\nrun: {repeats: 2, seed: 0, time_limit: 30}\n"
-                                       "solvers: [{name: lu}, {name: cg, options: {rtol: 1.0e-12}}]\n")
-    board = Board(folder)
-    run_board(board, tmp_path / "board-results", progress=False)
-    publish(board, tmp_path / "board-results", tmp_path / "pages")
-    return board
 
 
 def test_the_shipped_pinned_set_matches_its_manifest():
@@ -149,12 +112,14 @@ def test_compare_ranks_a_module_class_without_rerunning_the_board(small_board, t
     out = capsys.readouterr().out
     assert code == 0
     assert small_board.results_path.read_bytes() == published  # the board was read, not rewritten
-    ran = {p.parent.name for p in (tmp_path / "results" / "compare").rglob("*.parquet")}
-    assert ran == {"jacobi", "lu"}  # the new solver and the time yardstick; cg was not run again
+    work = tmp_path / "results" / "compare" / "jacobi"  # named after the solver's own name, not module:Class
+    ran = {p.relative_to(work).parent.as_posix() for p in work.rglob("*.parquet")}
+    assert ran == {".", "reference"}  # the new solver (and its submission) and the time yardstick; cg not run again
+    assert (work / "submission.parquet").exists()
     # Jacobi solves the diagonally dominant group (2 of 5 systems) and not the Ising ones (not dominant).
     first = out.splitlines()[0]
-    assert first.startswith("jacobi: rank 3 of 3 at high accuracy (success 0.40)")
-    assert "times scaled by" in out and "<- new" in out
+    assert first.startswith("jacobi: rank 3 of 3 on the exact track (success 0.40)")
+    assert "times scaled by" in out and "5 repeats ranged" in out and "<- new" in out
 
 
 def test_compare_through_an_entry_point_and_its_errors(small_board, tmp_path, plugin_path):

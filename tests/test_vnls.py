@@ -162,9 +162,9 @@ def test_progress_follows_the_marks_and_ends_at_the_answer():
     s = ising_inspired(3, 2.0)
     s = LinearSystem(s.A, np.random.default_rng(0).normal(size=8))  # far from the uniform start
     result = registry.get("vnls", model="crbm", exact=True, n_iter=150, learning_rate=0.2).solve(s, seed=1)
-    assert [k for k, _ in result.progress] == progress_marks(150)
+    assert [k for k, *_ in result.progress] == progress_marks(150)
     np.testing.assert_allclose(result.progress[-1][1], result.x, atol=1e-12)
-    residuals = [np.linalg.norm(s.A @ x - s.b) / np.linalg.norm(s.b) for _, x in result.progress]
+    residuals = [np.linalg.norm(s.A @ x - s.b) / np.linalg.norm(s.b) for _, x, _ in result.progress]
     assert residuals[0] > 0.3 and residuals[-1] < 1e-2 * residuals[0]  # about 0.8 -> 1e-6 here
     # A good run: converged, and no trap named.
     assert result.status is Status.CONVERGED and "trapped" not in result.message
@@ -189,7 +189,7 @@ def test_warm_start_pre_training_beats_the_same_steps_from_random():
     r = warm.resources
     assert r["warm_start_used"] and r["warm_start_residual"] < 1e-10
     assert r["cost_evaluations"] == 120 and r["iterations"] == 20 and len(warm.history) == 20
-    assert [k for k, _ in warm.progress] == progress_marks(120)
+    assert [k for k, *_ in warm.progress] == progress_marks(120)
     assert r["warm_start_guess_overlap"] > 0.99
     assert cold.resources["readout_residual"] > 0.05  # the comparison has power
     assert r["warm_start_readout_residual"] < min(1e-2, 0.1 * cold.resources["readout_residual"])

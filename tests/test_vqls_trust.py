@@ -100,12 +100,14 @@ def test_status_follows_the_read_out_and_the_best_point_is_returned(optimizer, m
 def test_progress_follows_the_budget_marks_and_ends_at_the_answer():
     s = ising_inspired(3, 10.0)
     result = registry.get("vqls-local", backend="exact", optimizer="cobyla", maxiter=120, layers=3).solve(s, seed=0)
-    counts = [k for k, _ in result.progress]
+    counts = [k for k, *_ in result.progress]
+    seconds = [t for *_, t in result.progress]
+    assert seconds == sorted(seconds) and seconds[-1] <= result.wall_time  # wall time since the solve started
     assert counts == sorted(set(counts)) and counts[-1] == result.resources["cost_evaluations"]
     assert set(counts[:-1]) <= set(progress_marks(120))
     np.testing.assert_allclose(result.progress[-1][1], result.x, atol=1e-12)
     ref = reference_solution(s.A, s.b)
-    fidelities = [state_fidelity(x, ref) for _, x in result.progress]
+    fidelities = [state_fidelity(x, ref) for _, x, _ in result.progress]
     assert fidelities[-1] >= fidelities[0]  # best-so-far: read-outs of lower and lower cost
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,10 +28,22 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, leaderboard
-from qlsbench.bench.results import load_results, results_files
+from qlsbench.bench.ranking import (
+    LOW_ACCURACY,
+    Tolerances,
+    failing_systems,
+    leaderboard,
+)
+from qlsbench.bench.results import (
+    jsonable,
+    load_results,
+    read_results,
+    results_files,
+    results_table,
+)
 from qlsbench.bench.runner import SolverSpec, run_solver
 from qlsbench.data import (
+    atomic_write,
     atomic_write_table,
     atomic_write_text,
     dataset_hash,
@@ -38,7 +52,7 @@ from qlsbench.data import (
 )
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.outcomes import Status
-from qlsbench.solvers.registry import check_solver
+from qlsbench.solvers.registry import check_solver, get
 from qlsbench.yaml_files import load_yaml
 
 #: The board shipped with the package.
@@ -66,6 +80,14 @@ class Board:
     @property
     def results_path(self) -> Path:
         return self.folder / "results.parquet"
+
+    @property
+    def submissions_folder(self) -> Path:
+        """Where ``qlsbench board add`` keeps submitted solvers' rows."""
+        return self.folder / "submissions"
+
+    def submission_files(self) -> list[Path]:
+        return sorted(self.submissions_folder.glob("*.parquet")) if self.submissions_folder.exists() else []
 
     def system_file(self, group: str) -> Path:
         return self.folder / "systems" / f"{group}.parquet"
@@ -270,30 +292,68 @@ def publish_results(board: Board, results_dir: str | os.PathLike) -> pd.DataFram
 
 
 @dataclass
+class Calibration:
+    """The time yardstick of a comparison: board LU time / LU time here, per repeat of the reference run.
+
+    Attributes
+    ----------
+    factors : list of float
+        One factor per repeat of the reference solver here (the geometric mean
+        over systems of board time / time here); empty when not calibrated.
+    """
+
+    factors: list[float]
+
+    @property
+    def factor(self) -> float:
+        """The median factor (1.0 when not calibrated): what the new solver's times are multiplied by."""
+        return float(np.median(self.factors)) if self.factors else 1.0
+
+    def describe(self) -> str:
+        if not self.factors:
+            return "times as measured here, not calibrated to the board's machine"
+        lo, hi = min(self.factors), max(self.factors)
+        return (f"times scaled by {self.factor:.3g} (board's dense LU time / this machine's on the same systems; "
+                f"{len(self.factors)} repeats ranged {lo:.3g} to {hi:.3g}, spread {100 * (hi - lo) / self.factor:.0f} %)")
+
+
+@dataclass
 class Comparison:
     """What :func:`compare` found.
 
     Attributes
     ----------
     board : pandas.DataFrame
-        The ranking with the new solver in it.
+        The ranking (:func:`~qlsbench.bench.ranking.leaderboard`) with the new solver in it.
     label : str
         The new solver's label.
-    time_factor : float
-        Factor applied to the new solver's times (board LU time / local LU time; 1.0 when not calibrated).
+    calibration : Calibration
+        The factor applied to the new solver's times and its spread.
     results : pandas.DataFrame
         The new solver's own rows (times as measured here).
+    submission : pathlib.Path
+        The submission file :func:`add_submission` (``qlsbench board add``) puts on the board.
     """
 
     board: pd.DataFrame
     label: str
-    time_factor: float
+    calibration: Calibration
     results: pd.DataFrame
+    submission: Path
+
+    @property
+    def time_factor(self) -> float:
+        return self.calibration.factor
 
     def rank(self, column: str = "success_rate") -> int:
-        """1-based place of the new solver when sorted by ``column`` (then time)."""
-        order = self.board.sort_values([column, "time_sgm_rel"], ascending=[False, True]).reset_index(drop=True)
+        """1-based place of the new solver when sorted by ``column`` (then median fidelity, then time)."""
+        order = self.board.sort_values([column, "median_fidelity", "time_sgm_rel"],
+                                       ascending=[False, False, True]).reset_index(drop=True)
         return int(order.index[order["solver"] == self.label][0]) + 1
+
+    def failing(self, tol: Tolerances = LOW_ACCURACY) -> pd.DataFrame:
+        """The pinned systems the new solver did not solve at ``tol`` (default: the variational track's bar)."""
+        return failing_systems(self.results, self.label, tol)
 
 
 def _lu_times(results: pd.DataFrame) -> pd.Series:
@@ -309,10 +369,68 @@ def time_factor(board_results: pd.DataFrame, local_reference: pd.DataFrame) -> f
     return float(np.exp(np.mean(np.log(ratio))))
 
 
+#: Repeats of the reference solver when calibrating: enough to show how much the factor moves.
+CALIBRATION_REPEATS = 5
+
+
+def calibrate(published: pd.DataFrame, reference: pd.DataFrame) -> Calibration:
+    """One :func:`time_factor` per repeat of the local reference run."""
+    return Calibration([time_factor(published, part) for _, part in reference.groupby("repeat", sort=True)])
+
+
+def work_folder(work: str | os.PathLike, spec: SolverSpec) -> Path:
+    """``work/<solver name>``: the solver's own ``name`` (not ``module:Class``), made safe for a path."""
+    solver = get(spec.name, **spec.options)
+    name = re.sub(r"[^A-Za-z0-9_.+-]+", "-", str(getattr(solver, "name", "") or spec.label)).strip("-.") or "solver"
+    return Path(work) / name
+
+
+def _finished(out: Path, spec: SolverSpec, dataset: Path, repeats: int, seed: int,
+              time_limit: float | None) -> pd.DataFrame | None:
+    """The rows of an earlier, finished run of exactly this configuration at ``out``, else ``None``."""
+    if not out.exists():
+        return None
+    try:
+        rows = read_results(out)
+    except InputError:
+        return None
+    expected = {(sid, r) for sid in {s.system_id for s in iter_systems(dataset)} for r in range(repeats)}
+    same = (set(rows["solver"]) == {spec.label} and set(rows["solver_options"]) == {spec.options_json}
+            and set(rows["dataset_hash"]) == {dataset_hash(dataset)} and set(rows["seed"] - rows["repeat"]) == {seed}
+            and set(rows["time_limit"].fillna(-1.0)) == {-1.0 if time_limit is None else float(time_limit)})
+    return rows if same and set(zip(rows["system_id"], rows["repeat"])) == expected else None
+
+
+def _run_or_reuse(spec: SolverSpec, path: Path, out: Path, **run) -> pd.DataFrame:
+    """A finished run of the same configuration is read back; anything else runs (resuming from its journal)."""
+    done = _finished(out, spec, path, run["repeats"], run["seed"], run["time_limit"])
+    return done if done is not None else run_solver(spec, path, out, **run)
+
+
+def _probe(spec: SolverSpec, files: dict[str, Path], time_limit: float) -> None:
+    """Solve the smallest pinned system once first: a solver that raises on it is refused before the long run.
+
+    A bad option value the constructor took without complaint (``rtol="abc"``)
+    shows here as an error, in one line, instead of 35 error rows and a rank.
+    """
+    from qlsbench.bench.isolation import IsolatedSolver
+
+    smallest = min((s for path in files.values() for s in iter_systems(path)), key=lambda s: (s.dim, s.system_id))
+    worker = IsolatedSolver(spec.name, spec.options, time_limit)
+    try:
+        result, _ = worker.solve(smallest, 0)
+    finally:
+        worker.close()
+    if result.status in (Status.ERROR, Status.CRASHED):
+        where = smallest.meta.get("pinned_name", smallest.system_id)
+        raise InputError(f"solver {spec.label!r} fails on the smallest pinned system ({where}), nothing else was "
+                         f"run: {result.message}")
+
+
 def compare(spec: SolverSpec, board: Board = Board(), *, work: str | os.PathLike, time_limit: float = 120.0,
-            repeats: int = 1, seed: int = 0, calibrate: bool = True, progress: bool = True,
+            repeats: int = 1, seed: int = 0, calibrate_times: bool = True, progress: bool = True,
             tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY) -> Comparison:
-    """Run ``spec`` on the pinned set and rank it against the published board.
+    """Run ``spec`` on the pinned set and rank it against the published board; write its submission file.
 
     Parameters
     ----------
@@ -321,37 +439,107 @@ def compare(spec: SolverSpec, board: Board = Board(), *, work: str | os.PathLike
     board : Board
         Pinned set and published results.
     work : path
-        Folder for the new solver's results (resumable, like any run).
+        Folder for the new solver's results, in ``work/<solver name>/``. A
+        finished comparison of the same configuration is read back, an
+        interrupted one resumes.
     time_limit, repeats, seed
         As for :func:`~qlsbench.bench.runner.run_solver`.
-    calibrate : bool
-        Scale the new solver's times by board LU time / LU time here.
+    calibrate_times : bool
+        Scale the new solver's times by board LU time / LU time here (the
+        median over :data:`CALIBRATION_REPEATS` repeats, whose spread is reported).
     """
     # Both solvers this runs are refused before anything runs if they cannot be built as asked.
     check_solver(spec.name, spec.options)
-    if calibrate:
+    if calibrate_times:
         check_solver(REFERENCE_SOLVER, {})
     if not board.results_path.exists():
         raise DatasetError(f"{board.results_path}: no published board to compare with (`qlsbench board publish`)")
-    published = load_results([board.results_path])
+    published = load_results([board.results_path, *board.submission_files()])
     if spec.label in set(published["solver"]):
         raise InputError(f"label {spec.label!r} is already on the board; give the new solver another --label")
     files = pinned_files(board)
-    work = Path(work)
+    folder = work_folder(work, spec)
+    if _finished(folder / f"{next(iter(files))}.parquet", spec, next(iter(files.values())), repeats, seed,
+                 time_limit) is None:
+        _probe(spec, files, time_limit)
     frames, reference = [], []
     for group, path in files.items():
-        frames.append(run_solver(spec, path, work / spec.label / f"{group}.parquet", name=f"pinned/{group}",
-                                 repeats=repeats, seed=seed, time_limit=time_limit, progress=progress))
-        if calibrate:
-            reference.append(run_solver(SolverSpec(REFERENCE_SOLVER), path,
-                                        work / REFERENCE_SOLVER / f"{group}.parquet", name=f"pinned/{group}",
-                                        repeats=3, progress=False))
+        frames.append(_run_or_reuse(spec, path, folder / f"{group}.parquet", name=f"pinned/{group}", repeats=repeats,
+                                    seed=seed, time_limit=time_limit, progress=progress))
+        if calibrate_times:
+            reference.append(_run_or_reuse(SolverSpec(REFERENCE_SOLVER), path,
+                                           folder / "reference" / f"{group}.parquet", name=f"pinned/{group}",
+                                           repeats=CALIBRATION_REPEATS, seed=0, time_limit=None, progress=False))
     mine = pd.concat(frames, ignore_index=True)
-    factor = time_factor(published, pd.concat(reference, ignore_index=True)) if calibrate else 1.0
-    scaled = mine.assign(wall_time=mine["wall_time"] * factor)
+    calibration = calibrate(published, pd.concat(reference, ignore_index=True)) if calibrate_times else Calibration([])
+    scaled = mine.assign(wall_time=mine["wall_time"] * calibration.factor)
     merged = pd.concat([published, scaled.drop(columns=list(_UNPUBLISHED))], ignore_index=True)
-    return Comparison(leaderboard(merged, tol, low), spec.label, factor, mine)
+    submission = write_submission(folder / "submission.parquet", mine, spec, board, calibration)
+    return Comparison(leaderboard(merged, tol, low), spec.label, calibration, mine, submission)
 
 
-__all__ = ["Board", "Comparison", "DEFAULT_BOARD", "check_runs", "compare", "pin", "pinned_files", "pinned_table",
-           "publish_results", "run_board", "select_systems", "solver_runs", "time_factor"]
+# ---------------------------------------------------------------- submissions
+
+#: Key of a submission file's metadata: who ran what, where, and the time yardstick.
+SUBMISSION_KEY = b"qlsbench.submission"
+
+
+def write_submission(out: Path, rows: pd.DataFrame, spec: SolverSpec, board: Board, calibration: Calibration) -> Path:
+    """The new solver's rows (solutions left out, times as measured) with what the board needs to rank them."""
+    from qlsbench.bench.environment import machine_info, package_versions
+
+    manifest = board.manifest()
+    meta = {"label": spec.label, "name": spec.name, "options": spec.options, "time_factor": calibration.factor,
+            "calibration_factors": calibration.factors, "machine": machine_info(), "packages": package_versions(),
+            "pinned_version": manifest["version"], "pinned_groups": manifest["groups"]}
+    rows = rows.assign(x=None, x_imag=None).astype(object)
+    table = results_table(rows.where(rows.notna(), None).to_dict("records"))  # NaN in integer columns is null
+    table = table.replace_schema_metadata({**table.schema.metadata,
+                                           SUBMISSION_KEY: json.dumps(meta, sort_keys=True, default=jsonable).encode()})
+    return atomic_write_table(table, out)
+
+
+def read_submission(path: str | os.PathLike) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """A submission's rows and metadata; a file that is not one is refused by name."""
+    rows = read_results(path)
+    meta = (pq.read_schema(path).metadata or {}).get(SUBMISSION_KEY)
+    if meta is None:
+        raise InputError(f"{path}: not a submission file (write one with `qlsbench compare`)")
+    return rows, json.loads(meta)
+
+
+def scaled_submission(path: str | os.PathLike) -> pd.DataFrame:
+    """A submission's rows with its times multiplied by its calibration factor, as the board ranks them."""
+    rows, meta = read_submission(path)
+    return rows.assign(wall_time=rows["wall_time"] * float(meta["time_factor"]))
+
+
+def add_submission(board: Board, path: str | os.PathLike) -> Path:
+    """Check a submission against the board (same pinned set, a new label) and keep it beside the published rows.
+
+    Raises
+    ------
+    InputError
+        Naming the file and what does not fit: another pinned set, a label
+        already on the board, systems missing.
+    """
+    rows, meta = read_submission(path)
+    manifest = board.manifest()
+    if meta.get("pinned_groups") != manifest["groups"]:
+        raise InputError(f"{path}: made on another pinned set ({meta.get('pinned_groups')}), this board pins "
+                         f"{manifest['groups']}")
+    taken = set(load_results([board.results_path, *board.submission_files()])["solver"])
+    if meta["label"] in taken:
+        raise InputError(f"{path}: label {meta['label']!r} is already on the board")
+    missing = {e["system_id"] for e in manifest["systems"]} - set(rows["system_id"])
+    if missing:
+        raise InputError(f"{path}: no rows for {len(missing)} pinned system(s), e.g. {sorted(missing)[0]}")
+    out = board.submissions_folder / f"{re.sub(r'[^A-Za-z0-9_.+-]+', '-', meta['label'])}.parquet"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, lambda tmp: shutil.copyfile(path, tmp))
+    return out
+
+
+__all__ = ["Board", "Calibration", "Comparison", "DEFAULT_BOARD", "add_submission", "check_runs", "compare", "pin",
+           "pinned_files", "pinned_table", "publish_results", "read_submission", "run_board", "scaled_submission",
+           "select_systems", "solver_runs", "time_factor", "work_folder", "write_submission"]

@@ -1,4 +1,5 @@
-"""Success against budget: what share of the systems a variational solver has solved after k cost evaluations.
+"""Success against budget: what share of the systems a variational solver has solved after k cost evaluations
+(or t seconds).
 
 Variational solvers record their read-out at marks of the cost-evaluation
 budget (results columns ``progress_evaluations``, ``progress_fidelity``,
@@ -15,24 +16,30 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
+from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, qubit_band
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
 
 
-def _solved_at(row, budgets: np.ndarray, tol: Tolerances) -> np.ndarray:
+#: What a budget is counted in, and the results column that records it at each read-out.
+AXES = {"evaluations": "progress_evaluations", "seconds": "progress_seconds"}
+
+
+def _solved_at(row, budgets: np.ndarray, tol: Tolerances, axis: str) -> np.ndarray:
     """Whether one solve's read-out meets ``tol`` at each budget (False before its first read-out, or without any)."""
-    if row.progress_evaluations is None or len(row.progress_evaluations) == 0:
+    marks = getattr(row, AXES[axis])
+    if marks is None or len(marks) == 0:
         return np.zeros(len(budgets), dtype=bool)
-    k = np.asarray(row.progress_evaluations, dtype=float)
+    k = np.asarray(marks, dtype=float)
     ok = (np.asarray(row.progress_fidelity, dtype=float) >= tol.fidelity) & \
         (np.asarray(row.progress_residual, dtype=float) <= tol.residual)
     last = np.searchsorted(k, budgets, side="right") - 1  # the read-out the solve had reached by each budget
     return np.where(last >= 0, ok[np.maximum(last, 0)], False)
 
 
-def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets=None) -> pd.DataFrame:
-    """Share of systems solved after each budget, per solver, over the best and the median seed.
+def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets=None, *,
+                  axis: str = "evaluations", by_band: bool = False) -> pd.DataFrame:
+    """Share of systems solved after each budget, per solver (and qubit band), over the best and the median seed.
 
     Parameters
     ----------
@@ -44,37 +51,48 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
     tol : Tolerances
         Fidelity and residual a read-out must meet (its status is not asked).
     budgets : array-like, optional
-        Cost-evaluation counts; default every recorded count.
+        Budgets on ``axis``; default every recorded one.
+    axis : str
+        ``evaluations`` (cost evaluations) or ``seconds`` (wall time since the
+        solve started; rows of results schema 3 and older have none).
+    by_band : bool
+        One curve per qubit band (:data:`~qlsbench.bench.ranking.QUBIT_BANDS`) instead of one over all systems.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``solver``, ``evaluations``, ``best`` and ``median`` (shares in
-        ``[0, 1]`` over the solver's systems, keyed by ``system_id``), ``systems``, ``seeds``.
+        Columns ``solver``, ``band`` (``all`` unless ``by_band``), the budget
+        (named by ``axis``), ``best`` and ``median`` (shares in ``[0, 1]`` over
+        the solver's systems, keyed by ``system_id``), ``systems``, ``seeds``.
 
     Raises
     ------
     InputError
-        When no row has progress.
+        When no row has progress on that axis.
     """
-    has = results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0)
+    if axis not in AXES:
+        raise InputError(f"budget axis must be one of {', '.join(AXES)}, got {axis!r}")
+    column = AXES[axis]
+    marks = results[column] if column in results else pd.Series(None, index=results.index, dtype=object)
+    has = marks.map(lambda v: v is not None and len(v) > 0)
     if not has.any():
-        raise InputError("no results row has progress read-outs (only variational solvers record them)")
+        raise InputError(f"no results row has progress read-outs in {axis} (only variational solvers record them"
+                         f"{'; wall time since results schema 4' if axis == 'seconds' else ''})")
     if budgets is None:
-        budgets = np.unique(np.concatenate([np.asarray(v, dtype=float)
-                                            for v in results.loc[has, "progress_evaluations"]]))
+        budgets = np.unique(np.concatenate([np.asarray(v, dtype=float) for v in marks[has]]))
     rows = results[results["solver"].isin(results.loc[has, "solver"]) & (results["status"] != Status.SKIPPED)]
+    rows = rows.assign(band=rows["n_qubits"].map(qubit_band) if by_band else "all")
     budgets = np.asarray(budgets, dtype=float)
     out = []
-    for solver, part in rows.groupby("solver", sort=True):
+    for (solver, band), part in rows.groupby(["solver", "band"], sort=True):
         per_system = []
         seeds = 0
         for _, solves in part.drop_duplicates(["system_id", "seed"]).groupby("system_id"):
-            solved = np.array([_solved_at(r, budgets, tol) for r in solves.itertuples()], dtype=float)
+            solved = np.array([_solved_at(r, budgets, tol, axis) for r in solves.itertuples()], dtype=float)
             per_system.append((solved.max(axis=0), np.median(solved, axis=0)))
             seeds = max(seeds, len(solves))
         best = np.mean([b for b, _ in per_system], axis=0)
         median = np.mean([m for _, m in per_system], axis=0)
-        out.append(pd.DataFrame({"solver": solver, "evaluations": budgets, "best": best, "median": median,
+        out.append(pd.DataFrame({"solver": solver, "band": band, axis: budgets, "best": best, "median": median,
                                  "systems": len(per_system), "seeds": seeds}))
     return pd.concat(out, ignore_index=True)

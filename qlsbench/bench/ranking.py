@@ -1,28 +1,32 @@
-"""Rank solvers from results files, in the style of qpbenchmark.
+"""Rank solvers from results files, in the style of qpbenchmark, on two tracks.
 
-Success rate at stated tolerances comes first. Then shifted geometric means
-``exp(mean(log(v + shift))) - shift`` of time and error, divided by the best
-solver's so the best is 1.0. Unsuccessful solves are penalised rather than
-dropped, so a solver cannot look fast by failing fast: their time counts as
-the time limit (or their own time when no limit was set) and their error as
-at least 1.0, the error of returning zero. Errors are floored at the accuracy
-of the reference solution itself, ``cond * eps``.
+A *track* is a success criterion (:class:`Tolerances`) and the ranking it
+gives. The **exact** track asks what a linear-algebra library promises: the
+solver reports ``converged``, fidelity >= 0.99 and relative residual <= 1e-6.
+The **variational** track asks what a variational (quantum or neural-state)
+solver is built for: a solution came back (``converged``, ``max_iter`` or
+``stalled``) with fidelity >= 0.99 and relative residual <= 1e-2; it judges the
+read-out, not the solver's own claim (SPSA never "converges"). Each track ranks
+every solver on its own: by success rate, then the shifted geometric mean
+``shift * expm1(mean(log1p(v / shift)))`` of time (and of relative error),
+normalised so the best solver is 1.0. The variational track also shows the
+median fidelity, so a 0.95-fidelity solver and one that never started differ.
 
-Every solver is ranked on the same systems: the union of the systems in the
-results. A system a solver was not run on counts as a ``skipped`` solve, and
-repeats of one system are reduced to one value (mean success, median time and
-error) before the means over systems are taken, so a solver run three times
-does not weigh three times as much. A system is its content (``system_id``):
-one that occurs many times (a 2x2 contact system at 27 steps of a simulation,
-or the same system in two datasets) is ranked once, and its duplicate rows
-count as one solve per repeat. Per-dataset tables count it once per dataset.
+A solver is measured on the systems it was run on: a system it was not
+configured for is *not run* and leaves its rates alone, and ``coverage`` says
+which share of all the systems in the results it ran. A system it was run on
+but declined (``skipped``: too many qubits, a matrix of the wrong structure)
+counts as unsuccessful, like an error, a time-out or a crash. Unsuccessful
+solves are charged rather than dropped, so a solver cannot look fast by failing
+fast: their time is the time limit (or their own time without one) and their
+error at least 1.0, the error of returning zero. Errors are floored at the
+accuracy of the reference solution itself, ``cond * eps``.
 
-Two accuracy settings are reported, as in qpbenchmark: ``high`` (the solver
-says it converged, fidelity >= 0.99, relative residual <= 1e-6) and ``low``
-(a solution came back, converged or out of iterations, with fidelity >= 0.99
-and relative residual <= 1e-2). Variational solvers have no trustworthy
-convergence test of their own (SPSA never "converges"), so the low setting
-judges what they return rather than what they say.
+A system is its content (``system_id``): one that occurs many times (a 2x2
+contact system at 27 steps of a simulation, or the same system in two
+datasets) is ranked once. Repeats of one system are reduced to one value
+(mean success, median time, error and fidelity) before the means over
+systems, so a solver run three times does not weigh three times as much.
 """
 
 from __future__ import annotations
@@ -40,9 +44,10 @@ from qlsbench.solvers.base import RESOURCE_KEYS, RETURNED
 #: Qubit bands of the per-family tables, as inclusive ranges.
 QUBIT_BANDS: tuple[tuple[int, int], ...] = ((1, 4), (5, 6), (7, 8), (9, 10), (11, 64))
 
-#: Statuses under which a returned solution is judged at all, and those of a solve that failed outright.
-_RETURNED = RETURNED
+#: Statuses of a solve that failed outright.
 _FAILED = (Status.ERROR, Status.TIMEOUT, Status.CRASHED)
+#: Costs shown beside accuracy on the variational track (medians over solves that returned a solution).
+VARIATIONAL_COSTS = ("cost_evaluations", "circuit_executions", "shots", "mc_samples")
 
 
 @dataclass(frozen=True)
@@ -78,8 +83,26 @@ class Tolerances:
         return f"{status}, fidelity >= {self.fidelity:g} and relative residual <= {self.residual:g}"
 
 
-#: The low-accuracy setting: what variational solvers are built for.
+#: The variational track's criterion (qpbenchmark's "low accuracy"): what variational solvers are built for.
 LOW_ACCURACY = Tolerances(fidelity=0.99, residual=1e-2, require_converged=False)
+
+
+@dataclass(frozen=True)
+class Track:
+    """A named success criterion and what the page says of it."""
+
+    name: str
+    tol: Tolerances
+    intuition: str
+
+
+def tracks(tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY) -> tuple[Track, Track]:
+    """The exact and the variational track for these two criteria."""
+    return (Track("exact", tol, "Could this solver replace a direct solve? Only a solution accurate to the "
+                                "residual bar, that the solver itself reports as converged, counts."),
+            Track("variational", low, "Did the solver's read-out land on the answer? A returned state with high "
+                                      "fidelity and a residual a variational method can reach counts, whatever "
+                                      "the optimiser reported."))
 
 
 def shifted_geometric_mean(values: np.ndarray, shift: float) -> float:
@@ -105,10 +128,19 @@ def qubit_band(n_qubits) -> str:
     return "?"
 
 
+def solver_kinds(results: pd.DataFrame) -> pd.Series:
+    """``variational`` for a solver whose solves record read-outs against a cost budget, else ``classical``."""
+    if "progress_evaluations" not in results:
+        return pd.Series("classical", index=pd.Index(results["solver"].unique(), name="solver"))
+    has = results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0)
+    return has.groupby(results["solver"]).any().map({True: "variational", False: "classical"})
+
+
 def mark_success(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
-    """Add ``success``, penalised ``time_ms`` and penalised ``error`` columns."""
+    """Add ``success``, penalised ``time_ms``, penalised ``error`` and ``fidelity_or_zero`` columns."""
     df = results.copy()
-    statuses = (Status.CONVERGED,) if tol.require_converged else _RETURNED
+    statuses = (Status.CONVERGED,) if tol.require_converged else RETURNED
+    returned = df["status"].isin(RETURNED)
     df["success"] = (df["status"].isin(statuses) & (df["fidelity"] >= tol.fidelity)
                      & (df["rel_residual"] <= tol.residual))
     # A crashed solve took its process with it, and its time: charge the solver's longest known solve.
@@ -122,6 +154,8 @@ def mark_success(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
     err = df["rel_error"].where(np.isfinite(df["rel_error"]), 1.0)
     err = np.maximum(err, floor)
     df["error"] = err.where(df["success"], np.maximum(err, 1.0))
+    # A solve that returned nothing (error, time-out, refusal) has no state: fidelity 0 in the medians.
+    df["fidelity_or_zero"] = df["fidelity"].where(returned & df["fidelity"].notna(), 0.0)
     return df
 
 
@@ -131,34 +165,6 @@ def _system_key(df: pd.DataFrame, by_dataset: bool = True) -> pd.Series:
         ids = df["system_id"].astype(str)
         return df["dataset"].astype(str) + "/" + ids if by_dataset else ids
     return df["dataset"].astype(str) + "/#" + df.groupby(["solver", "dataset"]).cumcount().astype(str)
-
-
-def complete_matrix(results: pd.DataFrame, by_dataset: bool = True) -> pd.DataFrame:
-    """``results`` plus a ``skipped`` row for every (solver, system) pair that has none.
-
-    The systems are the union over all solvers, so every solver is measured on
-    the same set; a missing pair is charged like any unsuccessful solve, at
-    that solver's largest time limit. With ``by_dataset=False`` a system is
-    its ``system_id`` wherever it occurs, so one solved in any dataset is not
-    missing.
-    """
-    df = results.copy()
-    df["system_key"] = _system_key(df, by_dataset)
-    systems = df.drop_duplicates("system_key").set_index("system_key")
-    missing = []
-    for solver, rows in df.groupby("solver", sort=False):
-        limit = rows["time_limit"].max()
-        if pd.isna(limit):
-            limit = rows["wall_time"].max()
-        for key in systems.index.difference(pd.Index(rows["system_key"].unique())):
-            info = systems.loc[key]
-            missing.append({"solver": solver, "system_key": key, "status": Status.SKIPPED,
-                            "message": "not run on this system", "wall_time": 0.0, "time_limit": limit,
-                            "rel_residual": np.nan, "rel_error": np.nan, "fidelity": np.nan,
-                            **{c: info[c] for c in ("dataset", "family", "n_qubits", "cond") if c in info}})
-    if missing:
-        df = pd.concat([df, pd.DataFrame(missing)], ignore_index=True)
-    return df
 
 
 def _distinct_solves(df: pd.DataFrame, key: str) -> pd.DataFrame:
@@ -172,134 +178,201 @@ def _distinct_solves(df: pd.DataFrame, key: str) -> pd.DataFrame:
 
 
 def per_system(results: pd.DataFrame, tol: Tolerances, by_dataset: bool = True) -> pd.DataFrame:
-    """One row per (solver, system): mean success over repeats, median penalised time and error.
+    """One row per (solver, system it was run on): mean success over repeats, median time, error and fidelity.
 
     Rows of one system are pooled; ``solves``, ``skipped`` and ``failed``
     count distinct solves, so a system that occurs 27 times counts once per
     repeat. ``by_dataset=False`` takes a system in two datasets as one.
     """
-    df = mark_success(complete_matrix(results, by_dataset), tol)
+    df = mark_success(results, tol)
+    df["system_key"] = _system_key(df, by_dataset)
     df["band"] = df["n_qubits"].map(qubit_band)
-    for col in ("family", "n_qubits"):
+    for col in ("family", "n_qubits", "cond"):
         if col not in df:
             df[col] = np.nan
     g = df.groupby(["solver", "system_key"], sort=True)
     out = g.agg(success=("success", "mean"), time_ms=("time_ms", "median"), error=("error", "median"),
-                family=("family", "first"), band=("band", "first"), dataset=("dataset", "first"))
+                fidelity=("fidelity_or_zero", "median"), family=("family", "first"), band=("band", "first"),
+                dataset=("dataset", "first"), n_qubits=("n_qubits", "first"), cond=("cond", "first"))
     counts = _distinct_solves(df, "system_key").groupby(["solver", "system_key"], sort=True)["status"].agg(
         solves=lambda s: int((s != Status.SKIPPED).sum()), skipped=lambda s: int((s == Status.SKIPPED).sum()),
         failed=lambda s: int(s.isin(_FAILED).sum()))
-    return out.join(counts)[["success", "time_ms", "error", "solves", "skipped", "failed", "family", "band",
-                             "dataset"]].reset_index()
+    return out.join(counts).reset_index()
 
 
-def _rank(systems: pd.DataFrame, tol: Tolerances, low: Tolerances | None, low_systems: pd.DataFrame | None):
+def _costs(results: pd.DataFrame) -> pd.DataFrame:
+    """Median of each variational cost per solver, over solves that returned a solution (NaN where none)."""
+    df = results[results["status"].isin(RETURNED)]
+    if "system_id" in df:
+        df = _distinct_solves(df, "system_id")
+    cols = [c for c in VARIATIONAL_COSTS if c in df]
+    return df.groupby("solver")[cols].median() if cols else pd.DataFrame(index=df["solver"].unique())
+
+
+def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: pd.DataFrame | None = None,
+                 kinds: pd.Series | None = None) -> pd.DataFrame:
+    """One track's table from :func:`per_system` rows: one row per solver, best first.
+
+    ``universe`` is the number of systems the table is about (for coverage);
+    ``costs`` and ``kinds`` add the variational costs and each solver's kind.
+    """
     g = systems.groupby("solver", sort=True)
     board = pd.DataFrame({
         "systems": g.size(),
+        "coverage": g.size() / max(universe, 1),
         "solves": g["solves"].sum(),
         "skipped": g["skipped"].sum(),
         "failed": g["failed"].sum(),
         "success_rate": g["success"].mean(),
+        "median_fidelity": g["fidelity"].median(),
         "time_sgm_ms": g["time_ms"].apply(lambda v: shifted_geometric_mean(v, tol.shift)),
         "error_sgm": g["error"].apply(lambda v: shifted_geometric_mean(v, tol.shift)),
         "median_time_ms": g["time_ms"].median(),
     })
-    if low is not None:
-        board["success_rate_low"] = low_systems.groupby("solver", sort=True)["success"].mean()
     board["time_sgm_rel"] = board["time_sgm_ms"] / board["time_sgm_ms"].min()
     board["error_sgm_rel"] = board["error_sgm"] / board["error_sgm"].min()
-    board = board.reset_index().sort_values(["success_rate", "time_sgm_rel"], ascending=[False, True])
-    cols = ["solver", "systems", "solves", "skipped", "failed", "success_rate",
-            *(["success_rate_low"] if low is not None else []),
-            "time_sgm_rel", "error_sgm_rel", "time_sgm_ms", "error_sgm", "median_time_ms"]
-    return board[cols].reset_index(drop=True)
+    if kinds is not None:
+        board.insert(0, "kind", kinds.reindex(board.index).fillna("classical"))
+    if costs is not None:
+        board = board.join(costs, how="left")
+    board = board.reset_index().sort_values(["success_rate", "median_fidelity", "time_sgm_rel"],
+                                            ascending=[False, False, True])
+    return board.reset_index(drop=True)
+
+
+def track_table(results: pd.DataFrame, track: Track) -> pd.DataFrame:
+    """The ranking of one track over all systems of ``results`` (each counted once by content)."""
+    if results.empty:
+        raise InputError("no results to rank")
+    systems = per_system(results, track.tol, by_dataset=False)
+    return rank_systems(systems, track.tol, systems["system_key"].nunique(), _costs(results), solver_kinds(results))
 
 
 def leaderboard(results: pd.DataFrame, tol: Tolerances = Tolerances(),
                 low: Tolerances | None = LOW_ACCURACY) -> pd.DataFrame:
-    """One row per solver label, best first.
+    """The exact track's ranking with each solver's variational-track success rate beside it.
 
     Parameters
     ----------
     results : pandas.DataFrame
         Rows as written by :func:`qlsbench.bench.runner.run_solver`.
     tol : Tolerances
-        The main (high-accuracy) success tolerances and shift.
+        The exact track's criterion and shift.
     low : Tolerances or None
-        A second, low-accuracy setting whose success rate is reported too.
+        The variational track's criterion, whose success rate is added as ``success_rate_low``.
 
     Returns
     -------
     pandas.DataFrame
-        ``solver, systems, solves, skipped, failed, success_rate,
-        success_rate_low, time_sgm_rel, error_sgm_rel, time_sgm_ms,
-        error_sgm, median_time_ms``, sorted by success rate (descending)
-        then relative time.
+        ``solver, kind, systems, coverage, solves, skipped, failed, success_rate, success_rate_low,
+        median_fidelity, time_sgm_rel, error_sgm_rel, time_sgm_ms, error_sgm, median_time_ms``, sorted by
+        success rate (descending), then median fidelity, then relative time.
     """
-    if results.empty:
-        raise InputError("no results to rank")
-    return _rank(per_system(results, tol, by_dataset=False), tol, low,
-                 per_system(results, low, by_dataset=False) if low is not None else None)
+    exact, variational = tracks(tol, low or LOW_ACCURACY)
+    board = track_table(results, exact)
+    cols = ["solver", "kind", "systems", "coverage", "solves", "skipped", "failed", "success_rate",
+            "median_fidelity", "time_sgm_rel", "error_sgm_rel", "time_sgm_ms", "error_sgm", "median_time_ms"]
+    board = board[cols]
+    if low is not None:
+        rates = per_system(results, low, by_dataset=False).groupby("solver")["success"].mean()
+        board.insert(cols.index("success_rate") + 1, "success_rate_low", board["solver"].map(rates).to_numpy())
+    return board
+
+
+def ranking_rows(results: pd.DataFrame, all_tracks: tuple[Track, ...], by: str = "family") -> pd.DataFrame:
+    """Every track's ranking over every group (family or dataset) and qubit band, ``all`` included.
+
+    One row per (track, group, band, solver) that ran a system there; the
+    page filters these rows. Coverage is relative to the systems of that
+    group and band.
+    """
+    if by not in ("family", "dataset"):
+        raise InputError(f"rankings group by 'family' or 'dataset', not {by!r}")
+    kinds, costs = solver_kinds(results), _costs(results)
+    rows = []
+    for track in all_tracks:
+        systems = per_system(results, track.tol, by_dataset=by == "dataset")
+        for group in ["all", *sorted(systems[by].dropna().astype(str).unique())]:
+            in_group = systems if group == "all" else systems[systems[by].astype(str) == group]
+            for band in ["all", *sorted(in_group["band"].unique(), key=band_order)]:
+                part = in_group if band == "all" else in_group[in_group["band"] == band]
+                table = rank_systems(part, track.tol, part["system_key"].nunique(), costs, kinds)
+                table.insert(0, "band", band)
+                table.insert(0, "group", group)
+                table.insert(0, "track", track.name)
+                rows.append(table)
+    return pd.concat(rows, ignore_index=True)
+
+
+def band_order(band: str) -> int:
+    """Sort key of a qubit-band label (``1-4`` before ``11-64``; unknown last)."""
+    digits = "".join(c for c in band.split("-")[0] if c.isdigit())
+    return int(digits) if digits else 999
 
 
 def band_tables(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
                 by: str = "family") -> pd.DataFrame:
-    """Success rates (both settings) and time ratios per family (or dataset) and qubit band.
-
-    Parameters
-    ----------
-    by : str
-        ``"family"`` or ``"dataset"``: what the systems are grouped by.
+    """Success rates (both tracks), coverage and time ratios per family (or dataset) and qubit band.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (group, band, solver): ``systems``, ``success_rate``,
-        ``success_rate_low`` and ``time_sgm_rel`` (shifted geometric mean of
-        time normalised to the best solver of that group and band). The
-        group is in column ``family``.
+        One row per (group, band, solver that ran a system there): ``systems``,
+        ``coverage``, ``success_rate``, ``success_rate_low`` and ``time_sgm_rel``
+        (normalised to the fastest solver of that group and band). The group is
+        in column ``family``.
     """
-    if by not in ("family", "dataset"):
-        raise InputError(f"band tables group by 'family' or 'dataset', not {by!r}")
-    high_df, low_df = per_system(results, tol), per_system(results, low)
-    high_df["success_low"] = low_df["success"].to_numpy()  # same (solver, system) order
-    rows = []
-    for (family, band), part in high_df.groupby([by, "band"], sort=True):
-        g = part.groupby("solver", sort=True)
-        t = g["time_ms"].apply(lambda v: shifted_geometric_mean(v, tol.shift))
-        rows.append(pd.DataFrame({"family": family, "band": band, "solver": t.index, "systems": g.size().to_numpy(),
-                                  "success_rate": g["success"].mean().to_numpy(),
-                                  "success_rate_low": g["success_low"].mean().to_numpy(),
-                                  "time_sgm_rel": (t / t.min()).to_numpy()}))
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+    rows = ranking_rows(results, tracks(tol, low), by)
+    rows = rows[(rows["group"] != "all") & (rows["band"] != "all")]
+    exact = rows[rows["track"] == "exact"].set_index(["group", "band", "solver"])
+    variational = rows[rows["track"] == "variational"].set_index(["group", "band", "solver"])
+    out = exact[["systems", "coverage", "success_rate", "time_sgm_rel"]].copy()
+    out.insert(3, "success_rate_low", variational["success_rate"].reindex(out.index))
+    out = out.reset_index().rename(columns={"group": "family"})
+    return out[["family", "band", "solver", "systems", "coverage", "success_rate", "success_rate_low",
+                "time_sgm_rel"]]
 
 
 def resource_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Median resources per solver over the solves that returned a solution.
+    """What each solver's solves cost, over the solves that returned a solution.
 
-    Qubits, iterations and every key of
-    :data:`~qlsbench.solvers.base.RESOURCE_KEYS` the solver reports (blank
-    where it reports none): what each solver's accuracy cost.
+    ``qubits`` is the range of the systems solved (``2-8``), ``iterations``
+    and every key of :data:`~qlsbench.solvers.base.RESOURCE_KEYS` a median
+    (NaN where the solver reports no such cost). ``shots`` 0 means exact
+    expectation values (a state-vector run); the page prints it so.
     """
-    df = results[results["status"].isin(_RETURNED)]
+    df = results[results["status"].isin(RETURNED)]
     if "system_id" in df:  # a system that occurs many times was solved once per repeat
         df = _distinct_solves(df, "system_id")
-    cols = ["n_qubits", "iterations", *[k for k in RESOURCE_KEYS if k in df]]
-    table = df.groupby("solver", sort=True)[cols].median()
+    cols = ["iterations", *[k for k in RESOURCE_KEYS if k in df]]
+    g = df.groupby("solver", sort=True)
+    table = g[cols].median()
+    lo, hi = g["n_qubits"].min(), g["n_qubits"].max()
+    table.insert(0, "qubits", [f"{a}" if a == b else f"{a}-{b}" for a, b in zip(lo, hi)])
     return table.dropna(axis=1, how="all").reset_index()
 
 
 def success_by_dataset(results: pd.DataFrame, tol: Tolerances = Tolerances()) -> pd.DataFrame:
-    """Success rate of each solver (rows) on each dataset (columns)."""
+    """Success rate of each solver (rows) on each dataset (columns); NaN where it was not run."""
     systems = per_system(results, tol)
     return systems.pivot_table(index="solver", columns="dataset", values="success", aggfunc="mean")
+
+
+def failing_systems(results: pd.DataFrame, solver: str, tol: Tolerances = LOW_ACCURACY) -> pd.DataFrame:
+    """The systems ``solver`` did not solve at ``tol``: id, qubits, kappa, status, fidelity, residual, message."""
+    df = mark_success(results[results["solver"] == solver], tol)
+    cols = [c for c in ("dataset", "system_id", "n_qubits", "cond", "repeat", "status", "fidelity", "rel_residual",
+                        "message") if c in df]
+    out = df.loc[~df["success"], cols].copy()
+    if "message" in out:
+        out["message"] = out["message"].fillna("").str.slice(0, 100)
+    return out.reset_index(drop=True)
 
 
 def seed_table(results: pd.DataFrame, low: Tolerances = LOW_ACCURACY) -> pd.DataFrame:
     """Solvers run with several seeds on a system: success and fidelity of each system's best and median seed.
 
-    Per system (``system_id``), the seeds' low-accuracy successes and
+    Per system (``system_id``), the seeds' variational-track successes and
     fidelities are reduced to their best and their median (a system counts
     as solved by the median seed when at least half of its seeds solve it);
     the table gives the share of systems solved and the median fidelity over

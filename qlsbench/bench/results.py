@@ -21,9 +21,9 @@ from qlsbench.data import read_parquet
 from qlsbench.errors import InputError
 from qlsbench.solvers.base import RESOURCE_KEYS
 
-RESULTS_SCHEMA_VERSION = "3"
-#: Older versions still read: version 2 lacks the progress columns, which read as null.
-READABLE_SCHEMA_VERSIONS = ("2", "3")
+RESULTS_SCHEMA_VERSION = "4"
+#: Older versions still read: version 2 lacks the progress columns and version 3 ``progress_seconds``; they read as null.
+READABLE_SCHEMA_VERSIONS = ("2", "3", "4")
 
 _f64_list = pa.list_(pa.float64())
 
@@ -55,7 +55,8 @@ RESULT_COLUMNS: list[tuple[str, pa.DataType]] = [
     # Success against budget (variational solvers): the read-out after this many cost evaluations ...
     ("progress_evaluations", pa.list_(pa.int64())),
     ("progress_fidelity", _f64_list),  # ... its fidelity with x_ref ...
-    ("progress_residual", _f64_list),  # ... and its relative residual (null lists for other solvers)
+    ("progress_residual", _f64_list),  # ... its relative residual (null lists for other solvers) ...
+    ("progress_seconds", _f64_list),  # ... and the seconds since the solve started (null when not recorded)
     ("resources", pa.string()),  # JSON: everything the solver reported
     ("x", _f64_list),  # real part of the returned solution (null when none)
     ("x_imag", _f64_list),  # imaginary part (null when x is real or absent)
@@ -123,11 +124,14 @@ def result_row(spec, dataset, dhash, system, repeat, seed, result, wall, time_li
 def _progress_columns(system, progress) -> dict:
     """The progress read-outs as three aligned lists, measured like the final solution; nulls when none."""
     if not progress:
-        return {"progress_evaluations": None, "progress_fidelity": None, "progress_residual": None}
-    measured = [(int(k), metrics(system, x)) for k, x in progress]
+        return {"progress_evaluations": None, "progress_fidelity": None, "progress_residual": None,
+                "progress_seconds": None}
+    measured = [(int(entry[0]), metrics(system, entry[1])) for entry in progress]
+    timed = all(len(entry) > 2 for entry in progress)
     return {"progress_evaluations": [k for k, _ in measured],
             "progress_fidelity": [float(m["fidelity"]) for _, m in measured],
-            "progress_residual": [float(m["rel_residual"]) for _, m in measured]}
+            "progress_residual": [float(m["rel_residual"]) for _, m in measured],
+            "progress_seconds": [float(entry[2]) for entry in progress] if timed else None}
 
 
 RESULTS_VERSION_KEY = b"qlsbench.results_schema_version"

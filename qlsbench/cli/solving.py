@@ -79,31 +79,47 @@ def _parser_leaderboard(sub) -> None:
 
 
 def cmd_board(args) -> None:
-    from qlsbench.bench.board import pin, run_board
-    from qlsbench.report.board_pages import publish
+    from qlsbench.bench.board import add_submission, pin, run_board
+    from qlsbench.report.board_pages import publish, render_board
 
     board = _board(args)
+    if args.submission and args.action != "add":
+        from qlsbench.errors import InputError
+
+        raise InputError(f"board {args.action} takes no submission file ({args.submission}); only `board add` does")
     if args.action == "pin":
         manifest = pin(board, progress=not args.quiet)
         print(f"pinned {len(manifest['systems'])} systems in {len(manifest['groups'])} groups -> {board.folder}")
     elif args.action == "run":
         files = run_board(board, args.results, progress=not args.quiet)
         print(f"{len(files)} results files in {args.results}")
-    else:
+    elif args.action == "publish":
         results = publish(board, args.results, args.pages)
         print(f"published {len(results)} solves of {results['solver'].nunique()} solvers -> "
-              f"{board.results_path}, {Path(args.pages) / 'leaderboard.md'}")
+              f"{board.results_path}, {Path(args.pages) / 'index.html'}")
+    else:
+        if not args.submission:
+            from qlsbench.errors import InputError
+
+            raise InputError("board add needs the submission file `qlsbench compare` wrote (board add FILE)")
+        kept = add_submission(board, args.submission)
+        render_board(board, pages=args.pages)
+        print(f"added {args.submission} as {kept}; pages rewritten in {args.pages}")
 
 
 def _parser_board(sub) -> None:
-    s = sub.add_parser("board", help="leaderboard v1: pin the benchmark set, run the board's solvers, publish")
-    s.add_argument("action", choices=["pin", "run", "publish"],
-                   help="pin: build the pinned set; run: run board.yaml's solvers on it; publish: write the board")
+    s = sub.add_parser("board", help="the pinned board: pin its systems, run its solvers, publish it, add a submission")
+    s.add_argument("action", choices=["pin", "run", "publish", "add"],
+                   help="pin: build the pinned set; run: run board.yaml's solvers on it; publish: write the board's "
+                        "results and pages; add: put a `qlsbench compare` submission on the board")
+    s.add_argument("submission", nargs="?", help="add: the submission.parquet `qlsbench compare` wrote")
     s.add_argument("--board", help="board folder (default: the one shipped in qlsbench/pinned)")
     s.add_argument("--results", default="results/board", help="folder of the board's results files (run, publish)")
-    s.add_argument("--pages", default="leaderboard", help="folder for leaderboard.md and .csv (publish)")
+    s.add_argument("--pages", default="leaderboard",
+                   help="folder for index.html, leaderboard.md and .csv and the plots (publish, add)")
     s.add_argument("--quiet", action="store_true", help="no progress bars")
-    s.set_defaults(func=cmd_board, writes=[("results", "--results", "folder"), ("pages", "--pages", "folder")])
+    s.set_defaults(func=cmd_board, writes=[("results", "--results", "folder"), ("pages", "--pages", "folder")],
+                   reads=["submission"])
 
 
 def cmd_compare(args) -> None:
@@ -112,20 +128,22 @@ def cmd_compare(args) -> None:
     from qlsbench.bench.board import compare
 
     spec = solver_spec(args)
-    work = Path(args.work)
-    result = compare(spec, _board(args), work=work, time_limit=args.time_limit, repeats=args.repeats,
-                     seed=args.seed, calibrate=not args.no_calibrate, progress=not args.quiet)
+    result = compare(spec, _board(args), work=args.work, time_limit=args.time_limit, repeats=args.repeats,
+                     seed=args.seed, calibrate_times=not args.no_calibrate, progress=not args.quiet)
     board, n = result.board, len(result.board)
     mine = board[board["solver"] == result.label].iloc[0]
-    print(f"{result.label}: rank {result.rank('success_rate')} of {n} at high accuracy "
-          f"(success {mine['success_rate']:.2f}), rank {result.rank('success_rate_low')} of {n} at low accuracy "
-          f"(success {mine['success_rate_low']:.2f}); time {mine['time_sgm_rel']:.3g}x the fastest")
-    if args.no_calibrate:
-        print("times as measured here, not calibrated to the board's machine")
-    else:
-        print(f"times scaled by {result.time_factor:.3g} (board's dense LU time / this machine's, same systems)")
+    print(f"{result.label}: rank {result.rank('success_rate')} of {n} on the exact track "
+          f"(success {mine['success_rate']:.2f}), rank {result.rank('success_rate_low')} of {n} on the variational "
+          f"track (success {mine['success_rate_low']:.2f}, median fidelity {mine['median_fidelity']:.3f}); "
+          f"time {mine['time_sgm_rel']:.3g}x the fastest")
+    print(result.calibration.describe())
     shown = board.assign(new=np.where(board["solver"] == result.label, "<- new", ""))
     print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    failing = result.failing()
+    if len(failing):
+        print(f"\nnot solved at the variational track's bar ({len(failing)} of {len(result.results)} solves):")
+        print(failing.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print(f"\nsubmission: {result.submission} (`qlsbench board add {result.submission}` puts it on the board)")
 
 
 def _parser_compare(sub) -> None:
@@ -134,7 +152,9 @@ def _parser_compare(sub) -> None:
     s.add_argument("--time-limit", type=POSITIVE.parse, default=120.0, help="seconds per solve, as on the board")
     s.add_argument("--repeats", type=Whole(1, MAX_REPEATS).parse, default=1)
     s.add_argument("--seed", type=SEED.parse, default=0)
-    s.add_argument("--work", default="results/compare", help="folder for its results (reruns resume)")
+    s.add_argument("--work", default="results/compare",
+                   help="folder for its results, in <work>/<solver name>/ (a finished comparison is read back, an "
+                        "interrupted one resumes)")
     s.add_argument("--no-calibrate", action="store_true",
                    help="keep this machine's times instead of scaling them by the dense-LU ratio")
     s.add_argument("--board", help="board folder (default: the one shipped in qlsbench/pinned)")

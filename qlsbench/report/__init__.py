@@ -14,6 +14,7 @@ from qlsbench.report import (
     budget_curves,
     checkpoint_table,
     leaderboard_page,
+    leaderboard_plots,
     loss_curves,
     pauli_figures,
     physics_figures,
@@ -29,6 +30,9 @@ FIGURES: dict[str, Figure] = {figure.name: figure for figure in (
     pauli_figures.TRUNCATION,
     physics_figures.KAPPA_TIME,
     budget_curves.FIGURE,
+    leaderboard_plots.PROFILES,
+    leaderboard_plots.SUCCESS_QUBITS,
+    leaderboard_plots.FIDELITY_KAPPA,
     leaderboard_page.FIGURE,
 )}
 

@@ -1,43 +1,82 @@
-"""The published board's pages: ``leaderboard.md`` and ``.csv`` with the pinned set listed, and the budget curves."""
+"""The published board's pages: ``index.html`` (the web page), ``leaderboard.md`` and ``.csv``, and the plots.
+
+The board's own rows (``results.parquet``) and every submission added with
+``qlsbench board add`` (times scaled by their calibration factor) are ranked
+together; a submission is one more row, with its exact options and machine.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pandas as pd
 
-from qlsbench.bench.board import Board, pinned_table, publish_results
+from qlsbench.bench.board import Board, pinned_table, publish_results, read_submission, scaled_submission
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
+from qlsbench.bench.results import load_results
 from qlsbench.report.budget_curves import plot_budget_curves
-from qlsbench.report.leaderboard_page import write_leaderboard
+from qlsbench.report.leaderboard_page import display_table, write_leaderboard
+
+#: The pages ``board publish`` and ``board add`` write into their folder.
+PAGES = ("index.html", "leaderboard.md", "leaderboard.csv", "budget_curves.png")
 
 
 def publish(board: Board, results_dir: str | os.PathLike, pages: str | os.PathLike,
             tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY) -> pd.DataFrame:
     """Publish a board run: ``results.parquet`` beside the pinned set, its pages in ``pages``; returns the rows."""
     results = publish_results(board, results_dir)
-    render_board(board, results, pages, tol, low)
+    render_board(board, pages=pages, tol=tol, low=low)
     return results
+
+
+def board_results(board: Board) -> pd.DataFrame:
+    """The board's published rows and every submission's (times scaled to the board's machine)."""
+    frames = [load_results([board.results_path])]
+    frames += [scaled_submission(path) for path in board.submission_files()]
+    return pd.concat(frames, ignore_index=True)
 
 
 def _preamble(board: Board) -> str:
     manifest = board.manifest()
     return (f"Pinned benchmark set v{manifest['version']}: {len(manifest['systems'])} systems in "
             f"{len(manifest['groups'])} groups ({', '.join(f'`{g}` {h}' for g, h in manifest['groups'].items())}). "
-            "Every solver ran on every system; `qlsbench compare --solver module:Class` ranks a new one "
-            "against these rows without running them again.")
+            "Every solver ran on every system. `qlsbench compare --solver module:Class` ranks a new one against "
+            "these rows without running them again and writes a submission; `qlsbench board add` puts it here.")
 
 
-def render_board(board: Board, results: pd.DataFrame, pages: str | os.PathLike, tol: Tolerances = Tolerances(),
-                 low: Tolerances = LOW_ACCURACY) -> None:
-    """Write ``leaderboard.md`` (with the pinned set listed), ``leaderboard.csv`` and, when solvers recorded
-    progress, ``budget_curves.png`` (success against cost evaluations) into ``pages``."""
+def _submissions_table(board: Board) -> pd.DataFrame:
+    rows = []
+    for path in board.submission_files():
+        _, meta = read_submission(path)
+        machine = meta.get("machine", {})
+        rows.append({"solver": meta["label"], "name": meta["name"],
+                     "options": json.dumps(meta.get("options", {}), sort_keys=True),
+                     "time factor": f"{meta['time_factor']:.3g} ({min(meta['calibration_factors'] or [1]):.3g}-"
+                                    f"{max(meta['calibration_factors'] or [1]):.3g})",
+                     "machine": f"{machine.get('cpu', '?')}, {machine.get('cores', '?')} cores",
+                     "date": machine.get("date", "?")})
+    return pd.DataFrame(rows)
+
+
+def render_board(board: Board, results: pd.DataFrame | None = None, pages: str | os.PathLike = "leaderboard",
+                 tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY) -> list[Path]:
+    """Write :data:`PAGES` into ``pages``: the web page, Markdown and CSV (the pinned set and the submissions
+    listed), and, when solvers recorded progress, the budget curves. ``results`` default: :func:`board_results`."""
     pages = Path(pages)
+    results = board_results(board) if results is None else results
+    written = []
     if results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0).any():
-        plot_budget_curves(results, pages / "budget_curves.png", tol=low)
+        written.append(plot_budget_curves(results, pages / "budget_curves.png", tol=low))
+    extra = [("h2", "The pinned set"), ("table", display_table(pinned_table(board)))]
+    submissions = _submissions_table(board)
+    if not submissions.empty:
+        extra = [("h2", "Submissions"),
+                 ("p", "Solvers added with `qlsbench board add`: their times were measured on their machine and "
+                       "scaled by its time factor (board LU time / LU time there; the range over repeats)."),
+                 ("table", submissions), *extra]
     write_leaderboard(results, pages / "leaderboard.md", pages / "leaderboard.csv", tol, low,
-                      title="qlsbench leaderboard v1", preamble=_preamble(board), by="dataset",
-                      extra=[("h2", "The pinned set"), ("table", pinned_table(board))])
-
-
+                      html_path=pages / "index.html", title="qlsbench leaderboard v2", preamble=_preamble(board),
+                      by="dataset", extra=extra)
+    return written + [pages / name for name in PAGES if name != "budget_curves.png"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from qlsbench.bench.budget import success_curve
-from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
+from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, band_order
 from qlsbench.bench.results import load_results
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
@@ -18,29 +18,38 @@ from qlsbench.report.plotting import pyplot, save_figure
 
 
 def plot_budget_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: list[str] | None = None,
-                       tol: Tolerances = LOW_ACCURACY) -> Path:
-    """Success against cost evaluations (log axis), one colour per solver: solid best seed, dashed median."""
+                       tol: Tolerances = LOW_ACCURACY, axis: str = "evaluations", by_band: bool = True) -> Path:
+    """Success against budget (log axis), one colour per solver: solid the best seed, dashed the median.
+
+    One panel over all systems, then (``by_band``) one per qubit band;
+    ``axis`` is ``evaluations`` (cost evaluations) or ``seconds`` (wall time).
+    """
     if solvers:
         unknown = sorted(set(solvers) - set(results["solver"]))
         if unknown:
             raise InputError(f"no results for solver(s) {', '.join(unknown)}")
         results = results[results["solver"].isin(solvers)]
-    curves = success_curve(results, tol)
+    curves = success_curve(results, tol, axis=axis)
+    if by_band:
+        curves = pd.concat([curves, success_curve(results, tol, axis=axis, by_band=True)], ignore_index=True)
+    panels = ["all", *sorted(set(curves["band"]) - {"all"}, key=band_order)]
+    colors = {solver: f"C{i % 10}" for i, solver in enumerate(sorted(curves["solver"].unique()))}
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for i, (solver, c) in enumerate(curves.groupby("solver", sort=True)):
-        color = f"C{i % 10}"
-        label = f"{solver} ({int(c['systems'].iloc[0])} systems, {int(c['seeds'].iloc[0])} seed(s))"
-        ax.step(c["evaluations"], c["best"], where="post", color=color, label=label)
-        if c["seeds"].iloc[0] > 1:
-            ax.step(c["evaluations"], c["median"], where="post", color=color, linestyle="--")
-    ax.set_xscale("log")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("cost evaluations")
-    ax.set_ylabel("share of systems solved")
-    ax.set_title(f"Success against budget (fidelity >= {tol.fidelity:g}, residual <= {tol.residual:g}); "
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 1.5, 4.2), squeeze=False, sharey=True)
+    for ax, band in zip(axes[0], panels):
+        for solver, c in curves[curves["band"] == band].groupby("solver", sort=True):
+            label = f"{solver} ({int(c['systems'].iloc[0])} systems, {int(c['seeds'].iloc[0])} seed(s))"
+            ax.step(c[axis], c["best"], where="post", color=colors[solver], label=label)
+            if c["seeds"].iloc[0] > 1:
+                ax.step(c[axis], c["median"], where="post", color=colors[solver], linestyle="--")
+        ax.set_xscale("log")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("cost evaluations" if axis == "evaluations" else "seconds")
+        ax.set_title("all systems" if band == "all" else f"{band} qubits", fontsize=9)
+        ax.legend(fontsize=6, loc="upper left")
+    axes[0][0].set_ylabel("share of systems solved")
+    fig.suptitle(f"Success against budget (fidelity >= {tol.fidelity:g}, residual <= {tol.residual:g}); "
                  "dashed: median seed", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
     return save_figure(fig, out)
 
@@ -49,14 +58,19 @@ def plot_budget_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers
 class BudgetCurveOptions(Options):
     solvers: tuple[str, ...] | None = option(None, "solver labels (default: every solver with progress read-outs)",
                                              many=True)
+    axis: str = option("evaluations", "budget in cost evaluations or in wall-time seconds",
+                       choices=("evaluations", "seconds"))
+    by_band: bool = option(True, "a panel per qubit band beside the one over all systems", cli=False)
 
 
 def _draw(inputs: list[str], out: Path, options: BudgetCurveOptions) -> Path:
     try:
-        return plot_budget_curves(load_results(inputs), out, solvers=options.solvers and list(options.solvers))
+        return plot_budget_curves(load_results(inputs), out, solvers=options.solvers and list(options.solvers),
+                                  axis=options.axis, by_band=options.by_band)
     except InputError as exc:
         raise InputError(f"{', '.join(inputs)}: {exc}") from None
 
 
-FIGURE = Figure("budget-curves", "success against cost evaluations of variational solvers, best and median seed",
-                "results .parquet files or folders", _draw, BudgetCurveOptions)
+FIGURE = Figure("budget-curves", "success against cost evaluations (or wall time) of variational solvers, best "
+                "and median seed, over all systems and per qubit band", "results .parquet files or folders", _draw,
+                BudgetCurveOptions)

@@ -1,97 +1,228 @@
-"""The leaderboard page: header, ranking, per family and qubit band, resources, over seeds, per dataset.
+"""The leaderboard page: two tracks, per family and qubit band, resources, seeds, datasets, options, plots.
 
-One list of blocks, rendered as Markdown or as a self-contained HTML page;
-the numbers come from :mod:`qlsbench.bench.ranking`.
+One list of blocks, rendered as Markdown (for diffs) or as one self-contained
+HTML page (:mod:`~qlsbench.report.web_page`: sortable, filterable, plots
+inline, readable offline); the numbers come from :mod:`qlsbench.bench.ranking`.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from qlsbench.bench.environment import machine_info, package_versions
 from qlsbench.bench.ranking import (
     LOW_ACCURACY,
     Tolerances,
+    Track,
     band_tables,
     leaderboard,
+    ranking_rows,
     resource_table,
     seed_table,
     success_by_dataset,
+    tracks,
 )
 from qlsbench.bench.results import load_results
 from qlsbench.checks import FRACTION, POSITIVE
 from qlsbench.data import atomic_write_text
 from qlsbench.options import Options, option
 from qlsbench.report.base import Figure
-from qlsbench.report.tables import html_inline, html_table, markdown_table
+from qlsbench.report.tables import markdown_table
 
-#: A page is a list of blocks ``(kind, content)``: headings ``h1``-``h3`` and paragraphs ``p`` (text),
-#: ``list`` (list of text) and ``table`` (DataFrame). One structure, rendered as Markdown or HTML.
+#: A page is a list of blocks ``(kind, content)``: headings ``h1``-``h3`` and paragraphs ``p`` (text), ``list``
+#: (list of text), ``table`` (DataFrame of display columns), ``ranking`` (:func:`ranking_rows`' rows, which the
+#: HTML page filters and Markdown shows per track) and ``figure`` ((caption, PNG bytes)).
 Block = tuple[str, object]
+
+#: Human names and tooltips of the columns the page shows: ``{column: (name, what it means)}``.
+COLUMNS: dict[str, tuple[str, str]] = {
+    "solver": ("solver", "the configuration's label: its name, or its name and options"),
+    "kind": ("kind", "variational: records read-outs against a budget of cost evaluations; classical: the rest"),
+    "systems": ("systems run", "distinct systems (by content) the solver was run on"),
+    "coverage": ("coverage", "share of the systems in view the solver was run on; the others are not run and do "
+                             "not count in its rates"),
+    "solves": ("solves", "solves attempted (systems x repeats), declined ones aside"),
+    "skipped": ("declined", "solves the solver refused (too many qubits or circuits, a matrix it does not take); "
+                            "they count as unsuccessful"),
+    "failed": ("failed", "solves that raised, timed out or took their process down"),
+    "success_rate": ("success", "share of its systems solved at this track's bar (mean over repeats)"),
+    "success_rate_low": ("variational success", "share of its systems solved at the variational track's bar"),
+    "median_fidelity": ("median fidelity", "median over its systems of |<x|x*>|^2 / (|x|^2 |x*|^2); a solve "
+                                           "with no solution counts 0"),
+    "time_sgm_rel": ("time (x best)", "shifted geometric mean (shift 10 ms) of time per system, unsuccessful "
+                                      "solves charged the time limit, relative to the fastest solver in view"),
+    "error_sgm_rel": ("error (x best)", "shifted geometric mean of the relative error, unsuccessful solves "
+                                        "charged at least 1, relative to the most accurate solver in view"),
+    "time_sgm_ms": ("time SGM (ms)", "shifted geometric mean of time per system, in milliseconds"),
+    "error_sgm": ("error SGM", "shifted geometric mean of the relative error"),
+    "median_time_ms": ("median time (ms)", "median over systems of the (charged) time"),
+    "cost_evaluations": ("cost evaluations", "median per solve: evaluations of the cost (optimiser calls or SR steps)"),
+    "circuit_executions": ("circuit executions", "median per solve: circuits run on a simulator"),
+    "shots": ("shots per circuit", "median per solve; exact: expectation values without sampling"),
+    "mc_samples": ("MC samples", "median per solve: Monte Carlo samples drawn"),
+    "qubits": ("qubits", "range of qubit counts of the systems solved"),
+    "iterations": ("iterations", "median per solve"),
+    "parameters": ("parameters", "median trainable parameters"),
+    "circuit_depth": ("circuit depth", "median depth of the deepest transpiled circuit"),
+    "circuits_per_evaluation": ("circuits / evaluation", "median distinct circuits behind one cost evaluation"),
+    "pauli_terms": ("Pauli terms", "median Pauli strings of A the circuits use"),
+    "options": ("options", "the solver's exact options (JSON)"),
+    "name": ("name", "registered solver name, entry point or module:Class"),
+}
+
+#: The columns of each track's ranking, in order.
+TRACK_COLUMNS = {
+    "exact": ("solver", "kind", "systems", "coverage", "success_rate", "time_sgm_rel", "error_sgm_rel", "failed",
+              "skipped", "median_time_ms"),
+    "variational": ("solver", "kind", "systems", "coverage", "success_rate", "median_fidelity", "cost_evaluations",
+                    "circuit_executions", "shots", "mc_samples", "time_sgm_rel", "failed"),
+}
+
+
+def display_value(column: str, value) -> str:
+    """One cell as the page prints it: NaN as an em dash, shares as percentages, ``shots`` 0 as ``exact``."""
+    if value is None or (isinstance(value, (float, np.floating)) and np.isnan(value)):
+        return "—"
+    if column == "coverage":
+        return f"{100 * value:.0f} %"
+    if column == "shots" and float(value) == 0:
+        return "exact"
+    if column in ("success_rate", "success_rate_low", "median_fidelity"):
+        return f"{value:.3f}"
+    if isinstance(value, (float, np.floating)):
+        return f"{value:.3g}"
+    return str(value)
+
+
+def display_table(df: pd.DataFrame, columns=None) -> pd.DataFrame:
+    """``df``'s columns (all, or ``columns`` that exist) under their human names, every cell as printed text."""
+    columns = [c for c in (columns or df.columns) if c in df]
+    out = pd.DataFrame({COLUMNS.get(c, (c, ""))[0]: [display_value(c, v) for v in df[c]] for c in columns})
+    out.attrs["tooltips"] = {COLUMNS.get(c, (c, ""))[0]: COLUMNS.get(c, (c, ""))[1] for c in columns}
+    return out
 
 
 def _band_blocks(bands: pd.DataFrame) -> list[Block]:
-    """Per group: solvers by qubit band, each cell ``high / low (time ratio)``."""
+    """Per group: solvers by qubit band, each cell ``exact / variational (coverage)``; blank where not run."""
     out: list[Block] = []
     for family, part in bands.groupby("family", sort=True):
-        cells = part.assign(cell=[f"{h:.2f} / {lo:.2f} ({t:.3g}x)" for h, lo, t in
-                                  zip(part["success_rate"], part["success_rate_low"], part["time_sgm_rel"])])
-        table = cells.pivot(index="solver", columns="band", values="cell")
+        cells = part.assign(cell=[f"{h:.2f} / {lo:.2f} ({100 * c:.0f} %)" for h, lo, c in
+                                  zip(part["success_rate"], part["success_rate_low"], part["coverage"])])
+        table = cells.pivot(index="solver", columns="band", values="cell").fillna("—")
         counts = part.groupby("band")["systems"].max()
         table.columns = [f"{b} qubits ({counts[b]} systems)" for b in table.columns]
         out += [("h3", str(family)), ("table", table.reset_index())]
     return out
 
 
-def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
-                title: str = "qlsbench leaderboard", preamble: str = "", by: str = "family",
-                extra: list[Block] | None = None) -> list[Block]:
-    """The leaderboard page: header, ranking, per family (or dataset) and qubit band, resources, per dataset.
-
-    ``preamble`` is a paragraph under the title, ``extra`` blocks come last.
-    """
+def _header(results: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list[str]:
     info = machine_info()
     versions = ", ".join(f"{k} {v}" for k, v in package_versions().items())
     hashes = results.groupby("dataset")["dataset_hash"].agg(lambda s: ", ".join(sorted(set(s))))
-    header = [
+    return [
         f"**date**: {info['date']}",
         f"**machine**: {info['cpu']}, {info['cores']} cores, {info['memory']}, {info['os']}, Python {info['python']}",
         f"**packages**: {versions}",
-        f"**success (high accuracy)**: {tol.describe()}",
-        f"**success (low accuracy)**: {low.describe()}",
-        f"**ranking**: by high-accuracy success rate, then the shifted geometric mean (shift {tol.shift:g}) of time "
-        "in ms, normalised so the best solver is 1.0; the same for relative error. Every solver is measured on every "
-        "system: unsuccessful, skipped and not-run solves count at the time limit and at error >= 1; repeats of a "
-        "system count once (median), and so does a system that occurs more than once",
+        *[f"**{t.name} track**: {t.tol.describe()}" for t in all_tracks],
+        f"**ranking**: per track by success rate over the systems each solver was run on, then median fidelity, "
+        f"then the shifted geometric mean (shift {all_tracks[0].tol.shift:g}) of time in ms relative to the fastest "
+        "solver. A system a solver was not configured for is not run (—) and left out of its rates (see coverage); "
+        "declined, failed and unsuccessful solves count at the time limit and at error >= 1; repeats of a system "
+        "count once (median), and so does a system that occurs more than once",
         "**datasets**: " + "; ".join(f"`{d}` ({h})" for d, h in hashes.items()),
     ]
-    return [
-        ("h1", title),
-        *([("p", preamble)] if preamble else []),
-        ("list", header),
-        ("h2", "Ranking"),
-        ("table", leaderboard(results, tol, low)),
-        ("h2", f"By {by} and qubit band"),
-        ("p", "Each cell: high-accuracy success rate / low-accuracy success rate (shifted geometric mean of time "
-              "relative to the fastest solver in that band)."),
-        *_band_blocks(band_tables(results, tol, low, by)),
-        ("h2", "Resources"),
-        ("p", "Median per solve that returned a solution: qubits, iterations and the costs each solver reports "
-              "(circuit depth is transpiled; shots are per circuit; MC samples over the whole solve)."),
-        ("table", resource_table(results)),
-        *_seed_blocks(results, low),
-        ("h2", "Success rate by dataset (high accuracy)"),
-        ("table", success_by_dataset(results, tol).reset_index()),
-        *(extra or []),
-    ]
+
+
+def _options_table(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per solver configuration (submission): its label, registered name and exact options."""
+    rows = results.drop_duplicates("solver")[["solver", "solver_name", "solver_options"]].sort_values("solver")
+    return pd.DataFrame({"solver": rows["solver"], "name": rows["solver_name"],
+                         "options": [json.dumps(json.loads(o or "{}"), sort_keys=True) for o in rows["solver_options"]]})
+
+
+def plot_blocks(results: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list[Block]:
+    """The leaderboard's plots as inline figures: performance profiles, success against qubits, fidelity
+    against kappa and, when variational solvers recorded progress, success against budget."""
+    from qlsbench.report.budget_curves import plot_budget_curves
+    from qlsbench.report.leaderboard_plots import (
+        plot_fidelity_by_kappa,
+        plot_performance_profiles,
+        plot_success_by_qubits,
+    )
+
+    plots = [("Performance profiles: share of each solver's systems solved within tau times the fastest solver's "
+              "time on that system", lambda out: plot_performance_profiles(results, out, all_tracks)),
+             ("Success rate against qubits, per family and track", lambda out: plot_success_by_qubits(results, out,
+                                                                                                      all_tracks)),
+             ("1 - fidelity against the condition number, one point per (solver, system)",
+              lambda out: plot_fidelity_by_kappa(results, out, all_tracks))]
+    if results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0).any():
+        plots.append(("Success against budget (variational track), all systems and per qubit band; dashed: "
+                      "median seed", lambda out: plot_budget_curves(results, out, tol=all_tracks[-1].tol)))
+    blocks: list[Block] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (caption, draw) in enumerate(plots):
+            path = Path(tmp) / f"{i}.png"
+            draw(path)
+            blocks.append(("figure", (caption, path.read_bytes())))
+    return blocks
+
+
+def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
+                title: str = "qlsbench leaderboard", preamble: str = "", by: str = "family",
+                extra: list[Block] | None = None, plots: bool = False) -> list[Block]:
+    """The leaderboard page; ``preamble`` is a paragraph under the title, ``extra`` blocks come last.
+
+    ``by`` groups the per-group tables by ``family`` or ``dataset``; ``plots``
+    adds the plots (drawn here: a few seconds).
+    """
+    all_tracks = tracks(tol, low)
+    blocks: list[Block] = [("h1", title), *([("p", preamble)] if preamble else []), ("list", _header(results, all_tracks)),
+                           ("h2", "Ranking"), ("ranking", (ranking_rows(results, all_tracks, by), all_tracks, by))]
+    blocks += [("h2", f"By {by} and qubit band"),
+               ("p", "Each cell: exact-track success rate / variational-track success rate (coverage of that band). "
+                     "— : not run there.")]
+    blocks += _band_blocks(band_tables(results, tol, low, by))
+    blocks += [("h2", "Resources"),
+               ("p", "What a solve cost, medians over solves that returned a solution; — : the solver has no such "
+                     "cost. Circuit depth is transpiled; shots are per circuit (exact: no sampling)."),
+               ("table", display_table(resource_table(results)))]
+    seeds = seed_table(results, low)
+    if not seeds.empty:
+        blocks += [("h2", "Over seeds"),
+                   ("p", "Solvers run with several seeds (repeat r uses seed + r): the share of systems solved on "
+                         f"the variational track ({low.describe()}) by each system's best seed and by its median seed "
+                         "(solved by at least half of its seeds), and the median over systems of the best and the "
+                         "median fidelity. Solvers run with one seed, or whose seeds always agree, are not listed."),
+                   ("table", seeds)]
+    high, variational = success_by_dataset(results, tol), success_by_dataset(results, low)
+    both = high.round(2).astype(str) + " / " + variational.round(2).astype(str)
+    blocks += [("h2", "Success rate by dataset"), ("p", "exact / variational; — : not run on that dataset."),
+               ("table", both.where(high.notna(), "—").reset_index())]
+    blocks += [("h2", "Solvers and their options"), ("table", display_table(_options_table(results)))]
+    if plots:
+        blocks += [("h2", "Plots"), *plot_blocks(results, all_tracks)]
+    return blocks + list(extra or [])
+
+
+def _ranking_markdown(rows: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list[str]:
+    out = []
+    for track in all_tracks:
+        view = rows[(rows["track"] == track.name) & (rows["group"] == "all") & (rows["band"] == "all")]
+        out += [f"### {track.name.capitalize()} track", "", f"{track.intuition} Success: {track.tol.describe()}.", "",
+                markdown_table(display_table(view, TRACK_COLUMNS[track.name])), ""]
+    return out
 
 
 def blocks_markdown(blocks: list[Block]) -> str:
-    """Blocks as a Markdown page."""
+    """Blocks as a Markdown page (plots are left to the HTML page and the figure files)."""
     out = []
     for kind, content in blocks:
         if kind in ("h1", "h2", "h3"):
@@ -100,27 +231,12 @@ def blocks_markdown(blocks: list[Block]) -> str:
             out += [str(content), ""]
         elif kind == "list":
             out += [f"- {item}" for item in content] + [""]
-        else:
+        elif kind == "ranking":
+            rows, all_tracks, _ = content
+            out += _ranking_markdown(rows, all_tracks)
+        elif kind == "table":
             out += [markdown_table(content), ""]
     return "\n".join(out)
-
-
-def blocks_html(blocks: list[Block]) -> str:
-    """Blocks as a self-contained HTML page."""
-    body = []
-    for kind, content in blocks:
-        if kind in ("h1", "h2", "h3"):
-            body.append(f"<{kind}>{html_inline(str(content))}</{kind}>")
-        elif kind == "p":
-            body.append(f"<p>{html_inline(str(content))}</p>")
-        elif kind == "list":
-            body.append("<ul>" + "".join(f"<li>{html_inline(item)}</li>" for item in content) + "</ul>")
-        else:
-            body.append(html_table(content))
-    style = ("body{font-family:sans-serif;max-width:80em;margin:auto}table{border-collapse:collapse;margin:1em 0}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%}th{background:#f3f3f3}")
-    return f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><style>{style}</style></head><body>\n" + \
-        "\n".join(body) + "\n</body></html>\n"
 
 
 def render_markdown(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
@@ -131,20 +247,23 @@ def render_markdown(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: 
 
 def write_page(results: pd.DataFrame, out: str | os.PathLike, tol: Tolerances = Tolerances(),
                low: Tolerances = LOW_ACCURACY, **page) -> Path:
-    """Write the page in the format ``out``'s suffix names: ``.md``, ``.html``, or ``.csv`` (the ranking with
-    each solver's median resources beside it), atomically; ``page`` goes to :func:`page_blocks`."""
+    """Write the page in the format ``out``'s suffix names: ``.md``, ``.html`` (with the plots), or ``.csv`` (the
+    exact track's ranking with each solver's resources beside it), atomically; ``page`` goes to :func:`page_blocks`."""
+    from qlsbench.report.web_page import blocks_html
+
     suffix = Path(out).suffix
     if suffix == ".csv":
         table = leaderboard(results, tol, low).merge(resource_table(results), on="solver", how="left")
         return atomic_write_text(out, table.to_csv(index=False))
-    blocks = page_blocks(results, tol, low, **page)
-    return atomic_write_text(out, blocks_html(blocks) if suffix == ".html" else blocks_markdown(blocks))
+    if suffix == ".html":
+        return atomic_write_text(out, blocks_html(page_blocks(results, tol, low, plots=True, **page)))
+    return atomic_write_text(out, blocks_markdown(page_blocks(results, tol, low, **page)))
 
 
 def write_leaderboard(results: pd.DataFrame, md_path: str | os.PathLike, csv_path: str | os.PathLike,
                       tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
                       html_path: str | os.PathLike | None = None, **page) -> None:
-    """Write ``leaderboard.md``, ``leaderboard.csv`` and optionally an HTML twin (:func:`write_page` each)."""
+    """Write ``leaderboard.md``, ``leaderboard.csv`` and optionally the HTML page (:func:`write_page` each)."""
     for out in (md_path, csv_path, html_path):
         if out is not None:
             write_page(results, out, tol, low, **page)
@@ -152,16 +271,16 @@ def write_leaderboard(results: pd.DataFrame, md_path: str | os.PathLike, csv_pat
 
 @dataclass(frozen=True)
 class LeaderboardOptions(Options):
-    """The two accuracy settings of the ranking (their defaults are :class:`Tolerances`' and :data:`LOW_ACCURACY`'s)."""
+    """The two tracks' criteria (their defaults are :class:`Tolerances`' and :data:`LOW_ACCURACY`'s)."""
 
-    fidelity: float = option(Tolerances.fidelity, "high accuracy: fidelity bar", bounds=FRACTION)
-    residual: float = option(Tolerances.residual, "high accuracy: relative residual bar", bounds=POSITIVE)
+    fidelity: float = option(Tolerances.fidelity, "exact track: fidelity bar", bounds=FRACTION)
+    residual: float = option(Tolerances.residual, "exact track: relative residual bar", bounds=POSITIVE)
     shift: float = option(Tolerances.shift, "shift of the geometric means", bounds=POSITIVE)
-    low_fidelity: float = option(LOW_ACCURACY.fidelity, "low accuracy: fidelity bar", bounds=FRACTION)
-    low_residual: float = option(LOW_ACCURACY.residual, "low accuracy: relative residual bar", bounds=POSITIVE)
+    low_fidelity: float = option(LOW_ACCURACY.fidelity, "variational track: fidelity bar", bounds=FRACTION)
+    low_residual: float = option(LOW_ACCURACY.residual, "variational track: relative residual bar", bounds=POSITIVE)
 
     def tolerances(self) -> tuple[Tolerances, Tolerances]:
-        """The high- and the low-accuracy setting."""
+        """The exact and the variational track's criterion."""
         return (Tolerances(self.fidelity, self.residual, self.shift),
                 Tolerances(self.low_fidelity, self.low_residual, self.shift, require_converged=False))
 
@@ -170,20 +289,6 @@ def _draw(inputs: list[str], out: Path, options: LeaderboardOptions) -> Path:
     return write_page(load_results(inputs), out, *options.tolerances())
 
 
-FIGURE = Figure("leaderboard", "the leaderboard page: ranking at two accuracy settings, per family and qubit band, "
-                "resources, over seeds, per dataset", "results .parquet files or folders", _draw, LeaderboardOptions,
-                formats=(".md", ".html", ".csv"))
-
-
-def _seed_blocks(results: pd.DataFrame, low: Tolerances) -> list[Block]:
-    table = seed_table(results, low)
-    if table.empty:
-        return []
-    return [("h2", "Over seeds"),
-            ("p", "Solvers run with several seeds (repeat r uses seed + r): the share of systems solved at low "
-                  f"accuracy ({low.describe()}) by each system's best seed and by its median seed (solved by at "
-                  "least half of its seeds), and the median over systems of the best and the median fidelity. "
-                  "Solvers run with one seed, or whose seeds always agree, are not listed."),
-            ("table", table)]
-
-
+FIGURE = Figure("leaderboard", "the leaderboard page: both tracks, per family and qubit band, resources, seeds, "
+                "datasets, options (and plots in .html)", "results .parquet files or folders", _draw,
+                LeaderboardOptions, formats=(".md", ".html", ".csv"))

@@ -70,7 +70,8 @@ def plot_loss_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: 
             trend = 10 ** smooth(np.log10(h), window) if positive else smooth(h, window)
             ax.plot(h, color=f"C{k}", alpha=0.25, lw=0.8)
             ax.plot(trend, color=f"C{k}", lw=1.6,
-                    label=f"n = {row['n_qubits']}, κ = {row['cond']:.3g}, fidelity {row['fidelity']:.3f}")
+                    label=f"n = {row['n_qubits']}, κ = {row['cond']:.3g}: fidelity {row['fidelity']:.4f}, "
+                          f"residual {row['rel_residual']:.1e}")
         if positive:
             ax.set_yscale("log")
         else:

@@ -52,11 +52,13 @@ class SolveResult:
         What the solve cost: the keys of :data:`RESOURCE_KEYS` where they apply
         (each becomes a results column), plus anything solver-specific
         (fill-in, model, final loss) kept as JSON.
-    progress : list of (int, numpy.ndarray)
+    progress : list of (int, numpy.ndarray) or (int, numpy.ndarray, float)
         The solution the solver would have returned had it stopped after that
         many cost evaluations (variational solvers, at the marks of
-        :func:`qlsbench.solvers.variational.progress_marks`); the runner turns
-        each into a fidelity and a residual, so success can be set against budget.
+        :func:`qlsbench.solvers.variational.progress_marks`), and optionally the
+        seconds since the solve started; the runner turns each into a fidelity
+        and a residual, so success can be set against budget, in evaluations and
+        in time.
     """
 
     x: np.ndarray | None
@@ -66,7 +68,7 @@ class SolveResult:
     iterations: int = 0
     history: list[float] = field(default_factory=list)
     resources: dict[str, Any] = field(default_factory=dict)
-    progress: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    progress: list[tuple] = field(default_factory=list)
 
 
 #: Statuses under which a solver hands back a solution to be judged.
@@ -101,7 +103,10 @@ class BaseSolver:
 
     @property
     def options(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        """The dataclass fields, or for a plain subclass its public attributes: what a results row records."""
+        if dataclasses.is_dataclass(self):
+            return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {k: v for k, v in vars(self).items() if not k.startswith("_") and not callable(v)}
 
     def solve(self, system: LinearSystem, *, seed: int = 0) -> SolveResult:
         """Solve ``system``; see :class:`SolveResult` for what comes back."""

@@ -237,11 +237,40 @@ def get(name: str, **options: Any) -> Solver:
     except Exception as exc:  # a plug-in's constructor may fail any way; it is still one line about that solver
         raise InputError(f"solver {name!r}: cannot be built with options {options} "
                          f"({type(exc).__name__}: {exc})") from None
-    if not isinstance(solver, Solver):
+    missing = _missing_members(solver)
+    if missing:
         what = getattr(factory, "__qualname__", type(factory).__name__)
-        raise InputError(f"solver {name!r}: {what} is not a solver (a solver has a name, options and "
-                         "solve(system, seed=...))")
+        raise InputError(f"solver {name!r}: {what} is not a solver: it has no {' and no '.join(missing)} (a solver "
+                         "has a name, an options mapping and solve(system, *, seed) returning a SolveResult)")
     return solver
+
+
+def _missing_members(solver: Any) -> list[str]:
+    """What ``solver`` lacks of the :class:`Solver` contract, by name (empty when it fits)."""
+    missing = []
+    if not isinstance(getattr(solver, "name", None), str) or not solver.name:
+        missing.append("'name' (a non-empty str)")
+    try:
+        options = getattr(solver, "options")
+    except AttributeError:
+        options = None
+    except Exception as exc:  # a property that raises
+        options = exc
+    if not isinstance(options, dict):
+        missing.append("'options' (a dict)" if not isinstance(options, Exception)
+                       else f"working 'options' ({type(options).__name__}: {options})")
+    solve = getattr(solver, "solve", None)
+    if not callable(solve):
+        missing.append("'solve' method")
+    else:
+        try:
+            params = inspect.signature(solve).parameters
+        except (TypeError, ValueError):
+            params = {}
+        takes_seed = "seed" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        if params and not takes_seed:
+            missing.append("'seed' keyword in solve(system, *, seed)")
+    return missing
 
 
 def check_solver(name: str, options: dict[str, Any], where: str = "") -> None:

@@ -40,3 +40,21 @@ rule loss_figure:
         "../envs/qlsbench.yaml"
     shell:
         "qlsbench figure loss-curves {input} --solvers {params.solvers} {params.n_qubits} --out {output} > {log} 2>&1"
+
+
+rule leaderboard_figure:
+    input:
+        solver_results(config),
+    output:
+        report("results/figures/{figure}.png", caption="../report/leaderboard_plots.rst", category="Leaderboard"),
+    wildcard_constraints:
+        figure="|".join(re.escape(name) for name in leaderboard_figures(config)),
+    threads: rule_threads(config, "leaderboard_figure")
+    resources:
+        **rule_resources(config, "leaderboard_figure"),
+    log:
+        "logs/leaderboard_figure/{figure}.log",
+    conda:
+        "../envs/qlsbench.yaml"
+    shell:
+        "qlsbench figure {wildcards.figure} {input} --out {output} > {log} 2>&1"

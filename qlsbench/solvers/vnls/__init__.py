@@ -139,7 +139,7 @@ class VNLS(BaseSolver):
                      "readout_residual": residual, **warm, **trap_diagnostics(system, run.psi, plateau)}
         message = _message(resources, residual, self.rtol)
         status = Status.CONVERGED if residual <= self.rtol else Status.MAX_ITER
-        progress = [(k, least_squares_readout(system, psi)) for k, psi in run.progress]
+        progress = [(k, least_squares_readout(system, psi), t) for k, psi, t in run.progress]
         return SolveResult(x, status, message, iterations=self.n_iter, history=run.history, resources=resources,
                            progress=progress)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,7 +19,7 @@ class Run:
     psi: np.ndarray
     history: list[float]
     parameters: int
-    progress: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    progress: list[tuple[int, np.ndarray, float]] = field(default_factory=list)  # (steps, psi, seconds)
     warm_psi: np.ndarray | None = None
 
 
@@ -63,24 +64,24 @@ def train(system: LinearSystem, n: int, *, model: str, exact: bool, n_samples: i
 
     hilbert = nk.hilbert.Qubit(N=n)
     state = variational_state(hilbert, model, alpha, exact, n_samples, seed)
-    progress: list[tuple[int, np.ndarray]] = []
-    warm_psi = None
+    progress: list[tuple[int, np.ndarray, float]] = []
+    warm_psi, start = None, time.perf_counter()
     if guess is not None and warm_steps > 0:
         warm = LinearSystem(sp.identity(len(guess), format="csr", dtype=np.asarray(guess).dtype), guess)
         _optimize(state, loss_operator(warm, hilbert, exact, n_samples, seed), model, learning_rate, diag_shift,
-                  warm_steps, 0, set(marks), progress)
+                  warm_steps, 0, set(marks), progress, start)
         warm_psi = np.asarray(state.to_array(normalize=False))
     else:
         warm_steps = 0
     # The same state goes on: the main run starts where the pre-training left it.
     history = _optimize(state, loss_operator(system, hilbert, exact, n_samples, seed), model, learning_rate,
-                        diag_shift, n_iter, warm_steps, set(marks), progress)
+                        diag_shift, n_iter, warm_steps, set(marks), progress, start)
     psi = np.asarray(state.to_array(normalize=False))
     return Run(psi, history, int(state.n_parameters), progress, warm_psi)
 
 
 def _optimize(state, op, model: str, learning_rate: float, diag_shift: float, steps: int, offset: int,
-              wanted: set[int], progress: list) -> list[float]:
+              wanted: set[int], progress: list, start: float) -> list[float]:
     """``steps`` SR steps of ``state`` on ``op``; ``psi`` read out at the ``wanted`` counts (after ``offset``)."""
     import netket as nk
 
@@ -95,10 +96,10 @@ def _optimize(state, op, model: str, learning_rate: float, diag_shift: float, st
         # NetKet 3.23 wraps a plain function as a legacy callback, called from ``before_parameter_update``
         # with the 0-based ``step_count``: ``step`` updates are done, so psi is the state after ``step``.
         if step > 0 and offset + step in wanted:
-            progress.append((offset + step, np.asarray(state.to_array(normalize=False))))
+            progress.append((offset + step, np.asarray(state.to_array(normalize=False)), time.perf_counter() - start))
         return True
 
     driver.run(n_iter=steps, out=log, show_progress=False, callback=record)
     if offset + steps in wanted:
-        progress.append((offset + steps, np.asarray(state.to_array(normalize=False))))
+        progress.append((offset + steps, np.asarray(state.to_array(normalize=False)), time.perf_counter() - start))
     return [float(np.real(v)) for v in np.asarray(log.data["Energy"]["Mean"])]

@@ -28,6 +28,7 @@ the cost evaluations of :func:`~qlsbench.solvers.variational.progress_marks`.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -134,7 +135,7 @@ class _VQLS(BaseSolver):
         resources.update(backend.resources(), cost_evaluations=backend.evaluations, final_cost=tracked.best_cost,
                          last_cost=float(result.history[-1]) if result.history else float("nan"))
         status, message = _verdict(system, x, self.rtol, result)
-        progress = [(k, least_squares_readout(system, v)) for k, v in tracked.finish()]
+        progress = [(k, least_squares_readout(system, v), t) for k, v, t in tracked.finish()]
         return SolveResult(x, status, message, iterations=result.iterations, history=result.history,
                            resources=resources, progress=progress)
 
@@ -162,7 +163,8 @@ class _Tracked:
         self._backend, self._marks = backend, set(marks)
         self.best_cost, self.best_alpha = float("inf"), None
         self.count = 0
-        self.states: list[tuple[int, np.ndarray]] = []
+        self.states: list[tuple[int, np.ndarray, float]] = []  # (evaluations, state, seconds since the start)
+        self._start = time.perf_counter()
 
     def __getattr__(self, name):
         return getattr(self._backend, name)
@@ -173,13 +175,16 @@ class _Tracked:
         if value < self.best_cost:  # NaN never counts as best
             self.best_cost, self.best_alpha = float(value), np.array(alpha, dtype=float)
         if self.count in self._marks and self.best_alpha is not None:
-            self.states.append((self.count, self._backend.ansatz.state(self.best_alpha)))
+            self._keep()
         return value
 
-    def finish(self) -> list[tuple[int, np.ndarray]]:
+    def _keep(self) -> None:
+        self.states.append((self.count, self._backend.ansatz.state(self.best_alpha), time.perf_counter() - self._start))
+
+    def finish(self) -> list[tuple[int, np.ndarray, float]]:
         """The recorded states, closed by the best state at the last evaluation."""
         if self.best_alpha is not None and (not self.states or self.states[-1][0] != self.count):
-            self.states.append((self.count, self._backend.ansatz.state(self.best_alpha)))
+            self._keep()
         return self.states
 
 

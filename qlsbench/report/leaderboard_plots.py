@@ -1,0 +1,133 @@
+"""The leaderboard's plots: performance profiles, success against qubits per family, fidelity against kappa.
+
+Each plot draws both tracks (:func:`qlsbench.bench.ranking.tracks`), one row
+each, from per-system rows: a solver is drawn on the systems it was run on.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import MaxNLocator
+
+from qlsbench.bench.ranking import Track, per_system, tracks
+from qlsbench.bench.results import load_results
+from qlsbench.report.base import Figure
+from qlsbench.report.plotting import pyplot, save_figure
+
+
+def _colors(solvers) -> dict[str, str]:
+    return {s: f"C{i % 10}" for i, s in enumerate(sorted(solvers))}
+
+
+def _styles(solvers) -> dict[str, str]:
+    """A second cue beside colour, so more than ten solvers stay apart."""
+    return {s: ("-", "--", ":", "-.")[(i // 10) % 4] for i, s in enumerate(sorted(solvers))}
+
+
+def profile(systems: pd.DataFrame, taus: np.ndarray) -> pd.DataFrame:
+    """Dolan-More performance profile: per solver, the share of its systems solved within ``tau`` x the best time.
+
+    The best time of a system is the fastest successful solve of it by any
+    solver; an unsuccessful solve is never within any ``tau``.
+    """
+    solved = systems[systems["success"] >= 0.5]
+    best = solved.groupby("system_key")["time_ms"].min()
+    ratio = systems["time_ms"] / systems["system_key"].map(best)
+    ratio = ratio.where(systems["success"] >= 0.5, np.inf)
+    rows = []
+    for solver, r in ratio.groupby(systems["solver"]):
+        values = np.sort(r.to_numpy())
+        share = np.searchsorted(values, taus, side="right") / len(values)
+        rows.append(pd.DataFrame({"solver": solver, "tau": taus, "share": share}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def plot_performance_profiles(results: pd.DataFrame, out: str | os.PathLike, all_tracks: tuple[Track, ...]) -> Path:
+    """One panel per track: share of systems solved within tau x the fastest solver's time (log tau)."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(all_tracks), figsize=(6.2 * len(all_tracks), 4.4), squeeze=False)
+    colors, styles = _colors(results["solver"].unique()), _styles(results["solver"].unique())
+    for ax, track in zip(axes[0], all_tracks):
+        systems = per_system(results, track.tol, by_dataset=False)
+        taus = np.logspace(0, 7, 200)
+        for solver, c in profile(systems, taus).groupby("solver", sort=True):
+            ax.step(c["tau"], c["share"], where="post", color=colors[solver], linestyle=styles[solver], label=solver)
+        ax.set(xscale="log", ylim=(-0.02, 1.02), xlabel="tau (time / fastest solver's time on the system)",
+               ylabel="share of the solver's systems",
+               title=f"{track.name} track\n{textwrap.fill(track.tol.describe(), 70)}")
+        ax.title.set_fontsize(8)
+    axes[0][-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.tight_layout()
+    return save_figure(fig, out)
+
+
+def plot_success_by_qubits(results: pd.DataFrame, out: str | os.PathLike, all_tracks: tuple[Track, ...]) -> Path:
+    """Rows: tracks; columns: families; success rate against qubits, one line per solver."""
+    plt = pyplot()
+    families = sorted(results["family"].dropna().astype(str).unique())
+    fig, axes = plt.subplots(len(all_tracks), len(families), figsize=(3.8 * len(families) + 2, 3.2 * len(all_tracks)),
+                             squeeze=False, sharey=True)
+    colors, styles = _colors(results["solver"].unique()), _styles(results["solver"].unique())
+    for row, track in zip(axes, all_tracks):
+        systems = per_system(results, track.tol, by_dataset=False)
+        for ax, family in zip(row, families):
+            part = systems[systems["family"].astype(str) == family]
+            rates = part.groupby(["solver", "n_qubits"])["success"].mean().reset_index()
+            for solver, c in rates.groupby("solver", sort=True):
+                ax.plot(c["n_qubits"], c["success"], marker="o", ms=3, color=colors[solver], linestyle=styles[solver],
+                        label=solver)
+            ax.set(ylim=(-0.05, 1.05), xlabel="qubits", title=f"{family} ({track.name})")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.title.set_fontsize(8)
+        row[0].set_ylabel("success rate")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, fontsize=7, loc="center right")
+    fig.tight_layout(rect=(0, 0, 0.84, 1))
+    return save_figure(fig, out)
+
+
+def plot_fidelity_by_kappa(results: pd.DataFrame, out: str | os.PathLike, all_tracks: tuple[Track, ...]) -> Path:
+    """Median fidelity of each solve against the system's condition number, one marker colour per solver."""
+    plt = pyplot()
+    systems = per_system(results, all_tracks[0].tol, by_dataset=False)
+    systems = systems[systems["solves"] > 0]  # a system the solver only declined has no state to draw
+    fig, ax = plt.subplots(figsize=(8, 4.6))
+    colors = _colors(systems["solver"].unique())
+    markers = "os^vDP*Xh<>"
+    for i, (solver, c) in enumerate(systems.groupby("solver", sort=True)):
+        kappa = c["cond"].where(np.isfinite(c["cond"]), np.nan)
+        ax.scatter(kappa, 1 - c["fidelity"] + 1e-16, s=14, color=colors[solver], marker=markers[i % len(markers)],
+                   alpha=0.75, label=solver)
+    bar = 1 - all_tracks[-1].tol.fidelity
+    ax.axhline(bar, color="k", lw=0.8, ls="--", label=f"fidelity {all_tracks[-1].tol.fidelity:g}")
+    ax.set(xscale="log", yscale="log", xlabel="condition number κ", ylabel="1 − fidelity (median over repeats)",
+           title="Infidelity against κ (below the dashed line: fidelity bar met)")
+    ax.title.set_fontsize(9)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.tight_layout()
+    return save_figure(fig, out)
+
+
+def _drawer(plot):
+    def draw(inputs: list[str], out: Path, options) -> Path:
+        return plot(load_results(inputs), out, tracks())
+    return draw
+
+
+PROFILES = Figure("performance-profile", "Dolan-More performance profiles, exact and variational track: share of "
+                  "systems solved within tau x the fastest time", "results .parquet files or folders",
+                  _drawer(plot_performance_profiles))
+SUCCESS_QUBITS = Figure("success-qubits", "success rate against qubits, per family, both tracks",
+                        "results .parquet files or folders", _drawer(plot_success_by_qubits))
+FIDELITY_KAPPA = Figure("fidelity-kappa", "infidelity of each solve against the system's condition number",
+                        "results .parquet files or folders", _drawer(plot_fidelity_by_kappa))
