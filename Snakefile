@@ -1,6 +1,7 @@
 # qlsbench workflow: `snakemake --cores N` runs workflows/config/default.yaml.
 # Rules only wire files to `qlsbench` commands; all logic lives in the package.
 
+import os
 import re
 
 from snakemake.utils import min_version, validate
@@ -16,21 +17,31 @@ from qlsbench.workflow import (
     loss_figure_inputs,
     loss_figures,
     options_json,
+    pauli_figure_datasets,
     report_outputs,
     rule_resources,
     rule_threads,
+    shard_files,
+    solver_label_pattern,
+    solver_shards,
+    solve_runtime,
     solver_max_qubits,
     solver_resource,
     solver_run_setting,
     solver_results,
     solver_specs,
     trajectory_outputs,
+    use_workflow_source,
 )
 
 min_version("9.0")
 
 
 configfile: "workflows/config/default.yaml"
+
+
+# With --software-deployment-method apptainer, jobs run in this image (workflows/envs/Containerfile builds it).
+container: config.get("container", "docker://qlsbench:0.1")
 
 
 # `snakemake --report report.html` (after a run) gathers the outputs marked report(...) into one page.
@@ -43,10 +54,33 @@ check_config_files(workflow.configfiles)
 check_config(config, "workflows/config/schema.yaml")
 validate(config, "workflows/config/schema.yaml")
 
+# Every rule runs `python -m qlsbench` from this workflow's own source: the same code whether jobs run in the
+# environment that launched Snakemake, a conda environment of the pinned dependencies
+# (workflows/envs/qlsbench.yaml) or a container built from workflows/envs/Containerfile. Cluster jobs run this
+# Snakefile again before their command, so they set the same path.
+use_workflow_source(workflow.basedir)
+
+# Seconds of work or less: run where Snakemake runs, not as cluster jobs.
+localrules:
+    all,
+    ising_dataset,
+    checkpoints,
+    trajectory,
+    merge_solve,
+    leaderboard,
+    leaderboard_figure,
+    loss_figure,
+    pauli_figure,
+    truncation_figure,
+    snapshot_figure,
+    kappa_figure,
+    checkpoint_table,
+
+
 SOLVERS = list(solver_specs(config))
 DATASETS = all_datasets(config)
-# Fig. 5 is about the physics datasets; fall back to all when there are none.
-PAULI_FIGURE_DATASETS = [d for d in DATASETS if d.startswith("dem_c/")] or DATASETS
+# Fig. 5 is about the physics datasets (or those `pauli.figure` names); fall back to all when there are none.
+PAULI_FIGURE_DATASETS = pauli_figure_datasets(config)
 DEM_LABELS = family_labels(config, "dem_c")
 
 

@@ -6,6 +6,7 @@ The Snakefile calls these so its rules hold no logic of their own.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from fnmatch import fnmatchcase
@@ -22,6 +23,16 @@ def _schema_error_line(error) -> str:
     """A jsonschema error as one line: where in the config, then what is wrong."""
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
     return f"{where or 'the config'}: {error.message}"
+
+
+def use_workflow_source(basedir: str | os.PathLike) -> None:
+    """Put the workflow's own source first on ``PYTHONPATH``, for every job's ``python -m qlsbench``.
+
+    Jobs then run the checkout that launched them, whatever else the job's environment has installed (a
+    conda environment of the dependencies, a container image, another qlsbench).
+    """
+    paths = [str(basedir), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(basedir)]]
+    os.environ["PYTHONPATH"] = os.pathsep.join(paths)
 
 
 def check_config_files(paths) -> None:
@@ -59,9 +70,11 @@ def check_config(config: dict[str, Any], schema: str | os.PathLike) -> None:
     if errors:
         raise ConfigError(_schema_error_line(errors[0]))
     dataset_runs(config)
+    pauli_figure_datasets(config)
     check_solvers(config)
     for label in solver_specs(config):
         solver_datasets(config, label)
+    check_runtimes(config)
     for name in loss_figures(config):
         loss_figure_inputs(config, name)
 
@@ -142,14 +155,16 @@ def family_labels(config: dict[str, Any], family: str) -> list[str]:
     return [name.split("/", 1)[1] for name, (f, _) in dataset_runs(config).items() if f.name == family]
 
 
-def family_args(config: dict[str, Any], family: str, label: str) -> str:
+def family_args(config: dict[str, Any], family: str, label: str, exclude: tuple[str, ...] = ()) -> str:
     """The ``qlsbench <command>`` options, ``--out`` aside, that build dataset ``family/label`` of the config.
 
     Only what the config entry says is passed (the options record supplies
-    the rest), plus ``--integrator`` for a family chosen by it.
+    the rest), plus ``--integrator`` for a family chosen by it; ``exclude``
+    leaves out options the rule gives from its ``{input}`` instead.
     """
     fam, options = dataset_runs(config)[f"{family}/{label}"]
-    given = {k: getattr(options, k) for k in _config_entry(config, fam, label) if k in options.specs()}
+    given = {k: getattr(options, k) for k in _config_entry(config, fam, label)
+             if k in options.specs() and k not in exclude}
     words = [f"--integrator {fam.integrator}"] if fam.integrator else []
     return " ".join(words + cli_words(fam.options, given))
 
@@ -174,6 +189,19 @@ def _config_entry(config: dict[str, Any], family: Family, label: str) -> dict[st
         if family.label(family.options.from_mapping(dict(entry))) == label:
             return entry
     raise ConfigError(f"no {family.name} dataset labelled {label!r} in the config")
+
+
+def pauli_figure_datasets(config: dict[str, Any]) -> list[str]:
+    """The datasets fig. 5 and the truncation curves draw: ``pauli.figure``'s patterns, else every DEM-C dataset,
+    else every dataset."""
+    datasets = all_datasets(config)
+    patterns = (config.get("pauli") or {}).get("figure")
+    if patterns:
+        chosen = [d for d in datasets if any(fnmatchcase(d, p) for p in patterns)]
+        if not chosen:
+            raise ConfigError(f"pauli.figure {patterns} match none of {datasets}")
+        return chosen
+    return [d for d in datasets if d.startswith("dem_c/")] or datasets
 
 
 def trajectory_outputs(config: dict[str, Any]) -> list[str]:
@@ -240,6 +268,86 @@ def rule_threads(config: dict[str, Any], rule: str) -> int:
 def solver_resource(config: dict[str, Any], label: str, key: str) -> int:
     """``mem_mb``, ``runtime`` or ``threads`` of solver ``label``'s ``solve`` jobs."""
     return int(_resources(config, "solve", label)[key])
+
+
+def solver_shards(config: dict[str, Any], label: str) -> int:
+    """How many jobs solver ``label``'s work on one dataset is split into (its entry's ``shards``, default 1)."""
+    return int(_solver_entry(config, label).get("shards", 1))
+
+
+def solver_label_pattern(config: dict[str, Any], sharded: bool) -> str:
+    """A wildcard pattern matching the labels of the solvers that are (or are not) sharded."""
+    import re
+
+    labels = [label for label in solver_specs(config) if (solver_shards(config, label) > 1) == sharded]
+    return "|".join(re.escape(label) for label in labels) or "(?!)"
+
+
+def shard_files(config: dict[str, Any], label: str, dataset: str) -> list[str]:
+    """The shards' results files of solver ``label`` on ``dataset``, which the merge rule joins."""
+    count = solver_shards(config, label)
+    return [f"results/shards/{label}/{dataset}/{i}-of-{count}.parquet" for i in range(1, count + 1)]
+
+
+#: Minutes a solve job is given beyond its solves' time limits: starting Python, reading the dataset, writing.
+SOLVE_OVERHEAD_MINUTES = 10
+
+
+def dataset_system_count(config: dict[str, Any], dataset: str) -> int | None:
+    """Distinct systems of ``dataset``, or an upper bound, known before it is built where the config says.
+
+    Ising datasets hold one system per qubit count, checkpoint datasets at most ``count``, a run with
+    ``max_systems`` at most that many; otherwise the built file is counted, and before it exists ``None``.
+    """
+    import pyarrow.parquet as pq
+
+    family, options = dataset_runs(config)[dataset]
+    if family.name == "ising":
+        return len(set(options.n_qubits))
+    if family.name == "dem_c_checkpoints":
+        return int(options.count)
+    if getattr(options, "max_systems", None):
+        return int(options.max_systems)
+    path = Path("datasets") / dataset / "part-0000.parquet"
+    if path.exists():
+        return len(set(pq.read_table(path, columns=["system_id"]).column(0).to_pylist()))
+    return None
+
+
+def solve_runtime(config: dict[str, Any], label: str, dataset: str, count: int, attempt: int = 1) -> int:
+    """Minutes for one shard of solver ``label`` on ``dataset``: its time limit x the shard's systems x repeats.
+
+    The systems of a shard are at most ``ceil(N / count)`` (:mod:`qlsbench.bench.shards`). When ``N`` is not
+    known yet, the configured ``runtime`` of solve jobs, but at least one system's time limits. Each retry
+    (``attempt``) doubles, triples... the time; ``max_runtime`` (the cluster's wall-time limit, in the
+    solver's or the solve rule's ``resources``) caps it.
+    """
+    from qlsbench.bench.shards import max_shard_size
+
+    resources = _resources(config, "solve", label)
+    limit = float(solver_run_setting(config, label, "time_limit", 60))
+    repeats = int(solver_run_setting(config, label, "repeats", 1))
+    systems = dataset_system_count(config, dataset)
+    one_system = math.ceil(limit * repeats / 60)
+    if systems is None:
+        minutes = max(int(resources["runtime"]), one_system + SOLVE_OVERHEAD_MINUTES)
+    else:
+        minutes = math.ceil(limit * max_shard_size(systems, count) * repeats / 60) + SOLVE_OVERHEAD_MINUTES
+    minutes *= max(int(attempt), 1)
+    cap = resources.get("max_runtime")
+    return int(min(minutes, cap)) if cap else int(minutes)
+
+
+def check_runtimes(config: dict[str, Any]) -> None:
+    """Refuse a solver whose time limit per solve (times its repeats) cannot fit in its jobs' ``max_runtime``."""
+    for label in solver_specs(config):
+        cap = _resources(config, "solve", label).get("max_runtime")
+        limit = float(solver_run_setting(config, label, "time_limit", 60))
+        repeats = int(solver_run_setting(config, label, "repeats", 1))
+        if cap and math.ceil(limit * repeats / 60) + SOLVE_OVERHEAD_MINUTES > cap:
+            raise ConfigError(f"solver {label!r}: time_limit {limit:g} s x {repeats} repeat(s) does not fit in its "
+                              f"jobs' max_runtime of {cap} min (with {SOLVE_OVERHEAD_MINUTES} min to start and "
+                              f"write); raise max_runtime or lower time_limit")
 
 
 def solver_max_qubits(config: dict[str, Any], label: str) -> str:

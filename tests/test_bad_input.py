@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from bad_input import REPO, Case
+
 from qlsbench.cli import main
 
 AREAS = ["basic", "cli", "data", "runner"]

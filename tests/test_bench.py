@@ -8,12 +8,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qlsbench.bench import SolverSpec, Tolerances, leaderboard, load_results, metrics, run_solver
+from qlsbench.bench import (
+    SolverSpec,
+    Tolerances,
+    leaderboard,
+    load_results,
+    metrics,
+    run_solver,
+)
 from qlsbench.bench.ranking import mark_success, shifted_geometric_mean
-from qlsbench.report.leaderboard_page import render_markdown, write_leaderboard
-from qlsbench.bench.results import dataset_name
+from qlsbench.data import dataset_name
 from qlsbench.errors import InputError, UnknownSolverError
 from qlsbench.problems import LinearSystem
+from qlsbench.report.leaderboard_page import render_markdown, write_leaderboard
 
 # ---------------------------------------------------------------- metrics
 
@@ -236,6 +243,7 @@ def test_bad_tolerances_are_refused():
 
 def test_complex_solutions_are_stored_whole(tmp_path):
     from conftest import random_system
+
     from qlsbench.data import write_systems
 
     system = random_system(np.random.default_rng(2), 6, spd=True, complex_=True)

@@ -104,7 +104,12 @@ def test_trajectory_file_keeps_the_clean_truth_beside_noisy_columns(tmp_path):
 
 
 def test_contact_matrix_and_mass_ratio_of_eqs_42_43_match_the_per_contact_h():
-    from qlsbench.physics.cdlagrange import bouncing_ball, contact_matrix, mass_ratio, newtons_cradle
+    from qlsbench.physics.cdlagrange import (
+        bouncing_ball,
+        contact_matrix,
+        mass_ratio,
+        newtons_cradle,
+    )
 
     # Two-ball cradle in contact: app. B gives A = [[-1, 1], [1, -1]]; unequal masses check the reduced mass.
     A = contact_matrix([-1e-3, -1e-3], [[0, 1]])

@@ -15,7 +15,12 @@ import scipy.sparse as sp
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
 from qlsbench.physics.lcp import LCP, LCP_METHODS, LCPResult, solve_lcp
-from qlsbench.problems import LinearSystem, ising_inspired, pad_and_normalize, reference_solution
+from qlsbench.problems import (
+    LinearSystem,
+    ising_inspired,
+    pad_and_normalize,
+    reference_solution,
+)
 from qlsbench.solvers import SolveResult, available, get
 from qlsbench.solvers.base import RETURNED
 

@@ -10,13 +10,19 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import random_system
 
-from qlsbench.data import COLUMNS, SCHEMA_VERSION, dataset_hash, load_dataset, to_system, write_systems
+from qlsbench.data import (
+    COLUMNS,
+    SCHEMA_VERSION,
+    dataset_hash,
+    load_dataset,
+    to_system,
+    write_systems,
+)
 from qlsbench.data.schema import VERSION_KEY
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.problems import LinearSystem, ising_inspired, pad_and_normalize
-
-from conftest import random_system
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -10,8 +10,8 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import scipy.sparse as sp
-
 from bad_input.data import corrupt
+
 from qlsbench.data import load_dataset, write_systems
 from qlsbench.errors import DatasetError
 from qlsbench.problems import LinearSystem

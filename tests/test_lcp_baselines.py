@@ -11,10 +11,9 @@ import pytest
 import scipy.sparse as sp
 
 from qlsbench.errors import DatasetError, InputError
-from qlsbench.physics.lcp.fclib import normal_lcp, read_fclib
 from qlsbench.outcomes import Status
-from qlsbench.physics.lcp import LCP
-from qlsbench.physics.lcp import lemke, pgs, read_lcp_dat
+from qlsbench.physics.lcp import LCP, lemke, pgs, read_lcp_dat
+from qlsbench.physics.lcp.fclib import normal_lcp, read_fclib
 
 # The repo is cloned with shared/ beside it (/work/main next to /work/shared).
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "external"

@@ -13,7 +13,7 @@ import pytest
 
 from qlsbench.bench import SolverSpec, load_results, run_solver
 from qlsbench.bench.budget import success_curve
-from qlsbench.bench.ranking import leaderboard, tracks, track_table
+from qlsbench.bench.ranking import leaderboard, track_table, tracks
 from qlsbench.cli import main
 from qlsbench.data import write_systems
 from qlsbench.errors import InputError

@@ -150,7 +150,13 @@ def test_bad_options_are_refused():
 
 # ---------------------------------------------------------------- truncation and reordering studies
 
-from qlsbench.pauli.truncation import _permute, orderings, reordering_study, truncation_study, xor_patterns  # noqa: E402
+from qlsbench.pauli.truncation import (  # noqa: E402
+    _permute,
+    orderings,
+    reordering_study,
+    truncation_study,
+    xor_patterns,
+)
 from qlsbench.problems import LinearSystem  # noqa: E402
 
 

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from qlsbench.errors import InputError
-from qlsbench.outcomes import Status
 from qlsbench.families import build
+from qlsbench.outcomes import Status
 from qlsbench.physics.penalty import (
     Box,
     Particles,

@@ -8,11 +8,25 @@ import numpy as np
 import pytest
 
 from qlsbench.errors import InputError
-from qlsbench.physics import LCP, NewtonOptions, StepOptions, detect_contacts, minmap_newton, simulate
+from qlsbench.physics import (
+    LCP,
+    NewtonOptions,
+    StepOptions,
+    detect_contacts,
+    minmap_newton,
+    simulate,
+)
 from qlsbench.physics.assembly import assemble, direction_matrices
 from qlsbench.physics.lcp.fclib import normal_lcp, read_fclib
 from qlsbench.physics.lcp.lemke import lemke
-from qlsbench.physics.scene import GRAVITY, Scene, build_scene, floor, free, sedimentation
+from qlsbench.physics.scene import (
+    GRAVITY,
+    Scene,
+    build_scene,
+    floor,
+    free,
+    sedimentation,
+)
 
 R, RHO = 0.05, 1000.0
 MASS = RHO * 4 / 3 * np.pi * R**3

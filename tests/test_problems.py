@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from conftest import random_system
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from qiskit.quantum_info import SparsePauliOp
@@ -21,8 +22,6 @@ from qlsbench.problems import (
     pad_to_power_of_two,
     recover_solution,
 )
-
-from conftest import random_system
 
 # ---------------------------------------------------------------- LinearSystem input checks
 

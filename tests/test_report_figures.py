@@ -16,22 +16,26 @@ import pyarrow.parquet as pq
 import pytest
 
 from qlsbench.bench import SolverSpec, run_solver
+from qlsbench.bench.pauli_study import pauli_study, read_pauli_results
+from qlsbench.cli import main
+from qlsbench.data import load_dataset, to_system
+from qlsbench.data.snapshots import SNAPSHOT_META_KEY, read_snapshots
+from qlsbench.errors import DatasetError, InputError
+from qlsbench.families import build
+from qlsbench.physics import StepOptions, build_scene, simulate
+from qlsbench.physics.capture import SnapshotRecorder, snapshot_steps
+from qlsbench.physics.scene import GRAVITY, Scene, SphericalContainer
 from qlsbench.report.checkpoint_table import (
     checkpoint_systems,
     checkpoint_table,
     read_checkpoint_results,
 )
-from qlsbench.bench.pauli_study import pauli_study, read_pauli_results
 from qlsbench.report.pauli_figures import plot_truncation_errors, truncation_curves
-from qlsbench.report.physics_figures import kappa_series, plot_kappa_time, plot_snapshots
-from qlsbench.cli import main
-from qlsbench.data import load_dataset, to_system
-from qlsbench.errors import DatasetError, InputError
-from qlsbench.data.snapshots import SNAPSHOT_META_KEY, read_snapshots
-from qlsbench.families import build
-from qlsbench.physics.capture import SnapshotRecorder, snapshot_steps
-from qlsbench.physics import StepOptions, build_scene, simulate
-from qlsbench.physics.scene import GRAVITY, Scene, SphericalContainer
+from qlsbench.report.physics_figures import (
+    kappa_series,
+    plot_kappa_time,
+    plot_snapshots,
+)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

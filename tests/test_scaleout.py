@@ -8,10 +8,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
-from qlsbench.workflow import DEFAULT_RESOURCES, rule_resources, rule_threads, solver_resource
+from qlsbench.errors import ConfigError, InputError
+from qlsbench.workflow import (
+    DEFAULT_RESOURCES,
+    check_runtimes,
+    rule_resources,
+    rule_threads,
+    solve_runtime,
+    solver_resource,
+    solver_run_setting,
+)
+
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -29,46 +40,128 @@ def _jobs(dry_run_output: str) -> list[dict[str, str]]:
     return jobs
 
 
+def _dry_run(work: Path, *args: str) -> str:
+    cmd = [sys.executable, "-m", "snakemake", "-n", *args]
+    run = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    return run.stdout + run.stderr
+
+
+def _workdir(root: Path) -> Path:
+    shutil.copy(REPO / "Snakefile", root)
+    shutil.copytree(REPO / "workflows", root / "workflows")
+    return root
+
+
 @pytest.fixture(scope="module")
 def slurm_dry_run(tmp_path_factory):
     pytest.importorskip("snakemake_executor_plugin_slurm")
-    work = tmp_path_factory.mktemp("slurm")
-    shutil.copy(REPO / "Snakefile", work)
-    shutil.copytree(REPO / "workflows", work / "workflows")
+    work = _workdir(tmp_path_factory.mktemp("slurm"))
     override = {"resources": {"solve": {"runtime": 600}},
-                "solvers": [{"name": "lu"}, {"name": "vnls", "datasets": ["ising/kappa10"],
+                "solvers": [{"name": "lu"}, {"name": "vnls", "datasets": ["ising/kappa10"], "shards": 3,
                                              "resources": {"mem_mb": 16000, "threads": 2}}],
                 "loss_figures": []}
     (work / "cluster.yaml").write_text(yaml.safe_dump(override))
-    cmd = [sys.executable, "-m", "snakemake", "--profile", "workflows/profiles/slurm", "--configfile", "cluster.yaml",
-           "-n"]
-    run = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    return run.stdout + run.stderr, override
+    return _dry_run(work, "--profile", "workflows/profiles/slurm", "--configfile", "cluster.yaml"), override
 
 
 def test_the_slurm_profile_renders_every_job_with_its_resources(slurm_dry_run):
     output, config = slurm_dry_run
+    config = {**yaml.safe_load((REPO / "workflows" / "config" / "default.yaml").read_text()), **config}
     assert "This was a dry-run" in output
     jobs = _jobs(output)
     rules = {j["rule"] for j in jobs}
-    assert {"ising_dataset", "simulate", "checkpoints", "solve", "pauli", "pauli_figure", "leaderboard"} <= rules
+    assert {"ising_dataset", "simulate", "checkpoints", "solve", "solve_shard", "merge_solve", "pauli",
+            "pauli_figure", "leaderboard"} <= rules
     for job in jobs:
         if job["rule"] == "all":
             continue
         assert "runtime" in job and "mem_mb" in job, job  # declared by the rule, not left to the cluster
-        if job["rule"] == "solve":
-            label = re.search(r"solver=([^,]+)", job["wildcards"]).group(1)
-            assert int(job["runtime"]) == 600  # the config's solve override
-            assert int(job["mem_mb"]) == (16000 if label == "vnls" else DEFAULT_RESOURCES["solve"]["mem_mb"])
+        if job["rule"] in ("solve", "solve_shard"):
+            w = dict(kv.split("=") for kv in job["wildcards"].split(", "))
+            dataset, count = f"{w['family']}/{w['scene']}", int(w.get("shards", 1))
+            assert int(job["runtime"]) == solve_runtime(config, w["solver"], dataset, count)
+            assert int(job["mem_mb"]) == (16000 if w["solver"] == "vnls" else DEFAULT_RESOURCES["solve"]["mem_mb"])
         else:
             expected = rule_resources(config, job["rule"])
             assert int(job["runtime"]) == expected["runtime"] and int(job["mem_mb"]) == expected["mem_mb"]
-    # lu on the 9 default datasets (2 Ising, 2 DEM-C, 1 checkpoint set, 3 penalty, 1 CD-Lagrange), vnls on its one.
-    assert sum(j["rule"] == "solve" for j in jobs) == 10
+    # lu on the 9 default datasets (2 Ising, 2 DEM-C, 1 checkpoint set, 3 penalty, 1 CD-Lagrange), vnls in 3 shards.
+    assert sum(j["rule"] == "solve" for j in jobs) == 9
+    assert sum(j["rule"] == "solve_shard" for j in jobs) == 3 and sum(j["rule"] == "merge_solve" for j in jobs) == 1
     assert sum(j["rule"] == "simulate_penalty" for j in jobs) == 3
-    assert sum(j["rule"] == "simulate_cd_lagrange" for j in jobs) == 1
     assert sum(j["rule"] == "trajectory" for j in jobs) == 3
+
+
+def test_the_paper_run_shards_its_long_solves_with_runtimes_that_fit(tmp_path):
+    """paper.yaml: VQLS-local's work in one job per Ising system, each given its time limit x systems x repeats."""
+    pytest.importorskip("snakemake_executor_plugin_slurm")
+    output = _dry_run(_workdir(tmp_path), "--profile", "workflows/profiles/slurm", "--configfile",
+                      "workflows/config/paper.yaml")
+    config = {**yaml.safe_load((REPO / "workflows" / "config" / "default.yaml").read_text()),
+              **yaml.safe_load((REPO / "workflows" / "config" / "paper.yaml").read_text())}
+    shards = [j for j in _jobs(output) if j["rule"] == "solve_shard" and "solver=vqls-local," in j["wildcards"]]
+    assert len(shards) >= 7
+    limit = solver_run_setting(config, "vqls-local", "time_limit", 60)
+    for job in shards:
+        assert int(job["runtime"]) * 60 >= limit * 1  # one Ising system per shard, one repeat
+
+
+def test_a_storage_plugin_stages_every_path(tmp_path):
+    """With a storage plugin (fs here, s3 on a cluster) every path a job names is the plugin's staged copy."""
+    pytest.importorskip("snakemake_storage_plugin_fs")
+    remote = tmp_path / "remote"
+    remote.mkdir()
+    work = tmp_path / "wf"
+    work.mkdir()
+    output = _dry_run(_workdir(work), "-p", "--cores", "2", "--default-storage-provider", "fs",
+                      "--default-storage-prefix", str(remote))
+    commands = [line for line in output.splitlines() if "python -m qlsbench" in line]
+    assert len(commands) > 50
+    staged = ".snakemake/storage/fs/"
+    for command in commands:
+        words = command.replace(">", " ").split()
+        paths = [w for w in words if w.startswith(("datasets/", "results/", "logs/", "./datasets", "./results"))
+                 or "/datasets/" in w or "/results/" in w]
+        assert paths, command
+        assert all(w.startswith(staged) for w in paths), command
+
+
+def test_sharded_results_merge_into_an_unsharded_runs_rows(tmp_path):
+    from qlsbench.bench import SolverSpec, read_results, run_solver
+    from qlsbench.bench.shards import merge
+    from qlsbench.data import write_systems
+    from qlsbench.problems import ising_inspired
+
+    data = tmp_path / "d.parquet"
+    systems = [ising_inspired(n, 10.0) for n in (2, 3, 4, 5, 3)]  # n = 3 twice: one system, one shard
+    write_systems(systems, data)
+    spec = SolverSpec("gmres", {"restart": 4})
+    whole = run_solver(spec, data, tmp_path / "whole.parquet", repeats=2, progress=False)
+    parts = [tmp_path / f"{i}.parquet" for i in (1, 2, 3)]
+    sizes = [len(run_solver(spec, data, part, repeats=2, progress=False, shard=(i, 3)))
+             for i, part in enumerate(parts, start=1)]
+    assert sizes == [4, 2, 4]  # 4 distinct systems dealt largest first: n = 5 and 2 | 4 | 3 (twice in the dataset)
+    merged = merge(data, parts, tmp_path / "merged.parquet")
+    assert len(merged) == len(whole) == 10
+    pd.testing.assert_frame_equal(read_results(tmp_path / "merged.parquet").drop(columns="wall_time"),
+                                  read_results(tmp_path / "whole.parquet").drop(columns="wall_time"))
+    with pytest.raises(InputError, match="is in two shards"):
+        merge(data, [parts[0], parts[0]], tmp_path / "bad.parquet")
+    with pytest.raises(InputError, match="shards hold no row for system"):
+        merge(data, parts[:2], tmp_path / "bad.parquet")
+
+
+def test_runtime_follows_the_work_and_check_config_refuses_what_cannot_fit():
+    config = {"ising": {"n_qubits": [2, 3, 4, 5, 6, 7, 8], "kappas": [10]}, "run": {"repeats": 2, "time_limit": 60},
+              "solvers": [{"name": "lu", "shards": 3}]}
+    # 7 systems in 3 shards: at most 3 each, x 2 repeats x 60 s = 6 min, plus 10 to start and write.
+    assert solve_runtime(config, "lu", "ising/kappa10", 3) == 16
+    assert solve_runtime(config, "lu", "ising/kappa10", 3, attempt=2) == 32  # a retry gets twice the time
+    config["resources"] = {"solve": {"max_runtime": 20}}
+    assert solve_runtime(config, "lu", "ising/kappa10", 3, attempt=2) == 20  # capped at the cluster's limit
+    config["solvers"][0]["time_limit"] = 3600
+    with pytest.raises(ConfigError, match="does not fit in its jobs' max_runtime of 20 min"):
+        check_runtimes(config)
 
 
 def test_resource_precedence():

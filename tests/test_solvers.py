@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import random_system
 
 from qlsbench import solvers
 from qlsbench.errors import InputError, UnknownSolverError
 from qlsbench.problems import LinearSystem, ising_inspired
 from qlsbench.solvers import Solver, Status
-
-from conftest import random_system
 
 ALL = ["lu", "splu", "cg", "minres", "gmres", "bicgstab"]
 GENERAL = ["lu", "splu", "gmres", "bicgstab"]  # need no symmetry

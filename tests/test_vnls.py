@@ -9,10 +9,20 @@ import scipy.sparse as sp
 from scipy.linalg import hadamard
 
 from qlsbench.errors import InputError
-from qlsbench.problems import LinearSystem, ising_inspired, reference_solution, state_fidelity
+from qlsbench.problems import (
+    LinearSystem,
+    ising_inspired,
+    reference_solution,
+    state_fidelity,
+)
 from qlsbench.solvers import registry
 from qlsbench.solvers.base import Status
-from qlsbench.solvers.vnls.operator import VNLSLoss, index_to_states, padded_rows, states_to_index
+from qlsbench.solvers.vnls.operator import (
+    VNLSLoss,
+    index_to_states,
+    padded_rows,
+    states_to_index,
+)
 from qlsbench.solvers.vnls.training import loss_operator, variational_state
 
 

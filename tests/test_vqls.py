@@ -9,7 +9,12 @@ from qiskit.quantum_info import Statevector
 
 from qlsbench.errors import InputError
 from qlsbench.pauli import decompose
-from qlsbench.problems import LinearSystem, ising_inspired, reference_solution, state_fidelity
+from qlsbench.problems import (
+    LinearSystem,
+    ising_inspired,
+    reference_solution,
+    state_fidelity,
+)
 from qlsbench.solvers import registry
 from qlsbench.solvers.base import Status
 from qlsbench.solvers.vqls.ansatz import RealAnsatz, ansatz_circuit, initial_parameters

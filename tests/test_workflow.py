@@ -36,7 +36,7 @@ def _default():
     return yaml.safe_load((REPO / "workflows" / "config" / "default.yaml").read_text())
 
 
-@pytest.mark.parametrize("name", ["default", "paper"])
+@pytest.mark.parametrize("name", ["default", "paper", "paper-lite"])
 def test_shipped_configs_are_valid(name):
     config = yaml.safe_load((REPO / "workflows" / "config" / f"{name}.yaml").read_text())
     if name != "default":  # Snakemake merges a --configfile over default.yaml key by key
@@ -105,6 +105,7 @@ def test_a_key_given_twice_stops_the_workflow(tmp_path):
     assert not (work / "datasets").exists()
 
 
+@pytest.mark.workflow
 def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     work = _workdir(tmp_path)
     config = {
@@ -220,6 +221,7 @@ def _same_results(a: Path, b: Path) -> None:
     pd.testing.assert_frame_equal(ra.drop(columns="wall_time"), rb.drop(columns="wall_time"))
 
 
+@pytest.mark.workflow
 def test_a_killed_workflow_resumes_with_identical_outputs(tmp_path, plugin_path):
     """SIGKILL the whole run mid-solve, rerun: finished jobs and solves are not redone, outputs are the same."""
     config = {

@@ -20,7 +20,6 @@ from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, qubit_band
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
 
-
 #: What a budget is counted in, and the results column that records it at each read-out.
 AXES = {"evaluations": "progress_evaluations", "seconds": "progress_seconds"}
 

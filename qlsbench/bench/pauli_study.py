@@ -13,8 +13,13 @@ import pandas as pd
 import pyarrow as pa
 from tqdm.auto import tqdm
 
-from qlsbench.bench.results import dataset_name
-from qlsbench.data import atomic_write_table, load_dataset, read_parquet, to_system
+from qlsbench.data import (
+    atomic_write_table,
+    dataset_name,
+    load_dataset,
+    read_parquet,
+    to_system,
+)
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.pauli import count_terms, max_terms, xor_patterns
 from qlsbench.pauli.truncation import DENSE_QUBITS, reordering_study, truncation_study

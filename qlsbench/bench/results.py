@@ -144,21 +144,6 @@ def results_table(rows: list[dict]) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
-def dataset_name(path: str | os.PathLike) -> str:
-    """Name a dataset by its path below ``datasets/``.
-
-    ``datasets/ising/kappa10`` and ``datasets/ising/kappa10/part-0000.parquet``
-    are both ``ising/kappa10``: a part file names the dataset it belongs to.
-    """
-    p = Path(path).resolve()
-    if p.suffix == ".parquet":
-        p = p.parent if p.name.startswith("part-") else p.with_suffix("")
-    parts = p.parts
-    if "datasets" in parts:
-        return "/".join(parts[len(parts) - parts[::-1].index("datasets"):])
-    return p.name
-
-
 def read_results(path: str | os.PathLike) -> pd.DataFrame:
     """Read one results file, checking its schema version and columns.
 

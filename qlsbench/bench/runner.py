@@ -34,13 +34,19 @@ from qlsbench.bench.isolation import IsolatedSolver, call_solver
 from qlsbench.bench.results import (
     RESULTS_SCHEMA_VERSION,
     RESULTS_VERSION_KEY,
-    dataset_name,
     jsonable,
     result_row,
     results_table,
 )
+from qlsbench.bench.shards import assign
 from qlsbench.checks import COUNT, POSITIVE
-from qlsbench.data import atomic_write_table, dataset_hash, load_dataset, to_system
+from qlsbench.data import (
+    atomic_write_table,
+    dataset_hash,
+    dataset_name,
+    load_dataset,
+    to_system,
+)
 from qlsbench.data.writer import remove_stale_temporaries
 from qlsbench.solvers import SolveResult, Status, get
 from qlsbench.solvers.registry import check_solver
@@ -214,7 +220,8 @@ class _Run:
 
 def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathLike, *,
                repeats: int = 1, seed: int = 0, time_limit: float | None = None,
-               max_qubits: int | None = None, name: str | None = None, progress: bool = True) -> pd.DataFrame:
+               max_qubits: int | None = None, name: str | None = None, progress: bool = True,
+               shard: tuple[int, int] | None = None) -> pd.DataFrame:
     """Run one solver configuration on every system of a dataset.
 
     Each (system, repeat) gives a row, failures included: an exception in the
@@ -250,6 +257,9 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
         Dataset name recorded in the rows; default :func:`dataset_name` of the path.
     progress : bool
         Show a progress bar.
+    shard : (int, int), optional
+        ``(i, k)``: solve only shard ``i`` of ``k`` (:mod:`qlsbench.bench.shards`); the rows of every
+        shard, merged, equal an unsharded run's.
 
     Returns
     -------
@@ -269,7 +279,11 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
         COUNT.check(max_qubits, "max_qubits")
     check_solver(spec.name, spec.options)  # name, option names and types, values: before any output exists
     # Every row is checked (hash, shapes) before the first solve, so bad data stops the run at once.
-    systems = [to_system(record) for _, record in load_dataset(dataset).iterrows()]
+    records = load_dataset(dataset)
+    if shard is not None:
+        owner = assign(records["system_id"].tolist(), records["dim"].tolist(), shard[1])
+        records = records[records["system_id"].map(owner) == shard[0]]
+    systems = [to_system(record) for _, record in records.iterrows()]
     journal = Journal(out)
     run = _Run(spec, name or dataset_name(dataset), dataset_hash(dataset), time_limit, max_qubits, journal,
                died=journal.died())
@@ -301,9 +315,10 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     finally:
         if run.isolated:
             run.isolated.close()
-    atomic_write_table(results_table(rows), out)
+    table = results_table(rows)
+    atomic_write_table(table, out)
     journal.clear()
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows) if rows else table.to_pandas()  # an empty shard still has the columns
 
 
 #: Messages of ``crashed`` rows: the solve that took the process down, and the later repeats not tried for it.

@@ -25,7 +25,8 @@ def cmd_solve(args) -> None:
 
     spec = solver_spec(args)
     df = run_solver(spec, args.dataset, args.out, repeats=args.repeats, seed=args.seed,
-                    time_limit=args.time_limit, max_qubits=args.max_qubits, progress=not args.quiet)
+                    time_limit=args.time_limit, max_qubits=args.max_qubits, progress=not args.quiet,
+                    shard=args.shard)
     counts = ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().sort_index().items())
     print(f"{spec.label}: {len(df)} solves ({counts}) -> {args.out}")
 
@@ -39,8 +40,37 @@ def _parser_solve(sub) -> None:
     s.add_argument("--seed", type=SEED.parse, default=0)
     s.add_argument("--time-limit", type=POSITIVE.parse, default=None, help="seconds per solve (runs in a child process)")
     s.add_argument("--max-qubits", type=COUNT.parse, default=None, help="systems of more qubits get a 'skipped' row")
+    s.add_argument("--shard", type=_shard, default=None, metavar="I/K",
+                   help="solve only shard I of K (largest systems first, dealt round-robin); `qlsbench merge` joins them")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_solve, writes=[("out", "--out", "file")], reads=["dataset"])
+
+
+def _shard(text: str) -> tuple[int, int]:
+    import argparse
+
+    from qlsbench.bench.shards import parse_shard
+    from qlsbench.errors import InputError
+
+    try:
+        return parse_shard(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def cmd_merge(args) -> None:
+    from qlsbench.bench.shards import merge
+
+    rows = merge(args.dataset, args.shards, args.out)
+    print(f"merged {len(args.shards)} shard(s): {len(rows)} rows -> {args.out}")
+
+
+def _parser_merge(sub) -> None:
+    s = sub.add_parser("merge", help="merge the shards of one solve (qlsbench solve --shard) into one results file")
+    s.add_argument("shards", nargs="+", help="the shards' results .parquet files")
+    s.add_argument("--dataset", required=True, help="the dataset they solved (for its order and hash)")
+    s.add_argument("--out", required=True, help="results .parquet file")
+    s.set_defaults(func=cmd_merge, writes=[("out", "--out", "file")], reads=["shards", "dataset"])
 
 
 def cmd_solvers(args) -> None:
@@ -191,4 +221,4 @@ def _parser_check_config(sub) -> None:
 
 #: Parser builders of this module's commands, in the order `qlsbench --help` lists them.
 
-PARSERS = (_parser_solve, _parser_solvers, _parser_leaderboard, _parser_board, _parser_compare, _parser_check_config)
+PARSERS = (_parser_solve, _parser_merge, _parser_solvers, _parser_leaderboard, _parser_board, _parser_compare, _parser_check_config)

@@ -198,6 +198,21 @@ def iter_systems(path: str | os.PathLike):
         yield to_system(row)
 
 
+def dataset_name(path: str | os.PathLike) -> str:
+    """Name a dataset by its path below ``datasets/``.
+
+    ``datasets/ising/kappa10`` and ``datasets/ising/kappa10/part-0000.parquet``
+    are both ``ising/kappa10``: a part file names the dataset it belongs to.
+    """
+    p = Path(path).resolve()
+    if p.suffix == ".parquet":
+        p = p.parent if p.name.startswith("part-") else p.with_suffix("")
+    parts = p.parts
+    if "datasets" in parts:
+        return "/".join(parts[len(parts) - parts[::-1].index("datasets"):])
+    return p.name
+
+
 def dataset_hash(path: str | os.PathLike) -> str:
     """SHA-256 (first 16 hex digits) over the bytes of all files of a dataset."""
     h = hashlib.sha256()

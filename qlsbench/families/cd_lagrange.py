@@ -31,8 +31,8 @@ class CDLagrangeOptions(SphereOptions):
 
 
 def label(options: CDLagrangeOptions) -> str:
-    """``sedimentation-n16-mu0-e0.5``."""
-    return f"{base_label(options)}-e{options.restitution:g}"
+    """``sedimentation-n16-mu0-e0.5``, or the run's ``name``."""
+    return options.name or f"{base_label(options)}-e{options.restitution:g}"
 
 
 def build(options: CDLagrangeOptions, out: Path, progress: bool = True) -> dict:

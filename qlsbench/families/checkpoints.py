@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from qlsbench.checks import COUNT
-from qlsbench.data.reader import dataset_metadata, load_dataset, to_system
+from qlsbench.data.reader import dataset_metadata, dataset_name, load_dataset, to_system
 from qlsbench.data.writer import write_systems
 from qlsbench.errors import DatasetError
 from qlsbench.families.base import Family
@@ -49,7 +49,9 @@ def checkpoint_rows(df, count: int, min_qubits: int = 2):
 def build(options: CheckpointOptions, out: Path, progress: bool = True) -> dict:
     """Write the checkpoint systems to ``out`` (a folder, ``part-0000.parquet`` inside, or a ``.parquet`` file)."""
     rows = checkpoint_rows(load_dataset(options.dataset), options.count)
-    meta = {"checkpoints_of": str(options.dataset), "count": options.count,
+    # The source by name (``dem_c/<label>``), not by path: where the file sits (a cluster's scratch, a storage
+    # plugin's staging folder) must not change the bytes.
+    meta = {"checkpoints_of": dataset_name(options.dataset), "count": options.count,
             "source": dataset_metadata(options.dataset)}
     path = Path(out)
     path = path / "part-0000.parquet" if path.suffix != ".parquet" else path

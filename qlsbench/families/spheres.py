@@ -63,10 +63,14 @@ class SphereOptions(Options):
     snapshots: str | None = option(None, "also write sphere states and contact impulses at evenly spaced steps to "
                                    "this .parquet (fig. 3)", path="file")
     snapshot_count: int = option(4, "number of snapshot steps, the last step always among them", bounds=COUNT)
+    name: str | None = option(None, "dataset name (default: scene-nN-muM): two runs of one scene and size, e.g. a "
+                              "short and a long one, need different names")
 
     def check(self) -> None:
         if self.friction_directions % 2:
             raise InputError(f"friction_directions must be even, got {self.friction_directions}")
+        if self.name is not None and ("/" in self.name or self.name.startswith(".") or not self.name):
+            raise InputError(f"name {self.name!r} must be a non-empty file name (no '/', not starting with '.')")
 
     def step_options(self, integrator: str, restitution: float = 0.0) -> StepOptions:
         newton = NewtonOptions(tol=self.newton_tol, max_iter=self.newton_max_iter, regularization=self.regularization)
@@ -75,8 +79,8 @@ class SphereOptions(Options):
 
 
 def base_label(options: SphereOptions) -> str:
-    """``sedimentation-n32-mu0.3``."""
-    return f"{options.scene}-n{options.n_spheres}-mu{options.mu:g}"
+    """``sedimentation-n32-mu0.3``, or the run's ``name``."""
+    return options.name or f"{options.scene}-n{options.n_spheres}-mu{options.mu:g}"
 
 
 def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label: str, family: str,

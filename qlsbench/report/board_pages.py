@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from qlsbench.bench.board import Board, pinned_table, publish_results, read_submission, scaled_submission
+from qlsbench.bench.board import (
+    Board,
+    pinned_table,
+    publish_results,
+    read_submission,
+    scaled_submission,
+)
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
 from qlsbench.bench.results import load_results
 from qlsbench.report.budget_curves import plot_budget_curves

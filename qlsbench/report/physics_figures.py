@@ -16,9 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.results import dataset_name
 from qlsbench.checks import COUNT
-from qlsbench.data import load_dataset
+from qlsbench.data import dataset_name, load_dataset
 from qlsbench.data.snapshots import read_snapshots
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.options import Options, option

@@ -28,7 +28,13 @@ import numpy as np
 import scipy.sparse as sp
 
 import qlsbench.physics.sphere_stepping as stepper
-from qlsbench.physics import NewtonOptions, StepOptions, build_scene, minmap_newton, simulate
+from qlsbench.physics import (
+    NewtonOptions,
+    StepOptions,
+    build_scene,
+    minmap_newton,
+    simulate,
+)
 from qlsbench.physics.lcp.lemke import lemke
 
 OUT = Path(__file__).with_suffix(".npz")

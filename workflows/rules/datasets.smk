@@ -15,7 +15,7 @@ rule ising_dataset:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench ising {params.args} --out {output} --quiet > {log} 2>&1"
+        "python -m qlsbench ising {params.args} --out {output} --quiet > {log} 2>&1"
 
 
 rule simulate:
@@ -24,6 +24,7 @@ rule simulate:
         snapshots="results/snapshots/{label}.parquet",
     params:
         args=lambda wc: family_args(config, "dem_c", wc.label),
+        folder=lambda wc, output: os.path.dirname(output.dataset),
     threads: rule_threads(config, "simulate")
     resources:
         **rule_resources(config, "simulate"),
@@ -32,7 +33,7 @@ rule simulate:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench simulate {params.args} --out datasets/dem_c/{wildcards.label}"
+        "python -m qlsbench simulate {params.args} --out {params.folder}"
         " --snapshots {output.snapshots} --quiet > {log} 2>&1"
 
 
@@ -42,7 +43,8 @@ rule checkpoints:
     output:
         "datasets/dem_c_checkpoints/{label}/part-0000.parquet",
     params:
-        args=lambda wc: family_args(config, "dem_c_checkpoints", wc.label),
+        args=lambda wc: family_args(config, "dem_c_checkpoints", wc.label, exclude=("dataset",)),
+        folder=lambda wc, output: os.path.dirname(output[0]),
     threads: rule_threads(config, "checkpoints")
     resources:
         **rule_resources(config, "checkpoints"),
@@ -51,7 +53,7 @@ rule checkpoints:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench checkpoints {params.args} --out datasets/dem_c_checkpoints/{wildcards.label} --quiet > {log} 2>&1"
+        "python -m qlsbench checkpoints {input} {params.args} --out {params.folder} --quiet > {log} 2>&1"
 
 
 rule simulate_penalty:
@@ -59,6 +61,7 @@ rule simulate_penalty:
         "datasets/penalty/{label}/part-0000.parquet",
     params:
         args=lambda wc: family_args(config, "penalty", wc.label),
+        folder=lambda wc, output: os.path.dirname(output[0]),
     threads: rule_threads(config, "simulate_penalty")
     resources:
         **rule_resources(config, "simulate_penalty"),
@@ -67,7 +70,7 @@ rule simulate_penalty:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench simulate {params.args} --out datasets/penalty/{wildcards.label} --quiet > {log} 2>&1"
+        "python -m qlsbench simulate {params.args} --out {params.folder} --quiet > {log} 2>&1"
 
 
 rule simulate_cd_lagrange:
@@ -75,6 +78,7 @@ rule simulate_cd_lagrange:
         "datasets/cd_lagrange/{label}/part-0000.parquet",
     params:
         args=lambda wc: family_args(config, "cd_lagrange", wc.label),
+        folder=lambda wc, output: os.path.dirname(output[0]),
     threads: rule_threads(config, "simulate_cd_lagrange")
     resources:
         **rule_resources(config, "simulate_cd_lagrange"),
@@ -83,7 +87,7 @@ rule simulate_cd_lagrange:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench simulate {params.args} --out datasets/cd_lagrange/{wildcards.label} --quiet > {log} 2>&1"
+        "python -m qlsbench simulate {params.args} --out {params.folder} --quiet > {log} 2>&1"
 
 
 rule trajectory:
@@ -101,4 +105,4 @@ rule trajectory:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench trajectory {params.args} --out {output} --quiet > {log} 2>&1"
+        "python -m qlsbench trajectory {params.args} --out {output} --quiet > {log} 2>&1"

@@ -11,7 +11,7 @@ rule snapshot_figure:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench figure snapshots {input} --out {output} > {log} 2>&1"
+        "python -m qlsbench figure snapshots {input} --out {output} > {log} 2>&1"
 
 
 rule kappa_figure:
@@ -27,7 +27,7 @@ rule kappa_figure:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench figure kappa-time {input} --out {output} > {log} 2>&1"
+        "python -m qlsbench figure kappa-time {input} --out {output} > {log} 2>&1"
 
 
 rule truncation:
@@ -45,7 +45,7 @@ rule truncation:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench --threads {threads} pauli datasets/{wildcards.family}/{wildcards.scene}"
+        "python -m qlsbench --threads {threads} pauli {input}"
         " --tol {params.tols} --out {output} --quiet > {log} 2>&1"
 
 
@@ -62,7 +62,7 @@ rule truncation_figure:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench figure truncation {input} --out {output} > {log} 2>&1"
+        "python -m qlsbench figure truncation {input} --out {output} > {log} 2>&1"
 
 
 rule checkpoint_table:
@@ -81,5 +81,5 @@ rule checkpoint_table:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench figure checkpoint-table {input.results} --dataset {input.dataset} --out {output.html} {output.md}"
+        "python -m qlsbench figure checkpoint-table {input.results} --dataset {input.dataset} --out {output.html} {output.md}"
         " > {log} 2>&1"

@@ -14,7 +14,7 @@ rule pauli:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench --threads {threads} pauli datasets/{wildcards.family}/{wildcards.scene}"
+        "python -m qlsbench --threads {threads} pauli {input}"
         " --tol {params.tols} {params.reorder} --out {output} --quiet > {log} 2>&1"
 
 
@@ -31,4 +31,4 @@ rule pauli_figure:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench figure pauli-terms {input} --out {output} > {log} 2>&1"
+        "python -m qlsbench figure pauli-terms {input} --out {output} > {log} 2>&1"

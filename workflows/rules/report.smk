@@ -15,7 +15,7 @@ rule leaderboard:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench leaderboard {input} --md {output.md} --csv {output.csv} --html {output.html}"
+        "python -m qlsbench leaderboard {input} --md {output.md} --csv {output.csv} --html {output.html}"
         " {params.tolerances} > {log} 2>&1"
 
 
@@ -39,7 +39,7 @@ rule loss_figure:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench figure loss-curves {input} --solvers {params.solvers} {params.n_qubits} --out {output} > {log} 2>&1"
+        "python -m qlsbench figure loss-curves {input} --solvers {params.solvers} {params.n_qubits} --out {output} > {log} 2>&1"
 
 
 rule leaderboard_figure:
@@ -57,4 +57,4 @@ rule leaderboard_figure:
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "qlsbench figure {wildcards.figure} {input} --out {output} > {log} 2>&1"
+        "python -m qlsbench figure {wildcards.figure} {input} --out {output} > {log} 2>&1"

@@ -66,6 +66,8 @@ class CircuitBackend(ExactBackend):
         from qiskit import transpile
         from qiskit_aer import AerSimulator
 
+        from qlsbench.threads import thread_limit
+
         super().__init__(problem, layers, kind, normalized, ansatz=ansatz)
         self.shots, self.seed = shots, seed
         self.labels = decomposition.labels()
@@ -76,7 +78,12 @@ class CircuitBackend(ExactBackend):
         # With noise, a statevector run draws one trajectory per shot; a density matrix (small n) gives
         # the exact noisy distribution once and samples it: 50x faster at n = 2 with 4000 shots.
         method = "density_matrix" if depolarizing and problem.n_qubits + 1 <= DENSITY_MATRIX_QUBITS else "statevector"
-        self.simulator = AerSimulator(method=method, noise_model=_noise_model(depolarizing), enable_truncation=False)
+        # One cost evaluation is hundreds of small circuits: run them side by side on the job's threads
+        # (`qlsbench --threads`, QLSBENCH_THREADS; the workflow passes each rule's), each on one thread.
+        threads = thread_limit()
+        self.simulator = AerSimulator(method=method, noise_model=_noise_model(depolarizing), enable_truncation=False,
+                                      max_parallel_experiments=threads, max_parallel_threads=threads,
+                                      max_parallel_shots=1)
         v_circuit, u_circuit = ansatz_circuit(problem.n_qubits, layers, ansatz), problem.u_circuit()
         templates = [circuits.build(t, self.labels, layers, v_circuit, u_circuit, measure=shots is not None,
                                     structure=ansatz)
