@@ -64,6 +64,7 @@ use_workflow_source(workflow.basedir)
 localrules:
     all,
     ising_dataset,
+    pinned_dataset,
     checkpoints,
     trajectory,
     merge_solve,
@@ -101,6 +102,7 @@ rule all:
         "results/leaderboard.md",
         "results/leaderboard.csv",
         expand("results/pauli/{dataset}.parquet", dataset=DATASETS),
+        expand("results/lcu/{dataset}.parquet", dataset=DATASETS),
         "results/figures/pauli_terms.png",
         expand("results/figures/{figure}.png", figure=loss_figures(config)),
         report_outputs(config),

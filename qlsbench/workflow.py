@@ -240,6 +240,7 @@ DEFAULT_RESOURCES: dict[str, dict[str, int]] = {
     "simulate_penalty": {"mem_mb": 4000, "runtime": 120},
     "simulate_cd_lagrange": {"mem_mb": 4000, "runtime": 240},
     "pauli": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # numba kernels run patterns in parallel
+    "lcu": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # the same decomposition, every term kept
     "truncation": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # the same study, more tolerances
     "solve": {"mem_mb": 4000, "runtime": 120},
 }

@@ -85,27 +85,29 @@ def test_stored_metadata_is_right(ising_dataset):
     assert meta[VERSION_KEY] == SCHEMA_VERSION.encode()
 
 
-def test_dataset_card_documents_every_column():
-    card = (REPO / "datasets" / "README.md").read_text()
-    features = card.split("---")[1].split("features:")[1].split("splits:")[0]
-    card_features = re.findall(r"- name: (\w+)", features)
-    card_rows = re.findall(r"^\| `(\w+)` \|", card, flags=re.M)
-    schema = [name for name, _, _ in COLUMNS]
-    assert card_features == schema
-    assert card_rows == schema
+def test_the_pinned_set_loads_with_no_workflow_run(tmp_path):
+    import json
 
+    from qlsbench.data import pinned
+    from qlsbench.data.pinned import PINNED
+    from qlsbench.families import build
 
-def test_dataset_card_has_a_config_for_every_family():
-    """The card is checked against the family table: a new family without its card entry fails here."""
-    from qlsbench.families import FAMILIES
-
-    card = (REPO / "datasets" / "README.md").read_text()
-    front = card.split("---")[1]
-    configs = re.findall(r"config_name: (\w+)", front.split("dataset_info:")[0])
-    systems = [name for name, family in FAMILIES.items() if family.systems]
-    assert configs == systems
-    for name, family in FAMILIES.items():
-        assert f"`{name}`" in card, f"the card says nothing of family {name!r}"
+    manifest = json.loads((PINNED / "manifest.json").read_text())
+    df = pinned()
+    assert len(df) == len(manifest["systems"]) == 35
+    assert df.groupby("group").size().to_dict() == {"ising": 14, "dem_c-mu0": 12, "dem_c-mu0.3": 9}
+    assert set(df["pinned_name"]) == {e["name"] for e in manifest["systems"]}
+    for _, row in df.iterrows():
+        system = to_system(row)  # checks system_id against A and b
+        if row["cond"] < 1e10:  # the reference solution is as good as kappa allows
+            assert np.linalg.norm(system.A @ system.x_ref - system.b) <= 1e-13 * row["cond"]
+    frictional = pinned("dem_c-mu0.3")
+    assert len(frictional) == 9 and not frictional["symmetric"].any()
+    with pytest.raises(DatasetError, match="no pinned group 'mu0'; the groups are ising, dem_c-mu0, dem_c-mu0.3"):
+        pinned("mu0")
+    # The `pinned` family puts a group beside the generated datasets, byte for byte.
+    build("pinned", tmp_path / "ising", progress=False, group="ising")
+    assert (tmp_path / "ising" / "part-0000.parquet").read_bytes() == (PINNED / "systems" / "ising.parquet").read_bytes()
 
 
 # ---------------------------------------------------------------- bad files

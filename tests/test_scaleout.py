@@ -72,7 +72,7 @@ def test_the_slurm_profile_renders_every_job_with_its_resources(slurm_dry_run):
     jobs = _jobs(output)
     rules = {j["rule"] for j in jobs}
     assert {"ising_dataset", "simulate", "checkpoints", "solve", "solve_shard", "merge_solve", "pauli",
-            "pauli_figure", "leaderboard"} <= rules
+            "lcu", "pinned_dataset", "pauli_figure", "leaderboard"} <= rules
     for job in jobs:
         if job["rule"] == "all":
             continue
@@ -85,8 +85,9 @@ def test_the_slurm_profile_renders_every_job_with_its_resources(slurm_dry_run):
         else:
             expected = rule_resources(config, job["rule"])
             assert int(job["runtime"]) == expected["runtime"] and int(job["mem_mb"]) == expected["mem_mb"]
-    # lu on the 9 default datasets (2 Ising, 2 DEM-C, 1 checkpoint set, 3 penalty, 1 CD-Lagrange), vnls in 3 shards.
-    assert sum(j["rule"] == "solve" for j in jobs) == 9
+    # lu on the 12 default datasets (2 Ising, 2 DEM-C, 1 checkpoint set, 3 penalty, 1 CD-Lagrange, 3 pinned
+    # groups), vnls in 3 shards.
+    assert sum(j["rule"] == "solve" for j in jobs) == 12
     assert sum(j["rule"] == "solve_shard" for j in jobs) == 3 and sum(j["rule"] == "merge_solve" for j in jobs) == 1
     assert sum(j["rule"] == "simulate_penalty" for j in jobs) == 3
     assert sum(j["rule"] == "trajectory" for j in jobs) == 3

@@ -102,3 +102,39 @@ def read_pauli_results(paths, columns: tuple[str, ...] = TRUNCATION_COLUMNS) -> 
         table = read_parquet(path, columns=columns, error=InputError, hint=" (not a `qlsbench pauli` results file?)")
         frames.append(table.select(list(columns)).to_pandas())
     return pd.concat(frames, ignore_index=True)
+
+
+def lcu_table(dataset: str | os.PathLike, out: str | os.PathLike, *, terms: bool = False,
+              progress: bool = True) -> pd.DataFrame:
+    """The LCU form of every system of ``dataset``, written atomically to ``out``.
+
+    Per system: its identity (``dataset``, ``system_id``, ``family``, ``scene``,
+    ``n_qubits``, ``dim``, ``cond``, ``symmetric``), the Pauli term counts at
+    tolerances 0, 1e-6 and 1e-3 relative to the largest coefficient
+    (``terms_0``, ``terms_1e-6``, ``terms_1e-3``), the LCU 1-norm of the kept
+    terms (``lcu_norm_0`` is ``sum |c|``) and ``max_coeff``. With ``terms``,
+    also every term: ``pauli_x`` and ``pauli_z`` (int64 bit masks, bit q is
+    qubit q) and ``coeff_re``, ``coeff_im`` (:func:`qlsbench.pauli.lcu.from_symplectic`
+    rebuilds Qiskit's ``SparsePauliOp``). A system that occurs several times is one row.
+    """
+    from qlsbench.pauli.lcu import lcu_form, lcu_summary
+
+    df = load_dataset(dataset).drop_duplicates("system_id")
+    rows = []
+    for _, record in tqdm(df.iterrows(), total=len(df), desc=f"LCU {dataset_name(dataset)}", disable=not progress):
+        system = to_system(record)
+        decomposition = lcu_form(system.A)
+        row = {"dataset": dataset_name(dataset), "system_id": system.system_id,
+               "family": system.meta.get("family", ""), "scene": system.meta.get("scene", ""),
+               "n_qubits": int(decomposition.n_qubits), "dim": system.dim,
+               "cond": float(system.meta.get("cond", np.nan)), "symmetric": bool(system.meta.get("symmetric", False)),
+               **lcu_summary(decomposition)}
+        if terms:
+            row.update(pauli_x=decomposition.x_int.astype(np.int64).tolist(),
+                       pauli_z=decomposition.z_int.astype(np.int64).tolist(),
+                       coeff_re=np.real(decomposition.coeffs).astype(float).tolist(),
+                       coeff_im=np.imag(decomposition.coeffs).astype(float).tolist())
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), out)
+    return table

@@ -1,4 +1,4 @@
-"""Study and figure commands: ``pauli``, and ``figure NAME`` for every figure of :data:`qlsbench.report.FIGURES`."""
+"""Study and figure commands: ``pauli``, ``lcu``, and ``figure NAME`` for every figure of :data:`qlsbench.report.FIGURES`."""
 
 from __future__ import annotations
 
@@ -27,6 +27,25 @@ def _parser_pauli(sub) -> None:
     s.set_defaults(func=cmd_pauli, writes=[("out", "--out", "file")], reads=["dataset"])
 
 
+def cmd_lcu(args) -> None:
+    from qlsbench.bench.pauli_study import lcu_table
+
+    df = lcu_table(args.dataset, args.out, terms=args.terms, progress=not args.quiet)
+    print(f"{len(df)} systems; median terms {int(df['terms_0'].median())} exact, {int(df['terms_1e-3'].median())} "
+          f"at 1e-3; median LCU 1-norm {df['lcu_norm_0'].median():.3g} -> {args.out}")
+
+
+def _parser_lcu(sub) -> None:
+    s = sub.add_parser("lcu", help="each system's Pauli (LCU) form: term counts at 0 / 1e-6 / 1e-3, the 1-norm, "
+                                   "and with --terms every term")
+    s.add_argument("dataset", help="dataset file or folder")
+    s.add_argument("--terms", action="store_true",
+                   help="also write every term: x and z bit masks and the coefficient (rebuilds SparsePauliOp)")
+    s.add_argument("--out", required=True, help="output .parquet file")
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(func=cmd_lcu, writes=[("out", "--out", "file")], reads=["dataset"])
+
+
 def cmd_figure(figure, args) -> None:
     options = figure.options.from_mapping(given_options(args, figure.options))
     for out in args.out:
@@ -50,4 +69,4 @@ def _parser_figure(sub) -> None:
 
 
 #: Parser builders of this module's commands, in the order `qlsbench --help` lists them.
-PARSERS = (_parser_pauli, _parser_figure)
+PARSERS = (_parser_pauli, _parser_lcu, _parser_figure)

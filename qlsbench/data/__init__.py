@@ -1,4 +1,4 @@
-"""Datasets: the Parquet schema, an atomic writer and a validating reader.
+"""Datasets: the Parquet schema, an atomic writer, a validating reader and the pinned set.
 
 Load a dataset with ``qlsbench.data.load_dataset(path)`` (or plain
 ``pandas.read_parquet``) and turn a row back into a system with
@@ -16,6 +16,7 @@ from qlsbench.data.reader import (
     read_table,
     to_system,
 )
+from qlsbench.data.pinned import pinned
 from qlsbench.data.schema import COLUMNS, SCHEMA_VERSION
 from qlsbench.data.writer import (
     atomic_write,
@@ -37,6 +38,7 @@ __all__ = [
     "dataset_name",
     "iter_systems",
     "load_dataset",
+    "pinned",
     "read_parquet",
     "read_table",
     "systems_to_table",

@@ -22,6 +22,7 @@ from qlsbench.families import (
     dem_c,
     ising,
     penalty,
+    pinned,
     trajectories,
 )
 from qlsbench.families.base import Family
@@ -35,6 +36,7 @@ FAMILIES: dict[str, Family] = {family.name: family for family in (
     checkpoints.FAMILY,
     penalty.FAMILY,
     cd_lagrange.FAMILY,
+    pinned.FAMILY,
     trajectories.FAMILY,
 )}
 

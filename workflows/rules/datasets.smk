@@ -90,6 +90,23 @@ rule simulate_cd_lagrange:
         "python -m qlsbench simulate {params.args} --out {params.folder} --quiet > {log} 2>&1"
 
 
+rule pinned_dataset:
+    output:
+        "datasets/pinned/{label}/part-0000.parquet",
+    params:
+        args=lambda wc: family_args(config, "pinned", wc.label),
+        folder=lambda wc, output: os.path.dirname(output[0]),
+    threads: rule_threads(config, "pinned_dataset")
+    resources:
+        **rule_resources(config, "pinned_dataset"),
+    log:
+        "logs/pinned/{label}.log",
+    conda:
+        "../envs/qlsbench.yaml"
+    shell:
+        "python -m qlsbench pinned {params.args} --out {params.folder} --quiet > {log} 2>&1"
+
+
 rule trajectory:
     output:
         "datasets/trajectories/{label}.parquet",

@@ -32,3 +32,22 @@ rule pauli_figure:
         "../envs/qlsbench.yaml"
     shell:
         "python -m qlsbench figure pauli-terms {input} --out {output} > {log} 2>&1"
+
+
+# The quantum form of every system (HamLib-style): term counts at 0 / 1e-6 / 1e-3, the LCU 1-norm, every term.
+rule lcu:
+    input:
+        "datasets/{family}/{scene}/part-0000.parquet",
+    output:
+        "results/lcu/{family}/{scene}.parquet",
+    params:
+        terms="--terms" if config["pauli"].get("lcu_terms", True) else "",
+    threads: rule_threads(config, "lcu")
+    resources:
+        **rule_resources(config, "lcu"),
+    log:
+        "logs/lcu/{family}/{scene}.log",
+    conda:
+        "../envs/qlsbench.yaml"
+    shell:
+        "python -m qlsbench --threads {threads} lcu {input} {params.terms} --out {output} --quiet > {log} 2>&1"
