@@ -25,6 +25,7 @@ CONFIG = {
     "cd_lagrange": [{"n_spheres": 5, "mu": 0.0, "restitution": 0.5, "steps": 150, "every": 10}],
     "penalty": [],
     "trajectories": [],
+    "pinned": [],
     "checkpoints": [],
     "solvers": [{"name": "lu"},
                 {"name": "cg", "shards": 2},

@@ -115,6 +115,7 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
         "penalty": [{"scene": "incline-block", "steps": 30, "every": 10, "params": {"angle": 30, "mu": 0.3}}],
         "cd_lagrange": [{"n_spheres": 5, "mu": 0.0, "restitution": 0.5, "steps": 150, "every": 10}],
         "trajectories": [{"scene": "bouncing-ball", "steps": 200, "sigmas": [0.1], "params": {"e": 0.8}}],
+        "pinned": [{"group": "ising"}],
         "solvers": [{"name": "lu"}, {"name": "cg"}, {"name": "gmres", "label": "gmres-r2", "options": {"restart": 2}},
                     {"name": "crash"},
                     {"name": "vqls-local", "label": "vqls-l", "datasets": ["ising/kappa1?"], "repeats": 1,
@@ -150,9 +151,10 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     assert len(penalty) > 0 and (penalty["family"] == "penalty").all() and not penalty["symmetric"].all()
     impacts = pd.read_parquet(work / "datasets" / "cd_lagrange" / "sedimentation-n5-mu0-e0.5")
     assert len(impacts) > 0 and (impacts["family"] == "cd_lagrange").all()
-    # (Ising + DEM-C + penalty + CD-Lagrange systems) x repeats, all kept; a system that occurs twice (in one
-    # dataset or in two) is one system of the ranking
-    ising = pd.concat([pd.read_parquet(work / "datasets" / "ising" / k) for k in ("kappa10", "kappa100")])
+    # (Ising + DEM-C + penalty + CD-Lagrange + pinned Ising systems) x repeats, all kept; a system that occurs twice
+    # (in one dataset or in two: the pinned Ising set holds n = 2, 3 too) is one system of the ranking
+    ising = pd.concat([pd.read_parquet(work / "datasets" / k) for k in ("ising/kappa10", "ising/kappa100",
+                                                                         "pinned/ising")])
     distinct = set(ising["system_id"]) | set(dem["system_id"]) | set(penalty["system_id"]) | set(impacts["system_id"])
     assert board.loc["crash", "solves"] == len(distinct) * 2
     ball = pd.read_parquet(work / "datasets" / "trajectories" / "bouncing-ball-e0.8.parquet")
@@ -161,6 +163,8 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     pauli = pd.read_parquet(work / "results" / "pauli" / "dem_c" / "sedimentation-n5-mu0.parquet")
     assert set(pauli["system_id"]) == set(dem["system_id"])
     assert (work / "results" / "figures" / "pauli_terms.png").stat().st_size > 0
+    lcu = pd.read_parquet(work / "results" / "lcu" / "pinned" / "ising.parquet")
+    assert len(lcu) == 14 and (lcu["terms_1e-6"] == 2 * lcu["n_qubits"]).all() and "pauli_x" in lcu.columns
     results = pd.read_parquet(work / "results" / "gmres-r2" / "ising" / "kappa100.parquet")
     assert (results["solver_options"] == '{"restart": 2}').all()
 
@@ -227,7 +231,7 @@ def test_a_killed_workflow_resumes_with_identical_outputs(tmp_path, plugin_path)
     config = {
         "ising": {"n_qubits": [2, 3, 4], "kappas": [10], "J": 0.1},
         "simulate": [{"scene": "sedimentation", "n_spheres": 5, "mu": 0.0, "steps": 80, "every": 10}],
-        "penalty": [], "cd_lagrange": [], "trajectories": [], "checkpoints": [], "loss_figures": [],
+        "penalty": [], "cd_lagrange": [], "trajectories": [], "pinned": [], "checkpoints": [], "loss_figures": [],
         "solvers": [{"name": "lu"},
                     {"name": "counting", "label": "counting", "options": {"sleep": 0.7}, "datasets": ["ising/*"]}],
         "run": {"repeats": 3, "seed": 0, "time_limit": 60},
