@@ -147,3 +147,16 @@ def test_compare_against_the_shipped_board(tmp_path, plugin_path):
     # Its success rate is recomputed from its own rows: high accuracy needs converged, fidelity and residual.
     expected = ((mine["status"] == "converged") & (mine["fidelity"] >= 0.99) & (mine["rel_residual"] <= 1e-6)).mean()
     assert ranking.loc["normal-cg", "success_rate"] == pytest.approx(expected)
+
+
+def test_the_page_says_which_board_solvers_have_not_run_everywhere(small_board, tmp_path):
+    """A board run still under way must not be published as complete: the preamble names the short solvers."""
+    from qlsbench.report.board_pages import publish
+
+    complete = (tmp_path / "pages" / "leaderboard.md").read_text()
+    assert "Every solver ran on every system." in complete
+    (tmp_path / "board-results" / "cg[rtol=1e-12]" / "dd.parquet").unlink()  # cg's second group not finished
+    publish(small_board, tmp_path / "board-results", tmp_path / "partial")
+    partial = (tmp_path / "partial" / "leaderboard.md").read_text()
+    assert "Every solver ran on every system." not in partial
+    assert "cg[rtol=1e-12] on 3 of 5" in partial and "lu on" not in partial

@@ -19,6 +19,7 @@ from qlsbench.bench.board import (
     publish_results,
     read_submission,
     scaled_submission,
+    solver_runs,
 )
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
 from qlsbench.bench.results import load_results
@@ -44,12 +45,24 @@ def board_results(board: Board) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _preamble(board: Board) -> str:
+def _preamble(board: Board, results: pd.DataFrame) -> str:
     manifest = board.manifest()
     return (f"Pinned benchmark set v{manifest['version']}: {len(manifest['systems'])} systems in "
             f"{len(manifest['groups'])} groups ({', '.join(f'`{g}` {h}' for g, h in manifest['groups'].items())}). "
-            "Every solver ran on every system. `qlsbench compare --solver module:Class` ranks a new one against "
+            f"{_coverage_sentence(board, results)} `qlsbench compare --solver module:Class` ranks a new one against "
             "these rows without running them again and writes a submission; `qlsbench board add` puts it here.")
+
+
+def _coverage_sentence(board: Board, results: pd.DataFrame) -> str:
+    """Say which board solvers have not run on every pinned system (a board run still under way), or that all have."""
+    pinned = {e["system_id"] for e in board.manifest()["systems"]}
+    ran = results.groupby("solver")["system_id"].agg(lambda ids: len(pinned & set(ids)))
+    labels = [run["spec"].label for run in solver_runs(board.config)]
+    short = [f"{label} on {ran.get(label, 0)} of {len(pinned)}" for label in labels if ran.get(label, 0) < len(pinned)]
+    if not short:
+        return "Every solver ran on every system."
+    return (f"Not every board solver has run on every system yet ({'; '.join(short)}): their rates are over the "
+            "systems they ran (see coverage), and `qlsbench board run` resumes them.")
 
 
 def _submissions_table(board: Board) -> pd.DataFrame:
@@ -83,6 +96,6 @@ def render_board(board: Board, results: pd.DataFrame | None = None, pages: str |
                        "scaled by its time factor (board LU time / LU time there; the range over repeats)."),
                  ("table", submissions), *extra]
     write_leaderboard(results, pages / "leaderboard.md", pages / "leaderboard.csv", tol, low,
-                      html_path=pages / "index.html", title="qlsbench leaderboard v2", preamble=_preamble(board),
+                      html_path=pages / "index.html", title="qlsbench leaderboard v2", preamble=_preamble(board, results),
                       by="dataset", extra=extra)
     return written + [pages / name for name in PAGES if name != "budget_curves.png"]
