@@ -25,6 +25,9 @@ rule simulate:
     params:
         args=lambda wc: family_args(config, "dem_c", wc.label),
         folder=lambda wc, output: os.path.dirname(output.dataset),
+    # Simulations start first: a long one (paper.yaml's 320,000 steps) heads the workflow's longest chain
+    # (simulation -> checkpoints -> solves), while the solves of other datasets can fill the other cores.
+    priority: 10
     threads: rule_threads(config, "simulate")
     resources:
         **rule_resources(config, "simulate"),
