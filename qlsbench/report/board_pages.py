@@ -49,13 +49,14 @@ def _preamble(board: Board, results: pd.DataFrame) -> str:
     manifest = board.manifest()
     return (f"Pinned benchmark set v{manifest['version']}: {len(manifest['systems'])} systems in "
             f"{len(manifest['groups'])} groups ({', '.join(f'`{g}` {h}' for g, h in manifest['groups'].items())}). "
-            f"{_coverage_sentence(board, results)} `qlsbench compare --solver module:Class` ranks a new one against "
-            "these rows without running them again and writes a submission; `qlsbench board add` puts it here.")
+            f"{_coverage_sentence(board, manifest, results)} `qlsbench compare --solver module:Class` ranks a new "
+            "one against these rows without running them again and writes a submission; `qlsbench board add` puts "
+            "it here.")
 
 
-def _coverage_sentence(board: Board, results: pd.DataFrame) -> str:
+def _coverage_sentence(board: Board, manifest: dict, results: pd.DataFrame) -> str:
     """Say which board solvers have not run on every pinned system (a board run still under way), or that all have."""
-    pinned = {e["system_id"] for e in board.manifest()["systems"]}
+    pinned = {e["system_id"] for e in manifest["systems"]}
     ran = results.groupby("solver")["system_id"].agg(lambda ids: len(pinned & set(ids)))
     labels = [run["spec"].label for run in solver_runs(board.config)]
     short = [f"{label} on {ran.get(label, 0)} of {len(pinned)}" for label in labels if ran.get(label, 0) < len(pinned)]
@@ -96,6 +97,6 @@ def render_board(board: Board, results: pd.DataFrame | None = None, pages: str |
                        "scaled by its time factor (board LU time / LU time there; the range over repeats)."),
                  ("table", submissions), *extra]
     write_leaderboard(results, pages / "leaderboard.md", pages / "leaderboard.csv", tol, low,
-                      html_path=pages / "index.html", title="qlsbench leaderboard v2", preamble=_preamble(board, results),
-                      by="dataset", extra=extra)
+                      html_path=pages / "index.html", title="qlsbench leaderboard v2",
+                      preamble=_preamble(board, results), by="dataset", extra=extra)
     return written + [pages / name for name in PAGES if name != "budget_curves.png"]
