@@ -22,8 +22,8 @@ import pytest
 
 from qlsbench.bench import SolverSpec, leaderboard, load_results, run_solver
 from qlsbench.bench.board import Board, run_board
-from qlsbench.bench.isolation import private_copy
-from qlsbench.data import atomic_write_text, write_systems
+from qlsbench.bench.isolation import IsolatedSolver, private_copy
+from qlsbench.data import atomic_write_text, iter_systems, write_systems
 from qlsbench.data.writer import remove_stale_temporaries
 from qlsbench.errors import InputError, UnknownSolverError
 from qlsbench.problems import LinearSystem, ising_inspired
@@ -115,6 +115,16 @@ FAULTS = textwrap.dedent('''
 
     class NotASolver:
         """Builds without complaint, and has no solve."""
+
+
+    class DiesWhenBuilt(Picky):
+        """Takes its process down while it is built in a worker (a crash in an import would do the same)."""
+
+        def __init__(self):
+            import multiprocessing
+            if multiprocessing.parent_process() is not None:
+                os._exit(3)
+            self.options = {}
 
 
     class Loose(Picky):
@@ -403,6 +413,15 @@ def test_a_worker_whose_parent_was_killed_ends_at_once_and_quietly(ising_dataset
     parent.wait()
     _wait_for(lambda: not _running(worker), 20, "the orphaned worker to end")  # not after its 60 s solve
     assert "Traceback" not in err.read_text() and "Error" not in err.read_text(), err.read_text()
+
+
+def test_a_worker_dying_while_it_starts_is_named_and_leaves_nothing_open(ising_dataset, faults):
+    system = next(iter_systems(ising_dataset))
+    worker = IsolatedSolver("faults_plugin:DiesWhenBuilt", {}, time_limit=30.0)
+    with pytest.raises(RuntimeError, match="'faults_plugin:DiesWhenBuilt' worker died while starting"):
+        worker.solve(system, 0)
+    worker.close()  # nothing left to close: no AttributeError on the pipe
+    assert worker._proc is None and worker._conn is None
 
 
 def test_a_worker_that_cannot_reach_its_parent_exits_quietly():

@@ -165,13 +165,19 @@ class IsolatedSolver:
     def _start(self) -> None:
         parent, child = self._ctx.Pipe()
         self._proc = self._ctx.Process(target=_worker_main, args=(child, self.name, self.options), daemon=True)
-        self._proc.start()
-        child.close()
-        self._conn = parent
+        self._conn = parent  # before start(), so close() can always release both ends
+        try:
+            self._proc.start()
+        finally:
+            child.close()
         if not parent.poll(STARTUP_TIMEOUT):
             self.close()
             raise RuntimeError(f"solver {self.name!r} worker did not start within {STARTUP_TIMEOUT:g} s")
-        kind, detail = parent.recv()
+        try:
+            kind, detail = parent.recv()
+        except EOFError:  # it died while importing (an unguarded __main__ under spawn, a crash in an import)
+            self.close(graceful=False)
+            raise RuntimeError(f"solver {self.name!r} worker died while starting") from None
         if kind != "ready":
             self.close()
             raise RuntimeError(f"solver {self.name!r} worker failed to start: {detail}")
@@ -206,6 +212,7 @@ class IsolatedSolver:
             if self._proc.is_alive():
                 self._proc.kill()
                 self._proc.join()
+        if self._conn is not None:
             self._conn.close()
         self._proc = None
         self._conn = None
