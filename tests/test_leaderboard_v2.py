@@ -72,6 +72,8 @@ def test_the_variational_track_ranks_by_the_read_out(results):
     vqls = shown[shown["solver"] == "vqls"].iloc[0]
     assert vqls["shots per circuit"] == "—" and vqls["circuit executions"] == "—" and vqls["coverage"] == "67 %"
     assert display_table(pd.DataFrame({"shots": [0.0, 1000.0]}))["shots per circuit"].tolist() == ["exact", "1e+03"]
+    samples = display_table(pd.DataFrame({"mc_samples": [0.0, 2.56e6, np.nan]}))["MC samples"].tolist()
+    assert samples == ["full sum", "2.56e+06", "—"]  # VNLS exact mode, Monte Carlo, a solver without samples
 
 
 def test_budget_curves_in_seconds_and_per_band(results):

@@ -66,7 +66,8 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "cost_evaluations": ("cost evaluations", "median per solve: evaluations of the cost (optimiser calls or SR steps)"),
     "circuit_executions": ("circuit executions", "median per solve: circuits run on a simulator"),
     "shots": ("shots per circuit", "median per solve; exact: expectation values without sampling"),
-    "mc_samples": ("MC samples", "median per solve: Monte Carlo samples drawn"),
+    "mc_samples": ("MC samples", "median per solve: Monte Carlo samples drawn; full sum: exact expectations over "
+                                 "every basis state, no sampling"),
     "qubits": ("qubits", "range of qubit counts of the systems solved"),
     "iterations": ("iterations", "median per solve"),
     "parameters": ("parameters", "median trainable parameters"),
@@ -87,13 +88,16 @@ TRACK_COLUMNS = {
 
 
 def display_value(column: str, value) -> str:
-    """One cell as the page prints it: NaN as an em dash, shares as percentages, ``shots`` 0 as ``exact``."""
+    """One cell as the page prints it: NaN as an em dash, shares as percentages, ``shots`` 0 as ``exact`` and
+    ``mc_samples`` 0 as ``full sum`` (a cost computed exactly draws no samples, which is not a cost of zero)."""
     if value is None or (isinstance(value, (float, np.floating)) and np.isnan(value)):
         return "—"
     if column == "coverage":
         return f"{100 * value:.0f} %"
     if column == "shots" and float(value) == 0:
         return "exact"
+    if column == "mc_samples" and float(value) == 0:
+        return "full sum"
     if column in ("success_rate", "success_rate_low", "median_fidelity"):
         return f"{value:.3f}"
     if isinstance(value, (float, np.floating)):
