@@ -87,6 +87,10 @@ TRACK_COLUMNS = {
 }
 
 
+#: Costs whose 0 means "computed exactly, nothing sampled", printed as what it means rather than as no cost.
+ZERO_MEANS = {"shots": "exact", "mc_samples": "full sum"}
+
+
 def display_value(column: str, value) -> str:
     """One cell as the page prints it: NaN as an em dash, shares as percentages, ``shots`` 0 as ``exact`` and
     ``mc_samples`` 0 as ``full sum`` (a cost computed exactly draws no samples, which is not a cost of zero)."""
@@ -94,10 +98,8 @@ def display_value(column: str, value) -> str:
         return "—"
     if column == "coverage":
         return f"{100 * value:.0f} %"
-    if column == "shots" and float(value) == 0:
-        return "exact"
-    if column == "mc_samples" and float(value) == 0:
-        return "full sum"
+    if column in ZERO_MEANS and float(value) == 0:
+        return ZERO_MEANS[column]
     if column in ("success_rate", "success_rate_low", "median_fidelity"):
         return f"{value:.3f}"
     if isinstance(value, (float, np.floating)):
