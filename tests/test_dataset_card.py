@@ -9,6 +9,7 @@ from a folder laid out as the workflow lays it out (small builds of every family
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 import shutil
@@ -163,14 +164,20 @@ def card_folder(tmp_path_factory):
 
 
 @pytest.fixture
-def offline_hub(tmp_path, monkeypatch):
+def load_dataset(tmp_path, monkeypatch):
+    """``datasets.load_dataset``, offline, with a cache of this test's own.
+
+    The cache directory is passed, not only set through ``HF_HOME``: ``datasets`` reads that variable once, at
+    its first import (an earlier test imports it), and its cache key ignores the files' contents, so a shared
+    cache served another run's rows (systems built under another BLAS kernel have other ids).
+    """
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     import datasets
 
     datasets.disable_progress_bars()
-    return datasets
+    return functools.partial(datasets.load_dataset, cache_dir=str(tmp_path / "cache"))
 
 
 def _same(ds, path: Path):
@@ -185,17 +192,17 @@ def _same(ds, path: Path):
                 assert a == b, column
 
 
-def test_datasets_loads_every_config_of_the_card_folder(card_folder, offline_hub):
+def test_datasets_loads_every_config_of_the_card_folder(card_folder, load_dataset):
     for config, splits in _configs().items():
         for split, pattern in splits.items():
-            ds = offline_hub.load_dataset(str(card_folder), config, split=split)
+            ds = load_dataset(str(card_folder), config, split=split)
             _same(ds, card_folder / pattern.removesuffix("/*.parquet"))
 
 
-def test_datasets_loads_every_family_from_data_files(card_folder, offline_hub):
+def test_datasets_loads_every_family_from_data_files(card_folder, load_dataset):
     for splits in _configs().values():
         files = {split: str(card_folder / pattern) for split, pattern in splits.items()}
-        loaded = offline_hub.load_dataset("parquet", data_files=files)
+        loaded = load_dataset("parquet", data_files=files)
         assert set(loaded) == set(files)
         for split, pattern in splits.items():
             _same(loaded[split], card_folder / pattern.removesuffix("/*.parquet"))
