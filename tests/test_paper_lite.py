@@ -25,6 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.workflow
+@pytest.mark.paper
 def test_paper_lite_reproduces_the_papers_findings(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
     work = tmp_path / "wf"
