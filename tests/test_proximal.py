@@ -32,7 +32,9 @@ from qlsbench.physics.lcp.lemke import lemke
 
 NEWTON = NewtonOptions(regularization=1e-8)
 #: An 8-sphere frictional sedimentation; from about step 195 on, plain min-map Newton stalls on many of its steps.
-STEPS, FRICTIONAL = 216, dict(h=1e-3, mu=0.3, newton=NEWTON)
+# The v1 chain (plain Newton first, no slop), whose fallbacks these tests are about; v2 starts from NSGS
+# (tests/test_nsgs.py, tests/test_frictional_corpus.py).
+STEPS, FRICTIONAL = 216, dict(h=1e-3, mu=0.3, newton=NEWTON, nsgs=None, slop=0.0)
 STORED = Path(__file__).parent / "data" / "stalling_lcps.npz"
 
 

@@ -21,6 +21,7 @@ from qlsbench.errors import InputError
 from qlsbench.options import Options, option
 from qlsbench.physics import (
     NewtonOptions,
+    ProximalOptions,
     SnapshotRecorder,
     StepOptions,
     SubsystemRecorder,
@@ -34,6 +35,8 @@ from qlsbench.physics.scene import MAX_SPHERES, SCENES, Scene, sedimentation
 
 #: The name written into every sphere dataset's metadata since v1, kept so the bytes (and the pinned hashes) stay.
 GENERATOR = "qlsbench.generate.simulate_dataset"
+#: ``lcp_chain`` values, newest first (see :class:`qlsbench.physics.StepOptions` and :attr:`SphereOptions.lcp_chain`).
+LCP_CHAINS = ("v2", "v1")
 #: The scene builder's own defaults, so the options restate none of them.
 _SCENE = inspect.signature(sedimentation).parameters
 
@@ -60,6 +63,12 @@ class SphereOptions(Options):
     newton_max_iter: int = option(NewtonOptions.max_iter, "min-map Newton iteration cap", bounds=COUNT, cli=False)
     regularization: float = option(NewtonOptions.regularization, "Tikhonov epsilon added to each Newton subsystem "
                                    "(frictional ones are singular without it)", bounds=NON_NEGATIVE)
+    lcp_chain: str = option("v2", "how contact LCPs are solved: v2 (frictional: nonsmooth Gauss-Seidel to every step's "
+                            "tolerance and min-map Newton from an NSGS point on the steps whose subsystems are kept, "
+                            "surfaces within the slop touching; every reduced system exactly symmetric factorised in "
+                            "SuperLU's symmetric mode) or v1 (min-map Newton from the warm start, COLAMD, then Lemke or "
+                            "the proximal method: the datasets of qlsbench before dataset version 2)",
+                            choices=LCP_CHAINS)
     snapshots: str | None = option(None, "also write sphere states and contact impulses at evenly spaced steps to "
                                    "this .parquet (fig. 3)", path="file")
     snapshot_count: int = option(4, "number of snapshot steps, the last step always among them", bounds=COUNT)
@@ -73,9 +82,17 @@ class SphereOptions(Options):
             raise InputError(f"name {self.name!r} must be a non-empty file name (no '/', not starting with '.')")
 
     def step_options(self, integrator: str, restitution: float = 0.0) -> StepOptions:
-        newton = NewtonOptions(tol=self.newton_tol, max_iter=self.newton_max_iter, regularization=self.regularization)
+        v1 = self.lcp_chain == "v1"
+        newton = NewtonOptions(tol=self.newton_tol, max_iter=self.newton_max_iter, regularization=self.regularization,
+                               lu="colamd" if v1 else NewtonOptions.lu)
+        legacy = {"nsgs": None, "slop": 0.0, "proximal": ProximalOptions(max_outer=100)} if v1 else {}
         return StepOptions(h=self.h, mu=self.mu, s=self.friction_directions, newton=newton, integrator=integrator,
-                           restitution=restitution)
+                           restitution=restitution, **legacy)
+
+    @property
+    def dataset_version(self) -> int:
+        """The dataset version this chain writes: 2, or 1 with ``lcp_chain = "v1"`` (byte for byte the v1 files)."""
+        return int(self.lcp_chain[1:])
 
 
 def base_label(options: SphereOptions) -> str:
@@ -111,13 +128,14 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
         raise InputError(f"simulation {label}: no Newton subsystem to export ({stats['captured']} captured, "
                          f"{stats['dropped_kappa']} over the kappa cap, {stats['skipped_trivial']} trivial) in "
                          f"{options.steps} steps with every={options.every}; run more steps or more spheres")
-    meta = _metadata(options, stats, reports)
+    meta = _metadata(options, stats, reports, step_options)
     if integrator != "dem_c":  # only then: DEM-C files stay byte for byte what they were (the pinned set hashes them)
         meta.update(family=family, integrator=integrator, restitution=restitution, scene_label=label)
     # Wall-clock facts vary run to run; they are returned, not written, so files stay byte-identical.
     write_systems(systems, Path(out) / "part-0000.parquet", metadata=meta)
     facts = {**meta, "out": str(out), "steps_per_second": options.steps / elapsed if elapsed > 0 else float("inf"),
              "steps_solved_by_proximal": sum(r.solver == "proximal" for r in reports)}
+    facts.setdefault("dataset_version", 1)
     if observer is not None:
         t0 = time.perf_counter()
         if observer.missing:
@@ -129,10 +147,14 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
     return facts
 
 
-def _metadata(options: SphereOptions, stats: dict, reports: list) -> dict:
-    """The file's metadata: the settings under their v1 keys (``s`` for the friction directions), then the run."""
+def _metadata(options: SphereOptions, stats: dict, reports: list, step_options: StepOptions) -> dict:
+    """The file's metadata: the settings under their v1 keys (``s`` for the friction directions), then the run.
+
+    A v2 file (frictional, NSGS chain) adds ``dataset_version``, ``friction_solver``, the chain's settings and
+    how many steps each method finished; v1 files keep exactly their v1 keys.
+    """
     iters = np.array([r.newton_iterations for r in reports if r.contacts]) if reports else np.zeros(0)
-    return {
+    meta = {
         "generator": GENERATOR, "scene": options.scene, "n_spheres": options.n_spheres, "packing": options.packing,
         "mu": options.mu, "steps": options.steps, "seed": options.seed, "h": options.h,
         "s": options.friction_directions, "every": options.every, "newton_tol": options.newton_tol,
@@ -144,6 +166,16 @@ def _metadata(options: SphereOptions, stats: dict, reports: list) -> dict:
         "steps_solved_by_lemke": sum(r.solver == "lemke" for r in reports),
         "max_contacts": max((r.contacts for r in reports), default=0),
     }
+    if options.dataset_version == 2:
+        meta.update(dataset_version=2, lcp_chain=options.lcp_chain, newton_lu=step_options.newton.lu,
+                    steps_by_solver={name: sum(r.solver == name for r in reports) for name in
+                                     ("minmap", "newton", "nsgs_newton", "nsgs", "lemke", "proximal")})
+        if options.mu > 0:
+            chain = step_options.nsgs
+            meta.update(slop=step_options.slop, nsgs_presolve_tol=chain.presolve_tol,
+                        nsgs_newton_max_iter=chain.newton_max_iter,
+                        nsgs_sweeps_mean=float(np.mean([r.sweeps for r in reports])) if reports else 0.0)
+    return meta
 
 
 def _snapshot_metadata(meta: dict, label: str, container: dict, scene: Scene, count: int) -> dict:
@@ -172,14 +204,18 @@ def report(facts: dict) -> list[str]:
              f"{facts['out']}"]
     if facts.get("snapshots"):
         lines.append(f"sphere snapshots at steps {facts['snapshot_steps']} -> {facts['snapshots']}")
-    if facts["steps_solved_by_proximal"]:
+    if "nsgs_sweeps_mean" in facts:
+        lines.append("steps finished by " + ", ".join(f"{name} {count}" for name, count in
+                                                      facts["steps_by_solver"].items() if count)
+                     + f" (NSGS {facts['nsgs_sweeps_mean']:.0f} sweeps/step)")
+    elif facts["steps_solved_by_proximal"]:
         lines.append(f"{facts['steps_solved_by_proximal']} of {facts['steps']} steps were solved by the proximal "
                      f"min-map fallback (plain Newton stalled on an LCP above {StepOptions.lemke_fallback} unknowns)")
     if facts["steps_not_converged"]:
         lines.append(f"warning: the contact LCP of {facts['steps_not_converged']} of {facts['steps']} steps was not "
-                     f"solved to tolerance (min-map Newton stalled and its fallback, Lemke up to "
-                     f"{StepOptions.lemke_fallback} unknowns or the proximal min-map Newton above, did not reach it "
-                     f"either); those steps used the closer of the two iterates")
+                     f"solved to tolerance by any method of the chain (Newton, NSGS, Lemke up to "
+                     f"{StepOptions.lemke_fallback} unknowns or the proximal min-map Newton above); those steps used "
+                     f"the closest answer")
     return lines
 
 

@@ -78,6 +78,14 @@ class ContactLCP:
         Contacts and friction directions.
     mu : float
         Friction coefficient.
+    contacts : Contacts
+        The contacts the problem was assembled from (bodies and frames, for
+        contact-wise methods such as :func:`~qlsbench.physics.nsgs.nsgs`).
+    v_known : numpy.ndarray
+        ``(3N,)`` velocities before the contact impulses.
+    normal_offset : numpy.ndarray
+        ``(nc,)`` what the normal rows of ``r`` add to the relative normal
+        velocity (``gap / h``, or the restitution term of an impact).
     """
 
     lcp: LCP
@@ -87,6 +95,9 @@ class ContactLCP:
     nc: int
     s: int
     mu: float
+    contacts: Contacts
+    v_known: np.ndarray
+    normal_offset: np.ndarray
 
     def impulses(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """Split a solution into ``gamma_nu`` and ``beta``."""
@@ -153,7 +164,7 @@ def assemble(contacts: Contacts, masses: np.ndarray, v_known: np.ndarray, h: flo
     if mu == 0.0:
         D_nu = _generalised(contacts.body_i, contacts.body_j, contacts.normal, n)
         Q = _symmetric_product(D_nu, inv_mass)
-        return ContactLCP(LCP(Q, D_nu.T @ v + offset), D_nu, None, inv_mass, nc, s, 0.0)
+        return ContactLCP(LCP(Q, D_nu.T @ v + offset), D_nu, None, inv_mass, nc, s, 0.0, contacts, v, offset)
     D_nu, D_hat = direction_matrices(contacts, n, s)
     r_nu = D_nu.T @ v + offset
     G = sp.hstack([D_nu, D_hat], format="csc")
@@ -163,7 +174,7 @@ def assemble(contacts: Contacts, masses: np.ndarray, v_known: np.ndarray, h: flo
     bottom = sp.hstack([mu * sp.identity(nc), -E.T, sp.csr_matrix((nc, nc))])
     Q = sp.vstack([top, bottom], format="csr")
     r = np.concatenate([r_nu, D_hat.T @ v, np.zeros(nc)])
-    return ContactLCP(LCP(Q, r), D_nu, D_hat, inv_mass, nc, s, float(mu))
+    return ContactLCP(LCP(Q, r), D_nu, D_hat, inv_mass, nc, s, float(mu), contacts, v, offset)
 
 
 def normal_velocities(contacts: Contacts, velocities: np.ndarray) -> np.ndarray:

@@ -54,10 +54,12 @@ class SubsystemRecorder:
     records: list = field(default_factory=list)
     skipped_trivial: int = 0
 
+    def wants(self, step: int) -> bool:
+        """Whether subsystems of time step ``step`` would be kept (the stepper skips work for the others)."""
+        return step % self.every == 0 and (self.max_systems is None or len(self.records) < self.max_systems)
+
     def __call__(self, A: sp.csr_matrix, b: np.ndarray, context: dict) -> None:
-        if context["step"] % self.every:
-            return
-        if self.max_systems is not None and len(self.records) >= self.max_systems:
+        if not self.wants(context["step"]):
             return
         if not np.any(b):
             self.skipped_trivial += 1
@@ -66,9 +68,10 @@ class SubsystemRecorder:
 
 
 #: Context keys a DEM-C system keeps (other families keep their whole context).
-#: ``proximal_iter`` and ``proximal_shift`` mark subsystems of the proximal fallback (absent otherwise).
+#: ``proximal_iter`` and ``proximal_shift`` mark subsystems of the proximal fallback (absent otherwise); ``phase``
+#: (``nsgs_newton`` or ``proximal``) and ``presolve_sweeps`` mark those of the v2 frictional chain.
 DEM_C_KEYS = ("step", "newton_iter", "time", "contacts", "active_size", "mu", "s", "h", "scale", "regularization",
-              "proximal_iter", "proximal_shift")
+              "proximal_iter", "proximal_shift", "phase", "presolve_sweeps")
 
 
 def _meta(context: dict, seed, family: str) -> dict:

@@ -15,7 +15,7 @@ min-map Newton, so both yield Newton subsystems for the benchmark:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -39,6 +39,7 @@ from qlsbench.physics.lcp import (
     minmap_newton,
     proximal_minmap,
 )
+from qlsbench.physics.nsgs import NSGSOptions, nsgs
 from qlsbench.physics.scene import Scene
 
 #: Time integrators of the sphere system.
@@ -72,6 +73,19 @@ class StepOptions:
     restitution : float
         Newton's ``e`` in ``[0, 1]`` (``cd_lagrange`` only; ``dem_c`` is
         perfectly inelastic).
+    slop : float
+        Frictional ``dem_c`` steps only: surfaces whose gap (or overlap) is
+        within ``slop`` times the smallest radius count as touching, so their
+        normal rows carry no ``gap / h`` term. Spheres do not rotate here, so a
+        sticking contact fixes all three relative velocity components and a
+        settled frictional pile has about twice as many constraints as degrees
+        of freedom; the ``gap / h`` terms of its contacts, left at 1e-10 m by
+        the previous steps, then ask for normal velocities no rigid motion can
+        give, the LCP's exact solution needs load on a consistent subset of
+        contacts only, and NSGS creeps towards it (residual 5e-7 after 5,000
+        sweeps on a settled 100-sphere pile; 25 sweeps with the slop). The
+        default, 2e-7 radii (1e-8 m on 5 cm spheres), is far below any
+        overlap the step makes. Frictionless steps are exactly eq. 6.
     lemke_fallback : int
         When min-map Newton does not converge, re-solve LCPs of at most this
         many unknowns with Lemke's method (0 disables). Frictional LCPs are
@@ -84,6 +98,56 @@ class StepOptions:
         subsystems are captured too, marked ``proximal_iter``); ``None``
         disables. On a settled 100-sphere pile with friction, plain Newton
         leaves a residual of about 2 where the proximal iteration converges.
+    nsgs : NSGSOptions or None
+        Frictional LCPs only (``mu > 0``): the v2 chain. Every step is solved
+        to the tolerance by nonsmooth Gauss-Seidel
+        (:func:`~qlsbench.physics.nsgs.nsgs`) from the warm start; on steps
+        whose subsystems are kept, min-map Newton runs first (at most
+        ``nsgs.newton_max_iter`` iterations) from an NSGS point at
+        ``nsgs.presolve_tol``, or from the warm start where NSGS already met
+        the tolerance, and its subsystems are captured with ``phase``
+        ``nsgs_newton`` or ``newton``; Lemke or the proximal method take what
+        NSGS does not finish. Plain Newton from a warm start stalls on the
+        degenerate LCPs of frictional piles (a 100-sphere pile: residual 2.1
+        after 100 iterations, 3 s a step). ``None``: the v1 chain, plain
+        Newton first (frictional datasets before v2). Frictionless LCPs are
+        always solved by Newton from the warm start.
+    slop : float
+        Frictional ``dem_c`` steps only: surfaces whose gap (or overlap) is
+        within ``slop`` times the smallest radius count as touching, so their
+        normal rows carry no ``gap / h`` term. Spheres do not rotate here, so a
+        sticking contact fixes all three relative velocity components and a
+        settled frictional pile has about twice as many constraints as degrees
+        of freedom; the ``gap / h`` terms of its contacts, left at 1e-10 m by
+        the previous steps, then ask for normal velocities no rigid motion can
+        give, the LCP's exact solution needs load on a consistent subset of
+        contacts only, and NSGS creeps towards it (residual 5e-7 after 5,000
+        sweeps on a settled 100-sphere pile; 25 sweeps with the slop). The
+        default, 2e-7 radii (1e-8 m on 5 cm spheres), is far below any
+        overlap the step makes. Frictionless steps are exactly eq. 6.
+    lemke_fallback : int
+        When min-map Newton does not converge, re-solve LCPs of at most this
+        many unknowns with Lemke's method (0 disables). Frictional LCPs are
+        degenerate (the impulses along the friction directions of a sticking
+        contact are not unique) and Newton can stall on them; Lemke is exact
+        but costs O(m^3), about 3 s at m = 1200 here.
+    proximal : ProximalOptions or None
+        When min-map Newton does not converge on an LCP too large for Lemke,
+        re-solve it from the same start by :func:`proximal_minmap` (whose
+        subsystems are captured too, marked ``proximal_iter``); ``None``
+        disables. On a settled 100-sphere pile with friction, plain Newton
+        leaves a residual of about 2 where the proximal iteration converges.
+    nsgs : NSGSOptions or None
+        Frictional LCPs only (``mu > 0``): nonsmooth Gauss-Seidel
+        (:func:`~qlsbench.physics.nsgs.nsgs`) from the warm start to
+        ``nsgs.presolve_tol``, then min-map Newton from there (its subsystems
+        are captured with ``phase = "nsgs_newton"``); if Newton does not
+        finish, NSGS continues to the tolerance itself, and only then Lemke or
+        the proximal method. Plain Newton from a warm start stalls on the
+        degenerate LCPs of sticking piles (a 100-sphere pile: residual 2.1
+        after 100 iterations); from an NSGS point it converges in a few.
+        ``None`` restores plain Newton first (frictional datasets before v2).
+        Frictionless LCPs are always solved by Newton from the warm start.
     """
 
     h: float = 1e-3
@@ -94,8 +158,10 @@ class StepOptions:
     newton: NewtonOptions = field(default_factory=NewtonOptions)
     lemke_fallback: int = 1200
     proximal: ProximalOptions | None = field(default_factory=ProximalOptions)
+    nsgs: NSGSOptions | None = field(default_factory=NSGSOptions)
     integrator: str = "dem_c"
     restitution: float = 0.0
+    slop: float = 2e-7
 
     def __post_init__(self) -> None:
         POSITIVE.check(self.h, "time step h")
@@ -108,6 +174,8 @@ class StepOptions:
             raise InputError(f"integrator must be one of {', '.join(INTEGRATORS)}, got {self.integrator!r}")
         if not (np.isfinite(self.restitution) and 0.0 <= self.restitution <= 1.0):
             raise InputError(f"restitution e must be in [0, 1], got {self.restitution!r}")
+        if not (np.isfinite(self.slop) and self.slop >= 0):
+            raise InputError(f"contact slop must be >= 0, got {self.slop!r}")
         if self.restitution and self.integrator != "cd_lagrange":
             raise InputError(f"restitution {self.restitution!r} needs integrator 'cd_lagrange' "
                              "(the dem_c step is perfectly inelastic)")
@@ -124,7 +192,8 @@ class StepReport:
     newton_iterations: int
     residual: float
     status: Status  #: ``no_contact`` for a step without contacts, else the contact LCP's outcome
-    solver: str = "minmap"
+    solver: str = "minmap"  #: what produced the kept impulses: minmap, newton, nsgs_newton, nsgs, lemke or proximal
+    sweeps: int = 0  #: NSGS sweeps (presolve and fallback)
     pairs: np.ndarray = field(default_factory=lambda: np.empty((0, 2), np.int64))  # (body_i, body_j), -1 = wall
     normal_impulses: np.ndarray = field(default_factory=lambda: np.empty(0))  # gamma_nu per contact
 
@@ -174,28 +243,70 @@ def _from_blocks(y: np.ndarray, nc: int, width: int) -> np.ndarray:
     return np.column_stack([y[:nc], y[nc: nc * (1 + s)].reshape(nc, s), y[nc * (1 + s):]])
 
 
-def _solve(lcp, y0, options: StepOptions, hook) -> tuple[LCPResult, str]:
-    """Min-map Newton (whose subsystems are captured); if it does not converge, Lemke for an LCP of at most
-    ``options.lemke_fallback`` unknowns, else the proximal min-map Newton (captured too) from the same start.
+def _solve(problem: ContactLCP, y0, options: StepOptions, hook) -> tuple[LCPResult, str, int]:
+    """The step's solver chain; returns the kept result, what produced it and the NSGS sweeps run.
 
-    The reported iterations are all Newton iterations run, as every one of them produced a captured subsystem.
+    ``hook`` is ``None`` when nobody keeps this step's subsystems. Frictionless LCPs, and frictional ones
+    without ``options.nsgs`` (v1): min-map Newton from ``y0``, then :func:`_fallback`. Frictional LCPs with
+    ``options.nsgs`` (v2, see :class:`StepOptions`): on kept steps, NSGS to the presolve tolerance and min-map
+    Newton (captured) from there or from ``y0``; then, or on other steps at once, NSGS to the tolerance; then
+    :func:`_fallback`. Reported iterations are the Newton iterations run, each of which produced a subsystem.
     """
-    result = minmap_newton(lcp, y0, options=options.newton, capture=hook)
-    if result.status == Status.CONVERGED:
-        return result, "minmap"
+    lcp, chain = problem.lcp, options.nsgs if problem.mu > 0 else None
+    if chain is None:
+        result = minmap_newton(lcp, y0, options=options.newton, capture=hook)
+        if result.status == Status.CONVERGED:
+            return result, "minmap", 0
+        return *_fallback(lcp, y0, result, "minmap", options, hook), 0
+    start, sweeps, newton = y0, 0, None
+    if hook is not None:
+        pre = nsgs(problem, y0, tol=chain.presolve_tol, max_sweeps=chain.max_sweeps, repairs=chain.repairs)
+        sweeps = pre.iterations
+        # Where the presolve already met the step's tolerance (isolated contacts are solved exactly in one sweep),
+        # Newton would have nothing to do from there: it starts from the warm start instead, as in v1.
+        solved = pre.residual <= options.newton.tol * (1.0 + float(np.linalg.norm(lcp.r)))
+        phase = "newton" if solved else "nsgs_newton"
+        newton = minmap_newton(lcp, y0 if solved else pre.y,
+                               options=replace(options.newton, max_iter=chain.newton_max_iter),
+                               capture=_tagged(hook, phase=phase, presolve_sweeps=0 if solved else sweeps))
+        if newton.status == Status.CONVERGED:
+            return newton, phase, sweeps
+        if solved:
+            return LCPResult(pre.y, pre.status, newton.iterations, pre.residual), "nsgs", sweeps
+        start = pre.y
+    full = nsgs(problem, start, tol=options.newton.tol, max_sweeps=chain.max_sweeps, repairs=chain.repairs)
+    sweeps += full.iterations
+    iterations = newton.iterations if newton is not None else 0
+    kept = LCPResult(full.y, full.status, iterations, full.residual, full.message)
+    if full.status == Status.CONVERGED:
+        return kept, "nsgs", sweeps
+    # The proximal passes start from the warm start: from a stalled NSGS point they converge less often.
+    proximal_hook = None if hook is None else _tagged(hook, phase="proximal")
+    return *_fallback(lcp, y0, kept, "nsgs", options, proximal_hook), sweeps
+
+
+def _fallback(lcp, start, result: LCPResult, name: str, options: StepOptions, hook) -> tuple[LCPResult, str]:
+    """After ``result`` (of method ``name``) missed the tolerance: Lemke for an LCP of at most
+    ``options.lemke_fallback`` unknowns, else the proximal min-map Newton (captured) from ``start``; the closer
+    of the two answers is kept, with the name of the method that produced it."""
     if lcp.size <= options.lemke_fallback:
-        fallback, name, extra = lemke(lcp), "lemke", 0
+        fallback, method, extra = lemke(lcp), "lemke", 0
         better = fallback.status == Status.CONVERGED
     elif options.proximal is not None:
-        fallback = proximal_minmap(lcp, y0, options=options.newton, proximal=options.proximal, capture=hook)
-        name, extra = "proximal", fallback.iterations
-        # Kept even short of the tolerance when it is closer than Newton's last iterate.
+        fallback = proximal_minmap(lcp, start, options=options.newton, proximal=options.proximal, capture=hook)
+        method, extra = "proximal", fallback.iterations
+        # Kept even short of the tolerance when it is closer than the last answer.
         better = fallback.status == Status.CONVERGED or fallback.residual < result.residual
     else:
-        return result, "minmap"
+        return result, name
     if not better:
-        return LCPResult(result.y, result.status, result.iterations + extra, result.residual), "minmap"
-    return LCPResult(fallback.y, fallback.status, result.iterations + extra, fallback.residual), name
+        return LCPResult(result.y, result.status, result.iterations + extra, result.residual), name
+    return LCPResult(fallback.y, fallback.status, result.iterations + extra, fallback.residual), method
+
+
+def _tagged(hook, **tags):
+    """A capture hook that adds ``tags`` to every subsystem's context."""
+    return lambda A, b, info: hook(A, b, {**info, **tags})
 
 
 def _resolve(scene: Scene, contacts: Contacts, problem: ContactLCP, options: StepOptions, context: dict,
@@ -203,8 +314,9 @@ def _resolve(scene: Scene, contacts: Contacts, problem: ContactLCP, options: Ste
     """Solve the step's contact LCP, fill ``report`` and return the flat velocity change ``M^-1 D y``."""
     width = 1 if options.mu == 0 else options.s + 2
     y0 = warm.guess(contacts, scene.n_spheres, width) if warm is not None else None
-    hook = None if capture is None else (lambda A, b, info: capture(A, b, {**context, **info}))
-    result, report.solver = _solve(problem.lcp, y0, options, hook)
+    kept = capture is not None and getattr(capture, "wants", lambda step: True)(context["step"])
+    hook = (lambda A, b, info: capture(A, b, {**context, **info})) if kept else None
+    result, report.solver, report.sweeps = _solve(problem, y0, options, hook)
     if warm is not None:
         warm.remember(contacts, scene.n_spheres, result.y, width)
     report.lcp_size, report.newton_iterations = problem.lcp.size, result.iterations
@@ -222,6 +334,14 @@ def _context(scene: Scene, options: StepOptions, index: int, contacts: Contacts)
     return context
 
 
+def _gap_offset(scene: Scene, contacts: Contacts, options: StepOptions) -> np.ndarray | None:
+    """The normal rows' ``gap / h``, zero within the slop for frictional steps (``None``: eq. 6 as printed)."""
+    if options.mu == 0 or options.slop == 0:
+        return None
+    touching = np.abs(contacts.gap) <= options.slop * float(scene.radii.min())
+    return np.where(touching, 0.0, contacts.gap / options.h)
+
+
 def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture | None = None,
          warm: _WarmStart | None = None) -> StepReport:
     """Advance ``scene`` by one step in place with ``options.integrator``.
@@ -237,7 +357,8 @@ def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture
     contacts = detect_contacts(scene, _margin(scene, v_known, options))
     report = StepReport(index, scene.time + h, contacts.count, 0, 0, 0.0, Status.NO_CONTACT)
     if contacts.count:
-        problem = assemble(contacts, scene.masses, v_known, h, options.mu, options.s)
+        problem = assemble(contacts, scene.masses, v_known, h, options.mu, options.s,
+                           normal_offset=_gap_offset(scene, contacts, options))
         context = _context(scene, options, index, contacts)
         v_known = v_known + _resolve(scene, contacts, problem, options, context, capture, warm, report).reshape(-1, 3)
     scene.velocities = v_known

@@ -19,6 +19,8 @@ from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
 from qlsbench.physics.lcp.problem import LCP, LCPResult
 
+#: Factorisations of the reduced systems (:attr:`NewtonOptions.lu`).
+LU_MODES = ("symmetric", "colamd")
 #: ``capture(A, b, info)`` receives each Newton subsystem ``A dy_A = b`` before it is solved.
 Capture = Callable[[sp.csr_matrix, np.ndarray, dict], None]
 
@@ -46,6 +48,15 @@ class NewtonOptions:
         Sufficient-decrease constant of the line search on ``0.5 ||phi||^2``.
     min_step : float
         Smallest step length tried before falling back to the gradient.
+    lu : str
+        How reduced systems are factorised. ``"symmetric"``: an exactly
+        symmetric one (every frictionless one) by SuperLU in symmetric mode
+        (minimum degree on ``A + A^T``, diagonal pivots), about 3x faster than
+        COLAMD on the 2,500-unknown systems of a 1000-sphere pile; if that
+        leaves a residual, and for non-symmetric systems, COLAMD with partial
+        pivoting. ``"colamd"``: COLAMD always (dataset v1; the two round
+        differently, so the iterates and the captured systems differ in
+        their last bits).
     """
 
     tol: float = 1e-10
@@ -54,8 +65,11 @@ class NewtonOptions:
     regularization: float = 0.0
     armijo: float = 1e-4
     min_step: float = 1e-8
+    lu: str = "symmetric"
 
     def __post_init__(self) -> None:
+        if self.lu not in LU_MODES:
+            raise InputError(f"Newton lu must be one of {', '.join(LU_MODES)}, got {self.lu!r}")
         if not self.tol > 0:
             raise InputError(f"Newton tol must be > 0, got {self.tol!r}")
         if self.max_iter < 1:
@@ -92,9 +106,23 @@ def _regularized(QAA: sp.csr_matrix, eps: float) -> sp.csr_matrix:
     return QAA if eps == 0 else (QAA + eps * sp.identity(QAA.shape[0], format="csr")).tocsr()
 
 
-def _solve_reduced(QAA: sp.csr_matrix, rhs: np.ndarray, eps: float, info: dict) -> np.ndarray:
+def _lu_solve(M: sp.csc_matrix, rhs: np.ndarray, symmetric: bool) -> np.ndarray | None:
+    """``M^-1 rhs`` by SuperLU, or ``None`` when it fails or leaves a residual above 1e-8 of ``||rhs||``."""
+    options = {"permc_spec": "MMD_AT_PLUS_A", "diag_pivot_thresh": 0.0,
+               "options": {"SymmetricMode": True}} if symmetric else {}
+    try:
+        x = spla.splu(M, **options).solve(rhs)
+    except RuntimeError:  # exactly singular
+        return None
+    if np.all(np.isfinite(x)) and np.linalg.norm(M @ x - rhs) <= 1e-8 * np.linalg.norm(rhs):
+        return x
+    return None
+
+
+def _solve_reduced(QAA: sp.csr_matrix, rhs: np.ndarray, eps: float, info: dict, symmetric: bool = False) -> np.ndarray:
     """Newton step on the active set: ``(Q_AA + eps I) x = rhs``, else damped least squares.
 
+    ``symmetric`` tries SuperLU's symmetric mode first (see :attr:`NewtonOptions.lu`).
     Friction makes ``Q_AA`` singular by construction: the ``s`` directions of a
     sticking contact span only a plane, so the impulses along them are not
     unique. When the LU solve fails or leaves a residual above 1e-8 of
@@ -103,13 +131,11 @@ def _solve_reduced(QAA: sp.csr_matrix, rhs: np.ndarray, eps: float, info: dict) 
     and always a descent direction of ``0.5 ||phi||^2``.
     """
     n = QAA.shape[0]
-    M = _regularized(QAA, eps)
-    try:
-        x = spla.splu(M.tocsc()).solve(rhs)
-        if np.all(np.isfinite(x)) and np.linalg.norm(M @ x - rhs) <= 1e-8 * np.linalg.norm(rhs):
+    M = _regularized(QAA, eps).tocsc()
+    for mode in ((True, False) if symmetric else (False,)):
+        x = _lu_solve(M, rhs, mode)
+        if x is not None:
             return x
-    except RuntimeError:  # exactly singular
-        pass
     info["least_squares_steps"] += 1
     N = (QAA.T @ QAA).tocsc()
     delta = 1e-10 * max(float(N.diagonal().max(initial=0.0)), 1e-300)
@@ -152,6 +178,10 @@ def minmap_newton(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOpti
             "gradient_steps": 0, "line_search_halvings": 0}
     status, message = Status.MAX_ITER, f"no convergence in {options.max_iter} Newton iterations"
     w, phi, psi = _merit(Qs, rs, y)
+    # Symmetric mode only where it applies: the scaled frictionless Q is symmetric to the last bit (see _scaled).
+    symmetric_lu = options.lu == "symmetric" and (Qs != Qs.T).nnz == 0
+    # What defines a captured system; how it is factorised (``lu``) does not.
+    settings = {k: v for k, v in asdict(options).items() if k != "lu"}
     it = 0
     for it in range(options.max_iter + 1):
         residual = float(np.linalg.norm(np.minimum(S * y, (Q @ (S * y)) + r)))
@@ -164,12 +194,13 @@ def minmap_newton(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOpti
         active = w < y
         dy = np.where(active, 0.0, -phi)
         if active.any():
-            QAA = Qs[active][:, active]
-            rhs = Qs[active][:, ~active] @ phi[~active] - phi[active]
+            rows = Qs[active]
+            QAA = rows[:, active]
+            rhs = rows[:, ~active] @ phi[~active] - phi[active]
             if capture is not None:  # the system as the method solves it, Tikhonov term included
                 capture(_regularized(QAA, options.regularization), rhs,
-                        {"newton_iter": it, "active_size": int(active.sum()), **asdict(options)})
-            dy[active] = _solve_reduced(QAA, rhs, options.regularization, info)
+                        {"newton_iter": it, "active_size": int(active.sum()), **settings})
+            dy[active] = _solve_reduced(QAA, rhs, options.regularization, info, symmetric_lu)
         y, w, phi, psi, ok = _line_search(Qs, rs, y, dy, phi, psi, active, options, info)
         if not ok:
             status, message = Status.STALLED, "line search found no decrease of ||min(y, Qy + r)||"

@@ -53,7 +53,7 @@ class ProximalOptions:
     shrink: float = 0.7
     min_delta: float = 1e-6
     max_delta: float = 1.0
-    max_outer: int = 100
+    max_outer: int = 400
     inner_max_iter: int = 30
     patience: int = 10
     progress: float = 0.5

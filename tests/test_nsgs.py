@@ -1,0 +1,144 @@
+"""Nonsmooth Gauss-Seidel on the contact LCP, and the v2 chain of the sphere stepper built on it.
+
+Truth comes from Lemke's method (exact on small LCPs), min-map Newton (frictionless), the LCP's own natural
+residual and the geometry of the friction polygon.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qlsbench.errors import InputError
+from qlsbench.physics import NewtonOptions, StepOptions, SubsystemRecorder, build_scene, simulate
+from qlsbench.physics.assembly import assemble
+from qlsbench.physics.contacts import detect_contacts
+from qlsbench.physics.lcp import lemke, minmap_newton
+from qlsbench.physics.nsgs import NSGSOptions, _polygon_point, nsgs
+from qlsbench.physics.sphere_stepping import _margin
+
+FRICTIONAL = StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8))
+
+
+def _problem(n_spheres: int, steps: int, mu: float, seed: int = 0):
+    """The contact LCP of the step after ``steps`` frictionless steps of a sedimentation."""
+    scene = build_scene("sedimentation", n_spheres=n_spheres, seed=seed)
+    simulate(scene, steps, StepOptions(mu=0.0))
+    v_known = scene.velocities + 1e-3 * scene.gravity
+    contacts = detect_contacts(scene, _margin(scene, v_known, StepOptions(mu=mu)))
+    return assemble(contacts, scene.masses, v_known, 1e-3, mu, 8)
+
+
+def _target(problem, tol=1e-10):
+    return tol * (1 + np.linalg.norm(problem.lcp.r))
+
+
+@pytest.mark.parametrize("radius", [0.0, 1e-3, 2.0])
+def test_the_polygon_point_is_the_nearest_point_of_the_polygon(radius):
+    """Projection onto a convex set: the point is inside, and every vertex lies on the far side of the plane
+    through it normal to the displacement ((q - p) . (x - p) <= 0); weights sit on the point's two sector edges."""
+    s = 8
+    angles = 2 * np.pi * np.arange(s) / s
+    cos, sin = np.cos(angles), np.sin(angles)
+    rng = np.random.default_rng(0)
+    for q in rng.normal(scale=1e-3, size=(500, 2)):
+        sector, b0, b1 = _polygon_point(q[0], q[1], radius, s, cos, sin) if radius > 0 else (0, 0.0, 0.0)
+        nxt = (sector + 1) % s
+        p = b0 * np.array([cos[sector], sin[sector]]) + b1 * np.array([cos[nxt], sin[nxt]])
+        assert b0 >= 0 and b1 >= 0 and b0 + b1 <= radius * (1 + 1e-12)
+        vertices = radius * np.column_stack([cos, sin])
+        assert np.all((vertices - p) @ (q - p) <= 1e-15)
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.3, 1.0])
+def test_nsgs_solves_the_lcp_and_agrees_with_lemke_on_velocities(mu):
+    """Small piles: NSGS meets the tolerance; impulses need not be unique, the velocities they give are."""
+    problem = _problem(6, 250, mu)
+    exact = lemke(problem.lcp)
+    assert exact.status == "converged"
+    result = nsgs(problem, tol=1e-12)
+    assert result.status == "converged" and result.residual <= _target(problem, 1e-12)
+    assert problem.lcp.natural_residual(result.y) == result.residual
+    v_nsgs, v_exact = problem.velocity_change(result.y), problem.velocity_change(exact.y)
+    np.testing.assert_allclose(v_nsgs, v_exact, rtol=0, atol=1e-9 * np.abs(v_exact).max())
+
+
+def test_frictionless_nsgs_finds_newtons_solution():
+    """Frictionless LCPs of a pile have a unique solution when Q is nonsingular: both methods find it."""
+    problem = _problem(30, 300, 0.0)
+    newton = minmap_newton(problem.lcp)
+    result = nsgs(problem)
+    assert newton.status == "converged" and result.status == "converged"
+    np.testing.assert_allclose(result.y, newton.y, rtol=0, atol=1e-7 * np.abs(newton.y).max())
+
+
+def test_each_contact_update_satisfies_its_own_rows():
+    """One sweep over a single contact solves it exactly (the local problem has a closed form)."""
+    problem = _problem(1, 600, 0.3)
+    assert problem.nc == 1
+    result = nsgs(problem, tol=1e-14, max_sweeps=1)
+    assert result.residual <= 1e-15 * (1 + np.linalg.norm(problem.lcp.r))
+
+
+def test_a_sweep_budget_that_runs_out_says_so():
+    problem = _problem(30, 300, 0.3)
+    result = nsgs(problem, tol=1e-14, max_sweeps=2, repairs=0)
+    assert result.status == "max_iter" and result.iterations == 2 and "2 sweeps" in result.message
+    assert result.residual > _target(problem, 1e-14)
+
+
+def test_bad_nsgs_input_is_refused():
+    problem = _problem(6, 250, 0.3)
+    with pytest.raises(InputError, match="NSGS start y0 has shape"):
+        nsgs(problem, np.zeros(3))
+    for bad, match in [(dict(tol=0.0), "NSGS tol"), (dict(max_sweeps=0), "NSGS max_sweeps"),
+                       (dict(repairs=-1), "NSGS repairs")]:
+        with pytest.raises(InputError, match=match):
+            nsgs(problem, **bad)
+    for bad, match in [(dict(presolve_tol=-1.0), "presolve_tol"), (dict(newton_max_iter=0), "newton_max_iter")]:
+        with pytest.raises(InputError, match=match):
+            NSGSOptions(**bad)
+    with pytest.raises(InputError, match="slop"):
+        StepOptions(slop=-1.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_every_step_of_a_random_frictional_pile_converges(seed):
+    """The v2 chain's promise, on piles that fall, collide and settle: no step keeps an unconverged answer."""
+    scene = build_scene("sedimentation", n_spheres=12, seed=seed)
+    reports = simulate(scene, 250, FRICTIONAL)
+    assert all(r.status.solved for r in reports), [(r.step, r.solver, r.residual) for r in reports
+                                                  if not r.status.solved]
+    assert sum(r.contacts > 0 for r in reports) > 100
+
+
+def test_kept_steps_get_newton_subsystems_marked_with_their_phase():
+    """Newton runs where subsystems are kept, from an NSGS point or, where NSGS already finished, the warm
+    start; every captured system says which."""
+    recorder = SubsystemRecorder(every=10)
+    reports = simulate(build_scene("sedimentation", n_spheres=16, seed=0), 300, FRICTIONAL, capture=recorder)
+    phases = {ctx["phase"] for _, _, ctx in recorder.records}
+    assert recorder.records and phases <= {"newton", "nsgs_newton", "proximal"}
+    assert all(ctx["step"] % 10 == 0 for _, _, ctx in recorder.records)
+    newton_steps = {r.step for r in reports if r.solver in ("newton", "nsgs_newton")}
+    assert newton_steps and all(step % 10 == 0 for step in newton_steps)
+
+
+def test_the_v1_chain_is_kept_for_old_datasets():
+    """``nsgs=None, slop=0`` is plain Newton first, as before dataset v2: no step is finished by NSGS."""
+    reports = simulate(build_scene("sedimentation", n_spheres=8, seed=0), 150,
+                       StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8), nsgs=None, slop=0.0))
+    assert {r.solver for r in reports} <= {"minmap", "lemke", "proximal"} and all(r.sweeps == 0 for r in reports)
+
+
+def test_the_slop_makes_a_settled_sticking_pile_consistent():
+    """Without rotation a sticking pile has more contact constraints than velocities; gaps of 1e-10 m then
+    ask for normal velocities no rigid motion gives. Within the slop they count as touching and NSGS needs a
+    handful of sweeps a step."""
+    scene = build_scene("sedimentation", n_spheres=40, seed=0)
+    simulate(scene, 700, FRICTIONAL)
+    kinetic = 0.5 * float(scene.masses @ (scene.velocities**2).sum(axis=1))
+    assert kinetic < 1e-8  # settled (the pile starts at rest in the bowl after 0.7 s)
+    reports = simulate(scene, 30, FRICTIONAL)
+    assert all(r.status.solved for r in reports)
+    assert np.mean([r.sweeps for r in reports]) < 20
