@@ -5,11 +5,21 @@ deepest overlap it leaves, the LCP's min-map residual and complementarity
 error. A change that buys speed with accuracy shows up in both columns.
 """
 
+import copy
 import time
 
 import numpy as np
 
-from qlsbench.physics import NewtonOptions, StepOptions, build_scene, detect_contacts, minmap_newton, simulate, step
+from qlsbench.physics import (
+    NewtonOptions,
+    StepOptions,
+    WarmStart,
+    build_scene,
+    detect_contacts,
+    minmap_newton,
+    simulate,
+    step,
+)
 from qlsbench.physics.assembly import assemble
 
 from .timing import best_of
@@ -166,5 +176,105 @@ class ContactLCP:
         # Best of five, like the yardstick: a single 20 ms solve on a shared machine
         # swung this ratio by 1.7x between two runs of the same code.
         return best_of(minmap_newton, lcp, repeats=5) / _reference_seconds()
+
+    track_time_ratio.unit = "ratio"
+
+
+#: A pile counts as settled when its kinetic energy is below this (J); 100 spheres of 0.52 kg at 1e-5 m/s have 3e-9.
+SETTLED_ENERGY = 1e-10
+
+
+def _kinetic(scene):
+    return 0.5 * float(scene.masses @ (scene.velocities**2).sum(axis=1))
+
+
+def _warm_run(scene, warm, options, steps):
+    """``steps`` warm-started steps from copies of ``scene`` and ``warm``: seconds and the reports."""
+    scene, warm = scene.copy(), copy.deepcopy(warm)
+    t0 = time.perf_counter()
+    reports = [step(scene, options, index=k, warm=warm) for k in range(steps)]
+    return time.perf_counter() - t0, reports
+
+
+class FrictionalPile:
+    """100 spheres at mu = 0.3, warm-started steps (dataset v2's chain), on a sliding and on a settled pile.
+
+    ``sliding``: the frictionless pile of :class:`SedimentationStep` (median speed 0.15 m/s, every closed
+    contact slides once friction is on). ``settled``: the same spheres simulated with friction from the
+    start until the kinetic energy is below ``SETTLED_ENERGY`` = 1e-10 J (about 700 steps); its contacts
+    stick. Goals on 2 cores: >= 20 steps/s on the settled pile, every step converged, and a frictional step
+    at most 10x the frictionless step of the same pile (``track_ratio_to_frictionless``, both in one run).
+    """
+
+    params = ["sliding", "settled"]
+    param_names = ["pile"]
+    timeout = 1200
+    steps = 50
+
+    def setup_cache(self):
+        piles = {"sliding": _settled(100, 400)}
+        scene, warm = build_scene("sedimentation", n_spheres=100, seed=0), WarmStart()
+        for k in range(5000):
+            step(scene, FRICTIONAL, index=k, warm=warm)
+            if k > 100 and _kinetic(scene) < SETTLED_ENERGY:
+                break
+        piles["settled"] = scene
+        warms = {}
+        for name, pile in piles.items():  # a warm start that belongs to the pile: one frictional step's impulses
+            warms[name] = WarmStart()
+            step(pile.copy(), FRICTIONAL, warm=warms[name])
+        return piles, warms
+
+    def setup(self, cache, pile):
+        piles, warms = cache
+        self.scene, self.warm = piles[pile], warms[pile]
+
+    def time_warm_steps(self, cache, pile):
+        _warm_run(self.scene, self.warm, FRICTIONAL, 10)
+
+    def track_steps_per_second(self, cache, pile):
+        seconds, _ = _warm_run(self.scene, self.warm, FRICTIONAL, self.steps)
+        return self.steps / seconds
+
+    track_steps_per_second.unit = "steps/s"
+
+    def track_unconverged_steps(self, cache, pile):
+        _, reports = _warm_run(self.scene, self.warm, FRICTIONAL, self.steps)
+        return sum(not r.status.solved for r in reports)
+
+    track_unconverged_steps.unit = "steps"
+
+    def track_ratio_to_frictionless(self, cache, pile):
+        frictional, _ = _warm_run(self.scene, self.warm, FRICTIONAL, self.steps)
+        frictionless, _ = _warm_run(self.scene, WarmStart(), FRICTIONLESS, self.steps)
+        return frictional / frictionless
+
+    track_ratio_to_frictionless.unit = "ratio"
+
+
+class ThousandSpheres:
+    """1000 frictionless spheres, 20 warm-started steps of a pile that has fallen (600 steps). Goal: >= 20 steps/s."""
+
+    timeout = 1200
+    steps = 20
+
+    def setup_cache(self):
+        scene = _settled(1000, 600)
+        warm = WarmStart()
+        step(scene.copy(), FRICTIONLESS, warm=warm)
+        return scene, warm
+
+    def time_warm_steps(self, cache):
+        _warm_run(*cache, FRICTIONLESS, 5)
+
+    def track_steps_per_second(self, cache):
+        seconds, _ = _warm_run(*cache, FRICTIONLESS, self.steps)
+        return self.steps / seconds
+
+    track_steps_per_second.unit = "steps/s"
+
+    def track_time_ratio(self, cache):
+        seconds, _ = _warm_run(*cache, FRICTIONLESS, self.steps)
+        return seconds / self.steps / _reference_seconds()
 
     track_time_ratio.unit = "ratio"

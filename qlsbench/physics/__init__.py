@@ -25,11 +25,12 @@ from qlsbench.physics.lcp import (
     solve_lcp,
 )
 from qlsbench.physics.scene import SCENES, Scene, build_scene
-from qlsbench.physics.sphere_stepping import StepOptions, StepReport, simulate, step
+from qlsbench.physics.sphere_stepping import StepOptions, StepReport, WarmStart, simulate, step
 
 __all__ = [
     "LCP", "LCPResult", "LCP_METHODS", "Contacts", "NewtonOptions", "ProximalOptions", "SCENES",
-    "Scene", "SnapshotRecorder", "StepOptions", "StepReport", "SubsystemRecorder", "build_scene", "container_of",
+    "Scene", "SnapshotRecorder", "StepOptions", "StepReport", "SubsystemRecorder", "WarmStart", "build_scene",
+    "container_of",
     "detect_contacts", "export_systems", "minmap_newton", "proximal_minmap", "simulate", "snapshot_steps",
     "solve_lcp", "step",
 ]

@@ -205,8 +205,11 @@ def _margin(scene: Scene, v_known: np.ndarray, options: StepOptions) -> float:
     return max(0.05 * float(scene.radii.min()), 3.0 * 2.0 * vmax * options.h)
 
 
-class _WarmStart:
-    """Carry impulses of persisting contacts (same body pair) from one step to the next."""
+class WarmStart:
+    """Carry impulses of persisting contacts (same body pair) from one step to the next.
+
+    :func:`simulate` keeps one for its run; a caller stepping with :func:`step` passes its own.
+    """
 
     def __init__(self) -> None:
         self.keys = np.empty(0, np.int64)
@@ -310,7 +313,7 @@ def _tagged(hook, **tags):
 
 
 def _resolve(scene: Scene, contacts: Contacts, problem: ContactLCP, options: StepOptions, context: dict,
-             capture: Capture | None, warm: _WarmStart | None, report: StepReport) -> np.ndarray:
+             capture: Capture | None, warm: WarmStart | None, report: StepReport) -> np.ndarray:
     """Solve the step's contact LCP, fill ``report`` and return the flat velocity change ``M^-1 D y``."""
     width = 1 if options.mu == 0 else options.s + 2
     y0 = warm.guess(contacts, scene.n_spheres, width) if warm is not None else None
@@ -343,7 +346,7 @@ def _gap_offset(scene: Scene, contacts: Contacts, options: StepOptions) -> np.nd
 
 
 def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture | None = None,
-         warm: _WarmStart | None = None) -> StepReport:
+         warm: WarmStart | None = None) -> StepReport:
     """Advance ``scene`` by one step in place with ``options.integrator``.
 
     ``dem_c`` (alg. 1): velocities first take the external force, then the
@@ -368,7 +371,7 @@ def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture
 
 
 def step_cd_lagrange(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture | None = None,
-                     warm: _WarmStart | None = None) -> StepReport:
+                     warm: WarmStart | None = None) -> StepReport:
     """One CD-Lagrange step (seed 000, eqs. 45-50) of the sphere system, in place.
 
     The scene's velocities are the half-step velocities ``v_{n+1/2}``:
@@ -429,7 +432,7 @@ def simulate(scene: Scene, steps: int, options: StepOptions, *, capture: Capture
         Show a progress bar with steps/s, contacts and Newton iterations.
     """
     whole_number(steps, "steps", low=0)
-    warm = _WarmStart() if options.warm_start else None
+    warm = WarmStart() if options.warm_start else None
     reports = []
     label = f"{scene.name} N={scene.n_spheres} mu={options.mu:g}"
     if options.integrator == "cd_lagrange":

@@ -39,7 +39,7 @@ def _save(path: Path, problem, y0: np.ndarray, masses: np.ndarray) -> None:
 
 def collect(n_spheres: int, seed: int, steps: int, keep: int) -> None:
     scene = build_scene("sedimentation", n_spheres=n_spheres, seed=seed)
-    warm, kept, chain, last = stepping._WarmStart(), 0, stepping._solve, -SPACING
+    warm, kept, chain, last = stepping.WarmStart(), 0, stepping._solve, -SPACING
 
     def spy(problem, y0, options, hook):
         nonlocal kept, last
