@@ -112,42 +112,6 @@ class StepOptions:
         after 100 iterations, 3 s a step). ``None``: the v1 chain, plain
         Newton first (frictional datasets before v2). Frictionless LCPs are
         always solved by Newton from the warm start.
-    slop : float
-        Frictional ``dem_c`` steps only: surfaces whose gap (or overlap) is
-        within ``slop`` times the smallest radius count as touching, so their
-        normal rows carry no ``gap / h`` term. Spheres do not rotate here, so a
-        sticking contact fixes all three relative velocity components and a
-        settled frictional pile has about twice as many constraints as degrees
-        of freedom; the ``gap / h`` terms of its contacts, left at 1e-10 m by
-        the previous steps, then ask for normal velocities no rigid motion can
-        give, the LCP's exact solution needs load on a consistent subset of
-        contacts only, and NSGS creeps towards it (residual 5e-7 after 5,000
-        sweeps on a settled 100-sphere pile; 25 sweeps with the slop). The
-        default, 2e-7 radii (1e-8 m on 5 cm spheres), is far below any
-        overlap the step makes. Frictionless steps are exactly eq. 6.
-    lemke_fallback : int
-        When min-map Newton does not converge, re-solve LCPs of at most this
-        many unknowns with Lemke's method (0 disables). Frictional LCPs are
-        degenerate (the impulses along the friction directions of a sticking
-        contact are not unique) and Newton can stall on them; Lemke is exact
-        but costs O(m^3), about 3 s at m = 1200 here.
-    proximal : ProximalOptions or None
-        When min-map Newton does not converge on an LCP too large for Lemke,
-        re-solve it from the same start by :func:`proximal_minmap` (whose
-        subsystems are captured too, marked ``proximal_iter``); ``None``
-        disables. On a settled 100-sphere pile with friction, plain Newton
-        leaves a residual of about 2 where the proximal iteration converges.
-    nsgs : NSGSOptions or None
-        Frictional LCPs only (``mu > 0``): nonsmooth Gauss-Seidel
-        (:func:`~qlsbench.physics.nsgs.nsgs`) from the warm start to
-        ``nsgs.presolve_tol``, then min-map Newton from there (its subsystems
-        are captured with ``phase = "nsgs_newton"``); if Newton does not
-        finish, NSGS continues to the tolerance itself, and only then Lemke or
-        the proximal method. Plain Newton from a warm start stalls on the
-        degenerate LCPs of sticking piles (a 100-sphere pile: residual 2.1
-        after 100 iterations); from an NSGS point it converges in a few.
-        ``None`` restores plain Newton first (frictional datasets before v2).
-        Frictionless LCPs are always solved by Newton from the warm start.
     """
 
     h: float = 1e-3
