@@ -199,8 +199,10 @@ def _repair(problem: ContactLCP, state: _Sweeps, info: dict) -> bool:
     """Solve the contacts that carry the residual, and their spheres' other contacts, exactly by Lemke.
 
     The block's LCP is ``(Q_BB, r_B + Q_BR y_R)`` with the other unknowns
-    ``y_R`` fixed. Returns whether the block's solution was kept (Lemke
-    converged and the whole residual did not grow).
+    ``y_R`` fixed; a block over ``_MAX_BLOCK`` unknowns shrinks to the
+    contacts of largest residual. Returns whether the block's solution was
+    kept (Lemke converged): the neighbours of the block then see new impulses
+    and the residual may rise before the next sweeps bring it down.
     """
     per = state.contact_residuals()
     seeds = np.flatnonzero(per >= _SEED_SHARE * per.max())
@@ -209,7 +211,8 @@ def _repair(problem: ContactLCP, state: _Sweeps, info: dict) -> bool:
     block = np.flatnonzero(np.isin(c.body_i, spheres) | np.isin(c.body_j, spheres))
     index = _unknowns(block, problem.nc, state.s)
     if len(index) > _MAX_BLOCK:
-        index = _unknowns(seeds, problem.nc, state.s)
+        largest = np.argsort(per)[::-1][: max(1, _MAX_BLOCK // (state.s + 2))]
+        index = _unknowns(np.intersect1d(seeds, largest), problem.nc, state.s)
     y, Q = state.y(), problem.lcp.Q
     rest = np.ones(len(y), bool)
     rest[index] = False
