@@ -45,6 +45,7 @@ BUILTINS: dict[str, str] = {
     "vqls-global": "qlsbench.solvers.vqls:VQLSGlobal",
     "vqls-local": "qlsbench.solvers.vqls:VQLSLocal",
     "vnls": "qlsbench.solvers.vnls:VNLS",
+    "hhl": "qlsbench.solvers.hhl:HHL",
 }
 
 

@@ -1,0 +1,168 @@
+"""The HHL circuit (Harrow, Hassidim, Lloyd 2009): phase estimation, eigenvalue inversion, uncomputation.
+
+Registers, Qiskit's little-endian order: the system (``n`` qubits, qubit 0 the
+least significant bit of a vector index), the clock (``m`` qubits) and one
+ancilla. For a Hermitian ``H`` with eigenvalues in ``[-1, 1]``:
+
+1. ``|b>`` is prepared on the system (``StatePreparation``);
+2. phase estimation: Hadamards on the clock, clock qubit ``j`` controls
+   ``U^(2^j)`` with ``U = e^{iHt}``, then the inverse QFT, so an eigenvector
+   of eigenvalue ``lambda`` leaves the clock near ``k = 2^m lambda t / 2 pi``
+   (modulo ``2^m``; ``k >= 2^(m-1)`` reads as negative);
+3. eigenvalue inversion: a uniformly controlled ``R_y(2 arcsin(C / lambda_k))``
+   on the ancilla, ``lambda_k`` the eigenvalue that clock state ``k`` stands for
+   and ``C`` the smallest nonzero one (so every angle is defined); ``k = 0``
+   is left alone (no eigenvalue to invert);
+4. the inverse of step 2, after which the system holds ``C A^{-1} |b>`` in the
+   branch with the ancilla 1 and the clock 0 (post-selection).
+
+``U^(2^j)`` comes either exactly from the eigendecomposition of ``H``
+(``evolution="exact"``) or from qlsbench's own Pauli decomposition by a
+first-order Trotter product of ``r`` steps per unit of ``2^j``
+(``evolution="trotter"``): each term ``c P`` gives ``exp(i c t P / r) =
+cos(c t / r) I + i sin(c t / r) P``. Either way the controlled power enters the
+circuit as one dense unitary, which Aer applies directly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def clock_eigenvalues(m: int, t: float) -> np.ndarray:
+    """``lambda_k`` for each clock state ``k``: ``2 pi k / (2^m t)``, with ``k >= 2^(m-1)`` read as ``k - 2^m``."""
+    k = np.arange(2**m)
+    signed = np.where(k >= 2 ** (m - 1), k - 2**m, k)
+    return 2.0 * np.pi * signed / (2**m * t)
+
+
+def default_time(m: int) -> float:
+    """``t = pi (1 - 2^(1-m))``: eigenvalue 1 lands on the largest positive clock state ``2^(m-1) - 1``."""
+    return float(np.pi * (1.0 - 2.0 ** (1 - m)))
+
+
+def inversion_angles(m: int, t: float, C: float | None = None) -> tuple[np.ndarray, float]:
+    """R_y angles per clock state and the constant ``C``.
+
+    ``C`` defaults to the smallest nonzero ``|lambda_k|`` (one clock unit), which
+    inverts every clock state exactly but post-selects with probability
+    ``~4^-m``; a larger ``C`` inverts clock states below it as if they stood
+    for ``+-C``.
+    """
+    lam = clock_eigenvalues(m, t)
+    C = float(np.min(np.abs(lam[1:]))) if C is None else float(C)
+    angles = np.zeros(2**m)
+    angles[1:] = 2.0 * np.arcsin(np.clip(C / lam[1:], -1.0, 1.0))
+    return angles, C
+
+
+def phase_estimation(b: np.ndarray, powers: list[np.ndarray]):
+    """``|b>`` followed by phase estimation alone: its clock distribution shows where the eigenvalues are."""
+    from qiskit import QuantumCircuit
+    from qiskit_aer.library import SaveStatevector
+
+    n, m = int(np.log2(len(b))), len(powers)
+    circuit = QuantumCircuit(n + m)
+    circuit.append(_state_preparation(b), range(n))
+    circuit.compose(_qpe(powers, n), range(n + m), inplace=True)
+    circuit.append(SaveStatevector(n + m), range(n + m))
+    return circuit
+
+
+def exact_powers(H: np.ndarray, t: float, m: int) -> list[np.ndarray]:
+    """``e^{i H t 2^j}`` for ``j < m`` from the eigendecomposition of the Hermitian ``H``."""
+    w, V = np.linalg.eigh(H)
+    return [(V * np.exp(1j * w * t * 2**j)) @ V.conj().T for j in range(m)]
+
+
+def trotter_powers(terms, t: float, m: int, steps: int) -> list[np.ndarray]:
+    """``(prod_j exp(i c_j P_j t / steps))^(steps 2^j)`` from a :class:`~qlsbench.pauli.PauliDecomposition`.
+
+    Coefficients must be real (a Hermitian ``H``). Each factor is applied as
+    ``cos(theta) M + i sin(theta) P M``, exact for ``P^2 = I``.
+    """
+    n = terms.n_qubits
+    step = np.eye(2**n, dtype=complex)
+    for x, z, c in zip(terms.x_int, terms.z_int, terms.coeffs):
+        P = _pauli_matrix(int(x), int(z), n)
+        theta = float(np.real(c)) * t / steps
+        step = np.cos(theta) * step + 1j * np.sin(theta) * (P @ step)
+    unit = np.linalg.matrix_power(step, steps)
+    powers = [unit]
+    for _ in range(1, m):
+        powers.append(powers[-1] @ powers[-1])
+    return powers
+
+
+def _pauli_matrix(x: int, z: int, n: int) -> sp.csr_matrix:
+    """The Pauli string with X part ``x`` and Z part ``z`` (bit ``q`` is qubit ``q``), in the convention
+    ``P = i^{popcount(x & z)} X^x Z^z`` that makes a ``Y`` from ``x = z = 1``."""
+    index = np.arange(2**n)
+    phase = (-1.0) ** np.array([bin(i & z).count("1") for i in index]) * 1j ** bin(x & z).count("1")
+    return sp.csr_matrix((phase, (index ^ x, index)), shape=(2**n, 2**n))
+
+
+def controlled(U: np.ndarray) -> np.ndarray:
+    """``|0><0| (x) I + |1><1| (x) U`` with the control as the most significant qubit."""
+    d = U.shape[0]
+    out = np.eye(2 * d, dtype=complex)
+    out[d:, d:] = U
+    return out
+
+
+def build(b: np.ndarray, powers: list[np.ndarray], angles: np.ndarray, *, measure: bool = False, save: bool = True):
+    """The HHL circuit for the normalised ``b`` and the clock powers ``U^(2^j)``.
+
+    Qubits: system ``0..n-1``, clock ``n..n+m-1``, ancilla ``n+m``. With
+    ``measure`` every qubit is measured (shots); otherwise, with ``save``, the
+    statevector is saved for Aer (``save_statevector``).
+    """
+    from qiskit import QuantumCircuit
+    from qiskit.circuit.library import UCRYGate
+
+    n = int(np.log2(len(b)))
+    m = len(powers)
+    system, clock, ancilla = list(range(n)), list(range(n, n + m)), n + m
+    qpe = _qpe(powers, n)
+    circuit = QuantumCircuit(n + m + 1, n + m + 1 if measure else 0)
+    circuit.append(_state_preparation(b), system)
+    circuit.compose(qpe, system + clock, inplace=True)
+    circuit.append(UCRYGate(list(angles)), [ancilla] + clock)
+    circuit.compose(qpe.inverse(), system + clock, inplace=True)
+    if measure:
+        circuit.measure(range(n + m + 1), range(n + m + 1))
+    elif save:
+        from qiskit_aer.library import SaveStatevector
+
+        circuit.append(SaveStatevector(n + m + 1), range(n + m + 1))
+    return circuit
+
+
+def _state_preparation(b: np.ndarray):
+    from qiskit.circuit.library import StatePreparation
+
+    return StatePreparation(b)
+
+
+def _qpe(powers: list[np.ndarray], n: int):
+    """Phase estimation on ``n`` system qubits and ``len(powers)`` clock qubits (clock after the system)."""
+    from qiskit import QuantumCircuit
+    from qiskit.circuit.library import QFTGate, UnitaryGate
+
+    m = len(powers)
+    qpe = QuantumCircuit(n + m, name="qpe")
+    qpe.h(range(n, n + m))
+    for j, U in enumerate(powers):
+        qpe.append(UnitaryGate(controlled(U), check_input=False), list(range(n)) + [n + j])
+    qpe.append(QFTGate(m).inverse(), range(n, n + m))
+    return qpe
+
+
+def postselected(state: np.ndarray, n: int, m: int) -> np.ndarray:
+    """The system's amplitudes in the branch ancilla 1, clock 0 (not renormalised)."""
+    return np.asarray(state).reshape(2, 2**m, 2**n)[1, 0, :]
+
+
+__all__ = ["build", "clock_eigenvalues", "controlled", "default_time", "exact_powers", "inversion_angles",
+           "phase_estimation", "postselected", "trotter_powers"]

@@ -1,0 +1,113 @@
+"""HHL on Aer: phase estimation reads known eigenvalues, fidelity grows with the clock, refinement reaches the
+high-accuracy bar, the dilation solves non-Hermitian systems, shots sample what the statevector says."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qlsbench import solvers
+from qlsbench.errors import InputError
+from qlsbench.pauli import decompose
+from qlsbench.problems import LinearSystem, ising_inspired
+from qlsbench.solvers.hhl import circuit as hhl_circuit
+from qlsbench.solvers.hhl.__init__ import _run
+
+
+def _fidelity(system: LinearSystem, x: np.ndarray) -> float:
+    exact = np.linalg.solve(system.A.toarray(), system.b)
+    return float(abs(np.vdot(exact, x)) ** 2 / (np.vdot(exact, exact).real * np.vdot(x, x).real))
+
+
+def _random_rhs(system: LinearSystem, seed: int = 1) -> LinearSystem:
+    """The same matrix with a random right-hand side: Ising's b = |+>^n is close to an eigenvector."""
+    return LinearSystem(system.A, np.random.default_rng(seed).normal(size=system.dim))
+
+
+def test_the_clock_reads_representable_eigenvalues_exactly():
+    """A 2x2 matrix whose eigenvalues sit on the clock grid: phase estimation puts all probability on their two
+    clock states, in the proportions of b on the eigenvectors, and HHL then inverts exactly."""
+    m = 4
+    t = hhl_circuit.default_time(m)
+    grid = hhl_circuit.clock_eigenvalues(m, t)
+    # +7 and -3 clock units: the largest is 1 (7 units at the default time), so the solver's scaling to spectral
+    # norm 1 keeps both on the grid
+    lam = np.array([grid[7], grid[16 - 3]])
+    angle = 0.3
+    V = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    H = V @ np.diag(lam) @ V.T
+    b = np.array([0.6, 0.8])
+    powers = hhl_circuit.exact_powers(H, t, m)
+    state = np.asarray(_run(hhl_circuit.phase_estimation(b, powers), method="statevector").result().get_statevector())
+    clock = (np.abs(state.reshape(2**m, 2)) ** 2).sum(axis=1)
+    weights = (V.T @ b) ** 2
+    np.testing.assert_allclose(clock[[7, 13]], weights, atol=1e-12)
+    assert clock.sum() - clock[[7, 13]].sum() < 1e-12
+    assert lam[0] == pytest.approx(1.0)
+    solved = solvers.get("hhl", clock=m, inversion="grid").solve(LinearSystem(H, b))
+    assert _fidelity(LinearSystem(H, b), solved.x) > 1 - 1e-12
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_fidelity_rises_with_the_clock_and_reaches_099(n):
+    system = _random_rhs(ising_inspired(n, 10.0))
+    fidelities = [_fidelity(system, solvers.get("hhl", clock=m).solve(system).x) for m in (3, 5, 8)]
+    assert fidelities[0] < fidelities[-1] and fidelities[-1] >= 0.99, fidelities
+
+
+def test_refinement_takes_the_residual_to_the_high_accuracy_bar():
+    system = _random_rhs(ising_inspired(3, 10.0))
+    result = solvers.get("hhl", clock=5, refine=8).solve(system)
+    history = result.history
+    assert 1e-3 < history[0] < 1e-1  # plain HHL at 5 clock qubits
+    assert history[-1] <= 1e-8 and len(history) <= 9
+    assert all(b < a for a, b in zip(history, history[1:]))
+    assert result.status == "converged" and result.resources["refine_rounds"] == 8
+
+
+def test_the_dilation_solves_a_non_hermitian_system():
+    rng = np.random.default_rng(2)
+    A = np.eye(4) + 0.4 * rng.normal(size=(4, 4))
+    system = LinearSystem(A, rng.normal(size=4))
+    result = solvers.get("hhl", clock=8).solve(system)
+    assert result.resources["dilation"] and result.resources["total_qubits"] == 3 + 8 + 1
+    np.testing.assert_allclose(result.x, np.linalg.solve(A, system.b), rtol=0,
+                               atol=2e-3 * np.linalg.norm(np.linalg.solve(A, system.b)))
+    assert result.resources["two_qubit_gates"] > 0 and result.resources["circuit_depth"] > 0
+
+
+def test_trotter_powers_match_qiskits_own_pauli_evolution():
+    """The Trotter product built from qlsbench's decomposition is Qiskit's Lie-Trotter Pauli evolution (e^{+iHt}:
+    Qiskit's gate evolves by e^{-iHt}, so it gets -t)."""
+    from qiskit.circuit.library import PauliEvolutionGate
+    from qiskit.quantum_info import Operator
+    from qiskit.synthesis import LieTrotter
+
+    H = ising_inspired(3, 10.0).A.toarray()
+    terms = decompose(H)
+    unit = hhl_circuit.trotter_powers(terms, 0.7, 1, 3)[0]
+    gate = PauliEvolutionGate(terms.to_sparse_pauli_op(), time=-0.7, synthesis=LieTrotter(reps=3))
+    np.testing.assert_allclose(unit, Operator(gate.definition).data, atol=1e-12)  # the synthesised circuit
+    assert np.linalg.norm(unit - hhl_circuit.exact_powers(H, 0.7, 1)[0]) > 1e-6  # a real Trotter error
+    system = _random_rhs(ising_inspired(3, 10.0))
+    trotter = solvers.get("hhl", clock=8, evolution="trotter", trotter_steps=4).solve(system)
+    assert _fidelity(system, trotter.x) > 0.999 and trotter.resources["pauli_terms"] > 0
+
+
+@pytest.mark.parametrize("backend", ["shots", "shots-emulated"])
+def test_shots_sample_the_postselected_distribution(backend):
+    system = _random_rhs(ising_inspired(2, 10.0))
+    exact = solvers.get("hhl", clock=6, inversion="grid").solve(system)
+    sampled = solvers.get("hhl", clock=6, inversion="grid", backend=backend, shots=20_000).solve(system)
+    p = exact.resources["postselection_probability"]
+    sigma = np.sqrt(p * (1 - p) / 20_000)
+    assert abs(sampled.resources["postselection_probability"] - p) <= 5 * sigma
+    assert _fidelity(system, sampled.x) > 0.98 and "from shots" in sampled.message
+
+
+def test_bad_hhl_options_are_refused():
+    for bad, match in [(dict(clock=1), "clock"), (dict(backend="gpu"), "backend"), (dict(time=4.0), "time"),
+                       (dict(evolution="exact-ish"), "evolution"), (dict(refine=-1), "refine"),
+                       (dict(inversion="magic"), "inversion")]:
+        with pytest.raises(InputError, match=match):
+            solvers.get("hhl", **bad)
