@@ -138,3 +138,46 @@ def lcu_table(dataset: str | os.PathLike, out: str | os.PathLike, *, terms: bool
     table = pd.DataFrame(rows)
     atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), out)
     return table
+
+
+#: Target errors of the fault-tolerant estimates: a loose read-out and the exact track's accuracy.
+RESOURCE_EPSILONS: tuple[float, ...] = (1e-2, 1e-6)
+
+
+def resource_table(dataset: str | os.PathLike, out: str | os.PathLike, *, epsilons=RESOURCE_EPSILONS,
+                   progress: bool = True) -> pd.DataFrame:
+    """Fault-tolerant cost estimates for every system of ``dataset`` (:mod:`qlsbench.pauli.estimates`), written to ``out``.
+
+    One row per system, truncation tolerance (``tol``: terms with ``|c| > tol max |c|`` are kept, so the 1-norm
+    ``alpha`` and the term count shrink with it) and target error ``epsilon``: the system's identity, ``terms``,
+    ``alpha``, ``kappa`` (the stored ``cond``) and :func:`~qlsbench.pauli.estimates.estimate`'s columns. A system
+    that occurs several times is one set of rows; a system without a finite ``cond`` gets none.
+    """
+    from qlsbench.pauli.estimates import estimate
+    from qlsbench.pauli.lcu import LCU_TOLS, lcu_form, lcu_summary, tol_label
+
+    for epsilon in epsilons:
+        if not 0 < epsilon < 1:
+            raise InputError(f"--epsilon must be in (0, 1), got {epsilon!r}")
+    df = load_dataset(dataset).drop_duplicates("system_id")
+    rows = []
+    for _, record in tqdm(df.iterrows(), total=len(df), desc=f"resources {dataset_name(dataset)}",
+                          disable=not progress):
+        system = to_system(record)
+        kappa = float(system.meta.get("cond", np.nan))
+        if not np.isfinite(kappa):
+            continue
+        decomposition = lcu_form(system.A)
+        summary = lcu_summary(decomposition)
+        for tol in LCU_TOLS:
+            terms, alpha = summary[f"terms_{tol_label(tol)}"], summary[f"lcu_norm_{tol_label(tol)}"]
+            for epsilon in epsilons:
+                rows.append({"dataset": dataset_name(dataset), "system_id": system.system_id,
+                             "family": system.meta.get("family", ""), "scene": system.meta.get("scene", ""),
+                             "n_qubits": int(decomposition.n_qubits), "symmetric": bool(system.meta.get("symmetric",
+                                                                                                       False)),
+                             "tol": tol, "terms": terms,
+                             **estimate(int(decomposition.n_qubits), terms, alpha, max(kappa, 1.0), epsilon)})
+    table = pd.DataFrame(rows)
+    atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), out)
+    return table

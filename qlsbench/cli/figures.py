@@ -1,10 +1,10 @@
-"""Study and figure commands: ``pauli``, ``lcu``, and ``figure NAME`` for every figure of :data:`qlsbench.report.FIGURES`."""
+"""Study and figure commands: ``pauli``, ``lcu``, ``resources``, and ``figure NAME`` for every figure of :data:`qlsbench.report.FIGURES`."""
 
 from __future__ import annotations
 
 from functools import partial
 
-from qlsbench.checks import NON_NEGATIVE
+from qlsbench.checks import NON_NEGATIVE, POSITIVE
 from qlsbench.cli.options import add_options, given_options
 
 
@@ -46,6 +46,37 @@ def _parser_lcu(sub) -> None:
     s.set_defaults(func=cmd_lcu, writes=[("out", "--out", "file")], reads=["dataset"])
 
 
+def cmd_resources(args) -> None:
+    from qlsbench.bench.pauli_study import resource_table
+
+    df = resource_table(args.dataset, args.out, epsilons=args.epsilon, progress=not args.quiet)
+    if df.empty:
+        print(f"no system with a finite condition number -> {args.out}")
+        return
+    exact = df[df["tol"] == 0]
+    for epsilon, rows in exact.groupby("epsilon"):
+        largest = rows.loc[rows["n_qubits"].idxmax()]
+        print(f"epsilon {epsilon:g}: median kappa_eff {rows['kappa_eff'].median():.3g}, QSVT degree "
+              f"{rows['qsvt_degree'].median():.3g}, adiabatic queries {rows['adiabatic_queries_practical'].median():.3g}"
+              f" (practical) / {rows['adiabatic_queries_bound'].median():.3g} (bound); largest system "
+              f"({int(largest['n_qubits'])} qubits, {int(largest['terms'])} terms): "
+              f"{largest['adiabatic_queries_practical']:.3g} adiabatic queries")
+    print(f"{df['system_id'].nunique()} systems -> {args.out}")
+
+
+def _parser_resources(sub) -> None:
+    from qlsbench.bench.pauli_study import RESOURCE_EPSILONS
+
+    s = sub.add_parser("resources", help="fault-tolerant cost estimates per system from its LCU form: block "
+                                         "encoding, QSVT and discrete-adiabatic query counts (no simulation)")
+    s.add_argument("dataset", help="dataset file or folder")
+    s.add_argument("--epsilon", type=POSITIVE.parse, nargs="+", default=list(RESOURCE_EPSILONS),
+                   help="target errors (default: %(default)s)")
+    s.add_argument("--out", required=True, help="output .parquet file")
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(func=cmd_resources, writes=[("out", "--out", "file")], reads=["dataset"])
+
+
 def cmd_figure(figure, args) -> None:
     options = figure.options.from_mapping(given_options(args, figure.options))
     for out in args.out:
@@ -69,4 +100,4 @@ def _parser_figure(sub) -> None:
 
 
 #: Parser builders of this module's commands, in the order `qlsbench --help` lists them.
-PARSERS = (_parser_pauli, _parser_lcu, _parser_figure)
+PARSERS = (_parser_pauli, _parser_lcu, _parser_resources, _parser_figure)
