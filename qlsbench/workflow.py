@@ -242,6 +242,7 @@ DEFAULT_RESOURCES: dict[str, dict[str, int]] = {
     "pauli": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # numba kernels run patterns in parallel
     "lcu": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # the same decomposition, every term kept
     "truncation": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # the same study, more tolerances
+    "resources": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # the same decomposition, then formulas
     "solve": {"mem_mb": 4000, "runtime": 120},
 }
 

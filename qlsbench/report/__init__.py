@@ -18,6 +18,7 @@ from qlsbench.report import (
     loss_curves,
     pauli_figures,
     physics_figures,
+    resource_figures,
 )
 from qlsbench.report.base import Figure
 
@@ -28,6 +29,7 @@ FIGURES: dict[str, Figure] = {figure.name: figure for figure in (
     checkpoint_table.FIGURE,  # fig. 4(b)
     pauli_figures.TERM_COUNTS,  # fig. 5
     pauli_figures.TRUNCATION,
+    resource_figures.FIGURE,
     physics_figures.KAPPA_TIME,
     budget_curves.FIGURE,
     leaderboard_plots.PROFILES,

@@ -51,3 +51,36 @@ rule lcu:
         "../envs/qlsbench.yaml"
     shell:
         "python -m qlsbench --threads {threads} lcu {input} {params.terms} --out {output} --quiet > {log} 2>&1"
+
+
+# What a fault-tolerant solver would cost on each system (no simulation): block encoding, QSVT and discrete-adiabatic
+# query counts from the LCU form, at the truncation tolerances of the LCU table (qlsbench.pauli.estimates).
+rule resources:
+    input:
+        "datasets/{family}/{scene}/part-0000.parquet",
+    output:
+        "results/resources/{family}/{scene}.parquet",
+    threads: rule_threads(config, "resources")
+    resources:
+        **rule_resources(config, "resources"),
+    log:
+        "logs/resources/{family}/{scene}.log",
+    conda:
+        "../envs/qlsbench.yaml"
+    shell:
+        "python -m qlsbench --threads {threads} resources {input} --out {output} --quiet > {log} 2>&1"
+
+
+rule resources_figure:
+    input:
+        expand("results/resources/{dataset}.parquet", dataset=DATASETS),
+    output:
+        report("results/figures/resources.png", caption="../report/resources.rst", category="Quantum form"),
+    resources:
+        **rule_resources(config, "resources_figure"),
+    log:
+        "logs/figures/resources.log",
+    conda:
+        "../envs/qlsbench.yaml"
+    shell:
+        "python -m qlsbench figure resources {input} --out {output} > {log} 2>&1"
