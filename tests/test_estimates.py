@@ -57,6 +57,7 @@ def test_the_table_has_a_row_per_system_tolerance_and_epsilon(tmp_path):
     table = resource_table(data, tmp_path / "r.parquet", epsilons=(1e-2, 1e-6), progress=False)
     assert len(table) == 2 * 3 * 2
     assert pd.read_parquet(tmp_path / "r.parquet").shape == table.shape
+    assert _card_columns() == list(table.columns)
     exact = table[(table["tol"] == 0) & (table["epsilon"] == 1e-2)]
     np.testing.assert_allclose(exact["kappa"], 10.0, rtol=1e-9)
     assert np.all(exact["alpha"] >= 1.0 - 1e-12)
@@ -64,3 +65,14 @@ def test_the_table_has_a_row_per_system_tolerance_and_epsilon(tmp_path):
     for _, rows in table[table["epsilon"] == 1e-2].groupby("system_id"):
         rows = rows.sort_values("tol")
         assert np.all(np.diff(rows["alpha"]) <= 1e-12) and np.all(np.diff(rows["terms"]) <= 0)
+
+
+def _card_columns() -> list[str]:
+    """The columns the dataset card's resources table documents, in its order."""
+    from pathlib import Path
+
+    from markdown_check import tables
+
+    card = (Path(__file__).resolve().parents[1] / "datasets" / "README.md").read_text()
+    table = next(t for t in tables(card) if "qsvt_degree" in " ".join(r[0] for r in t["rows"]))
+    return [name.strip(" `") for row in table["rows"] for name in row[0].split(",")]

@@ -129,11 +129,21 @@ def qubit_band(n_qubits) -> str:
 
 
 def solver_kinds(results: pd.DataFrame) -> pd.Series:
-    """``variational`` for a solver whose solves record read-outs against a cost budget, else ``classical``."""
-    if "progress_evaluations" not in results:
-        return pd.Series("classical", index=pd.Index(results["solver"].unique(), name="solver"))
-    has = results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0)
-    return has.groupby(results["solver"]).any().map({True: "variational", False: "classical"})
+    """Each solver's kind: ``variational`` if its solves record read-outs against a cost budget, else ``quantum``
+    if they ran circuits (HHL), else ``classical``."""
+    solvers = results["solver"]
+    variational = _any_per_solver(results, "progress_evaluations", lambda v: v is not None and len(v) > 0)
+    circuits = _any_per_solver(results, "circuit_executions", lambda v: v is not None and not pd.isna(v) and v > 0)
+    kinds = pd.Series("classical", index=pd.Index(solvers.unique(), name="solver"))
+    kinds[circuits.reindex(kinds.index, fill_value=False).to_numpy()] = "quantum"
+    kinds[variational.reindex(kinds.index, fill_value=False).to_numpy()] = "variational"
+    return kinds
+
+
+def _any_per_solver(results: pd.DataFrame, column: str, test) -> pd.Series:
+    if column not in results:
+        return pd.Series(False, index=pd.Index(results["solver"].unique(), name="solver"))
+    return results[column].map(test).groupby(results["solver"]).any()
 
 
 def mark_success(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:

@@ -44,7 +44,7 @@ Block = tuple[str, object]
 #: Human names and tooltips of the columns the page shows: ``{column: (name, what it means)}``.
 COLUMNS: dict[str, tuple[str, str]] = {
     "solver": ("solver", "the configuration's label: its name, or its name and options"),
-    "kind": ("kind", "variational: records read-outs against a budget of cost evaluations; classical: the rest"),
+    "kind": ("kind", "variational: records read-outs against a budget of cost evaluations; quantum: runs circuits without a variational budget (HHL); classical: the rest"),
     "systems": ("systems run", "distinct systems (by content) the solver was run on"),
     "coverage": ("coverage", "share of the systems in view the solver was run on; the others are not run and do "
                              "not count in its rates"),

@@ -115,8 +115,7 @@ class HHL(BaseSolver):
         scale = float(np.linalg.norm(H, 2))
         if scale == 0 or not np.any(system.b):
             return SolveResult(None, Status.SKIPPED, "hhl: A or b is zero", resources=resources)
-        powers = self._powers(H / scale, resources)
-        run = _Runner(self, powers, n_h, seed)
+        run = _Runner(self, self._phase_estimation(H / scale, resources), n_h, seed)
         start = time.perf_counter()
         x = self._hhl_step(system, run, system.b, hermitian)
         history = [_relative_residual(system, x)]
@@ -129,7 +128,7 @@ class HHL(BaseSolver):
         resources.update(run.resources(), refine_rounds=len(history) - 1,
                          seconds_in_circuits=time.perf_counter() - start)
         if n_h <= MAX_TRANSPILED_SYSTEM_QUBITS:
-            resources.update(_gate_counts(run.circuit_for(system.b, hermitian)))
+            resources.update(_gate_counts(run.circuit_for(system.b, hermitian, self._textbook(H / scale))))
         status = Status.CONVERGED if history[-1] <= self.rtol else Status.MAX_ITER
         message = (f"relative residual {history[-1]:.2e} {'<=' if status is Status.CONVERGED else '>'} rtol "
                    f"{self.rtol:g} after {len(history) - 1} refinement rounds")
@@ -137,9 +136,21 @@ class HHL(BaseSolver):
             message += "; amplitude magnitudes from shots, signs and phases from the statevector"
         return SolveResult(x, status, message, iterations=len(history), history=history, resources=resources)
 
-    def _powers(self, H: np.ndarray, resources: dict) -> list[np.ndarray]:
+    def _phase_estimation(self, H: np.ndarray, resources: dict) -> hhl_circuit.PhaseEstimation:
+        """The phase estimation the solves run: exact evolution in ``H``'s eigenbasis, Trotter as controlled powers."""
         if self.evolution == "exact":
-            return hhl_circuit.exact_powers(H, self._time, self.clock)
+            w, V = np.linalg.eigh(H)
+            return hhl_circuit.PhaseEstimation.in_eigenbasis(w, V, self._time, self.clock)
+        return hhl_circuit.PhaseEstimation.from_powers(self._trotter_powers(H, resources), _qubits(H))
+
+    def _textbook(self, H: np.ndarray) -> hhl_circuit.PhaseEstimation:
+        """The controlled-power form whose transpiled gates are counted."""
+        if self.evolution == "exact":
+            return hhl_circuit.PhaseEstimation.from_powers(hhl_circuit.exact_powers(H, self._time, self.clock),
+                                                           _qubits(H))
+        return hhl_circuit.PhaseEstimation.from_powers(self._trotter_powers(H, {}), _qubits(H))
+
+    def _trotter_powers(self, H: np.ndarray, resources: dict) -> list[np.ndarray]:
         from qlsbench.pauli import decompose
 
         terms = decompose(H)
@@ -158,6 +169,10 @@ class HHL(BaseSolver):
         return least_squares_readout(LinearSystem(system.A, np.asarray(rhs)), v)
 
 
+def _qubits(H: np.ndarray) -> int:
+    return int(np.log2(H.shape[0]))
+
+
 def _rhs_state(rhs: np.ndarray, hermitian: bool) -> np.ndarray:
     b = np.asarray(rhs, dtype=complex)
     if not hermitian:
@@ -172,14 +187,14 @@ def _relative_residual(system: LinearSystem, x: np.ndarray) -> float:
 class _Runner:
     """Runs HHL circuits on one backend and keeps what they cost."""
 
-    def __init__(self, solver: HHL, powers, n: int, seed: int) -> None:
-        self.solver, self.powers, self.n, self.m = solver, powers, n, solver.clock
+    def __init__(self, solver: HHL, qpe: hhl_circuit.PhaseEstimation, n: int, seed: int) -> None:
+        self.solver, self.qpe, self.n, self.m = solver, qpe, n, solver.clock
         self.rng = np.random.default_rng(seed)
         self.executions, self.postselection, self.constants = 0, [], []
 
-    def circuit_for(self, b, hermitian: bool):
+    def circuit_for(self, b, hermitian: bool, qpe: hhl_circuit.PhaseEstimation):
         b = _rhs_state(b, hermitian)
-        return hhl_circuit.build(b, self.powers, self._angles(b), save=False)
+        return hhl_circuit.build(b, qpe, self._angles(b), save=False)
 
     def _angles(self, b: np.ndarray) -> np.ndarray:
         """Inversion angles for ``b``; with ``inversion="auto"`` C comes from a phase-estimation run on ``b``."""
@@ -187,7 +202,7 @@ class _Runner:
         if self.solver.inversion == "grid":
             angles, C = hhl_circuit.inversion_angles(self.m, t)
         else:
-            state = np.asarray(_run(hhl_circuit.phase_estimation(b, self.powers), method="statevector")
+            state = np.asarray(_run(hhl_circuit.phase_estimation(b, self.qpe), method="statevector")
                                .result().get_statevector())
             self.executions += 1
             clock = (np.abs(state.reshape(2**self.m, 2**self.n)) ** 2).sum(axis=1)
@@ -202,7 +217,7 @@ class _Runner:
     def solve(self, b: np.ndarray) -> np.ndarray:
         """The post-selected system amplitudes for the normalised ``b`` (magnitudes from shots where asked)."""
         self.angles = self._angles(b)
-        state = _run(hhl_circuit.build(b, self.powers, self.angles), method="statevector").result()
+        state = _run(hhl_circuit.build(b, self.qpe, self.angles), method="statevector").result()
         amplitudes = hhl_circuit.postselected(np.asarray(state.get_statevector()), self.n, self.m)
         probability = float(np.vdot(amplitudes, amplitudes).real)
         self.executions += 1
@@ -226,7 +241,7 @@ class _Runner:
             p[-1] = max(0.0, 1.0 - probabilities.sum())  # ... and every other outcome lumped together
             draws = self.rng.multinomial(shots, p / p.sum())
             return draws[: len(amplitudes)].astype(float)
-        circuit = hhl_circuit.build(b, self.powers, self.angles, measure=True)
+        circuit = hhl_circuit.build(b, self.qpe, self.angles, measure=True)
         counts = _run(circuit, shots=shots, seed_simulator=int(self.rng.integers(2**31))).result()
         out = np.zeros(len(amplitudes))
         for key, count in counts.get_counts().items():

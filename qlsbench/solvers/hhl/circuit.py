@@ -26,6 +26,8 @@ circuit as one dense unitary, which Aer applies directly.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -57,15 +59,15 @@ def inversion_angles(m: int, t: float, C: float | None = None) -> tuple[np.ndarr
     return angles, C
 
 
-def phase_estimation(b: np.ndarray, powers: list[np.ndarray]):
+def phase_estimation(b: np.ndarray, qpe: "PhaseEstimation"):
     """``|b>`` followed by phase estimation alone: its clock distribution shows where the eigenvalues are."""
     from qiskit import QuantumCircuit
     from qiskit_aer.library import SaveStatevector
 
-    n, m = int(np.log2(len(b))), len(powers)
+    n, m = qpe.n, qpe.m
     circuit = QuantumCircuit(n + m)
     circuit.append(_state_preparation(b), range(n))
-    circuit.compose(_qpe(powers, n), range(n + m), inplace=True)
+    circuit.compose(qpe.forward, range(n + m), inplace=True)
     circuit.append(SaveStatevector(n + m), range(n + m))
     return circuit
 
@@ -111,8 +113,9 @@ def controlled(U: np.ndarray) -> np.ndarray:
     return out
 
 
-def build(b: np.ndarray, powers: list[np.ndarray], angles: np.ndarray, *, measure: bool = False, save: bool = True):
-    """The HHL circuit for the normalised ``b`` and the clock powers ``U^(2^j)``.
+def build(b: np.ndarray, qpe: "PhaseEstimation", angles: np.ndarray, *, measure: bool = False,
+          save: bool = True):
+    """The HHL circuit for the normalised ``b`` and the phase estimation ``qpe``.
 
     Qubits: system ``0..n-1``, clock ``n..n+m-1``, ancilla ``n+m``. With
     ``measure`` every qubit is measured (shots); otherwise, with ``save``, the
@@ -121,15 +124,13 @@ def build(b: np.ndarray, powers: list[np.ndarray], angles: np.ndarray, *, measur
     from qiskit import QuantumCircuit
     from qiskit.circuit.library import UCRYGate
 
-    n = int(np.log2(len(b)))
-    m = len(powers)
+    n, m = qpe.n, qpe.m
     system, clock, ancilla = list(range(n)), list(range(n, n + m)), n + m
-    qpe = _qpe(powers, n)
     circuit = QuantumCircuit(n + m + 1, n + m + 1 if measure else 0)
     circuit.append(_state_preparation(b), system)
-    circuit.compose(qpe, system + clock, inplace=True)
+    circuit.compose(qpe.forward, system + clock, inplace=True)
     circuit.append(UCRYGate(list(angles)), [ancilla] + clock)
-    circuit.compose(qpe.inverse(), system + clock, inplace=True)
+    circuit.compose(qpe.inverse, system + clock, inplace=True)
     if measure:
         circuit.measure(range(n + m + 1), range(n + m + 1))
     elif save:
@@ -145,18 +146,68 @@ def _state_preparation(b: np.ndarray):
     return StatePreparation(b)
 
 
-def _qpe(powers: list[np.ndarray], n: int):
-    """Phase estimation on ``n`` system qubits and ``len(powers)`` clock qubits (clock after the system)."""
-    from qiskit import QuantumCircuit
-    from qiskit.circuit.library import QFTGate, UnitaryGate
+@dataclass(frozen=True)
+class PhaseEstimation:
+    """Phase estimation on ``n`` system and ``m`` clock qubits (clock after the system), and its inverse.
 
-    m = len(powers)
-    qpe = QuantumCircuit(n + m, name="qpe")
-    qpe.h(range(n, n + m))
-    for j, U in enumerate(powers):
-        qpe.append(UnitaryGate(controlled(U), check_input=False), list(range(n)) + [n + j])
-    qpe.append(QFTGate(m).inverse(), range(n, n + m))
-    return qpe
+    Two forms of the same operator. :meth:`from_powers` is the textbook one:
+    Hadamards, clock qubit ``j`` controlling ``U^(2^j)`` as a dense unitary,
+    the inverse QFT; its transpiled gate counts are HHL's. :meth:`in_eigenbasis`
+    is the form Aer runs fast for exact evolution: with ``H = V diag(w) V^dagger``
+    every controlled power is ``V`` times a controlled diagonal, so the ``m``
+    controlled ``n``-qubit unitaries become ``V^dagger``, one diagonal on the
+    ``n + m`` qubits (phase ``e^{i w_s t c}`` on system state ``s`` and clock
+    state ``c``) and ``V``, and the ``V`` that closes the forward part cancels
+    the ``V^dagger`` that opens the inverse (the inversion acts on the clock and
+    the ancilla only). At 10 system qubits and an 8-qubit clock that is one
+    diagonal instead of sixteen 11-qubit unitaries on a 19-qubit state.
+    """
+
+    n: int
+    m: int
+    forward: object
+    inverse: object
+
+    @classmethod
+    def from_powers(cls, powers: list[np.ndarray], n: int) -> "PhaseEstimation":
+        """Clock qubit ``j`` controls the dense unitary ``powers[j] = U^(2^j)``."""
+        from qiskit import QuantumCircuit
+        from qiskit.circuit.library import QFTGate, UnitaryGate
+
+        m = len(powers)
+        system = list(range(n))
+        forward, inverse = QuantumCircuit(n + m, name="qpe"), QuantumCircuit(n + m, name="qpe_dg")
+        forward.h(range(n, n + m))
+        for j, U in enumerate(powers):
+            forward.append(UnitaryGate(controlled(U), check_input=False), system + [n + j])
+        forward.append(QFTGate(m).inverse(), range(n, n + m))
+        # the inverse written out: QuantumCircuit.inverse() would check every adjoint unitary again (seconds at n = 9)
+        inverse.append(QFTGate(m), range(n, n + m))
+        for j, U in reversed(list(enumerate(powers))):
+            inverse.append(UnitaryGate(controlled(U.conj().T), check_input=False), system + [n + j])
+        inverse.h(range(n, n + m))
+        return cls(n, m, forward, inverse)
+
+    @classmethod
+    def in_eigenbasis(cls, w: np.ndarray, V: np.ndarray, t: float, m: int) -> "PhaseEstimation":
+        """``U = e^{iHt}`` with ``H = V diag(w) V^dagger``, applied through ``V`` and one diagonal."""
+        from qiskit import QuantumCircuit
+        from qiskit.circuit.library import DiagonalGate, QFTGate, UnitaryGate
+
+        n = int(np.log2(len(w)))
+        system, every = list(range(n)), list(range(n + m))
+        # index c * 2^n + s (little-endian: the system's qubits are the low bits)
+        phases = np.exp(1j * t * np.outer(np.arange(2**m), w)).ravel()
+        forward, inverse = QuantumCircuit(n + m, name="qpe"), QuantumCircuit(n + m, name="qpe_dg")
+        forward.append(UnitaryGate(V.conj().T, check_input=False), system)
+        forward.h(range(n, n + m))
+        forward.append(DiagonalGate(list(phases)), every)
+        forward.append(QFTGate(m).inverse(), range(n, n + m))
+        inverse.append(QFTGate(m), range(n, n + m))
+        inverse.append(DiagonalGate(list(phases.conj())), every)
+        inverse.h(range(n, n + m))
+        inverse.append(UnitaryGate(V, check_input=False), system)
+        return cls(n, m, forward, inverse)
 
 
 def postselected(state: np.ndarray, n: int, m: int) -> np.ndarray:
@@ -164,5 +215,5 @@ def postselected(state: np.ndarray, n: int, m: int) -> np.ndarray:
     return np.asarray(state).reshape(2, 2**m, 2**n)[1, 0, :]
 
 
-__all__ = ["build", "clock_eigenvalues", "controlled", "default_time", "exact_powers", "inversion_angles",
+__all__ = ["PhaseEstimation", "build", "clock_eigenvalues", "controlled", "default_time", "exact_powers", "inversion_angles",
            "phase_estimation", "postselected", "trotter_powers"]
