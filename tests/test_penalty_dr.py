@@ -153,3 +153,77 @@ def test_operator_with_dr_contacts_matches_central_differences_and_is_adjoint():
         lhs, rhs = u @ ev.matvec(v), ev.rmatvec(u) @ v
         assert abs(lhs - rhs) <= 1e-12 * max(abs(lhs), 1.0)
         assert np.allclose(ev.matvec(v), H @ v, rtol=0, atol=1e-12 * np.abs(H).max() * np.abs(v).max() * 10)
+
+
+# --- physics ----------------------------------------------------------------------------------------------
+
+
+def test_cloth_hitting_a_free_spinning_ball_conserves_linear_momentum():
+    # No gravity, no obstacles: a 4 x 4 cloth flies down onto a spinning ball. DR forces are equal and
+    # opposite (the torque acts at Y), so only Newton's residual can change the total momentum: per step
+    # |dp| <= sqrt(P) |g| with |g| < tol h |M| (tol = 1e-9), far below the bound asserted here.
+    n = 4
+    side = np.linspace(-0.1, 0.1, n)
+    gx, gy = np.meshgrid(side, side, indexing="ij")
+    x = np.column_stack([gx.ravel() + 0.02, gy.ravel(), np.full(n * n, 0.115)])
+    springs, rest = springs_within(x, 2 * 0.2 / (n - 1) * 1.001)
+    cloth = Particles(x, np.tile([0.3, 0.0, -1.0], (n * n, 1)), np.full(n * n, 0.01), springs, rest, 50.0)
+    ball = Spheres([[0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0]], [[0.0, 4.0, 0.0]], [0.2], [0.1])
+    model = PenaltyModel(cloth, ball, (), mu=0.3, stiffness=1e3, gravity=np.zeros(3))
+    p0, ball_p0 = model.momentum(), model.spheres.mass[0] * model.spheres.v[0].copy()
+    reports = simulate_penalty(model, 150, 1e-3)
+    assert all(r.newton.status is Status.CONVERGED for r in reports)
+    assert max(r.contacts for r in reports) > 0 and max(r.sliding for r in reports) > 0
+    assert np.linalg.norm(model.spheres.mass[0] * model.spheres.v[0] - ball_p0) > 0.1 * np.linalg.norm(p0)
+    assert np.abs(model.momentum() - p0).max() <= 1e-10 * np.linalg.norm(p0)
+
+
+def test_ball_under_a_cloth_keeps_rolling_without_slipping():
+    # The cloth lands on the rolling ball and is dragged forward by friction, slowing the ball; the floor
+    # contact must stay stuck. Under penalty friction a stuck contact still gives elastically, by at most
+    # mu times its depth, so the integrated slip of the contact point is bounded by that (macroscopic slip
+    # would grow with time). The bound does not shrink with h: it is the penalty spring's give.
+    h = 2.5e-3
+    model = build_penalty_scene("cloth-rolling-sphere", n=5)
+    radius, v0 = model.spheres.radius[0], model.spheres.v[0, 0]
+    slip, depth = [], []
+
+    def observe(m, report):
+        ball = m.spheres
+        slip.append((ball.v[0] + np.cross(ball.omega[0], [0.0, 0.0, -radius]))[0])
+        depth.append(radius - ball.x[0, 2])
+
+    reports = simulate_penalty(model, 120, h, observer=observe)
+    assert all(r.newton.status is Status.CONVERGED for r in reports)
+    assert any(key[0] == "particle_sphere" for key in model.attachments)
+    cloth_speed = model.particles.v[:, 0].mean()
+    assert cloth_speed > 0.3 * v0 and model.spheres.v[0, 0] < 0.95 * v0  # friction passed momentum to the cloth
+    assert np.abs(np.cumsum(slip) * h).max() <= model.mu * max(depth)
+    assert model.spheres.omega[0, 1] * radius == pytest.approx(model.spheres.v[0, 0], rel=0.05)
+
+
+def test_newton_reaches_its_tolerance_on_every_step_of_the_rolling_ball_scene():
+    model = build_penalty_scene("cloth-rolling-sphere", n=6)
+    h = PENALTY_SCENES["cloth-rolling-sphere"][1]
+    reports = simulate_penalty(model, 80, h)
+    assert all(r.newton.status is Status.CONVERGED for r in reports)
+    assert max(r.newton.residual for r in reports) < 1e-9 * h * np.linalg.norm(model.mass_vector()) * G
+    assert max(r.contacts for r in reports) > 1 and max(r.sliding for r in reports) > 0
+
+
+# --- scene table ------------------------------------------------------------------------------------------
+
+
+def test_bad_parameters_of_the_rolling_ball_scene_name_the_scene_and_parameter():
+    with pytest.raises(InputError, match="cloth-rolling-sphere: radius"):
+        build_penalty_scene("cloth-rolling-sphere", radius=0)
+    with pytest.raises(InputError, match="cloth-rolling-sphere: n"):
+        build_penalty_scene("cloth-rolling-sphere", n=1)
+
+
+def test_the_workflow_schema_lists_every_penalty_scene():
+    from pathlib import Path
+
+    schema = yaml.safe_load((Path(__file__).parents[1] / "workflows/config/schema.yaml").read_text())
+    penalty = schema["properties"]["penalty"]["items"]["properties"]["scene"]["enum"]
+    assert tuple(penalty) == tuple(PENALTY_SCENES)
