@@ -211,6 +211,30 @@ def test_newton_reaches_its_tolerance_on_every_step_of_the_rolling_ball_scene():
     assert max(r.contacts for r in reports) > 1 and max(r.sliding for r in reports) > 0
 
 
+# --- datasets -------------------------------------------------------------------------------------------
+
+
+def test_rolling_ball_scene_exports_non_symmetric_systems_that_solve(tmp_path):
+    import json
+
+    import pandas as pd
+
+    from qlsbench.families import build
+
+    build("penalty", tmp_path / "rolling", scene="cloth-rolling-sphere", params={"n": 4}, steps=60, every=15,
+          progress=False)
+    df = pd.read_parquet(tmp_path / "rolling")
+    meta = pd.DataFrame([json.loads(j) for j in df.meta_json])
+    touching = meta.contacts.to_numpy() > 1  # more than the ball's floor contact: the cloth is on the ball
+    assert touching.any() and not df.symmetric.any()
+    assert (meta.asymmetry[touching] > 1e-3).all()
+    for row in df.itertuples():
+        A = np.zeros((row.dim, row.dim))
+        A[row.rows, row.cols] = row.vals
+        assert row.dim == 2**row.n_qubits
+        assert np.linalg.norm(A @ row.x_ref - row.b) <= 1e-10
+
+
 # --- scene table ------------------------------------------------------------------------------------------
 
 

@@ -167,8 +167,9 @@ def cloth_rolling_sphere(n: int = 8, size: float = 0.5, mass: float = 0.1, mu: f
     # Start the ball sunk to where the floor's penalty spring carries its weight, so it does not bounce.
     sink = ball_mass * 9.81 * np.cos(a) / stiffness
     ball = Spheres([(radius - sink) * frame[2]], [speed * frame[0]], [spin], [ball_mass], [radius])
-    return PenaltyModel(particles, ball, (inclined_plane(a),), mu=_check("cloth-rolling-sphere: mu", mu, 0, strict=False),
-                        stiffness=stiffness, name=f"cloth-rolling-sphere-n{n}-mu{mu:g}")
+    mu = _check("cloth-rolling-sphere: mu", mu, 0, strict=False)
+    return PenaltyModel(particles, ball, (inclined_plane(a),), mu=mu, stiffness=stiffness,
+                        name=f"cloth-rolling-sphere-n{n}-mu{mu:g}")
 
 
 #: Scene builders by name (``qlsbench simulate --scene ...``), with the time step each was tuned for.
