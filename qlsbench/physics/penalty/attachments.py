@@ -5,7 +5,9 @@ Three kinds, each a function of the candidate configuration of one step:
 * ``particle``: a particle against a fixed level set (alg. 5, the DI case);
 * ``sphere``: a material point of a rigid sphere against a fixed level set;
 * ``pair``: a material point of sphere ``s`` against the (analytic) level set
-  of sphere ``i`` (alg. 7-8, the RR case specialised to spheres).
+  of sphere ``i`` (alg. 7-8, the RR case specialised to spheres);
+* ``particle_sphere``: a particle against a moving rigid body whose level set
+  lives in the body's frame (alg. 6, the DR case; :func:`precompute_dr`).
 
 Every kind returns a :class:`ContactTerm`: the generalised force on the
 pair's velocity degrees of freedom and its dense Jacobian ``B = df/d(dv)``
@@ -28,6 +30,7 @@ import numpy as np
 
 from qlsbench.physics.penalty.geometry import (
     I3,
+    project_to_moving_surface,
     project_to_surface,
     relax_plane,
     skew,
@@ -44,7 +47,8 @@ class ContactTerm:
     Attributes
     ----------
     key : tuple
-        ``("particle", p, obstacle)``, ``("sphere", b, obstacle)`` or ``("pair", s, i)``.
+        ``("particle", p, obstacle)``, ``("sphere", b, obstacle)``, ``("pair", s, i)`` or
+        ``("particle_sphere", p, b)``.
     dofs : ndarray of int
         Velocity indices the force acts on.
     force : ndarray
@@ -194,3 +198,133 @@ def pair_contact(key, dofs, s_point, i_body, mu, k, h) -> ContactTerm | None:
     force = np.concatenate([F, np.cross(r_s, F), -F, -np.cross(arm_i, F)])
     jac = np.vstack([dF, _torque_rows(F, dF, r_s, J_Z - J_cs), -dF, -_torque_rows(F, dF, arm_i, J_Y - J_ci)])
     return ContactTerm(key, dofs, force, jac, Z, Y, sticking, -phi, {"anchor": Y, "Z": Z})
+
+
+# --- DR: a particle against a moving rigid body (alg. 6) ----------------------------------------------------
+#
+# The seed's alg. 6 is empty; this is alg. 5 with the surface made moving (as alg. 7's level-set branch does)
+# and alg. 8's force pattern: the particle gets k (Y - Z), the body the opposite force at Y.
+
+
+@dataclass
+class RigidAttachment:
+    """PRECOMPUTE_DR's result for one (particle, rigid body) pair at a candidate configuration.
+
+    Derivatives are with respect to the pair's unknowns ``[dv_p (3), dv_b (3),
+    domega_b (3)]``, so the step ``h`` is inside them.
+
+    Attributes
+    ----------
+    Z, Y, center : ndarray (3,)
+        The particle, its relaxed attachment on the body's surface, the body's centre.
+    dY : ndarray (3, 9)
+        ``dY/d(dv_p, dv_b, domega_b)``.
+    k, h : float
+        Penalty stiffness and time step.
+    phi : float
+        Signed distance of the particle from the body's surface.
+    sticking : bool
+    """
+
+    Z: np.ndarray
+    Y: np.ndarray
+    center: np.ndarray
+    dY: np.ndarray
+    k: float
+    h: float
+    phi: float
+    sticking: bool
+
+    @property
+    def F(self) -> np.ndarray:
+        """The force on the particle, ``k (Y - Z)``."""
+        return self.k * (self.Y - self.Z)
+
+
+def precompute_dr(Z, body, anchor_body, mu, k, h) -> RigidAttachment | None:
+    """PRECOMPUTE_DR: relax the attachment of particle ``Z`` on a moving rigid body; ``None`` when not touching.
+
+    Parameters
+    ----------
+    Z : ndarray (3,)
+        The particle's candidate position.
+    body : tuple
+        ``(center, R, u, levelset_body)``: the candidate centre and rotation
+        ``R = exp(u) R^n`` with ``u = h omega``, and the level set in body coordinates.
+    anchor_body : ndarray (3,)
+        The previous attachment ``X`` in body coordinates; it moves with the body.
+    mu, k, h : float
+        Friction coefficient, penalty stiffness, time step.
+    """
+    center, R, u, levelset = body
+    phi, W, W_Z, W_c, W_th = project_to_moving_surface(Z, center, R, levelset)
+    if phi > 0:
+        return None
+    r_X = R @ anchor_body
+    K, K_Z, K_X, K_W, sticking = relax_plane(Z, center + r_X, W, mu)
+    _, Y, V_K, V_c, V_th = project_to_moving_surface(K, center, R, levelset)
+    # Y depends on Z directly and on the pose through X = c + R X_body, W and the final projection;
+    # dX/dc = I, dX/dtheta = -skew(R X_body), dtheta/d(domega) = h J_l(u).
+    Y_Z = V_K @ (K_Z + K_W @ W_Z)
+    Y_c = V_K @ (K_X + K_W @ W_c) + V_c
+    Y_th = V_K @ (-K_X @ skew(r_X) + K_W @ W_th) + V_th
+    dY = h * np.hstack([Y_Z, Y_c, Y_th @ so3_left_jacobian(u)])
+    return RigidAttachment(Z, Y, center, dY, k, h, phi, sticking)
+
+
+def force_dr(att: RigidAttachment) -> np.ndarray:
+    """FORCE_DR: ``[F, -F, -(Y - c) x F]`` on ``(p, v_b, omega_b)``, ``F = k (Y - Z)``."""
+    F = att.F
+    return np.concatenate([F, -F, -np.cross(att.Y - att.center, F)])
+
+
+def _point_jacobians(att: RigidAttachment):
+    """``dZ`` and ``dc`` on the pair's unknowns: ``h`` on the particle's and the body's translation."""
+    J_Z, J_c = np.zeros((3, 9)), np.zeros((3, 9))
+    J_Z[:, :3] = att.h * I3
+    J_c[:, 3:6] = att.h * I3
+    return J_Z, J_c
+
+
+def dr_jacobian(att: RigidAttachment) -> np.ndarray:
+    """The dense ``(9, 9)`` block ``d force_dr / d(dv_p, dv_b, domega_b)``."""
+    J_Z, J_c = _point_jacobians(att)
+    dF = att.k * (att.dY - J_Z)
+    return np.vstack([dF, -dF, -_torque_rows(att.F, dF, att.Y - att.center, att.dY - J_c)])
+
+
+def force_diff_dr(att: RigidAttachment, du: np.ndarray) -> np.ndarray:
+    """FORCE_DIFF_DR: the force differential along ``du = (du_p, du_v, du_omega)``, matrix-free."""
+    F, h = att.F, att.h
+    dY = att.dY @ du
+    dF = att.k * (dY - h * du[:3])
+    # the torque (Y - c) x F changes through both the arm and the force
+    dtorque = np.cross(att.Y - att.center, dF) + np.cross(dY - h * du[3:6], F)
+    return np.concatenate([dF, -dF, -dtorque])
+
+
+def force_diff_transpose_dr(att: RigidAttachment, a: np.ndarray) -> np.ndarray:
+    """FORCE_DIFF_TRANSPOSE_DR: the adjoint of :func:`force_diff_dr`, written out (not the block's transpose).
+
+    With ``g_F = a_p - a_v - a_omega x (Y - c)`` the weight on ``dF`` and
+    ``g_Y = k g_F + a_omega x F`` the weight on ``dY``:
+    ``[dY_p^T g_Y - h k g_F,  dY_v^T g_Y - h a_omega x F,  dY_omega^T g_Y]``.
+    """
+    a_p, a_v, a_w = a[:3], a[3:6], a[6:9]
+    F, k, h = att.F, att.k, att.h
+    g_F = a_p - a_v - np.cross(a_w, att.Y - att.center)
+    w_x_F = np.cross(a_w, F)
+    g_Y = att.dY.T @ (k * g_F + w_x_F)
+    return g_Y - h * np.concatenate([k * g_F, w_x_F, np.zeros(3)])
+
+
+def particle_sphere_contact(key, dofs, Z, body, anchor_body, mu, k, h) -> ContactTerm | None:
+    """A particle against a moving rigid body (DR) as a :class:`ContactTerm`; ``None`` when not touching.
+
+    Arguments as in :func:`precompute_dr`; ``dofs`` are the particle's three
+    followed by the body's six.
+    """
+    att = precompute_dr(Z, body, anchor_body, mu, k, h)
+    if att is None:
+        return None
+    return ContactTerm(key, dofs, force_dr(att), dr_jacobian(att), Z, att.Y, att.sticking, -att.phi)

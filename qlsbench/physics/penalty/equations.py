@@ -20,11 +20,13 @@ from qlsbench.physics.penalty.attachments import (
     ContactTerm,
     pair_contact,
     particle_contact,
+    particle_sphere_contact,
     seed_pair_contact,
     seed_sphere_contact,
     sphere_contact,
 )
-from qlsbench.physics.penalty.geometry import I3, project_to_surface, so3_exp
+from qlsbench.physics.penalty.geometry import I3, project_to_moving_surface, project_to_surface, so3_exp
+from qlsbench.physics.penalty.levelsets import SphereObstacle
 from qlsbench.physics.penalty.model import PenaltyModel
 
 
@@ -118,6 +120,31 @@ def _pair_contacts(model, cand, h) -> list[ContactTerm]:
                                 model.mu, model.stiffness, h)
             if term is not None:
                 terms.append(term)
+    return terms
+
+
+def _particle_sphere_contacts(model, cand, h) -> list[ContactTerm]:
+    """DR contacts: every particle inside a sphere at the candidate configuration."""
+    terms, sph = [], model.spheres
+    if not (model.n_particles and model.n_spheres):
+        return terms
+    gap = np.linalg.norm(cand.xp[:, None, :] - cand.xs[None, :, :], axis=2) - sph.radius[None, :]
+    for p, b in zip(*np.nonzero(gap <= 0.0)):
+        p, b = int(p), int(b)
+        ball = SphereObstacle(np.zeros(3), sph.radius[b])  # the sphere's level set in its own frame
+        key = ("particle_sphere", p, b)
+        att = model.attachments.get(key)
+        if att:
+            anchor_body = att["anchor_body"]
+        else:  # first touch: attach where the particle's start position projects onto the start pose
+            W = project_to_moving_surface(model.particles.x[p], sph.x[b], sph.R[b], ball)[1]
+            anchor_body = sph.R[b].T @ (W - sph.x[b])
+        R = cand.step_rotation[b] @ sph.R[b]
+        dofs = np.concatenate([np.arange(3 * p, 3 * p + 3), model.sphere_dofs(b)])
+        term = particle_sphere_contact(key, dofs, cand.xp[p], (cand.xs[b], R, cand.u[b], ball), anchor_body,
+                                       model.mu, model.stiffness, h)
+        if term is not None:
+            terms.append(term)
     return terms
 
 
@@ -234,6 +261,7 @@ def evaluate(model: PenaltyModel, dv: np.ndarray, h: float) -> Evaluation:
         np.add.at(fp, model.particles.springs[:, 0], spring_force)
         np.add.at(fp, model.particles.springs[:, 1], -spring_force)
     contacts = _particle_contacts(model, cand, h) + _sphere_contacts(model, cand, h) + _pair_contacts(model, cand, h)
+    contacts += _particle_sphere_contacts(model, cand, h)  # after the older kinds, so their order never changes
     for term in contacts:
         f[term.dofs] += term.force
     mass = model.mass_vector()

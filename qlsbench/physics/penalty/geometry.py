@@ -82,3 +82,41 @@ def relax_plane(Z: np.ndarray, X: np.ndarray, W: np.ndarray, mu: float):
     # K moves with a rigid translation of (Z, X, W), so the three derivatives add up to I.
     dK_dW = I3 - dK_dX - dK_dZ
     return K, dK_dZ, dK_dX, dK_dW, False
+
+
+def project_to_moving_surface(X: np.ndarray, center: np.ndarray, R: np.ndarray, levelset_body):
+    """Projection onto a rigid body's surface, with derivatives in the point and the body's pose.
+
+    PROJECT_ATTACHMENT_TO_MOVING_SURFACE of the penalty paper: the body's
+    level set is given in its own frame, the body sits at ``center`` with
+    rotation ``R``, and ``W = X - phi n`` with ``n = R N`` the world normal.
+
+    Parameters
+    ----------
+    X : ndarray (3,)
+        World point.
+    center : ndarray (3,)
+        The body's origin (for a ball, its centre).
+    R : ndarray (3, 3)
+        Body-to-world rotation.
+    levelset_body : level set
+        Answers ``evaluate(U) -> (phi, N, H)`` in body coordinates.
+
+    Returns
+    -------
+    phi : float
+        Signed distance of ``X`` (``<= 0`` means penetrating).
+    W : ndarray (3,)
+        The projected point.
+    dW_dX, dW_dc, dW_dtheta : ndarray (3, 3)
+        Derivatives in ``X``, in ``center`` and in a left rotation
+        perturbation ``R -> exp(theta) R``.
+    """
+    w = X - center
+    phi, N, H = levelset_body.evaluate(R.T @ w)
+    n = R @ N
+    dW_dU = -np.outer(n, N) - phi * R @ H
+    dW_dX = I3 + dW_dU @ R.T
+    # U = R^T (X - c): moving c moves U like -X; turning the body by theta turns U by R^T skew(w) theta,
+    # and turns the normal itself, which moves W by phi skew(n) theta.
+    return phi, X - phi * n, dW_dX, I3 - dW_dX, dW_dU @ R.T @ skew(w) + phi * skew(n)

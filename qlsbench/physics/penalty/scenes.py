@@ -1,4 +1,5 @@
-"""Scenes of the penalty family: a spring block on an incline, a cloth on a ball, spheres rolling downhill.
+"""Scenes of the penalty family: a spring block on an incline, a cloth on a ball, spheres rolling downhill,
+a cloth on a rolling ball.
 
 Each builder returns a :class:`PenaltyModel` at rest (or with the stated
 initial velocities) plus the time step it was tuned for; the scene name is
@@ -116,11 +117,67 @@ def spheres_incline(count: int = 3, angle: float = 20.0, mu: float = 0.5, radius
                         stiffness=_check("stiffness", stiffness, 0), name=f"spheres-incline-n{count}-mu{mu:g}")
 
 
+def cloth_rolling_sphere(n: int = 8, size: float = 0.5, mass: float = 0.1, mu: float = 0.5, radius: float = 0.2,
+                         ball_mass: float = 1.0, speed: float = 0.5, angle: float = 0.0, drop: float = 0.01,
+                         spring_stiffness: float = 200.0, stiffness: float = 2e3) -> PenaltyModel:
+    """A cloth of ``n x n`` particles dropped onto a free rigid ball that rolls along the floor (the DR case).
+
+    The ball is launched rolling without slipping, ``v = speed`` downhill and
+    ``omega r = speed``; the cloth starts at rest, flat, ``drop`` above the
+    ball's top, so the ball's surface drags it along through friction
+    (particle against rigid body contacts, alg. 6) while the floor carries the
+    ball (sphere against level set) and catches any cloth corner that reaches it.
+
+    Parameters
+    ----------
+    n : int
+        Particles per side (``>= 2``).
+    size, mass : float
+        The cloth's side (m; about 2.5 radii hangs to near the equator) and total mass (kg).
+    mu : float
+        Friction coefficient of every contact.
+    radius, ball_mass, speed : float
+        The ball (m, kg) and its launch speed (m/s).
+    angle : float
+        Floor tilt in degrees (the ball is launched downhill).
+    drop : float
+        Gap between the ball's top and the cloth (m).
+    spring_stiffness, stiffness : float
+        Cloth springs and contact penalty (N/m).
+    """
+    if int(n) != n or n < 2:
+        raise InputError(f"cloth-rolling-sphere: n (particles per side) must be an integer >= 2, got {n!r}")
+    n = int(n)
+    a = np.radians(_check("cloth-rolling-sphere: angle", angle, 0.0, strict=False))
+    size = _check("cloth-rolling-sphere: size", size, 0)
+    radius = _check("cloth-rolling-sphere: radius", radius, 0)
+    speed = _check("cloth-rolling-sphere: speed", speed, 0, strict=False)
+    frame = incline_frame(a)  # rows: downhill, across, normal
+    side = np.linspace(-size / 2, size / 2, n)
+    gx, gy = np.meshgrid(side, side, indexing="ij")
+    height = 2 * radius + _check("cloth-rolling-sphere: drop", drop, 0, strict=False)
+    x = np.column_stack([gx.ravel(), gy.ravel(), np.full(n * n, height)]) @ frame
+    springs, rest = springs_within(x, 2.0 * size / (n - 1) * 1.001)
+    particles = Particles(x, np.zeros_like(x), np.full(n * n, _check("cloth-rolling-sphere: mass", mass, 0) / (n * n)),
+                          springs, rest, _check("cloth-rolling-sphere: spring_stiffness", spring_stiffness, 0))
+    # Rolling without slipping: the contact point's velocity v + omega x (-r normal) vanishes.
+    spin = speed / radius * np.cross(frame[2], frame[0])
+    ball_mass = _check("cloth-rolling-sphere: ball_mass", ball_mass, 0)
+    stiffness = _check("cloth-rolling-sphere: stiffness", stiffness, 0)
+    # Start the ball sunk to where the floor's penalty spring carries its weight, so it does not bounce.
+    sink = ball_mass * 9.81 * np.cos(a) / stiffness
+    ball = Spheres([(radius - sink) * frame[2]], [speed * frame[0]], [spin], [ball_mass], [radius])
+    mu = _check("cloth-rolling-sphere: mu", mu, 0, strict=False)
+    return PenaltyModel(particles, ball, (inclined_plane(a),), mu=mu, stiffness=stiffness,
+                        name=f"cloth-rolling-sphere-n{n}-mu{mu:g}")
+
+
 #: Scene builders by name (``qlsbench simulate --scene ...``), with the time step each was tuned for.
 PENALTY_SCENES = {
     "incline-block": (incline_block, 1e-3),
     "cloth-sphere": (cloth_sphere, 5e-3),
     "spheres-incline": (spheres_incline, 1e-3),
+    "cloth-rolling-sphere": (cloth_rolling_sphere, 2.5e-3),
 }
 
 
