@@ -41,6 +41,9 @@ def _update_attachments(model: PenaltyModel, ev: Evaluation) -> None:
         if kind == "particle":
             kept[term.key] = {"anchor": term.Y.copy()}
             continue
+        if kind == "particle_mesh":  # a sticking attachment keeps (e0, w0); a moved one takes (e, w)
+            kept[term.key] = dict(term.update)
+            continue
         shift = term.Y - term.Z  # the tangential spring the attachment had
         if kind == "sphere":
             offset, anchor = seed_sphere_contact(model.obstacles[other], sph.x[body], sph.radius[body], shift)

@@ -24,6 +24,7 @@ from qlsbench.physics.penalty.attachments import (
     seed_sphere_contact,
     sphere_contact,
 )
+from qlsbench.physics.penalty.attachments_mesh import detect_crossings, particle_mesh_contact
 from qlsbench.physics.penalty.geometry import I3, project_to_surface, so3_exp
 from qlsbench.physics.penalty.model import PenaltyModel
 
@@ -71,11 +72,11 @@ def _spring_terms(model: PenaltyModel, xp: np.ndarray, h: float):
 def _particle_contacts(model, cand, h) -> list[ContactTerm]:
     terms = []
     for o, obstacle in enumerate(model.obstacles):
-        for p in np.flatnonzero(obstacle.distance(cand.xp) <= 0.0):
+        for p in model.touching(o, obstacle.distance(cand.xp)):
             key = ("particle", int(p), o)
             att = model.attachments.get(key)
             anchor = att["anchor"] if att else project_to_surface(model.particles.x[p], obstacle)[1]
-            term = particle_contact(key, np.arange(3 * p, 3 * p + 3), cand.xp[p], anchor, obstacle, model.mu,
+            term = particle_contact(key, np.arange(3 * p, 3 * p + 3), cand.xp[p], anchor, obstacle, model.friction(o),
                                     model.stiffness, h)
             if term is not None:
                 terms.append(term)
@@ -93,7 +94,7 @@ def _sphere_contacts(model, cand, h) -> list[ContactTerm]:
             else:  # the sphere's deepest point at the start of the step, attached where it was
                 offset, anchor = seed_sphere_contact(obstacle, sph.x[b], sph.radius[b])
             term = sphere_contact(key, model.sphere_dofs(b), cand.xs[b], cand.step_rotation[b], cand.u[b], offset,
-                                  anchor, obstacle, model.mu, model.stiffness, h)
+                                  anchor, obstacle, model.friction(o), model.stiffness, h)
             if term is not None:
                 terms.append(term)
     return terms
@@ -116,6 +117,24 @@ def _pair_contacts(model, cand, h) -> list[ContactTerm]:
             term = pair_contact(key, dofs, (cand.xs[s], cand.step_rotation[s], cand.u[s], offset),
                                 (cand.xs[i], cand.step_rotation[i], cand.u[i], sph.radius[i], anchor_offset),
                                 model.mu, model.stiffness, h)
+            if term is not None:
+                terms.append(term)
+    return terms
+
+
+def _particle_mesh_contacts(model, cand, h) -> list[ContactTerm]:
+    """DD contacts: registered pairs relaxed from their stored attachment, then new crossings (brief 4.4)."""
+    terms = []
+    for s, mesh in enumerate(model.surfaces):
+        registered = sorted(key[1] for key in model.attachments if key[0] == "particle_mesh" and key[2] == s)
+        pairs = [(p, model.attachments[("particle_mesh", p, s)]) for p in registered]
+        # A surface's own particles lie in its triangles' planes; they touch it only with self-collision on.
+        skip = set(registered) | (set() if mesh.self_collision else set(mesh.vertices.tolist()))
+        others = np.array([p for p in range(model.n_particles) if p not in skip], dtype=np.int64)
+        pairs += [(p, {"e0": t, "w0": w0}) for p, t, w0 in detect_crossings(mesh, model.particles.x, cand.xp, others)]
+        for p, att in pairs:
+            term = particle_mesh_contact(("particle_mesh", p, s), mesh, cand.xp, p, att["e0"], att["w0"], model.mu,
+                                         model.stiffness, h)
             if term is not None:
                 terms.append(term)
     return terms
@@ -233,7 +252,9 @@ def evaluate(model: PenaltyModel, dv: np.ndarray, h: float) -> Evaluation:
     if len(spring_force):
         np.add.at(fp, model.particles.springs[:, 0], spring_force)
         np.add.at(fp, model.particles.springs[:, 1], -spring_force)
-    contacts = _particle_contacts(model, cand, h) + _sphere_contacts(model, cand, h) + _pair_contacts(model, cand, h)
+    # New kinds go last, so the order (and the exported bytes) of the older ones stay as they were.
+    contacts = (_particle_contacts(model, cand, h) + _sphere_contacts(model, cand, h) + _pair_contacts(model, cand, h)
+                + _particle_mesh_contacts(model, cand, h))
     for term in contacts:
         f[term.dofs] += term.force
     mass = model.mass_vector()

@@ -26,7 +26,7 @@ import numpy as np
 
 from qlsbench.errors import InputError
 from qlsbench.physics.penalty import jets
-from qlsbench.physics.penalty.jets import Jet
+from qlsbench.physics.penalty.jets import Jet, cross3
 
 #: Barycentric weights this close to 1 snap to the vertex; in-plane tests use it as their zero.
 SMALL = 128 * np.finfo(float).eps
@@ -222,7 +222,7 @@ def triangle_move(X, Z, P0, P1, P2, mu: float) -> tuple[bool, Move | None]:
         cone-boundary point, clipped to the triangle.
     """
     u, v, x, z = P0 - P2, P1 - P2, X - P2, Z - P2
-    N = np.cross(u, v)
+    N = cross3(u, v)
     n = N / np.linalg.norm(N)
     d = -z @ n
     p = z + d * n  # Z projected into the plane (the seed's W)
@@ -287,7 +287,7 @@ def _selector(slot: int) -> np.ndarray:
 def _volume(x: np.ndarray, tri, point: np.ndarray) -> float:
     """``N . (point - P0)``: negative behind the oriented triangle."""
     P0, P1, P2 = x[tri]
-    return float(np.cross(P1 - P0, P2 - P0) @ (point - P0))
+    return float(cross3(P1 - P0, P2 - P0) @ (point - P0))
 
 
 def inside_edge(mesh: TriangleMesh, x: np.ndarray, edge: tuple[int, int], Z: np.ndarray) -> bool:
@@ -310,7 +310,7 @@ def inside_vertex(mesh: TriangleMesh, x: np.ndarray, v: int, Z: np.ndarray) -> b
     for t in mesh.triangles_of_vertex(v):
         R1, R2, R3 = x[np.roll(mesh.triangles[t], -list(mesh.triangles[t]).index(v))] - Z
         r1, r2, r3 = np.linalg.norm(R1), np.linalg.norm(R2), np.linalg.norm(R3)
-        total += 2.0 * np.arctan2(R1 @ np.cross(R2, R3), r1 * r2 * r3 + r1 * (R2 @ R3) + r2 * (R1 @ R3)
+        total += 2.0 * np.arctan2(R1 @ cross3(R2, R3), r1 * r2 * r3 + r1 * (R2 @ R3) + r2 * (R1 @ R3)
                                   + r3 * (R1 @ R2))
     return total > 0
 
@@ -356,8 +356,8 @@ def _vertex_exit(mesh: TriangleMesh, x: np.ndarray, v: int, Z: np.ndarray):
     for t in mesh.triangles_of_vertex(v):
         _, a, b = np.roll(mesh.triangles[t], -list(mesh.triangles[t]).index(v))
         u, w = x[a] - C, x[b] - C
-        n = np.cross(u, w)
-        alpha, beta = z @ np.cross(w, n) / (n @ n), -(z @ np.cross(u, n)) / (n @ n)
+        n = cross3(u, w)
+        alpha, beta = z @ cross3(w, n) / (n @ n), -(z @ cross3(u, n)) / (n @ n)
         if alpha > SMALL and beta > SMALL:
             return "triangle", int(t), _edge(v, a)
     for q in mesh.neighbors(v):
