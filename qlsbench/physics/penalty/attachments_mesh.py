@@ -83,18 +83,29 @@ def particle_mesh_contact(key, mesh: TriangleMesh, x: np.ndarray, p: int, e0: in
         return None
     particles = contact_particles(mesh, relaxation, e0, p)
     local = {int(v): i for i, v in enumerate(particles)}
-    JY, Jw = attachment_jacobian(mesh, x, relaxation, e0, w0, p, local)
     Z, Y, w, tri = x[p], relaxation.Y, relaxation.w, mesh.triangles[relaxation.e]
     j = k * (Z - Y)
-    JZ = np.zeros_like(JY)
-    JZ[:, :3] = np.eye(3)
-    dj = k * (JZ - JY)
     force = np.zeros((len(particles), 3))
-    block = np.zeros((len(particles), 3, JY.shape[1]))
-    force[0], block[0] = -j, -dj
+    force[0] = -j
     for i, v in enumerate(tri):
         force[local[int(v)]] += w[i] * j
-        block[local[int(v)]] += w[i] * dj + np.outer(j, Jw[i])
+    if relaxation.sticking:
+        # A spring from Z to the fixed-weight point: -k c c^T (x) I with c = (1, -w), written so that it is
+        # symmetric to the last bit (a sticking contact must not make an exported system non-symmetric).
+        c = np.zeros(len(particles))
+        c[0] = 1.0
+        for i, v in enumerate(tri):
+            c[local[int(v)]] -= w[i]
+        block = -k * np.kron(np.outer(c, c), np.eye(3)).reshape(len(particles), 3, -1)
+    else:
+        JY, Jw = attachment_jacobian(mesh, x, relaxation, e0, w0, p, local)
+        JZ = np.zeros_like(JY)
+        JZ[:, :3] = np.eye(3)
+        dj = k * (JZ - JY)
+        block = np.zeros((len(particles), 3, JY.shape[1]))
+        block[0] = -dj
+        for i, v in enumerate(tri):
+            block[local[int(v)]] += w[i] * dj + np.outer(j, Jw[i])
     dofs = (3 * particles[:, None] + np.arange(3)).reshape(-1)
     P0, P1, P2 = x[tri]
     normal = np.cross(P1 - P0, P2 - P0)
