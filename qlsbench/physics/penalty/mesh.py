@@ -142,7 +142,7 @@ def visit_cap(mesh: TriangleMesh) -> int:
 
 
 def weight_map(P0: np.ndarray, P1: np.ndarray, P2: np.ndarray) -> np.ndarray:
-    """``G = (M^T M)^-1 M^T`` with ``M = [P0 - P2, P1 - P2]``: the first two weights of an in-plane point ``P2 + M q``."""
+    """``G = (M^T M)^-1 M^T``, ``M = [P0 - P2, P1 - P2]``: the first two weights of an in-plane point ``P2 + M q``."""
     M = np.column_stack([P0 - P2, P1 - P2])
     return np.linalg.solve(M.T @ M, M.T)
 

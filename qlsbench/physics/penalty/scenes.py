@@ -1,4 +1,4 @@
-"""Scenes of the penalty family: a spring block on an incline, a cloth on a ball, spheres rolling downhill, cloth on cloth.
+"""Scenes of the penalty family: a block on an incline, a cloth on a ball, spheres rolling downhill, cloth on cloth.
 
 Each builder returns a :class:`PenaltyModel` at rest (or with the stated
 initial velocities) plus the time step it was tuned for; the scene name is
@@ -133,7 +133,8 @@ def grid_cloth(n: int, size: float, frame: np.ndarray, origin) -> tuple[np.ndarr
     gi, gj = np.meshgrid(side, side, indexing="ij")
     x = np.asarray(origin, dtype=float) + np.column_stack([gi.ravel(), gj.ravel(), np.zeros(n * n)]) @ frame
     springs, rest = springs_within(x, 2.0 * size / (n - 1) * 1.001)
-    cells = [(n * i + j, n * (i + 1) + j, n * (i + 1) + j + 1, n * i + j + 1) for i in range(n - 1) for j in range(n - 1)]
+    cells = [(n * i + j, n * (i + 1) + j, n * (i + 1) + j + 1, n * i + j + 1)
+             for i in range(n - 1) for j in range(n - 1)]
     triangles = np.array([tri for a, b, c, d in cells for tri in ((a, b, c), (a, c, d))], dtype=np.int64)
     return x, springs, rest, triangles
 
@@ -194,7 +195,8 @@ def cloth_on_cloth(angle: float = 30.0, mu: float = 0.3, ground_mu: float = 1.0,
     particles = Particles(x, v, masses, np.vstack([sb, st + nb]), np.concatenate([rb, rt]),
                           _check("cloth-on-cloth: spring_stiffness", spring_stiffness, 0))
     surfaces = (TriangleMesh(tb), TriangleMesh(tt + nb))
-    return PenaltyModel(particles, Spheres.empty(), (inclined_plane(a),), mu=_check("cloth-on-cloth: mu", mu, 0, strict=False),
+    return PenaltyModel(particles, Spheres.empty(), (inclined_plane(a),),
+                        mu=_check("cloth-on-cloth: mu", mu, 0, strict=False),
                         stiffness=_check("cloth-on-cloth: stiffness", stiffness, 0),
                         name=f"cloth-on-cloth-a{angle:g}-mu{mu:g}", surfaces=surfaces,
                         obstacle_mu=(_check("cloth-on-cloth: ground_mu", ground_mu, 0, strict=False),),
