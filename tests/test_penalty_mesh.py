@@ -281,7 +281,7 @@ def test_operator_with_dd_contacts_and_its_transpose_are_adjoint():
 def test_two_free_cloths_colliding_conserve_linear_momentum():
     # No gravity, no obstacles: DD forces are equal and opposite (the particle's -j against w_i j on the
     # triangle), springs too, so backward Euler changes the total momentum only by the Newton residual:
-    # sum_i g_i over particles, |sum g| <= sqrt(3P)/sqrt(3) |g| <= sqrt(P) tol h |M| per step.
+    # the sum of g_i over the P particles, |sum_i g_i| <= sqrt(P) |g| (Cauchy-Schwarz) < sqrt(P) tol h |M| per step.
     xb, sb, rb, tb = grid_cloth(4, 0.3, np.eye(3), np.zeros(3))
     xt, st, rt, tt = grid_cloth(4, 0.2, np.eye(3), [0.037, 0.051, 0.03])
     nb = len(xb)
