@@ -44,6 +44,9 @@ def _update_attachments(model: PenaltyModel, ev: Evaluation) -> None:
         if kind == "particle_sphere":  # DR: the attachment rides with the body (frame-inverse-times)
             kept[term.key] = {"anchor_body": sph.R[other].T @ (term.Y - sph.x[other])}
             continue
+        if kind == "particle_mesh":  # a sticking attachment keeps (e0, w0); a moved one takes (e, w)
+            kept[term.key] = dict(term.update)
+            continue
         shift = term.Y - term.Z  # the tangential spring the attachment had
         if kind == "sphere":
             offset, anchor = seed_sphere_contact(model.obstacles[other], sph.x[body], sph.radius[body], shift)

@@ -25,6 +25,7 @@ from qlsbench.physics.penalty.attachments import (
     seed_sphere_contact,
     sphere_contact,
 )
+from qlsbench.physics.penalty.attachments_mesh import detect_crossings, particle_mesh_contact
 from qlsbench.physics.penalty.geometry import I3, project_to_moving_surface, project_to_surface, so3_exp
 from qlsbench.physics.penalty.levelsets import SphereObstacle
 from qlsbench.physics.penalty.model import PenaltyModel
@@ -73,11 +74,11 @@ def _spring_terms(model: PenaltyModel, xp: np.ndarray, h: float):
 def _particle_contacts(model, cand, h) -> list[ContactTerm]:
     terms = []
     for o, obstacle in enumerate(model.obstacles):
-        for p in np.flatnonzero(obstacle.distance(cand.xp) <= 0.0):
+        for p in model.touching(o, obstacle.distance(cand.xp)):
             key = ("particle", int(p), o)
             att = model.attachments.get(key)
             anchor = att["anchor"] if att else project_to_surface(model.particles.x[p], obstacle)[1]
-            term = particle_contact(key, np.arange(3 * p, 3 * p + 3), cand.xp[p], anchor, obstacle, model.mu,
+            term = particle_contact(key, np.arange(3 * p, 3 * p + 3), cand.xp[p], anchor, obstacle, model.friction(o),
                                     model.stiffness, h)
             if term is not None:
                 terms.append(term)
@@ -95,7 +96,7 @@ def _sphere_contacts(model, cand, h) -> list[ContactTerm]:
             else:  # the sphere's deepest point at the start of the step, attached where it was
                 offset, anchor = seed_sphere_contact(obstacle, sph.x[b], sph.radius[b])
             term = sphere_contact(key, model.sphere_dofs(b), cand.xs[b], cand.step_rotation[b], cand.u[b], offset,
-                                  anchor, obstacle, model.mu, model.stiffness, h)
+                                  anchor, obstacle, model.friction(o), model.stiffness, h)
             if term is not None:
                 terms.append(term)
     return terms
@@ -145,6 +146,24 @@ def _particle_sphere_contacts(model, cand, h) -> list[ContactTerm]:
                                        model.mu, model.stiffness, h)
         if term is not None:
             terms.append(term)
+    return terms
+
+
+def _particle_mesh_contacts(model, cand, h) -> list[ContactTerm]:
+    """DD contacts: registered pairs relaxed from their stored attachment, then new crossings (brief 4.4)."""
+    terms = []
+    for s, mesh in enumerate(model.surfaces):
+        registered = sorted(key[1] for key in model.attachments if key[0] == "particle_mesh" and key[2] == s)
+        pairs = [(p, model.attachments[("particle_mesh", p, s)]) for p in registered]
+        # A surface's own particles lie in its triangles' planes; they touch it only with self-collision on.
+        skip = set(registered) | (set() if mesh.self_collision else set(mesh.vertices.tolist()))
+        others = np.array([p for p in range(model.n_particles) if p not in skip], dtype=np.int64)
+        pairs += [(p, {"e0": t, "w0": w0}) for p, t, w0 in detect_crossings(mesh, model.particles.x, cand.xp, others)]
+        for p, att in pairs:
+            term = particle_mesh_contact(("particle_mesh", p, s), mesh, cand.xp, p, att["e0"], att["w0"], model.mu,
+                                         model.stiffness, h)
+            if term is not None:
+                terms.append(term)
     return terms
 
 
@@ -228,13 +247,29 @@ class Evaluation:
             rows.append(np.repeat(idx, idx.shape[1], axis=1).ravel())
             cols.append(np.tile(idx, (1, idx.shape[1])).ravel())
             vals.append((-self.h * blocks).ravel())
-        return (sp.diags(self.mass) + 0.5 * (springs + springs.T) + _coo(rows, cols, vals, n)).tocsr()
+        # DD blocks overlap on shared mesh vertices; scipy may sum duplicates in any order, and a symmetric
+        # (sticking) system would come out non-symmetric in the last bit. Summed in a fixed order instead;
+        # scenes without DD contacts keep scipy's sum (and their exported bytes).
+        overlapping = any(t.key[0] == "particle_mesh" for t in self.contacts)
+        contacts = (_summed_in_order if overlapping else _coo)(rows, cols, vals, n)
+        return (sp.diags(self.mass) + 0.5 * (springs + springs.T) + contacts).tocsr()
 
 
 def _coo(rows, cols, vals, n) -> sp.csr_matrix:
     if not rows:
         return sp.csr_matrix((n, n))
     return sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)).tocsr()
+
+
+def _summed_in_order(rows, cols, vals, n) -> sp.csr_matrix:
+    """Like :func:`_coo`, with the duplicates of each entry summed in the order given (a stable sort)."""
+    if not rows:
+        return sp.csr_matrix((n, n))
+    r, c, v = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+    order = np.lexsort((c, r))
+    r, c, v = r[order], c[order], v[order]
+    start = np.flatnonzero(np.r_[True, (np.diff(r) != 0) | (np.diff(c) != 0)])
+    return sp.csr_matrix((np.add.reduceat(v, start), (r[start], c[start])), shape=(n, n))
 
 
 def evaluate(model: PenaltyModel, dv: np.ndarray, h: float) -> Evaluation:
@@ -260,8 +295,10 @@ def evaluate(model: PenaltyModel, dv: np.ndarray, h: float) -> Evaluation:
     if len(spring_force):
         np.add.at(fp, model.particles.springs[:, 0], spring_force)
         np.add.at(fp, model.particles.springs[:, 1], -spring_force)
-    contacts = _particle_contacts(model, cand, h) + _sphere_contacts(model, cand, h) + _pair_contacts(model, cand, h)
-    contacts += _particle_sphere_contacts(model, cand, h)  # after the older kinds, so their order never changes
+    # New kinds go last, so the order (and the exported bytes) of the older ones stay as they were.
+    contacts = (_particle_contacts(model, cand, h) + _sphere_contacts(model, cand, h) + _pair_contacts(model, cand, h)
+                + _particle_mesh_contacts(model, cand, h))
+    contacts += _particle_sphere_contacts(model, cand, h)
     for term in contacts:
         f[term.dofs] += term.force
     mass = model.mass_vector()

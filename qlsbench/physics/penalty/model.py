@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from qlsbench.errors import InputError
+from qlsbench.physics.penalty.mesh import TriangleMesh
 
 
 def _array(value, shape_tail: tuple, name: str, dtype=float) -> np.ndarray:
@@ -106,6 +107,16 @@ class PenaltyModel:
     gravity : ndarray (3,)
     name : str
         Scene label stored with exported systems.
+    surfaces : tuple of TriangleMesh
+        Deformable surfaces over the particles; other particles touching
+        them make DD contacts (alg. 9-12).
+    obstacle_mu : tuple of (float or None)
+        Friction against each obstacle, by index; ``None`` or missing: ``mu``.
+    obstacle_particles : tuple of (ndarray or None)
+        The particles each obstacle acts on, by index; ``None`` or missing:
+        all. Penalty cloths have no thickness, so a cloth lying on another on
+        the ground sinks as deep as the one below it; restricting the ground to
+        the bottom cloth keeps the top one's support where it belongs.
     """
 
     particles: Particles
@@ -118,6 +129,9 @@ class PenaltyModel:
     time: float = 0.0
     steps_taken: int = 0
     attachments: dict = field(default_factory=dict)
+    surfaces: tuple = ()
+    obstacle_mu: tuple = ()
+    obstacle_particles: tuple = ()
 
     def __post_init__(self):
         if not (np.isfinite(self.mu) and self.mu >= 0):
@@ -126,6 +140,39 @@ class PenaltyModel:
             raise InputError(f"penalty stiffness must be > 0, got {self.stiffness!r}")
         self.obstacles = tuple(self.obstacles)
         self.gravity = np.asarray(self.gravity, dtype=float).reshape(3)
+        self.surfaces = tuple(self.surfaces)
+        for i, mesh in enumerate(self.surfaces):
+            if not isinstance(mesh, TriangleMesh):
+                raise InputError(f"surface {i} must be a TriangleMesh, got {type(mesh).__name__}")
+            if mesh.triangles.max() >= self.n_particles:
+                raise InputError(f"surface {i} uses particle {mesh.triangles.max()}, but there are "
+                                 f"{self.n_particles} particles")
+        self.obstacle_mu = tuple(None if m is None else float(m) for m in self.obstacle_mu)
+        if len(self.obstacle_mu) > len(self.obstacles):
+            raise InputError(f"obstacle_mu has {len(self.obstacle_mu)} entries for {len(self.obstacles)} obstacles")
+        if any(m is not None and not (np.isfinite(m) and m >= 0) for m in self.obstacle_mu):
+            raise InputError(f"obstacle_mu must be >= 0, got {self.obstacle_mu!r}")
+        if len(self.obstacle_particles) > len(self.obstacles):
+            raise InputError(f"obstacle_particles has {len(self.obstacle_particles)} entries for "
+                             f"{len(self.obstacles)} obstacles")
+        self.obstacle_particles = tuple(None if ps is None else np.unique(np.asarray(ps, dtype=np.int64))
+                                        for ps in self.obstacle_particles)
+        for ps in self.obstacle_particles:
+            if ps is not None and len(ps) and (ps[0] < 0 or ps[-1] >= self.n_particles):
+                raise InputError(f"obstacle_particles index a particle outside 0..{self.n_particles - 1}")
+
+    def friction(self, obstacle: int) -> float:
+        """The friction coefficient against obstacle ``obstacle``."""
+        if obstacle < len(self.obstacle_mu) and self.obstacle_mu[obstacle] is not None:
+            return self.obstacle_mu[obstacle]
+        return self.mu
+
+    def touching(self, obstacle: int, distance: np.ndarray) -> np.ndarray:
+        """Particles penetrating obstacle ``obstacle`` (``distance <= 0``) among those it acts on."""
+        hit = distance <= 0.0
+        if obstacle < len(self.obstacle_particles) and self.obstacle_particles[obstacle] is not None:
+            hit &= np.isin(np.arange(len(distance)), self.obstacle_particles[obstacle])
+        return np.flatnonzero(hit)
 
     @property
     def n_particles(self) -> int:

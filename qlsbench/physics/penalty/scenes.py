@@ -1,5 +1,5 @@
-"""Scenes of the penalty family: a spring block on an incline, a cloth on a ball, spheres rolling downhill,
-a cloth on a rolling ball.
+"""Scenes of the penalty family: a block on an incline, a cloth on a ball, spheres rolling downhill,
+a cloth on a rolling ball, cloth on cloth.
 
 Each builder returns a :class:`PenaltyModel` at rest (or with the stated
 initial velocities) plus the time step it was tuned for; the scene name is
@@ -14,6 +14,7 @@ import numpy as np
 
 from qlsbench.errors import InputError
 from qlsbench.physics.penalty.levelsets import Plane, SphereObstacle, inclined_plane
+from qlsbench.physics.penalty.mesh import TriangleMesh
 from qlsbench.physics.penalty.model import Particles, PenaltyModel, Spheres
 
 
@@ -172,12 +173,99 @@ def cloth_rolling_sphere(n: int = 8, size: float = 0.5, mass: float = 0.1, mu: f
                         name=f"cloth-rolling-sphere-n{n}-mu{mu:g}")
 
 
+def grid_cloth(n: int, size: float, frame: np.ndarray, origin) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """An ``n x n`` square cloth of side ``size`` in the plane of ``frame``'s first two rows.
+
+    Particle ``(i, j)`` (index ``n i + j``) sits at ``origin + (i, j) spacing``
+    along ``frame[0]`` and ``frame[1]``; two triangles per cell, counter-clockwise
+    about ``frame[2]`` (their normal). Springs join neighbours up to two
+    spacings apart (structural, shear, bending).
+
+    Returns
+    -------
+    x, springs, rest, triangles : ndarray
+    """
+    side = np.arange(n) * (size / (n - 1))
+    gi, gj = np.meshgrid(side, side, indexing="ij")
+    x = np.asarray(origin, dtype=float) + np.column_stack([gi.ravel(), gj.ravel(), np.zeros(n * n)]) @ frame
+    springs, rest = springs_within(x, 2.0 * size / (n - 1) * 1.001)
+    cells = [(n * i + j, n * (i + 1) + j, n * (i + 1) + j + 1, n * i + j + 1)
+             for i in range(n - 1) for j in range(n - 1)]
+    triangles = np.array([tri for a, b, c, d in cells for tri in ((a, b, c), (a, c, d))], dtype=np.int64)
+    return x, springs, rest, triangles
+
+
+def cloth_on_cloth(angle: float = 30.0, mu: float = 0.3, ground_mu: float = 1.0, n: int = 6, size: float = 1.0,
+                   top_n: int = 4, top_size: float = 0.3, mass: float = 0.1, top_mass: float = 0.02,
+                   speed: float = 0.0, gap: float = 0.002, spring_stiffness: float = 200.0,
+                   stiffness: float = 1000.0) -> PenaltyModel:
+    """A small square cloth on a larger one lying on an incline (DD contacts, alg. 9-12).
+
+    The bottom cloth (``n x n``, side ``size``) rests on the incline, held by
+    friction ``ground_mu``; the top one (``top_n x top_n``, side ``top_size``)
+    starts ``gap`` above its uphill half, launched downhill at ``speed``. Both
+    cloths are surfaces; the top one's particles touch the bottom one through
+    DD contacts with friction ``mu``. A uniform top cloth moves like a block:
+    it sticks when ``tan(angle) < mu`` and otherwise slides with
+    ``a = g (sin - mu cos)``; ``angle = 0`` with ``speed > 0`` is two cloths
+    sliding over each other until friction stops the top one. The ground acts
+    on the bottom cloth only: a penalty cloth has no thickness, so the top one
+    would otherwise sink into the ground as deep as the bottom one.
+
+    Parameters
+    ----------
+    angle : float
+        Incline angle in degrees.
+    mu, ground_mu : float
+        Cloth-cloth and cloth-ground friction coefficients.
+    n, top_n : int
+        Particles per side of the bottom and the top cloth (``>= 2``).
+    size, top_size, mass, top_mass : float
+        Sides (m) and total masses (kg).
+    speed, gap : float
+        Initial downhill speed of the top cloth (m/s) and its height above the bottom one (m).
+    spring_stiffness, stiffness : float
+        Cloth springs and contact penalty (N/m).
+    """
+    for name, value in (("n", n), ("top_n", top_n)):
+        if int(value) != value or value < 2:
+            raise InputError(f"cloth-on-cloth: {name} (particles per side) must be an integer >= 2, got {value!r}")
+    n, top_n = int(n), int(top_n)
+    a = np.radians(_check("cloth-on-cloth: angle", angle, 0.0, strict=False))
+    size = _check("cloth-on-cloth: size", size, 0)
+    top_size = _check("cloth-on-cloth: top_size", top_size, 0)
+    if top_size > 0.5 * size:
+        raise InputError(f"cloth-on-cloth: top_size must be at most half of size, got {top_size!r} > {0.5 * size!r}")
+    frame = incline_frame(a)
+    xb, sb, rb, tb = grid_cloth(n, size, frame, np.zeros(3))
+    # On the uphill half, off the bottom grid's lines so no particle starts over an edge or a vertex.
+    origin = np.array([0.12 * size, 0.5 * (size - top_size) + 0.0131 * size,
+                       _check("cloth-on-cloth: gap", gap, 0)]) @ frame
+    xt, st, rt, tt = grid_cloth(top_n, top_size, frame, origin)
+    nb = len(xb)
+    x = np.vstack([xb, xt])
+    v = np.zeros_like(x)
+    v[nb:] = _check("cloth-on-cloth: speed", speed, 0, strict=False) * frame[0]
+    masses = np.concatenate([np.full(nb, _check("cloth-on-cloth: mass", mass, 0) / nb),
+                             np.full(len(xt), _check("cloth-on-cloth: top_mass", top_mass, 0) / len(xt))])
+    particles = Particles(x, v, masses, np.vstack([sb, st + nb]), np.concatenate([rb, rt]),
+                          _check("cloth-on-cloth: spring_stiffness", spring_stiffness, 0))
+    surfaces = (TriangleMesh(tb), TriangleMesh(tt + nb))
+    return PenaltyModel(particles, Spheres.empty(), (inclined_plane(a),),
+                        mu=_check("cloth-on-cloth: mu", mu, 0, strict=False),
+                        stiffness=_check("cloth-on-cloth: stiffness", stiffness, 0),
+                        name=f"cloth-on-cloth-a{angle:g}-mu{mu:g}", surfaces=surfaces,
+                        obstacle_mu=(_check("cloth-on-cloth: ground_mu", ground_mu, 0, strict=False),),
+                        obstacle_particles=(np.arange(nb),))
+
+
 #: Scene builders by name (``qlsbench simulate --scene ...``), with the time step each was tuned for.
 PENALTY_SCENES = {
     "incline-block": (incline_block, 1e-3),
     "cloth-sphere": (cloth_sphere, 5e-3),
     "spheres-incline": (spheres_incline, 1e-3),
     "cloth-rolling-sphere": (cloth_rolling_sphere, 2.5e-3),
+    "cloth-on-cloth": (cloth_on_cloth, 2e-3),
 }
 
 
