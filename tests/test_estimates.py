@@ -76,3 +76,43 @@ def _card_columns() -> list[str]:
     card = (Path(__file__).resolve().parents[1] / "datasets" / "README.md").read_text()
     table = next(t for t in tables(card) if "qsvt_degree" in " ".join(r[0] for r in t["rows"]))
     return [name.strip(" `") for row in table["rows"] for name in row[0].split(",")]
+
+
+def test_the_leaderboard_page_adds_the_estimates_per_family(tmp_path):
+    """`qlsbench leaderboard --estimates`: one row per family (frictional DEM-C apart), the numbers of the tables."""
+
+    from qlsbench.bench import SolverSpec, run_solver
+    from qlsbench.bench.pauli_study import resource_table
+    from qlsbench.cli import main
+    from qlsbench.families import FAMILIES
+
+    family = FAMILIES["ising"]
+    data = tmp_path / "ising" / "part-0000.parquet"
+    family.build(family.options.from_mapping({"n_qubits": [2, 3], "kappa": 10.0}), data, False)
+    table = resource_table(data, tmp_path / "r.parquet", epsilons=(1e-6,), progress=False)
+    run_solver(SolverSpec("lu"), data, tmp_path / "results" / "lu.parquet", progress=False)
+    md = tmp_path / "board.md"
+    assert main(["leaderboard", str(tmp_path / "results"), "--md", str(md), "--csv", str(tmp_path / "b.csv"),
+                 "--estimates", str(tmp_path / "r.parquet")]) == 0
+    text = md.read_text()
+    assert "What a fault-tolerant solver would cost" in text
+    row = next(line for line in text.splitlines() if line.startswith("| ising |"))
+    exact = table[table["tol"] == 0]
+    assert f"| 2 | 2-3 |" in row and f"{exact['adiabatic_queries_practical'].max():.3g} (3 qubits)" in row
+    # a file that is not a resources table is named
+    assert main(["leaderboard", str(tmp_path / "results"), "--md", str(md), "--csv", str(tmp_path / "b.csv"),
+                 "--estimates", str(data)]) != 0
+
+
+def test_the_summary_splits_the_sphere_families_by_their_mu():
+    """A frictional DEM-C system with nothing sliding is symmetric: the scene's mu, not symmetry, decides."""
+    from qlsbench.report.resource_figures import estimate_summary
+
+    base = dict(system_id="a", n_qubits=3, tol=0.0, epsilon=1e-6, kappa=5.0, alpha=2.0, qubits=6, qsvt_degree=9.0,
+                adiabatic_queries_practical=20.0, adiabatic_queries_bound=900.0)
+    rows = pd.DataFrame([dict(base, family="dem_c", scene="sedimentation-n16-mu0.3", symmetric=True),
+                         dict(base, family="dem_c", scene="sedimentation-n16-mu0", symmetric=True, system_id="b"),
+                         dict(base, family="penalty", scene="cloth-on-cloth-a30-mu0.3", symmetric=False)])
+    summary = estimate_summary(rows, 1e-6).set_index("family")
+    assert list(summary.index) == ["dem_c", "dem_c (friction)", "penalty"]
+    assert (summary["systems"] == 1).all()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from qlsbench.checks import COUNT, POSITIVE, SEED, Whole
+from qlsbench.checks import COUNT, POSITIVE, SEED, Real, Whole
 from qlsbench.cli.options import (
     MAX_REPEATS,
     add_options,
@@ -91,7 +91,12 @@ def cmd_leaderboard(args) -> None:
 
     tol, low = LeaderboardOptions.from_mapping(given_options(args, LeaderboardOptions)).tolerances()
     results = load_results(args.results)
-    write_leaderboard(results, args.md, args.csv, tol, low, html_path=args.html)
+    extra = None
+    if args.estimates:
+        from qlsbench.report.resource_figures import estimate_blocks, read_resources
+
+        extra = estimate_blocks(read_resources(args.estimates), args.epsilon)
+    write_leaderboard(results, args.md, args.csv, tol, low, html_path=args.html, extra=extra)
     print(leaderboard(results, tol, low).to_string(index=False))
 
 
@@ -103,9 +108,12 @@ def _parser_leaderboard(sub) -> None:
     s.add_argument("--md", default="results/leaderboard.md")
     s.add_argument("--csv", default="results/leaderboard.csv")
     s.add_argument("--html", default=None, help="also write the page as HTML (the workflow's report shows it)")
+    s.add_argument("--estimates", nargs="+", default=None, metavar="FILE",
+                   help="`qlsbench resources` tables: add what a fault-tolerant solver would cost, per family")
+    s.add_argument("--epsilon", type=Real(0.0, 1.0, open_low=True, open_high=True).parse, default=1e-6, help="the estimates' target error (default 1e-6)")
     add_options(s, [LeaderboardOptions])
     s.set_defaults(func=cmd_leaderboard, writes=[("md", "--md", "file"), ("csv", "--csv", "file"),
-                                                 ("html", "--html", "file")], reads=["results"])
+                                                 ("html", "--html", "file")], reads=["results", "estimates"])
 
 
 def cmd_board(args) -> None:

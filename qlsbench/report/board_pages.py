@@ -25,6 +25,7 @@ from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
 from qlsbench.bench.results import load_results
 from qlsbench.report.budget_curves import plot_budget_curves
 from qlsbench.report.leaderboard_page import display_table, write_leaderboard
+from qlsbench.report.resource_figures import estimate_blocks
 
 #: The pages ``board publish`` and ``board add`` write into their folder.
 PAGES = ("index.html", "leaderboard.md", "leaderboard.csv", "budget_curves.png")
@@ -84,31 +85,17 @@ def _submissions_table(board: Board) -> pd.DataFrame:
 RESOURCE_EPSILON = 1e-6
 
 
-def _resources_table(board: Board) -> pd.DataFrame:
-    """Per pinned group, what a fault-tolerant solver would cost (:mod:`qlsbench.pauli.estimates`), exact terms."""
+def _estimates(board: Board) -> pd.DataFrame:
+    """``qlsbench resources`` rows of every pinned group at :data:`RESOURCE_EPSILON`, with a ``group`` column."""
     import tempfile
 
     from qlsbench.bench.board import pinned_files
     from qlsbench.bench.pauli_study import resource_table
 
-    rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for group, path in pinned_files(board).items():
-            table = resource_table(path, Path(tmp) / f"{group}.parquet", epsilons=(RESOURCE_EPSILON,), progress=False)
-            exact = table[table["tol"] == 0]
-            if exact.empty:
-                continue
-            largest = exact.loc[exact["adiabatic_queries_practical"].idxmax()]
-            rows.append({"group": group, "systems": len(exact),
-                         "qubits": f"{exact['n_qubits'].min()}-{exact['n_qubits'].max()}",
-                         "median κ": f"{exact['kappa'].median():.3g}", "median α": f"{exact['alpha'].median():.3g}",
-                         "block-encoding qubits (max)": int(exact["qubits"].max()),
-                         "QSVT degree (median)": f"{exact['qsvt_degree'].median():.3g}",
-                         "adiabatic queries (median)": f"{exact['adiabatic_queries_practical'].median():.3g}",
-                         "adiabatic queries (largest)": f"{largest['adiabatic_queries_practical']:.3g} "
-                                                        f"({int(largest['n_qubits'])} qubits)",
-                         "with the proven constant (median)": f"{exact['adiabatic_queries_bound'].median():.3g}"})
-    return pd.DataFrame(rows)
+        return pd.concat([resource_table(path, Path(tmp) / f"{group}.parquet", epsilons=(RESOURCE_EPSILON,),
+                                         progress=False).assign(group=group)
+                          for group, path in pinned_files(board).items()], ignore_index=True)
 
 
 def render_board(board: Board, results: pd.DataFrame | None = None, pages: str | os.PathLike = "leaderboard",
@@ -120,13 +107,7 @@ def render_board(board: Board, results: pd.DataFrame | None = None, pages: str |
     written = []
     if results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0).any():
         written.append(plot_budget_curves(results, pages / "budget_curves.png", tol=low))
-    extra = [("h2", "What a fault-tolerant solver would cost"),
-             ("p", "No simulation: estimates from each pinned system's LCU (Pauli) form, `qlsbench resources`. "
-                   f"Block-encoding queries to reach error {RESOURCE_EPSILON:g} with QSVT (Childs-Kothari-Somma "
-                   "polynomial, per attempt) and with the discrete-adiabatic solver plus eigenstate filtering "
-                   "(walk constant 1.84 as measured by Costa et al. 2023; the proven 2305 beside it), for the "
-                   "block-encoded A/α, whose condition number is κα."),
-             ("table", _resources_table(board)),
+    extra = [*estimate_blocks(_estimates(board), RESOURCE_EPSILON, by="group"),
              ("h2", "The pinned set"), ("table", display_table(pinned_table(board)))]
     submissions = _submissions_table(board)
     if not submissions.empty:
