@@ -387,75 +387,120 @@ def relax_mesh(mesh: TriangleMesh, x: np.ndarray, e0: int, w0: np.ndarray, p: in
         When the walk exceeds :func:`visit_cap` (the supplement proves it
         cannot; reaching it means a bug).
     """
-    Z, w0 = x[p], np.asarray(w0, dtype=float)
-    tri = mesh.triangles[e0]
-    Y, w, e = w0 @ x[tri], w0.copy(), int(e0)
-    chain, path = [], []
-    case, prim, entered = "initial", int(e0), None
+    w0 = np.asarray(w0, dtype=float)
+    walk = _Walk(mesh, x, p, x[p], mu, Y=w0 @ x[mesh.triangles[e0]], w=w0.copy(), e=int(e0), prim=int(e0))
     for _ in range(visit_cap(mesh)):
-        path.append((case, prim))
-        if case in ("initial", "triangle"):
-            e, tri = prim, mesh.triangles[prim]
-            if p in tri:
-                return MeshRelaxation(False, path=tuple(path))
-            inside, move = triangle_move(Y, Z, *x[tri], mu)
-            if move is None:
-                return MeshRelaxation(inside, e, w, Y, chain, tuple(path))
-            Y, w = move.Y, move.w
-            chain.append((move.D, e))
-            if move.exit is None:
-                return MeshRelaxation(inside, e, w, Y, chain, tuple(path))
-            corner = int(np.argmax(w))
-            if w[corner] > 1.0 - SMALL:  # landed on a vertex: take it exactly, with its derivative
-                chain[-1] = (_selector(2 + corner), e)
-                case, prim = "vertex", int(tri[corner])
-                continue
-            edge = _edge(*np.delete(tri, move.exit))
-            if case == "triangle" and edge == entered:  # pushed back over the edge it came in by
-                case, prim = "edge", edge
-                continue
-            nxt = int(mesh.across[e, move.exit])
-            if nxt < 0:  # slid off an open mesh's boundary
-                return MeshRelaxation(False, path=tuple(path))
-            w = _relabel(tri, w, mesh.triangles[nxt])
-            case, prim, entered, e = "triangle", nxt, edge, nxt
-        elif case == "edge":
-            if p in prim:
-                return MeshRelaxation(False, path=tuple(path))
-            e = mesh.triangles_of_edge(prim)[0]
-            tri = mesh.triangles[e]
-            slots = [list(tri).index(prim[0]), list(tri).index(prim[1])]
-            inside = inside_edge(mesh, x, prim, Z)
-            move = edge_move(Y, Z, x[prim[0]], x[prim[1]], mu)
-            if move is None:
-                w = _edge_weights(Y, x[prim[0]], x[prim[1]], slots)
-                return MeshRelaxation(inside, e, w, Y, chain, tuple(path))
-            D = np.zeros((3, 15))
-            D[:, :6] = move.D[:, :6]
-            for k, slot in enumerate(slots):
-                D[:, 6 + 3 * slot:9 + 3 * slot] = move.D[:, 6 + 3 * k:9 + 3 * k]
-            chain.append((D, e))
-            Y = move.Y
-            w = np.zeros(3)
-            w[slots] = move.w[:2]
-            if move.end is None:
-                return MeshRelaxation(inside, e, w, Y, chain, tuple(path))
-            case, prim = "vertex", prim[move.end]
-        else:  # vertex
-            v = prim
-            if v == p:
-                return MeshRelaxation(False, path=tuple(path))
-            Y = x[v].copy()
-            case, prim, entered = _vertex_exit(mesh, x, v, Z)
-            if case is None:  # Z's projection is at the vertex: stay, in the triangle of the last move
-                e = chain[-1][1]
-                w = (mesh.triangles[e] == v).astype(float)
-                return MeshRelaxation(inside_vertex(mesh, x, v, Z), e, w, Y, chain, tuple(path))
-            if case == "triangle":
-                e = prim
-                w = (mesh.triangles[e] == v).astype(float)
+        walk.path.append((walk.case, walk.prim))
+        result = _CASES[walk.case](walk)
+        if result is not None:
+            return result
     raise RuntimeError(f"mesh relaxation of particle {p} from triangle {e0} did not end within "
-                       f"{visit_cap(mesh)} case visits: {path[:12]}...")
+                       f"{visit_cap(mesh)} case visits: {walk.path[:12]}...")
+
+
+@dataclass
+class _Walk:
+    """The relaxation between case visits: where it stands (``case`` at primitive ``prim``, having ``entered``
+    the current triangle over that edge), the attachment so far and the moves made."""
+
+    mesh: TriangleMesh
+    x: np.ndarray
+    p: int
+    Z: np.ndarray
+    mu: float
+    Y: np.ndarray
+    w: np.ndarray
+    e: int
+    prim: object
+    case: str = "initial"
+    entered: tuple | None = None
+    chain: list = field(default_factory=list)
+    path: list = field(default_factory=list)
+
+    def ends(self, active: bool) -> MeshRelaxation:
+        return MeshRelaxation(active, self.e, self.w, self.Y, self.chain, tuple(self.path))
+
+    def lost(self) -> MeshRelaxation:
+        """The contact ends: the walk met the particle's own primitive or left an open mesh."""
+        return MeshRelaxation(False, path=tuple(self.path))
+
+
+def _triangle_case(walk: _Walk) -> MeshRelaxation | None:
+    """Cases initial and triangle (alg. 10): move within the triangle, then onto a vertex, back onto the edge it
+    came in by, or over an edge into the next triangle."""
+    mesh, x = walk.mesh, walk.x
+    walk.e, tri = walk.prim, mesh.triangles[walk.prim]
+    if walk.p in tri:
+        return walk.lost()
+    inside, move = triangle_move(walk.Y, walk.Z, *x[tri], walk.mu)
+    if move is None:
+        return walk.ends(inside)
+    walk.Y, walk.w = move.Y, move.w
+    walk.chain.append((move.D, walk.e))
+    if move.exit is None:
+        return walk.ends(inside)
+    corner = int(np.argmax(walk.w))
+    if walk.w[corner] > 1.0 - SMALL:  # landed on a vertex: take it exactly, with its derivative
+        walk.chain[-1] = (_selector(2 + corner), walk.e)
+        walk.case, walk.prim = "vertex", int(tri[corner])
+        return None
+    edge = _edge(*np.delete(tri, move.exit))
+    if walk.case == "triangle" and edge == walk.entered:  # pushed back over the edge it came in by
+        walk.case, walk.prim = "edge", edge
+        return None
+    nxt = int(mesh.across[walk.e, move.exit])
+    if nxt < 0:  # slid off an open mesh's boundary
+        return walk.lost()
+    walk.w = _relabel(tri, walk.w, mesh.triangles[nxt])
+    walk.case, walk.prim, walk.entered, walk.e = "triangle", nxt, edge, nxt
+    return None
+
+
+def _edge_case(walk: _Walk) -> MeshRelaxation | None:
+    """Case edge (alg. 11): move along the edge, ending on it or at one of its vertices."""
+    mesh, x, edge = walk.mesh, walk.x, walk.prim
+    if walk.p in edge:
+        return walk.lost()
+    walk.e = mesh.triangles_of_edge(edge)[0]
+    tri = mesh.triangles[walk.e]
+    slots = [list(tri).index(edge[0]), list(tri).index(edge[1])]
+    inside = inside_edge(mesh, x, edge, walk.Z)
+    move = edge_move(walk.Y, walk.Z, x[edge[0]], x[edge[1]], walk.mu)
+    if move is None:
+        walk.w = _edge_weights(walk.Y, x[edge[0]], x[edge[1]], slots)
+        return walk.ends(inside)
+    D = np.zeros((3, 15))  # the edge move's columns (X, Z, P_a, P_b) placed at the triangle's vertex slots
+    D[:, :6] = move.D[:, :6]
+    for k, slot in enumerate(slots):
+        D[:, 6 + 3 * slot:9 + 3 * slot] = move.D[:, 6 + 3 * k:9 + 3 * k]
+    walk.chain.append((D, walk.e))
+    walk.Y = move.Y
+    walk.w = np.zeros(3)
+    walk.w[slots] = move.w[:2]
+    if move.end is None:
+        return walk.ends(inside)
+    walk.case, walk.prim = "vertex", edge[move.end]
+    return None
+
+
+def _vertex_case(walk: _Walk) -> MeshRelaxation | None:
+    """Case point (alg. 11 part II): leave the vertex into the triangle or along the edge towards ``Z``, or stay."""
+    mesh, x, v = walk.mesh, walk.x, walk.prim
+    if v == walk.p:
+        return walk.lost()
+    walk.Y = x[v].copy()
+    walk.case, walk.prim, walk.entered = _vertex_exit(mesh, x, v, walk.Z)
+    if walk.case is None:  # Z's projection is at the vertex: stay, in the triangle of the last move
+        walk.e = walk.chain[-1][1]
+        walk.w = (mesh.triangles[walk.e] == v).astype(float)
+        return walk.ends(inside_vertex(mesh, x, v, walk.Z))
+    if walk.case == "triangle":
+        walk.e = walk.prim
+        walk.w = (mesh.triangles[walk.e] == v).astype(float)
+    return None
+
+
+_CASES = {"initial": _triangle_case, "triangle": _triangle_case, "edge": _edge_case, "vertex": _vertex_case}
 
 
 def _relabel(tri: np.ndarray, w: np.ndarray, new_tri: np.ndarray) -> np.ndarray:
