@@ -29,16 +29,9 @@ from qlsbench.physics.penalty import (
 from qlsbench.physics.penalty.geometry import so3_exp, so3_left_jacobian
 from qlsbench.physics.penalty.scenes import incline_frame
 
+from finite_differences import central_jacobian
+
 G = 9.81
-
-
-def central_jacobian(f, x, eps=1e-6):
-    cols = []
-    for j in range(len(x)):
-        e = np.zeros_like(x)
-        e[j] = eps
-        cols.append((f(x + e) - f(x - e)) / (2 * eps))
-    return np.column_stack(cols)
 
 
 # --- geometry -----------------------------------------------------------------------------------------------

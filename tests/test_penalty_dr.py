@@ -29,16 +29,9 @@ from qlsbench.physics.penalty.attachments import (
 from qlsbench.physics.penalty.geometry import project_to_moving_surface, so3_exp, so3_left_jacobian
 from qlsbench.physics.penalty.scenes import springs_within
 
+from finite_differences import central_jacobian
+
 G = 9.81
-
-
-def central_jacobian(f, x, eps=1e-6):
-    cols = []
-    for j in range(len(x)):
-        e = np.zeros_like(x)
-        e[j] = eps
-        cols.append((f(x + e) - f(x - e)) / (2 * eps))
-    return np.column_stack(cols)
 
 
 # --- the moving projection (PROJECT_ATTACHMENT_TO_MOVING_SURFACE) -------------------------------------------

@@ -42,17 +42,10 @@ from qlsbench.physics.penalty.mesh import (
 )
 from qlsbench.physics.penalty.scenes import grid_cloth, incline_frame
 
+from finite_differences import central_jacobian
+
 G = 9.81
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
-
-
-def central_jacobian(f, x, eps=1e-6):
-    cols = []
-    for j in range(len(x)):
-        e = np.zeros_like(x)
-        e[j] = eps
-        cols.append((f(x + e) - f(x - e)) / (2 * eps))
-    return np.column_stack(cols)
 
 
 def grid(n=5, size=1.0):
