@@ -58,9 +58,23 @@ def test_nsgs_solves_the_lcp_and_agrees_with_lemke_on_velocities(mu):
     assert exact.status == "converged"
     result = nsgs(problem, tol=1e-12)
     assert result.status == "converged" and result.residual <= _target(problem, 1e-12)
-    assert problem.lcp.natural_residual(result.y) == result.residual
+    assert problem.lcp.natural_residual(result.y) == pytest.approx(result.residual, rel=1e-6, abs=1e-15)
     v_nsgs, v_exact = problem.velocity_change(result.y), problem.velocity_change(exact.y)
     np.testing.assert_allclose(v_nsgs, v_exact, rtol=0, atol=1e-9 * np.abs(v_exact).max())
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.3])
+def test_the_residual_without_q_is_the_lcps_and_nsgs_never_builds_q(mu):
+    """``ContactLCP.natural_residual`` reads ``Q y + r`` off the velocities: the assembled LCP's residual to
+    rounding, at random points and at the solution; NSGS (no repair needed here) leaves ``Q`` unassembled."""
+    problem = _problem(12, 250, mu)
+    result = nsgs(problem, tol=1e-12)
+    assert result.status == "converged" and result.info["repairs"] == 0
+    assert "lcp" not in vars(problem)  # the cached matrix was never built
+    rng = np.random.default_rng(1)
+    for y in [result.y, *np.abs(rng.normal(scale=1e-2, size=(5, problem.size)))]:
+        expected = problem.lcp.natural_residual(y)
+        assert problem.natural_residual(y) == pytest.approx(expected, rel=1e-9, abs=1e-15)
 
 
 def test_frictionless_nsgs_finds_newtons_solution():

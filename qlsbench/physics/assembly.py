@@ -8,6 +8,7 @@ contact (``nc``). With ``mu = 0`` only ``gamma_nu`` remains.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,12 +65,17 @@ def direction_matrices(contacts: Contacts, n_spheres: int, s: int) -> tuple[sp.c
 
 @dataclass(frozen=True)
 class ContactLCP:
-    """An assembled contact LCP with what is needed to apply its solution.
+    """A contact LCP with what is needed to apply its solution; its matrix ``Q`` is built on first use.
+
+    Contact-wise methods (:func:`~qlsbench.physics.nsgs.nsgs`) work on the
+    contacts and velocities alone and never need ``Q``, whose sparse products
+    cost more than the sweeps of most steps (10 ms of a 100-sphere frictional
+    step); :attr:`lcp` builds it once when a matrix method asks.
 
     Attributes
     ----------
-    lcp : LCP
-        The problem ``(Q, r)``.
+    r : numpy.ndarray
+        The LCP's vector ``r``.
     D_nu, D_hat : scipy.sparse.csc_matrix
         Direction matrices (``D_hat`` is ``None`` when ``mu = 0``).
     inv_mass : numpy.ndarray
@@ -88,7 +94,7 @@ class ContactLCP:
         velocity (``gap / h``, or the restitution term of an impact).
     """
 
-    lcp: LCP
+    r: np.ndarray
     D_nu: sp.csc_matrix
     D_hat: sp.csc_matrix | None
     inv_mass: np.ndarray
@@ -98,6 +104,16 @@ class ContactLCP:
     contacts: Contacts
     v_known: np.ndarray
     normal_offset: np.ndarray
+
+    @cached_property
+    def lcp(self) -> LCP:
+        """The problem ``(Q, r)`` (``Q`` assembled here, once)."""
+        return LCP(_lcp_matrix(self.D_nu, self.D_hat, self.inv_mass, self.mu, self.s), self.r)
+
+    @property
+    def size(self) -> int:
+        """Unknowns of the LCP."""
+        return len(self.r)
 
     def impulses(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """Split a solution into ``gamma_nu`` and ``beta``."""
@@ -113,6 +129,19 @@ class ContactLCP:
             f = f + self.D_hat @ beta
         return self.inv_mass * f
 
+    def natural_residual(self, y: np.ndarray) -> float:
+        """``||min(y, Q y + r)||_2`` without ``Q``: ``Q y + r`` read off the velocities ``y`` gives.
+
+        Equal to ``self.lcp.natural_residual(y)`` up to rounding (the products are summed in another order).
+        """
+        v = self.v_known + self.velocity_change(y)
+        w = self.D_nu.T @ v + self.normal_offset
+        if self.D_hat is not None:
+            gamma, beta = self.impulses(y)
+            slide = self.D_hat.T @ v + np.repeat(y[self.nc * (1 + self.s):], self.s)
+            w = np.concatenate([w, slide, self.mu * gamma - beta.reshape(self.nc, self.s).sum(axis=1)])
+        return float(np.linalg.norm(np.minimum(y, w)))
+
 
 def _symmetric_product(G: sp.csc_matrix, inv_mass: np.ndarray) -> sp.csr_matrix:
     """``G^T M^-1 G``, made exactly symmetric.
@@ -125,9 +154,23 @@ def _symmetric_product(G: sp.csc_matrix, inv_mass: np.ndarray) -> sp.csr_matrix:
     return ((K + K.T) * 0.5).tocsr()
 
 
+def _lcp_matrix(D_nu: sp.csc_matrix, D_hat: sp.csc_matrix | None, inv_mass: np.ndarray, mu: float,
+                s: int) -> sp.csr_matrix:
+    """``Q`` of eq. 6: ``D_nu^T M^-1 D_nu`` without friction, else the block matrix with ``D_hat``, ``E`` and ``mu``."""
+    if D_hat is None:
+        return _symmetric_product(D_nu, inv_mass)
+    nc = D_nu.shape[1]
+    G = sp.hstack([D_nu, D_hat], format="csc")
+    K = _symmetric_product(G, inv_mass)  # [[Dn'WDn, Dn'WDh], [Dh'WDn, Dh'WDh]]
+    E = sp.kron(sp.identity(nc), np.ones((s, 1)), format="csr")  # (s nc) x nc
+    top = sp.hstack([K, sp.vstack([sp.csr_matrix((nc, nc)), E])])
+    bottom = sp.hstack([mu * sp.identity(nc), -E.T, sp.csr_matrix((nc, nc))])
+    return sp.vstack([top, bottom], format="csr")
+
+
 def assemble(contacts: Contacts, masses: np.ndarray, v_known: np.ndarray, h: float, mu: float,
              s: int = 8, *, normal_offset: np.ndarray | None = None) -> ContactLCP:
-    """Assemble ``Q`` and ``r`` of eq. 6.
+    """Assemble ``Q`` and ``r`` of eq. 6 (``Q`` on first use of the result's ``lcp``).
 
     The normal rows of ``r`` carry ``gap / h``: the constraint then reads
     ``gap + h * (normal velocity) >= 0``, so a contact found within the margin
@@ -163,18 +206,10 @@ def assemble(contacts: Contacts, masses: np.ndarray, v_known: np.ndarray, h: flo
     offset = contacts.gap / h if normal_offset is None else np.asarray(normal_offset, dtype=float)
     if mu == 0.0:
         D_nu = _generalised(contacts.body_i, contacts.body_j, contacts.normal, n)
-        Q = _symmetric_product(D_nu, inv_mass)
-        return ContactLCP(LCP(Q, D_nu.T @ v + offset), D_nu, None, inv_mass, nc, s, 0.0, contacts, v, offset)
+        return ContactLCP(D_nu.T @ v + offset, D_nu, None, inv_mass, nc, s, 0.0, contacts, v, offset)
     D_nu, D_hat = direction_matrices(contacts, n, s)
-    r_nu = D_nu.T @ v + offset
-    G = sp.hstack([D_nu, D_hat], format="csc")
-    K = _symmetric_product(G, inv_mass)  # [[Dn'WDn, Dn'WDh], [Dh'WDn, Dh'WDh]]
-    E = sp.kron(sp.identity(nc), np.ones((s, 1)), format="csr")  # (s nc) x nc
-    top = sp.hstack([K, sp.vstack([sp.csr_matrix((nc, nc)), E])])
-    bottom = sp.hstack([mu * sp.identity(nc), -E.T, sp.csr_matrix((nc, nc))])
-    Q = sp.vstack([top, bottom], format="csr")
-    r = np.concatenate([r_nu, D_hat.T @ v, np.zeros(nc)])
-    return ContactLCP(LCP(Q, r), D_nu, D_hat, inv_mass, nc, s, float(mu), contacts, v, offset)
+    r = np.concatenate([D_nu.T @ v + offset, D_hat.T @ v, np.zeros(nc)])
+    return ContactLCP(r, D_nu, D_hat, inv_mass, nc, s, float(mu), contacts, v, offset)
 
 
 def normal_velocities(contacts: Contacts, velocities: np.ndarray) -> np.ndarray:

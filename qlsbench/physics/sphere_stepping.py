@@ -219,21 +219,21 @@ def _solve(problem: ContactLCP, y0, options: StepOptions, hook) -> tuple[LCPResu
     Newton (captured) from there or from ``y0``; then, or on other steps at once, NSGS to the tolerance; then
     :func:`_fallback`. Reported iterations are the Newton iterations run, each of which produced a subsystem.
     """
-    lcp, chain = problem.lcp, options.nsgs if problem.mu > 0 else None
+    chain = options.nsgs if problem.mu > 0 else None
     if chain is None:
-        result = minmap_newton(lcp, y0, options=options.newton, capture=hook)
+        result = minmap_newton(problem.lcp, y0, options=options.newton, capture=hook)
         if result.status == Status.CONVERGED:
             return result, "minmap", 0
-        return *_fallback(lcp, y0, result, "minmap", options, hook), 0
+        return *_fallback(problem.lcp, y0, result, "minmap", options, hook), 0
     start, sweeps, newton = y0, 0, None
     if hook is not None:
         pre = nsgs(problem, y0, tol=chain.presolve_tol, max_sweeps=chain.max_sweeps, repairs=chain.repairs)
         sweeps = pre.iterations
         # Where the presolve already met the step's tolerance (isolated contacts are solved exactly in one sweep),
         # Newton would have nothing to do from there: it starts from the warm start instead, as in v1.
-        solved = pre.residual <= options.newton.tol * (1.0 + float(np.linalg.norm(lcp.r)))
+        solved = pre.residual <= options.newton.tol * (1.0 + float(np.linalg.norm(problem.r)))
         phase = "newton" if solved else "nsgs_newton"
-        newton = minmap_newton(lcp, y0 if solved else pre.y,
+        newton = minmap_newton(problem.lcp, y0 if solved else pre.y,
                                options=replace(options.newton, max_iter=chain.newton_max_iter),
                                capture=_tagged(hook, phase=phase, presolve_sweeps=0 if solved else sweeps))
         if newton.status == Status.CONVERGED:
@@ -249,7 +249,7 @@ def _solve(problem: ContactLCP, y0, options: StepOptions, hook) -> tuple[LCPResu
         return kept, "nsgs", sweeps
     # The proximal passes start from the warm start: from a stalled NSGS point they converge less often.
     proximal_hook = None if hook is None else _tagged(hook, phase="proximal")
-    return *_fallback(lcp, y0, kept, "nsgs", options, proximal_hook), sweeps
+    return *_fallback(problem.lcp, y0, kept, "nsgs", options, proximal_hook), sweeps
 
 
 def _fallback(lcp, start, result: LCPResult, name: str, options: StepOptions, hook) -> tuple[LCPResult, str]:
@@ -286,7 +286,7 @@ def _resolve(scene: Scene, contacts: Contacts, problem: ContactLCP, options: Ste
     result, report.solver, report.sweeps = _solve(problem, y0, options, hook)
     if warm is not None:
         warm.remember(contacts, scene.n_spheres, result.y, width)
-    report.lcp_size, report.newton_iterations = problem.lcp.size, result.iterations
+    report.lcp_size, report.newton_iterations = problem.size, result.iterations
     report.pairs = np.column_stack([contacts.body_i, contacts.body_j])
     report.normal_impulses = problem.impulses(result.y)[0].copy()
     report.residual, report.status = result.residual, result.status

@@ -8,7 +8,8 @@ chain's first attempt) does not solve, and that the v2 chain solves within a few
 what the LCP is assembled from (contacts, masses, known velocities, h, mu, s, the normal offsets) and the warm
 start, so ``tests/test_frictional_corpus.py`` re-assembles it with :func:`qlsbench.physics.assembly.assemble`.
 The bytes of the files depend on this machine's arithmetic; the test only needs each LCP to stay hard for
-Newton and solvable by the chain, which holds on any machine.
+Newton and solvable by the chain, which holds on any machine. One more file comes from the asv sliding pile: a
+step Gauss-Seidel finishes only after tens of thousands of sweeps.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import qlsbench.physics.sphere_stepping as stepping
-from qlsbench.physics import NewtonOptions, StepOptions, build_scene, minmap_newton, step
+from qlsbench.physics import NewtonOptions, StepOptions, build_scene, minmap_newton, simulate, step
 
 HERE = Path(__file__).parent
 RUNS = [(8, 0, 400, 3), (32, 0, 600, 3), (100, 0, 700, 4)]  # spheres, seed, steps, files kept
@@ -68,7 +69,42 @@ def collect(n_spheres: int, seed: int, steps: int, keep: int) -> None:
         stepping._solve = chain
 
 
+def collect_sliding(max_seconds: float = 1.5) -> None:
+    """One step of the asv sliding pile (100 spheres settled without friction, then friction on) that NSGS
+    finishes only past 20,000 sweeps (the v2 chain's first cap, where the proximal fallback took over)."""
+    scene = build_scene("sedimentation", n_spheres=100, seed=0)
+    simulate(scene, 400, StepOptions(mu=0.0))
+    warm, chain = stepping.WarmStart(), stepping._solve
+    step(scene.copy(), OPTIONS, warm=warm)  # the benchmark's warm start: one frictional step's impulses
+    found = []
+
+    def spy(problem, y0, options, hook):
+        start = time.perf_counter()
+        result = chain(problem, y0, options, hook)
+        took = time.perf_counter() - start
+        if not found and result[2] > 20_000 and took < max_seconds and result[0].status == "converged":
+            plain = minmap_newton(problem.lcp, y0, options=options.newton)
+            if plain.status != "converged":
+                name = HERE / f"n100-sliding-step{spy.step:04d}.npz"
+                _save(name, problem, y0, scene.masses)
+                found.append(name)
+                print(f"{name.name}: {problem.size} unknowns, plain Newton {plain.status} at {plain.residual:.1e}; "
+                      f"chain {result[1]}, {result[2]} sweeps, {took:.2f} s", flush=True)
+        return result
+
+    stepping._solve = spy
+    try:
+        for k in range(300):
+            spy.step = k
+            step(scene, OPTIONS, index=k, warm=warm)
+            if found:
+                break
+    finally:
+        stepping._solve = chain
+
+
 if __name__ == "__main__":
     for run in RUNS:
         collect(*run)
+    collect_sliding()
     sys.exit(0)
