@@ -94,8 +94,9 @@ def test_the_pinned_set_loads_with_no_workflow_run(tmp_path):
 
     manifest = json.loads((PINNED / "manifest.json").read_text())
     df = pinned()
-    assert len(df) == len(manifest["systems"]) == 35
-    assert df.groupby("group").size().to_dict() == {"ising": 14, "dem_c-mu0": 12, "dem_c-mu0.3": 9}
+    assert len(df) == len(manifest["systems"]) == 43
+    assert df.groupby("group").size().to_dict() == {"ising": 14, "dem_c-mu0": 12, "dem_c-mu0.3": 9,
+                                                    "dem_c-mu0.3-v2": 8}
     assert set(df["pinned_name"]) == {e["name"] for e in manifest["systems"]}
     for _, row in df.iterrows():
         system = to_system(row)  # checks system_id against A and b
@@ -103,6 +104,8 @@ def test_the_pinned_set_loads_with_no_workflow_run(tmp_path):
             assert np.linalg.norm(system.A @ system.x_ref - system.b) <= 1e-13 * row["cond"]
     frictional = pinned("dem_c-mu0.3")
     assert len(frictional) == 9 and not frictional["symmetric"].any()
+    v2 = pinned("dem_c-mu0.3-v2")  # the same run on the v2 chain: its systems record the phase that made them
+    assert len(v2) == 8 and not v2["symmetric"].any() and v2["pinned_name"].str.contains("-v2-").all()
     with pytest.raises(DatasetError, match="no pinned group 'mu0'; the groups are ising, dem_c-mu0, dem_c-mu0.3"):
         pinned("mu0")
     # The `pinned` family puts a group beside the generated datasets, byte for byte.

@@ -60,6 +60,22 @@ def test_a_system_not_run_leaves_the_rates_alone_and_coverage_says_so(results):
     assert board.loc["cg", "skipped"] == 1
 
 
+def test_a_system_in_two_datasets_counts_once_over_all_and_in_each_of_its_datasets(tmp_path):
+    """The same system in two datasets (a pinned system in two groups): once in the "all" rows, once per dataset."""
+    from qlsbench.bench.ranking import ranking_rows
+
+    a = tmp_path / "datasets" / "pinned" / "a" / "part-0000.parquet"
+    b = tmp_path / "datasets" / "pinned" / "b" / "part-0000.parquet"
+    write_systems([ising_inspired(n, 10.0) for n in (2, 3)], a)
+    write_systems([ising_inspired(2, 10.0)], b)
+    for path in (a, b):
+        run_solver(SolverSpec("lu"), path, tmp_path / "results" / f"{path.parent.name}.parquet", progress=False)
+    table = ranking_rows(load_results([tmp_path / "results"]), tracks(), by="dataset")
+    exact = table[(table["track"] == table["track"].iloc[0]) & (table["band"] == "all")].set_index("group")
+    assert exact.loc["all", "systems"] == 2 and exact.loc["all", "coverage"] == 1.0
+    assert sorted(exact.drop(index="all")["systems"]) == [1, 2]
+
+
 def test_the_variational_track_ranks_by_the_read_out(results):
     exact, variational = (track_table(results, t).set_index("solver") for t in tracks())
     # The exact track asks for residual 1e-6 and a convergence claim; the variational one judges the read-out.

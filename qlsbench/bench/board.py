@@ -131,22 +131,30 @@ def _name(system) -> str:
     m = system.meta
     if m.get("family") == "ising":
         return f"ising-k{m['cond']:g}-n{m['n_qubits']}"
-    return f"{m['scene']}-step{m['step']}-it{m['newton_iter']}-n{m['n_qubits']}"
+    # Systems of the v2 contact-LCP chain record the phase that produced them; their names say v2, since the same
+    # scene, step and iteration on the v1 chain is another system.
+    chain = "-v2" if "phase" in m else ""
+    return f"{m['scene']}{chain}-step{m['step']}-it{m['newton_iter']}-n{m['n_qubits']}"
 
 
 #: Keys of a pinned-set source that are the board's, not the family's options.
 _BOARD_KEYS = ("group", "bands")
 
 
-def _source_groups(family, section, folder: Path, config: dict[str, Any], progress: bool) -> dict[str, list]:
+def _source_groups(family, section, folder: Path, config: dict[str, Any], progress: bool,
+                   only: set[str] | None = None) -> dict[str, list]:
     """Build every run of one family's source section and pick its systems, by group.
 
     A run's ``group`` (default: the family) names its file in the pinned set;
     with ``bands`` only the per-band picks of :func:`select_systems` are kept.
+    With ``only``, runs of other groups are not built.
     """
     groups: dict[str, list] = {}
     for i, run in enumerate(family.runs(section) if family.runs else section):
         board_keys = {k: run[k] for k in _BOARD_KEYS if k in run}
+        group = board_keys.get("group", family.name)
+        if only is not None and group not in only:
+            continue
         options = family.options.from_mapping({k: v for k, v in run.items() if k not in _BOARD_KEYS},
                                              f"board.yaml sources.{family.name}[{i}]")
         out = folder / family.name / f"{i}-{family.label(options)}"
@@ -154,15 +162,42 @@ def _source_groups(family, section, folder: Path, config: dict[str, Any], progre
         systems = list(iter_systems(out.with_suffix(".parquet") if family.out_kind == "file" else out))
         if "bands" in board_keys:
             systems = select_systems(systems, board_keys["bands"], config["per_band"], config["min_qubits"])
-        groups.setdefault(board_keys.get("group", family.name), []).extend(systems)
+        groups.setdefault(group, []).extend(systems)
     return groups
 
 
-def pin(board: Board = Board(), progress: bool = True) -> dict[str, Any]:
+def source_groups(config: dict[str, Any]) -> list[str]:
+    """The groups ``board.yaml``'s sources pin, in order."""
+    from qlsbench.families import FAMILIES
+
+    names = []
+    for name, section in config["sources"].items():
+        family = FAMILIES[name]
+        for run in family.runs(section) if family.runs else section:
+            group = run.get("group", name) if isinstance(run, dict) else name
+            names += [group] if group not in names else []
+    return names
+
+
+def _check_groups(asked: list[str] | None, known: list[str], refusal: str) -> None:
+    """Refuse groups not in ``known``, in one line starting with ``refusal``."""
+    missing = [g for g in asked or [] if g not in known]
+    if missing:
+        raise InputError(f"{refusal} group(s) {', '.join(missing)}; the groups are {', '.join(known)}")
+
+
+def pin(board: Board = Board(), progress: bool = True, groups: list[str] | None = None) -> dict[str, Any]:
     """Build the pinned set from ``board.yaml`` and write it with its manifest.
 
     Each source is a dataset family of :data:`qlsbench.families.FAMILIES`
     and its runs, as in a workflow config.
+
+    Parameters
+    ----------
+    groups : list of str, optional
+        Pin only these groups and keep every other group's file and manifest
+        entries as they are (how a new group joins a published board without
+        rebuilding, and so perhaps changing, the others). Default: all.
 
     Returns
     -------
@@ -173,25 +208,33 @@ def pin(board: Board = Board(), progress: bool = True) -> dict[str, Any]:
     from qlsbench.families import FAMILIES
 
     config = board.config
+    where = board.folder / "board.yaml"
     unknown = sorted(set(config["sources"]) - set(FAMILIES))
     if unknown:
-        raise InputError(f"{board.folder / 'board.yaml'}: sources {unknown} are not dataset families "
-                         f"({', '.join(FAMILIES)})")
-    groups: dict[str, list] = {}
+        raise InputError(f"{where}: sources {unknown} are not dataset families ({', '.join(FAMILIES)})")
+    declared = source_groups(config)
+    _check_groups(groups, declared, f"{where}: no source pins")
+    only = None if groups is None else set(groups)
+    built: dict[str, list] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, section in config["sources"].items():
-            for group, systems in _source_groups(FAMILIES[name], section, Path(tmp), config, progress).items():
-                groups.setdefault(group, []).extend(systems)
-    entries = []
-    for group, systems in groups.items():
+            for group, systems in _source_groups(FAMILIES[name], section, Path(tmp), config, progress,
+                                                 only).items():
+                built.setdefault(group, []).extend(systems)
+    kept = {"groups": {}, "systems": []} if only is None else board.manifest()
+    entries = {g: [e for e in kept["systems"] if e["group"] == g] for g in kept["groups"] if g not in built}
+    for group, systems in built.items():
         for s in systems:
             s.meta["pinned_name"] = _name(s)
         write_systems(systems, board.system_file(group), metadata={"pinned_version": config["version"]})
-        entries += [{"name": s.meta["pinned_name"], "group": group, "system_id": s.system_id,
-                     "family": s.meta["family"], "n_qubits": s.meta["n_qubits"], "cond": float(s.meta["cond"]),
-                     "symmetric": bool(s.meta.get("symmetric", True))} for s in systems]
-    manifest = {"version": config["version"], "groups": {g: dataset_hash(board.system_file(g)) for g in groups},
-                "systems": entries}
+        entries[group] = [{"name": s.meta["pinned_name"], "group": group, "system_id": s.system_id,
+                           "family": s.meta["family"], "n_qubits": s.meta["n_qubits"], "cond": float(s.meta["cond"]),
+                           "symmetric": bool(s.meta.get("symmetric", True))} for s in systems]
+    order = [g for g in declared if g in entries] + [g for g in entries if g not in declared]
+    manifest = {"version": config["version"],
+                "groups": {g: kept["groups"][g] if g not in built else dataset_hash(board.system_file(g))
+                           for g in order},
+                "systems": [e for g in order for e in entries[g]]}
     atomic_write_text(board.manifest_path, json.dumps(manifest, indent=1) + "\n")
     return manifest
 
@@ -250,15 +293,20 @@ def check_runs(board: Board) -> list[dict[str, Any]]:
     return runs
 
 
-def run_board(board: Board, results_dir: str | os.PathLike, progress: bool = True) -> list[Path]:
+def run_board(board: Board, results_dir: str | os.PathLike, progress: bool = True,
+              groups: list[str] | None = None) -> list[Path]:
     """Run every board solver on every pinned group into ``results_dir/<label>/<group>.parquet``.
 
     Every solver is checked before the first one runs. Finished files are
     kept and unfinished ones resume from their journal, so an interrupted run
-    picks up where it stopped.
+    picks up where it stopped. ``groups`` runs only those groups (a newly
+    pinned one).
     """
     runs = check_runs(board)
     files = pinned_files(board)
+    _check_groups(groups, list(files), f"{board.manifest_path}: no pinned")
+    if groups is not None:
+        files = {g: p for g, p in files.items() if g in groups}
     written = []
     for run in runs:
         for group, path in files.items():
@@ -411,7 +459,7 @@ def _probe(spec: SolverSpec, files: dict[str, Path], time_limit: float) -> None:
     """Solve the smallest pinned system once first: a solver that raises on it is refused before the long run.
 
     A bad option value the constructor took without complaint (``rtol="abc"``)
-    shows here as an error, in one line, instead of 35 error rows and a rank.
+    shows here as an error, in one line, instead of 43 error rows and a rank.
     """
     from qlsbench.bench.isolation import IsolatedSolver
 
@@ -542,4 +590,4 @@ def add_submission(board: Board, path: str | os.PathLike) -> Path:
 
 __all__ = ["Board", "Calibration", "Comparison", "DEFAULT_BOARD", "add_submission", "check_runs", "compare", "pin",
            "pinned_files", "pinned_table", "publish_results", "read_submission", "run_board", "scaled_submission",
-           "select_systems", "solver_runs", "time_factor", "work_folder", "write_submission"]
+           "select_systems", "solver_runs", "source_groups", "time_factor", "work_folder", "write_submission"]

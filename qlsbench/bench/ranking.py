@@ -302,8 +302,10 @@ def ranking_rows(results: pd.DataFrame, all_tracks: tuple[Track, ...], by: str =
     rows = []
     for track in all_tracks:
         systems = per_system(results, track.tol, by_dataset=by == "dataset")
+        # "all" counts a system once even when two datasets hold it (a pinned system in two groups)
+        whole = per_system(results, track.tol, by_dataset=False) if by == "dataset" else systems
         for group in ["all", *sorted(systems[by].dropna().astype(str).unique())]:
-            in_group = systems if group == "all" else systems[systems[by].astype(str) == group]
+            in_group = whole if group == "all" else systems[systems[by].astype(str) == group]
             for band in ["all", *sorted(in_group["band"].unique(), key=band_order)]:
                 part = in_group if band == "all" else in_group[in_group["band"] == band]
                 table = rank_systems(part, track.tol, part["system_key"].nunique(), costs, kinds)

@@ -126,10 +126,10 @@ def cmd_board(args) -> None:
 
         raise InputError(f"board {args.action} takes no submission file ({args.submission}); only `board add` does")
     if args.action == "pin":
-        manifest = pin(board, progress=not args.quiet)
+        manifest = pin(board, progress=not args.quiet, groups=args.group)
         print(f"pinned {len(manifest['systems'])} systems in {len(manifest['groups'])} groups -> {board.folder}")
     elif args.action == "run":
-        files = run_board(board, args.results, progress=not args.quiet)
+        files = run_board(board, args.results, progress=not args.quiet, groups=args.group)
         print(f"{len(files)} results files in {args.results}")
     elif args.action == "publish":
         results = publish(board, args.results, args.pages)
@@ -155,6 +155,8 @@ def _parser_board(sub) -> None:
     s.add_argument("--results", default="results/board", help="folder of the board's results files (run, publish)")
     s.add_argument("--pages", default="leaderboard",
                    help="folder for index.html, leaderboard.md and .csv and the plots (publish, add)")
+    s.add_argument("--group", action="append", default=None, metavar="GROUP",
+                   help="pin, run: only this group (repeatable); pin keeps every other group as it is")
     s.add_argument("--quiet", action="store_true", help="no progress bars")
     s.set_defaults(func=cmd_board, writes=[("results", "--results", "folder"), ("pages", "--pages", "folder")],
                    reads=["submission"])

@@ -1,7 +1,7 @@
-"""The pinned benchmark set, shipped inside the package: 35 systems to load with no workflow run.
+"""The pinned benchmark set, shipped inside the package: 43 systems to load with no workflow run.
 
 ``qlsbench.data.pinned()`` is the quickest way to data: the systems the
-leaderboard ranks every solver on (14 Ising-inspired, 12 frictionless and 9
+leaderboard ranks every solver on (14 Ising-inspired, 12 frictionless and 9 + 8
 frictional DEM-C systems, 2-10 qubits), each checked against the content hash
 its manifest pins.
 """
@@ -26,7 +26,7 @@ def pinned(group: str | None = None) -> pd.DataFrame:
     Parameters
     ----------
     group : str, optional
-        ``ising``, ``dem_c-mu0`` or ``dem_c-mu0.3``; default every group.
+        ``ising``, ``dem_c-mu0``, ``dem_c-mu0.3`` or ``dem_c-mu0.3-v2``; default every group.
 
     Raises
     ------
@@ -37,17 +37,17 @@ def pinned(group: str | None = None) -> pd.DataFrame:
     groups = list(manifest["groups"])
     if group is not None and group not in groups:
         raise DatasetError(f"no pinned group {group!r}; the groups are {', '.join(groups)}")
-    names = {e["system_id"]: (e["name"], e["group"]) for e in manifest["systems"]}
     frames = []
     for g in [group] if group else groups:
+        # per group: a system can sit in two groups (the same step of one run on the v1 and v2 chains)
+        names = {e["system_id"]: e["name"] for e in manifest["systems"] if e["group"] == g}
         path = PINNED / "systems" / f"{g}.parquet"
         df = load_dataset(path)
         found = {s.system_id for s in iter_systems(path)}  # ids recomputed from the stored A and b
-        expected = {sid for sid, (_, eg) in names.items() if eg == g}
-        if found != expected:
+        if found != set(names):
             raise DatasetError(f"{path}: its systems do not match the pinned manifest "
-                               f"({len(expected - found)} missing or changed)")
-        frames.append(df.assign(pinned_name=df["system_id"].map(lambda s: names[s][0]), group=g))
+                               f"({len(set(names) - found)} missing or changed)")
+        frames.append(df.assign(pinned_name=df["system_id"].map(names), group=g))
     return pd.concat(frames, ignore_index=True)
 
 

@@ -48,7 +48,10 @@ def board_results(board: Board) -> pd.DataFrame:
 
 def _preamble(board: Board, results: pd.DataFrame) -> str:
     manifest = board.manifest()
-    return (f"Pinned benchmark set v{manifest['version']}: {len(manifest['systems'])} systems in "
+    rows, distinct = len(manifest["systems"]), len({e["system_id"] for e in manifest["systems"]})
+    count = f"{rows} systems" + ("" if rows == distinct else
+                                 f" ({distinct} distinct: a system in two groups counts once)")
+    return (f"Pinned benchmark set v{manifest['version']}: {count} in "
             f"{len(manifest['groups'])} groups ({', '.join(f'`{g}` {h}' for g, h in manifest['groups'].items())}). "
             f"{_coverage_sentence(board, manifest, results)} `qlsbench compare --solver module:Class` ranks a new "
             "one against these rows without running them again and writes a submission; `qlsbench board add` puts "
