@@ -112,7 +112,7 @@ def nsgs(problem: ContactLCP, y0: np.ndarray | None = None, *, tol: float = 1e-1
     A pile sliding to rest can also need tens of thousands of sweeps (a
     100-sphere pile: 24,000-190,000 plain sweeps, 1-7 s, on its six hardest
     steps of 1,000). Past ``3,000`` sweeps they are over-relaxed (``omega =
-    1.6``), which takes those steps to 12,000-63,000 sweeps, less than the
+    1.6``), which takes those steps to 11,000-61,000 sweeps, less than the
     fallbacks measured on them (proximal min-map Newton: 3-15 s).
 
     Parameters
