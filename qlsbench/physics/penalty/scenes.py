@@ -25,6 +25,13 @@ def _check(name: str, value, low: float, *, strict: bool = True) -> float:
     return value
 
 
+def _count(name: str, value) -> int:
+    """A grid's particles per side or edge: a whole number (``4`` or ``4.0``) of at least 2."""
+    if int(value) != value or value < 2:
+        raise InputError(f"{name} must be an integer >= 2, got {value!r}")
+    return int(value)
+
+
 def incline_frame(angle: float) -> np.ndarray:
     """Rows: downhill direction, across, surface normal of :func:`inclined_plane` (``angle`` radians)."""
     return np.array([[np.cos(angle), 0.0, -np.sin(angle)], [0.0, 1.0, 0.0], [np.sin(angle), 0.0, np.cos(angle)]])
@@ -55,9 +62,7 @@ def incline_block(angle: float = 20.0, mu: float = 0.5, n: int = 2, size: float 
     spring_stiffness, stiffness : float
         Block springs and contact penalty (N/m).
     """
-    if int(n) != n or n < 2:
-        raise InputError(f"incline-block: n (particles per edge) must be an integer >= 2, got {n!r}")
-    n = int(n)
+    n = _count("incline-block: n (particles per edge)", n)
     a = np.radians(_check("incline-block: angle", angle, 0.0, strict=False))
     frame = incline_frame(a)
     grid = np.array(list(itertools.product(range(n), repeat=3)), dtype=float) * (_check("size", size, 0) / (n - 1))
@@ -78,9 +83,7 @@ def cloth_sphere(n: int = 8, size: float = 1.0, mass: float = 0.1, mu: float = 0
     Structural, shear and bending springs (neighbours at 1, sqrt 2 and 2 grid
     spacings) hold the sheet together; friction holds it on the ball.
     """
-    if int(n) != n or n < 2:
-        raise InputError(f"cloth-sphere: n (particles per side) must be an integer >= 2, got {n!r}")
-    n = int(n)
+    n = _count("cloth-sphere: n (particles per side)", n)
     size = _check("cloth-sphere: size", size, 0)
     radius = _check("cloth-sphere: radius", radius, 0)
     side = np.linspace(-size / 2, size / 2, n)
@@ -146,9 +149,7 @@ def cloth_rolling_sphere(n: int = 8, size: float = 0.5, mass: float = 0.1, mu: f
     spring_stiffness, stiffness : float
         Cloth springs and contact penalty (N/m).
     """
-    if int(n) != n or n < 2:
-        raise InputError(f"cloth-rolling-sphere: n (particles per side) must be an integer >= 2, got {n!r}")
-    n = int(n)
+    n = _count("cloth-rolling-sphere: n (particles per side)", n)
     a = np.radians(_check("cloth-rolling-sphere: angle", angle, 0.0, strict=False))
     size = _check("cloth-rolling-sphere: size", size, 0)
     radius = _check("cloth-rolling-sphere: radius", radius, 0)
@@ -227,10 +228,8 @@ def cloth_on_cloth(angle: float = 30.0, mu: float = 0.3, ground_mu: float = 1.0,
     spring_stiffness, stiffness : float
         Cloth springs and contact penalty (N/m).
     """
-    for name, value in (("n", n), ("top_n", top_n)):
-        if int(value) != value or value < 2:
-            raise InputError(f"cloth-on-cloth: {name} (particles per side) must be an integer >= 2, got {value!r}")
-    n, top_n = int(n), int(top_n)
+    n, top_n = (_count(f"cloth-on-cloth: {name} (particles per side)", value) for name, value in
+                (("n", n), ("top_n", top_n)))
     a = np.radians(_check("cloth-on-cloth: angle", angle, 0.0, strict=False))
     size = _check("cloth-on-cloth: size", size, 0)
     top_size = _check("cloth-on-cloth: top_size", top_size, 0)
