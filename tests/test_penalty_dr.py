@@ -16,7 +16,6 @@ from qlsbench.physics.penalty import (
     SphereObstacle,
     Spheres,
     build_penalty_scene,
-    evaluate,
     simulate_penalty,
 )
 from qlsbench.physics.penalty.attachments import (
@@ -29,7 +28,7 @@ from qlsbench.physics.penalty.attachments import (
 from qlsbench.physics.penalty.geometry import project_to_moving_surface, so3_exp, so3_left_jacobian
 from qlsbench.physics.penalty.scenes import springs_within
 
-from finite_differences import central_jacobian
+from finite_differences import central_jacobian, checked_operator
 
 G = 9.81
 
@@ -130,15 +129,9 @@ def dr_model() -> PenaltyModel:
 
 
 def test_operator_with_dr_contacts_matches_central_differences_and_is_adjoint():
-    model, h = dr_model(), 1e-2
-    dv = np.random.default_rng(1).normal(size=model.ndof) * 0.01
-    ev = evaluate(model, dv, h)
-    kinds = {(t.key[0], t.sticking) for t in ev.contacts}
-    assert {("particle_sphere", False), ("particle_sphere", True)} <= kinds, kinds
+    model = dr_model()
+    ev, H = checked_operator(model, {("particle_sphere", False), ("particle_sphere", True)})
     assert len(ev.contacts) >= 3
-    H = ev.matrix().toarray()
-    fd = central_jacobian(lambda z: evaluate(model, z, h).g, dv)
-    assert np.abs(H - fd).max() <= 1e-6 * np.abs(H).max()
     assert np.abs(H - H.T).max() > 1e-3 * np.abs(H).max()
     rng = np.random.default_rng(2)
     for _ in range(5):
