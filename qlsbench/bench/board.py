@@ -141,42 +141,36 @@ def _name(system) -> str:
 _BOARD_KEYS = ("group", "bands")
 
 
-def _source_groups(family, section, folder: Path, config: dict[str, Any], progress: bool,
-                   only: set[str] | None = None) -> dict[str, list]:
-    """Build every run of one family's source section and pick its systems, by group.
+def _source_runs(config: dict[str, Any]):
+    """Every run of ``board.yaml``'s sources: ``(family, index in its section, run, group)``.
 
-    A run's ``group`` (default: the family) names its file in the pinned set;
-    with ``bands`` only the per-band picks of :func:`select_systems` are kept.
-    With ``only``, runs of other groups are not built.
+    A run's ``group`` (default: the family) names its file in the pinned set.
     """
-    groups: dict[str, list] = {}
-    for i, run in enumerate(family.runs(section) if family.runs else section):
-        board_keys = {k: run[k] for k in _BOARD_KEYS if k in run}
-        group = board_keys.get("group", family.name)
-        if only is not None and group not in only:
-            continue
-        options = family.options.from_mapping({k: v for k, v in run.items() if k not in _BOARD_KEYS},
-                                             f"board.yaml sources.{family.name}[{i}]")
-        out = folder / family.name / f"{i}-{family.label(options)}"
-        family.build(options, out.with_suffix(".parquet") if family.out_kind == "file" else out, progress)
-        systems = list(iter_systems(out.with_suffix(".parquet") if family.out_kind == "file" else out))
-        if "bands" in board_keys:
-            systems = select_systems(systems, board_keys["bands"], config["per_band"], config["min_qubits"])
-        groups.setdefault(group, []).extend(systems)
-    return groups
+    from qlsbench.families import FAMILIES
+
+    for name, section in config["sources"].items():
+        family = FAMILIES[name]
+        for i, run in enumerate(family.runs(section) if family.runs else section):
+            yield family, i, run, run.get("group", family.name)
+
+
+def _build_run(family, i: int, run: dict[str, Any], folder: Path, config: dict[str, Any], progress: bool) -> list:
+    """Build one source run in ``folder`` and return its systems; with ``bands``, only the per-band picks of
+    :func:`select_systems`."""
+    options = family.options.from_mapping({k: v for k, v in run.items() if k not in _BOARD_KEYS},
+                                         f"board.yaml sources.{family.name}[{i}]")
+    out = folder / family.name / f"{i}-{family.label(options)}"
+    out = out.with_suffix(".parquet") if family.out_kind == "file" else out
+    family.build(options, out, progress)
+    systems = list(iter_systems(out))
+    if "bands" in run:
+        systems = select_systems(systems, run["bands"], config["per_band"], config["min_qubits"])
+    return systems
 
 
 def source_groups(config: dict[str, Any]) -> list[str]:
     """The groups ``board.yaml``'s sources pin, in order."""
-    from qlsbench.families import FAMILIES
-
-    names = []
-    for name, section in config["sources"].items():
-        family = FAMILIES[name]
-        for run in family.runs(section) if family.runs else section:
-            group = run.get("group", name) if isinstance(run, dict) else name
-            names += [group] if group not in names else []
-    return names
+    return list(dict.fromkeys(group for *_, group in _source_runs(config)))
 
 
 def _check_groups(asked: list[str] | None, known: list[str], refusal: str) -> None:
@@ -217,10 +211,9 @@ def pin(board: Board = Board(), progress: bool = True, groups: list[str] | None 
     only = None if groups is None else set(groups)
     built: dict[str, list] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, section in config["sources"].items():
-            for group, systems in _source_groups(FAMILIES[name], section, Path(tmp), config, progress,
-                                                 only).items():
-                built.setdefault(group, []).extend(systems)
+        for family, i, run, group in _source_runs(config):
+            if only is None or group in only:
+                built.setdefault(group, []).extend(_build_run(family, i, run, Path(tmp), config, progress))
     kept = {"groups": {}, "systems": []} if only is None else board.manifest()
     entries = {g: [e for e in kept["systems"] if e["group"] == g] for g in kept["groups"] if g not in built}
     for group, systems in built.items():

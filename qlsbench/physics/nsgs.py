@@ -25,8 +25,8 @@ frictional problems: on a settled pile it needs a few sweeps per step, on a
 100-sphere pile that is still sliding and settling most steps take hundreds
 and about one in two hundred tens of thousands (up to 190,000; they converge,
 and still cost less than the proximal fallback on the same steps). Min-map
-Newton from a warm start stalls on most steps of such piles. The stepper's v2 chain is built on it
-(:mod:`~qlsbench.physics.sphere_stepping`).
+Newton from a warm start stalls on most steps of such piles. The stepper's v2
+chain is built on it (:mod:`~qlsbench.physics.sphere_stepping`).
 """
 
 from __future__ import annotations
