@@ -37,6 +37,9 @@ from qlsbench.physics.scene import MAX_SPHERES, SCENES, Scene, sedimentation
 GENERATOR = "qlsbench.generate.simulate_dataset"
 #: ``lcp_chain`` values, newest first (see :class:`qlsbench.physics.StepOptions` and :attr:`SphereOptions.lcp_chain`).
 LCP_CHAINS = ("v2", "v1")
+#: ``newton_start`` values: the previous step's impulses of persisting contacts (the default since v1), or zero
+#: (De et al., alg. 1: SolveLCP(Q, r, 0)). Which Newton subsystems exist depends on it.
+NEWTON_STARTS = ("warm", "zero")
 #: The scene builder's own defaults, so the options restate none of them.
 _SCENE = inspect.signature(sedimentation).parameters
 
@@ -69,6 +72,10 @@ class SphereOptions(Options):
                             "SuperLU's symmetric mode) or v1 (min-map Newton from the warm start, COLAMD, then Lemke or "
                             "the proximal method: the datasets of qlsbench before dataset version 2)",
                             choices=LCP_CHAINS)
+    newton_start: str = option("warm", "where each step's LCP solve starts: warm (the previous step's impulses of the "
+                               "contacts that persist; fewer Newton iterations) or zero (De et al.'s alg. 1, "
+                               "SolveLCP(Q, r, 0)); the Newton subsystems a dataset holds depend on it",
+                               choices=NEWTON_STARTS)
     snapshots: str | None = option(None, "also write sphere states and contact impulses at evenly spaced steps to "
                                    "this .parquet (fig. 3)", path="file")
     snapshot_count: int = option(4, "number of snapshot steps, the last step always among them", bounds=COUNT)
@@ -87,7 +94,7 @@ class SphereOptions(Options):
                                lu="colamd" if v1 else NewtonOptions.lu)
         legacy = {"nsgs": None, "slop": 0.0, "proximal": ProximalOptions(max_outer=100)} if v1 else {}
         return StepOptions(h=self.h, mu=self.mu, s=self.friction_directions, newton=newton, integrator=integrator,
-                           restitution=restitution, **legacy)
+                           restitution=restitution, warm_start=self.newton_start == "warm", **legacy)
 
     @property
     def dataset_version(self) -> int:
@@ -166,6 +173,8 @@ def _metadata(options: SphereOptions, stats: dict, reports: list, step_options: 
         "steps_solved_by_lemke": sum(r.solver == "lemke" for r in reports),
         "max_contacts": max((r.contacts for r in reports), default=0),
     }
+    if options.newton_start != "warm":  # only then: files of the default (warm) start keep their bytes
+        meta["newton_start"] = options.newton_start
     if options.dataset_version == 2:
         meta.update(dataset_version=2, lcp_chain=options.lcp_chain, newton_lu=step_options.newton.lu,
                     steps_by_solver={name: sum(r.solver == name for r in reports) for name in
@@ -186,7 +195,7 @@ def _snapshot_metadata(meta: dict, label: str, container: dict, scene: Scene, co
     """
     settings = {k: meta[k] for k in ("scene", "n_spheres", "packing", "mu", "steps", "seed", "h", "s",
                                      "regularization", "newton_tol", "newton_max_iter")}
-    settings.update({k: meta[k] for k in ("integrator", "restitution") if k in meta})
+    settings.update({k: meta[k] for k in ("integrator", "restitution", "newton_start") if k in meta})
     return {"generator": GENERATOR, "scene_label": label, **settings, **container,
             "gravity": [float(g) for g in scene.gravity], "snapshot_count": int(count),
             "snapshot_steps": snapshot_steps(meta["steps"], count).tolist(),
@@ -219,4 +228,4 @@ def report(facts: dict) -> list[str]:
     return lines
 
 
-__all__ = ["GENERATOR", "SphereOptions", "base_label", "report", "simulate_spheres"]
+__all__ = ["GENERATOR", "NEWTON_STARTS", "SphereOptions", "base_label", "report", "simulate_spheres"]
