@@ -20,16 +20,45 @@ from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, qubit_band
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
 
-#: What a budget is counted in, and the results column that records it at each read-out.
-AXES = {"evaluations": "progress_evaluations", "seconds": "progress_seconds"}
+#: What a budget is counted in, and the results column that records it at each read-out. ``samples`` are
+#: measurement outcomes drawn: shots times circuits for a circuit solver, Monte Carlo samples for VNLS, counted
+#: at each read-out as its cost evaluations times the solve's samples per evaluation; a solve that drew none
+#: (exact expectation values or state vectors) has no samples axis.
+AXES = {"evaluations": "progress_evaluations", "seconds": "progress_seconds", "samples": "progress_evaluations"}
+
+
+def samples_per_evaluation(row) -> float:
+    """Measurement outcomes one cost evaluation drew (NaN for a solve that drew none, or did not say).
+
+    ``circuit_executions`` times ``shots`` for circuit solvers, ``mc_samples``
+    for VNLS, each divided by the solve's ``cost_evaluations``.
+    """
+    def value(name):
+        v = getattr(row, name, None)
+        return float(v) if v is not None and not pd.isna(v) else 0.0
+
+    drawn = value("circuit_executions") * value("shots") + value("mc_samples")
+    evaluations = value("cost_evaluations")
+    return drawn / evaluations if drawn > 0 and evaluations > 0 else float("nan")
+
+
+def budget_marks(row, axis: str) -> np.ndarray | None:
+    """One solve's read-out marks on ``axis`` (``None`` when it has none there)."""
+    marks = getattr(row, AXES[axis])
+    if marks is None or len(marks) == 0:
+        return None
+    k = np.asarray(marks, dtype=float)
+    if axis == "samples":
+        rate = samples_per_evaluation(row)
+        return None if np.isnan(rate) else k * rate
+    return k
 
 
 def _solved_at(row, budgets: np.ndarray, tol: Tolerances, axis: str) -> np.ndarray:
     """Whether one solve's read-out meets ``tol`` at each budget (False before its first read-out, or without any)."""
-    marks = getattr(row, AXES[axis])
-    if marks is None or len(marks) == 0:
+    k = budget_marks(row, axis)
+    if k is None:
         return np.zeros(len(budgets), dtype=bool)
-    k = np.asarray(marks, dtype=float)
     ok = (np.asarray(row.progress_fidelity, dtype=float) >= tol.fidelity) & \
         (np.asarray(row.progress_residual, dtype=float) <= tol.residual)
     last = np.searchsorted(k, budgets, side="right") - 1  # the read-out the solve had reached by each budget
@@ -52,8 +81,9 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
     budgets : array-like, optional
         Budgets on ``axis``; default every recorded one.
     axis : str
-        ``evaluations`` (cost evaluations) or ``seconds`` (wall time since the
-        solve started; rows of results schema 3 and older have none).
+        ``evaluations`` (cost evaluations), ``seconds`` (wall time since the
+        solve started; rows of results schema 3 and older have none) or
+        ``samples`` (measurement outcomes drawn, :func:`samples_per_evaluation`).
     by_band : bool
         One curve per qubit band (:data:`~qlsbench.bench.ranking.QUBIT_BANDS`) instead of one over all systems.
 
@@ -71,14 +101,16 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
     """
     if axis not in AXES:
         raise InputError(f"budget axis must be one of {', '.join(AXES)}, got {axis!r}")
-    column = AXES[axis]
-    marks = results[column] if column in results else pd.Series(None, index=results.index, dtype=object)
-    has = marks.map(lambda v: v is not None and len(v) > 0)
+    if AXES[axis] not in results:
+        results = results.assign(**{AXES[axis]: None})
+    marks = pd.Series([budget_marks(row, axis) for row in results.itertuples()], index=results.index, dtype=object)
+    has = marks.map(lambda v: v is not None)
     if not has.any():
         raise InputError(f"no results row has progress read-outs in {axis} (only variational solvers record them"
-                         f"{'; wall time since results schema 4' if axis == 'seconds' else ''})")
+                         f"{'; wall time since results schema 4' if axis == 'seconds' else ''}"
+                         f"{'; samples only where shots or Monte Carlo samples were drawn' if axis == 'samples' else ''})")
     if budgets is None:
-        budgets = np.unique(np.concatenate([np.asarray(v, dtype=float) for v in marks[has]]))
+        budgets = np.unique(np.concatenate(list(marks[has])))
     rows = results[results["solver"].isin(results.loc[has, "solver"]) & (results["status"] != Status.SKIPPED)]
     rows = rows.assign(band=rows["n_qubits"].map(qubit_band) if by_band else "all")
     budgets = np.asarray(budgets, dtype=float)

@@ -73,6 +73,31 @@ def _parser_merge(sub) -> None:
     s.set_defaults(func=cmd_merge, writes=[("out", "--out", "file")], reads=["shards", "dataset"])
 
 
+def cmd_ship(args) -> None:
+    from qlsbench.bench.shipped import collect
+
+    manifest = collect(args.run, args.out, config=args.config, logs=args.log, figure_datasets=args.figure_dataset,
+                       snapshots=args.snapshots)
+    print(f"{len(manifest['files'])} files, {manifest['wall_minutes']:.1f} min of wall clock over "
+          f"{len(manifest['invocations'])} invocation(s) -> {args.out}")
+
+
+def _parser_ship(sub) -> None:
+    from qlsbench.report.reproduction import FIG3_LABEL, FIG5_DATASETS
+
+    s = sub.add_parser("ship", help="copy a workflow run's results into a small folder with their hashes, for a "
+                                    "page generated from them (qlsbench figure reproduction)")
+    s.add_argument("run", help="the folder the workflow ran in (results/ and datasets/ inside)")
+    s.add_argument("--config", required=True, help="the run's configuration file (hashed into the manifest)")
+    s.add_argument("--log", nargs="*", default=[], help="Snakemake logs of the run (wall and job times; default: the run's "
+                   ".snakemake/log/*.snakemake.log that finished a job)")
+    s.add_argument("--figure-dataset", nargs="*", default=list(FIG5_DATASETS),
+                   help="family/scene whose Pauli and truncation studies are shipped (default: fig. 5's runs)")
+    s.add_argument("--snapshots", nargs="*", default=[FIG3_LABEL], help="labels whose snapshot files are shipped")
+    s.add_argument("--out", required=True, help="the shipped folder (replaced as a whole)")
+    s.set_defaults(func=cmd_ship, writes=[("out", "--out", "folder")], reads=["run", "config", "log"])
+
+
 def cmd_solvers(args) -> None:
     from qlsbench.solvers import available, describe
 
@@ -232,4 +257,4 @@ def _parser_check_config(sub) -> None:
 
 #: Parser builders of this module's commands, in the order `qlsbench --help` lists them.
 
-PARSERS = (_parser_solve, _parser_merge, _parser_solvers, _parser_leaderboard, _parser_board, _parser_compare, _parser_check_config)
+PARSERS = (_parser_solve, _parser_merge, _parser_ship, _parser_solvers, _parser_leaderboard, _parser_board, _parser_compare, _parser_check_config)

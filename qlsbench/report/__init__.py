@@ -18,6 +18,7 @@ from qlsbench.report import (
     loss_curves,
     pauli_figures,
     physics_figures,
+    reproduction,
     resource_figures,
 )
 from qlsbench.report.base import Figure
@@ -36,6 +37,7 @@ FIGURES: dict[str, Figure] = {figure.name: figure for figure in (
     leaderboard_plots.SUCCESS_QUBITS,
     leaderboard_plots.FIDELITY_KAPPA,
     leaderboard_page.FIGURE,
+    reproduction.FIGURE,
 )}
 
 __all__ = ["FIGURES", "Figure"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from qlsbench.bench.budget import success_curve
+from qlsbench.bench.budget import AXES, success_curve
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, band_order
 from qlsbench.bench.results import load_results
 from qlsbench.errors import InputError
@@ -17,12 +17,18 @@ from qlsbench.report.base import Figure
 from qlsbench.report.plotting import pyplot, save_figure
 
 
+#: x-axis labels per budget axis.
+AXIS_LABELS = {"evaluations": "cost evaluations", "seconds": "seconds",
+               "samples": "samples drawn (shots x circuits, Monte Carlo samples)"}
+
+
 def plot_budget_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: list[str] | None = None,
                        tol: Tolerances = LOW_ACCURACY, axis: str = "evaluations", by_band: bool = True) -> Path:
     """Success against budget (log axis), one colour per solver: solid the best seed, dashed the median.
 
     One panel over all systems, then (``by_band``) one per qubit band;
-    ``axis`` is ``evaluations`` (cost evaluations) or ``seconds`` (wall time).
+    ``axis`` is ``evaluations`` (cost evaluations), ``seconds`` (wall time) or
+    ``samples`` (measurement outcomes drawn, :func:`~qlsbench.bench.budget.samples_per_evaluation`).
     """
     if solvers:
         unknown = sorted(set(solvers) - set(results["solver"]))
@@ -44,7 +50,7 @@ def plot_budget_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers
                 ax.step(c[axis], c["median"], where="post", color=colors[solver], linestyle="--")
         ax.set_xscale("log")
         ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel("cost evaluations" if axis == "evaluations" else "seconds")
+        ax.set_xlabel(AXIS_LABELS[axis])
         ax.set_title("all systems" if band == "all" else f"{band} qubits", fontsize=9)
         ax.legend(fontsize=6, loc="upper left")
     axes[0][0].set_ylabel("share of systems solved")
@@ -58,8 +64,9 @@ def plot_budget_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers
 class BudgetCurveOptions(Options):
     solvers: tuple[str, ...] | None = option(None, "solver labels (default: every solver with progress read-outs)",
                                              many=True)
-    axis: str = option("evaluations", "budget in cost evaluations or in wall-time seconds",
-                       choices=("evaluations", "seconds"))
+    axis: str = option("evaluations", "budget in cost evaluations, wall-time seconds or samples drawn (shots x "
+                       "circuits, Monte Carlo samples)",
+                       choices=tuple(AXES))
     by_band: bool = option(True, "a panel per qubit band beside the one over all systems", cli=False)
 
 

@@ -1,8 +1,9 @@
 """Loss curves of variational solvers from results files: the paper's fig. 2 (and fig. 4).
 
 One panel per solver label, one curve per system (labelled by qubit count and
-condition number). Raw losses are drawn faint; over them the curve de-noised
-with a Savitzky-Golay filter, as in De et al.
+condition number). With one seed, the raw loss is drawn faint and over it the
+curve de-noised with a Savitzky-Golay filter, as in De et al.; with several,
+the median of the de-noised curves and the band between their quartiles.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pandas as pd
 from scipy.signal import savgol_filter
 
 from qlsbench.bench.results import load_results
+from qlsbench.bench.spread import Spread
 from qlsbench.checks import COUNT
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
@@ -33,9 +35,39 @@ def smooth(history: np.ndarray, window: int = 51, order: int = 3) -> np.ndarray:
     return savgol_filter(history, w, order)
 
 
+def _trend(history, window: int, positive: bool) -> np.ndarray:
+    """A loss curve de-noised: in log space on a log axis (no false dips), linearly otherwise."""
+    h = np.asarray(history, dtype=float)
+    return 10 ** smooth(np.log10(h), window) if positive else smooth(h, window)
+
+
+def _draw_system(ax, solves: pd.DataFrame, colour: str, window: int, positive: bool) -> None:
+    """One system's curve: the raw loss and its trend for one seed; over several, the median trend and IQR band.
+
+    Several seeds' de-noised curves are cut to the shortest and drawn as
+    their median with the band between the quartiles; the label gives the
+    read-out's fidelity and residual over the seeds (median and IQR).
+    """
+    first = solves.iloc[0]
+    name = f"n = {first['n_qubits']}, κ = {first['cond']:.3g}"
+    if len(solves) == 1:
+        h = np.asarray(first["history"], dtype=float)
+        ax.plot(h, color=colour, alpha=0.25, lw=0.8)
+        ax.plot(_trend(h, window, positive), color=colour, lw=1.6,
+                label=f"{name}: fidelity {first['fidelity']:.4f}, residual {first['rel_residual']:.1e}")
+        return
+    trends = [_trend(h, window, positive) for h in solves["history"]]
+    length = min(len(t) for t in trends)
+    q25, median, q75 = np.percentile(np.array([t[:length] for t in trends]), [25, 50, 75], axis=0)
+    ax.fill_between(np.arange(length), q25, q75, color=colour, alpha=0.25, lw=0)
+    fidelity, residual = Spread.of(solves["fidelity"]), Spread.of(solves["rel_residual"])
+    ax.plot(median, color=colour, lw=1.6, label=f"{name}: fidelity {fidelity.text('.2f')}, residual "
+                                                f"{residual.median:.1e} (median)")
+
+
 def plot_loss_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: list[str] | None = None,
                      n_qubits: list[int] | None = None, window: int = 51) -> Path:
-    """Loss per iteration, one panel per solver, for the first repeat of each system.
+    """Loss per iteration, one panel per solver, one curve per system: over several seeds, median and IQR band.
 
     Parameters
     ----------
@@ -59,25 +91,23 @@ def plot_loss_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: 
         raise InputError(f"no loss histories for solver(s) {', '.join(missing or labels)} "
                          f"(qubits {n_qubits or 'any'}) in the results given")
     plt = pyplot()
-    fig, axes = plt.subplots(1, len(labels), figsize=(4.5 * len(labels), 3.8), squeeze=False)
+    # Legends go under the panels: a legend inside would cover the curves it names.
+    fig, axes = plt.subplots(1, len(labels), figsize=(5.2 * len(labels), 5.2), squeeze=False)
     for ax, label in zip(axes[0], labels):
-        rows = df[(df["solver"] == label) & (df["repeat"] == df[df["solver"] == label]["repeat"].min())]
+        rows = df[df["solver"] == label].drop_duplicates(["system_id", "seed"])
         # Monte Carlo estimates of a loss near 0 go negative: those panels get a symmetric-log axis
         # and linear smoothing; positive ones a log axis, smoothed in log space (no false dips).
         positive = all(min(h) > 0 for h in rows["history"])
-        for k, (_, row) in enumerate(rows.sort_values(["n_qubits", "cond"]).iterrows()):
-            h = np.asarray(row["history"], dtype=float)
-            trend = 10 ** smooth(np.log10(h), window) if positive else smooth(h, window)
-            ax.plot(h, color=f"C{k}", alpha=0.25, lw=0.8)
-            ax.plot(trend, color=f"C{k}", lw=1.6,
-                    label=f"n = {row['n_qubits']}, κ = {row['cond']:.3g}: fidelity {row['fidelity']:.4f}, "
-                          f"residual {row['rel_residual']:.1e}")
+        systems = rows.sort_values(["n_qubits", "cond", "seed"]).groupby("system_id", sort=False)
+        for k, (_, solves) in enumerate(systems):
+            _draw_system(ax, solves, f"C{k % 10}", window, positive)
         if positive:
             ax.set_yscale("log")
         else:
             ax.set_yscale("symlog", linthresh=1e-4)
-        ax.set(xlabel="iteration", title=label)
-        ax.legend(fontsize=7)
+        seeds = rows.groupby("system_id")["seed"].nunique().max()
+        ax.set(xlabel="iteration", title=label if seeds == 1 else f"{label} (median and IQR over {seeds} seeds)")
+        ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
     axes[0][0].set_ylabel("loss")
     fig.tight_layout()
     return save_figure(fig, out)
