@@ -3,6 +3,7 @@ plug-in path (plain class, bad option value, resumed compare, submission, board 
 
 from __future__ import annotations
 
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -155,6 +156,9 @@ def test_the_web_page_sorts_filters_and_renders_its_plots(page_file):
 
         assert page.locator(".track:not([hidden])").get_attribute("data-track") == "exact"
         assert page.locator(visible).count() == 4  # every solver ran a system of the whole set
+        success = page.locator(f"{visible} td:nth-child(5)").all_inner_texts()  # each rate with its interval
+        assert all(re.fullmatch(r"\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]", cell) for cell in success), success
+        assert page.locator(".track:not([hidden]) th", has_text="≈").get_attribute("title")
         page.select_option("#f-track", "variational")
         assert page.locator(".track:not([hidden])").get_attribute("data-track") == "variational"
         page.select_option("#f-group", "ising/small")

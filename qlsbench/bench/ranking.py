@@ -27,6 +27,11 @@ contact system at 27 steps of a simulation, or the same system in two
 datasets) is ranked once. Repeats of one system are reduced to one value
 (mean success, median time, error and fidelity) before the means over
 systems, so a solver run three times does not weigh three times as much.
+
+Every success rate carries its 95 % Wilson score interval
+(:func:`wilson_interval`) over the systems it counts, and a ranking row says
+whether its interval overlaps the row above's (``overlaps_above``): two such
+rows are not separated at 95 %, and their order is the tie-breakers'.
 """
 
 from __future__ import annotations
@@ -118,6 +123,77 @@ def shifted_geometric_mean(values: np.ndarray, shift: float) -> float:
     return float(shift * np.expm1(np.mean(np.log1p(v / shift))))
 
 
+def wilson_interval(successes, trials, z: float = 1.96):
+    """Wilson score interval of the success rate ``successes / trials`` (95 % for the default ``z``).
+
+    The board's rates count **systems**, not solves: ``trials`` is the number
+    of systems the rate is over (in a ranking, those the solver was run on,
+    declined ones included) and ``successes`` the sum over them of the share
+    of that system's repeats (seeds) meeting the bar, so a system solved by 2
+    of its 3 seeds adds 2/3. Repeats of one
+    system are not independent trials (a deterministic solver repeats one
+    answer), and counting them as such would narrow the interval for nothing.
+
+    Parameters
+    ----------
+    successes : float or array_like
+        Successes, ``0 <= successes <= trials``; may be fractional (see above).
+    trials : int or array_like
+        Trials (systems); where it is 0 the interval is NaN.
+    z : float
+        Standard-normal quantile of the two-sided level (1.96: 95 %).
+
+    Returns
+    -------
+    (low, high) : tuple of float or of numpy.ndarray
+        ``(p + z²/2n ± z sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)`` with
+        ``p = successes / trials``, in [0, 1]; floats for scalar input.
+        Unlike the normal approximation it is not empty at 0 or n successes.
+    """
+    k, n = np.asarray(successes, dtype=float), np.asarray(trials, dtype=float)
+    if np.any(k < 0) or np.any(k > n * (1 + 1e-12)) or np.any(n < 0):
+        raise InputError(f"successes must lie in [0, trials], got {successes} of {trials}")
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0 trials: NaN
+        p, z2n = np.minimum(k / n, 1.0), z * z / n
+        # centre - half cancels near p = 0 (and 1 - high near p = 1); the roots' product p² / (1 + z²/n) does not
+        low = p * p / ((1 + z2n) * _wilson_upper(p, n, z))
+        high = 1 - (1 - p) ** 2 / ((1 + z2n) * _wilson_upper(1 - p, n, z))
+    return (float(low), float(high)) if low.ndim == 0 else (low, high)
+
+
+def _wilson_upper(p, n, z: float):
+    """The upper Wilson bound of rate ``p`` over ``n`` trials: a sum of positive terms, free of cancellation."""
+    z2n = z * z / n
+    return (p + z2n / 2 + z * np.sqrt(p * (1 - p) / n + z2n / (4 * n))) / (1 + z2n)
+
+
+def rate_columns(success: pd.Series, by, name: str = "success_rate") -> pd.DataFrame:
+    """Per group of per-system ``success`` (share of repeats solved): the rate ``name`` over systems and its
+    Wilson interval, ``name_ci_low`` and ``name_ci_high`` (:func:`wilson_interval`: the trials are systems)."""
+    g = success.groupby(by, sort=True)
+    out = pd.DataFrame({name: g.mean()})
+    out[f"{name}_ci_low"], out[f"{name}_ci_high"] = wilson_interval(g.sum().to_numpy(), g.size().to_numpy())
+    return out
+
+
+def overlaps_above(low, high) -> np.ndarray:
+    """Whether each row's interval ``[low, high]`` meets the previous row's (never for the first row).
+
+    Rows are in rank order, so a True row is not separated at the
+    interval's level from the one ranked just above it.
+    """
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    out = np.zeros(len(low), dtype=bool)
+    out[1:] = np.maximum(low[1:], low[:-1]) <= np.minimum(high[1:], high[:-1])
+    return out
+
+
+def _seed_counts(seeds: pd.Series) -> str:
+    """Seeds per system as the page prints them: ``3``, or ``2-3`` where systems had different numbers."""
+    lo, hi = int(seeds.min()), int(seeds.max())
+    return f"{lo}" if lo == hi else f"{lo}-{hi}"
+
+
 def qubit_band(n_qubits) -> str:
     """Label of the band of :data:`QUBIT_BANDS` holding ``n_qubits`` (``"?"`` when unknown)."""
     if n_qubits is None or pd.isna(n_qubits):
@@ -192,7 +268,8 @@ def per_system(results: pd.DataFrame, tol: Tolerances, by_dataset: bool = True) 
 
     Rows of one system are pooled; ``solves``, ``skipped`` and ``failed``
     count distinct solves, so a system that occurs 27 times counts once per
-    repeat. ``by_dataset=False`` takes a system in two datasets as one.
+    repeat, and ``seeds`` the distinct seeds behind its medians.
+    ``by_dataset=False`` takes a system in two datasets as one.
     """
     df = mark_success(results, tol)
     df["system_key"] = _system_key(df, by_dataset)
@@ -200,10 +277,13 @@ def per_system(results: pd.DataFrame, tol: Tolerances, by_dataset: bool = True) 
     for col in ("family", "n_qubits", "cond"):
         if col not in df:
             df[col] = np.nan
+    if "seed" not in df:  # results that do not record seeds ran one
+        df["seed"] = df["repeat"] if "repeat" in df else 0
     g = df.groupby(["solver", "system_key"], sort=True)
     out = g.agg(success=("success", "mean"), time_ms=("time_ms", "median"), error=("error", "median"),
-                fidelity=("fidelity_or_zero", "median"), family=("family", "first"), band=("band", "first"),
-                dataset=("dataset", "first"), n_qubits=("n_qubits", "first"), cond=("cond", "first"))
+                fidelity=("fidelity_or_zero", "median"), seeds=("seed", "nunique"), family=("family", "first"),
+                band=("band", "first"), dataset=("dataset", "first"), n_qubits=("n_qubits", "first"),
+                cond=("cond", "first"))
     counts = _distinct_solves(df, "system_key").groupby(["solver", "system_key"], sort=True)["status"].agg(
         solves=lambda s: int((s != Status.SKIPPED).sum()), skipped=lambda s: int((s == Status.SKIPPED).sum()),
         failed=lambda s: int(s.isin(_FAILED).sum()))
@@ -225,6 +305,9 @@ def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: p
 
     ``universe`` is the number of systems the table is about (for coverage);
     ``costs`` and ``kinds`` add the variational costs and each solver's kind.
+    ``success_rate`` has its Wilson interval beside it (:func:`rate_columns`),
+    ``overlaps_above`` says whether that interval meets the row above's, and
+    ``seeds`` (variational rows only) how many seeds each system's median fidelity is over.
     """
     g = systems.groupby("solver", sort=True)
     board = pd.DataFrame({
@@ -233,8 +316,9 @@ def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: p
         "solves": g["solves"].sum(),
         "skipped": g["skipped"].sum(),
         "failed": g["failed"].sum(),
-        "success_rate": g["success"].mean(),
+        **dict(rate_columns(systems["success"], systems["solver"]).items()),
         "median_fidelity": g["fidelity"].median(),
+        "seeds": g["seeds"].agg(_seed_counts),
         "time_sgm_ms": g["time_ms"].apply(lambda v: shifted_geometric_mean(v, tol.shift)),
         "error_sgm": g["error"].apply(lambda v: shifted_geometric_mean(v, tol.shift)),
         "median_time_ms": g["time_ms"].median(),
@@ -243,11 +327,15 @@ def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: p
     board["error_sgm_rel"] = board["error_sgm"] / board["error_sgm"].min()
     if kinds is not None:
         board.insert(0, "kind", kinds.reindex(board.index).fillna("classical"))
+        # a deterministic solver's repeats are one answer again: its seed count would say nothing
+        board["seeds"] = board["seeds"].where(board["kind"] == "variational")
     if costs is not None:
         board = board.join(costs, how="left")
     board = board.reset_index().sort_values(["success_rate", "median_fidelity", "time_sgm_rel"],
-                                            ascending=[False, False, True])
-    return board.reset_index(drop=True)
+                                            ascending=[False, False, True]).reset_index(drop=True)
+    board.insert(board.columns.get_loc("success_rate_ci_high") + 1, "overlaps_above",
+                 overlaps_above(board["success_rate_ci_low"], board["success_rate_ci_high"]))
+    return board
 
 
 def track_table(results: pd.DataFrame, track: Track) -> pd.DataFrame:
@@ -274,18 +362,25 @@ def leaderboard(results: pd.DataFrame, tol: Tolerances = Tolerances(),
     Returns
     -------
     pandas.DataFrame
-        ``solver, kind, systems, coverage, solves, skipped, failed, success_rate, success_rate_low,
-        median_fidelity, time_sgm_rel, error_sgm_rel, time_sgm_ms, error_sgm, median_time_ms``, sorted by
-        success rate (descending), then median fidelity, then relative time.
+        ``solver, kind, systems, coverage, solves, skipped, failed, success_rate, success_rate_ci_low,
+        success_rate_ci_high, overlaps_above, success_rate_low, success_rate_low_ci_low,
+        success_rate_low_ci_high, median_fidelity, seeds, time_sgm_rel, error_sgm_rel, time_sgm_ms, error_sgm,
+        median_time_ms``, sorted by success rate (descending), then median fidelity, then relative time. The
+        ``_ci_`` columns are each rate's 95 % Wilson interval over systems; ``overlaps_above`` compares the
+        exact track's intervals of consecutive rows; ``seeds`` is given for variational solvers.
     """
     exact, variational = tracks(tol, low or LOW_ACCURACY)
     board = track_table(results, exact)
     cols = ["solver", "kind", "systems", "coverage", "solves", "skipped", "failed", "success_rate",
-            "median_fidelity", "time_sgm_rel", "error_sgm_rel", "time_sgm_ms", "error_sgm", "median_time_ms"]
+            "success_rate_ci_low", "success_rate_ci_high", "overlaps_above", "median_fidelity", "seeds",
+            "time_sgm_rel", "error_sgm_rel", "time_sgm_ms", "error_sgm", "median_time_ms"]
     board = board[cols]
     if low is not None:
-        rates = per_system(results, low, by_dataset=False).groupby("solver")["success"].mean()
-        board.insert(cols.index("success_rate") + 1, "success_rate_low", board["solver"].map(rates).to_numpy())
+        systems = per_system(results, low, by_dataset=False)
+        rates = rate_columns(systems["success"], systems["solver"], "success_rate_low")
+        at = cols.index("overlaps_above") + 1
+        for i, column in enumerate(rates.columns):
+            board.insert(at + i, column, board["solver"].map(rates[column]).to_numpy())
     return board
 
 
@@ -330,7 +425,8 @@ def band_tables(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
     -------
     pandas.DataFrame
         One row per (group, band, solver that ran a system there): ``systems``,
-        ``coverage``, ``success_rate``, ``success_rate_low`` and ``time_sgm_rel``
+        ``coverage``, ``success_rate``, ``success_rate_low`` (each with its
+        Wilson interval, ``_ci_low`` and ``_ci_high``) and ``time_sgm_rel``
         (normalised to the fastest solver of that group and band). The group is
         in column ``family``.
     """
@@ -338,11 +434,13 @@ def band_tables(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
     rows = rows[(rows["group"] != "all") & (rows["band"] != "all")]
     exact = rows[rows["track"] == "exact"].set_index(["group", "band", "solver"])
     variational = rows[rows["track"] == "variational"].set_index(["group", "band", "solver"])
-    out = exact[["systems", "coverage", "success_rate", "time_sgm_rel"]].copy()
-    out.insert(3, "success_rate_low", variational["success_rate"].reindex(out.index))
+    rate = ["success_rate", "success_rate_ci_low", "success_rate_ci_high"]
+    out = exact[["systems", "coverage", *rate, "time_sgm_rel"]].copy()
+    for column in rate:
+        out[column.replace("success_rate", "success_rate_low")] = variational[column].reindex(out.index)
     out = out.reset_index().rename(columns={"group": "family"})
-    return out[["family", "band", "solver", "systems", "coverage", "success_rate", "success_rate_low",
-                "time_sgm_rel"]]
+    return out[["family", "band", "solver", "systems", "coverage", *rate, "success_rate_low",
+                "success_rate_low_ci_low", "success_rate_low_ci_high", "time_sgm_rel"]]
 
 
 def resource_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -365,9 +463,12 @@ def resource_table(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def success_by_dataset(results: pd.DataFrame, tol: Tolerances = Tolerances()) -> pd.DataFrame:
-    """Success rate of each solver (rows) on each dataset (columns); NaN where it was not run."""
+    """Success rate of each solver on each dataset it was run on, with its Wilson interval.
+
+    One row per (solver, dataset): ``success_rate``, ``success_rate_ci_low`` and ``success_rate_ci_high``.
+    """
     systems = per_system(results, tol)
-    return systems.pivot_table(index="solver", columns="dataset", values="success", aggfunc="mean")
+    return rate_columns(systems["success"], [systems["solver"], systems["dataset"]]).reset_index()
 
 
 def failing_systems(results: pd.DataFrame, solver: str, tol: Tolerances = LOW_ACCURACY) -> pd.DataFrame:
@@ -388,8 +489,10 @@ def seed_table(results: pd.DataFrame, low: Tolerances = LOW_ACCURACY) -> pd.Data
     fidelities are reduced to their best and their median (a system counts
     as solved by the median seed when at least half of its seeds solve it);
     the table gives the share of systems solved and the median fidelity over
-    systems, both ways. Solvers with one seed per system, or whose seeds never
-    give different answers (repeats of a deterministic solver), are left out.
+    systems, both ways, each share with its Wilson interval over systems
+    (``_ci_low``, ``_ci_high``). Solvers with one seed per system, or whose
+    seeds never give different answers (repeats of a deterministic solver), are
+    left out.
     """
     df = mark_success(results[results["status"] != Status.SKIPPED], low)
     df = df.drop_duplicates(["solver", "system_id", "seed"]) if "system_id" in df else df
@@ -402,9 +505,15 @@ def seed_table(results: pd.DataFrame, low: Tolerances = LOW_ACCURACY) -> pd.Data
         if per["seeds"].max() < 2 or not (spread > 1e-9).any():  # one seed, or seeds that never differ
             continue
         rows.append({"solver": solver, "systems": len(per), "seeds": int(per["seeds"].max()),
-                     "success_best_seed": float(per["best"].mean()),
-                     "success_median_seed": float(per["median"].mean()),
+                     **_share("success_best_seed", per["best"]), **_share("success_median_seed", per["median"]),
                      "median_fidelity_best_seed": float(per["fid_best"].median()),
                      "median_fidelity_median_seed": float(per["fid_median"].median())})
-    return pd.DataFrame(rows, columns=["solver", "systems", "seeds", "success_best_seed", "success_median_seed",
-                                       "median_fidelity_best_seed", "median_fidelity_median_seed"])
+    shares = [f"success_{w}_seed{end}" for w in ("best", "median") for end in ("", "_ci_low", "_ci_high")]
+    return pd.DataFrame(rows, columns=["solver", "systems", "seeds", *shares, "median_fidelity_best_seed",
+                                       "median_fidelity_median_seed"])
+
+
+def _share(name: str, solved: pd.Series) -> dict[str, float]:
+    """The share of systems ``solved`` (one 0/1 per system) as ``name``, with its Wilson interval."""
+    low, high = wilson_interval(float(solved.sum()), len(solved))
+    return {name: float(solved.mean()), f"{name}_ci_low": low, f"{name}_ci_high": high}

@@ -52,10 +52,14 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "skipped": ("declined", "solves the solver refused (too many qubits or circuits, a matrix it does not take); "
                             "they count as unsuccessful"),
     "failed": ("failed", "solves that raised, timed out or took their process down"),
-    "success_rate": ("success", "share of its systems solved at this track's bar (mean over repeats)"),
-    "success_rate_low": ("variational success", "share of its systems solved at the variational track's bar"),
+    "success_rate": ("success", "share of its systems solved at this track's bar (mean over repeats); in "
+                                "brackets its 95 % Wilson interval, the systems as trials"),
+    "success_rate_low": ("variational success", "share of its systems solved at the variational track's bar; in "
+                                                "brackets its 95 % Wilson interval"),
+    "overlaps_above": ("≈", "≈: its success interval overlaps the row above's: not separated at 95 %"),
     "median_fidelity": ("median fidelity", "median over its systems of |<x|x*>|^2 / (|x|^2 |x*|^2); a solve "
                                            "with no solution counts 0"),
+    "seeds": ("n seeds", "seeds per system behind a variational row's median fidelity (repeat r uses seed r)"),
     "time_sgm_rel": ("time (x best)", "shifted geometric mean (shift 10 ms) of time per system, unsuccessful "
                                       "solves charged the time limit, relative to the fastest solver in view"),
     "error_sgm_rel": ("error (x best)", "shifted geometric mean of the relative error, unsuccessful solves "
@@ -80,11 +84,19 @@ COLUMNS: dict[str, tuple[str, str]] = {
 
 #: The columns of each track's ranking, in order.
 TRACK_COLUMNS = {
-    "exact": ("solver", "kind", "systems", "coverage", "success_rate", "time_sgm_rel", "error_sgm_rel", "failed",
-              "skipped", "median_time_ms"),
-    "variational": ("solver", "kind", "systems", "coverage", "success_rate", "median_fidelity", "cost_evaluations",
-                    "circuit_executions", "shots", "mc_samples", "time_sgm_rel", "failed"),
+    "exact": ("solver", "kind", "systems", "coverage", "success_rate", "overlaps_above", "time_sgm_rel",
+              "error_sgm_rel", "failed", "skipped", "median_time_ms"),
+    "variational": ("solver", "kind", "systems", "coverage", "success_rate", "overlaps_above", "median_fidelity",
+                    "seeds", "cost_evaluations", "circuit_executions", "shots", "mc_samples", "time_sgm_rel",
+                    "failed"),
 }
+
+#: The line under each ranking that says what its ≈ means.
+OVERLAP_NOTE = ("≈: the success rate's 95 % Wilson interval (in brackets, systems as trials) overlaps the row "
+                "above's: the two are not separated at 95 %, and their order is the tie-breakers'.")
+
+#: Shares printed with their Wilson interval when the table has its ``_ci_low`` and ``_ci_high`` columns.
+RATES = ("success_rate", "success_rate_low", "success_best_seed", "success_median_seed")
 
 
 #: Costs whose 0 means "computed exactly, nothing sampled", printed as what it means rather than as no cost.
@@ -100,27 +112,55 @@ def display_value(column: str, value) -> str:
         return f"{100 * value:.0f} %"
     if column in ZERO_MEANS and float(value) == 0:
         return ZERO_MEANS[column]
-    if column in ("success_rate", "success_rate_low", "median_fidelity"):
+    if column == "overlaps_above":
+        return "≈" if value else ""
+    if column in (*RATES, "median_fidelity"):
         return f"{value:.3f}"
     if isinstance(value, (float, np.floating)):
         return f"{value:.3g}"
     return str(value)
 
 
+def interval(low, high, digits: int = 3) -> str:
+    """An interval as the page prints it beside its rate: ``[0.480, 0.740]``."""
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _display_column(df: pd.DataFrame, column: str) -> list[str]:
+    """A column's cells as printed: a rate whose interval columns are in ``df`` reads ``rate [low, high]``."""
+    cells = [display_value(column, v) for v in df[column]]
+    low, high = f"{column}_ci_low", f"{column}_ci_high"
+    if column not in RATES or low not in df or high not in df:
+        return cells
+    return [c if pd.isna(lo) else f"{c} {interval(lo, hi)}" for c, lo, hi in zip(cells, df[low], df[high])]
+
+
 def display_table(df: pd.DataFrame, columns=None) -> pd.DataFrame:
-    """``df``'s columns (all, or ``columns`` that exist) under their human names, every cell as printed text."""
-    columns = [c for c in (columns or df.columns) if c in df]
-    out = pd.DataFrame({COLUMNS.get(c, (c, ""))[0]: [display_value(c, v) for v in df[c]] for c in columns})
+    """``df``'s columns (all, or ``columns`` that exist) under their human names, every cell as printed text.
+
+    A rate's interval columns are printed inside the rate's cell, not as columns of their own.
+    """
+    merged = {f"{r}_ci_{end}" for r in RATES if r in df for end in ("low", "high")}
+    columns = [c for c in (columns or [c for c in df.columns if c not in merged]) if c in df]
+    out = pd.DataFrame({COLUMNS.get(c, (c, ""))[0]: _display_column(df, c) for c in columns})
     out.attrs["tooltips"] = {COLUMNS.get(c, (c, ""))[0]: COLUMNS.get(c, (c, ""))[1] for c in columns}
     return out
 
 
+def _rate_cell(rows: pd.DataFrame, rate: str, digits: int = 2) -> list[str]:
+    """``rate [low, high]`` per row, from the rate's column and its two interval columns."""
+    return [f"{r:.{digits}f} {interval(lo, hi, digits)}"
+            for r, lo, hi in zip(rows[rate], rows[f"{rate}_ci_low"], rows[f"{rate}_ci_high"])]
+
+
 def _band_blocks(bands: pd.DataFrame) -> list[Block]:
-    """Per group: solvers by qubit band, each cell ``exact / variational (coverage)``; blank where not run."""
+    """Per group: solvers by qubit band, each cell ``exact [interval] / variational [interval] (coverage)``;
+    blank where not run."""
     out: list[Block] = []
     for family, part in bands.groupby("family", sort=True):
-        cells = part.assign(cell=[f"{h:.2f} / {lo:.2f} ({100 * c:.0f} %)" for h, lo, c in
-                                  zip(part["success_rate"], part["success_rate_low"], part["coverage"])])
+        cells = part.assign(cell=[f"{h} / {lo} ({100 * c:.0f} %)" for h, lo, c in
+                                  zip(_rate_cell(part, "success_rate"), _rate_cell(part, "success_rate_low"),
+                                      part["coverage"])])
         table = cells.pivot(index="solver", columns="band", values="cell").fillna("—")
         counts = part.groupby("band")["systems"].max()
         table.columns = [f"{b} qubits ({counts[b]} systems)" for b in table.columns]
@@ -141,7 +181,9 @@ def _header(results: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list[str]:
         f"then the shifted geometric mean (shift {all_tracks[0].tol.shift:g}) of time in ms relative to the fastest "
         "solver. A system a solver was not configured for is not run (—) and left out of its rates (see coverage); "
         "declined, failed and unsuccessful solves count at the time limit and at error >= 1; repeats of a system "
-        "count once (median), and so does a system that occurs more than once",
+        "count once (median), and so does a system that occurs more than once. Every success rate has its 95 % "
+        "Wilson interval in brackets, the systems as trials (a system solved by 2 of 3 seeds adds 2/3); ≈ marks a "
+        "row whose interval overlaps the row above's",
         "**datasets**: " + "; ".join(f"`{d}` ({h})" for d, h in hashes.items()),
     ]
 
@@ -193,8 +235,8 @@ def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
     blocks: list[Block] = [("h1", title), *([("p", preamble)] if preamble else []), ("list", _header(results, all_tracks)),
                            ("h2", "Ranking"), ("ranking", (ranking_rows(results, all_tracks, by), all_tracks, by))]
     blocks += [("h2", f"By {by} and qubit band"),
-               ("p", "Each cell: exact-track success rate / variational-track success rate (coverage of that band). "
-                     "— : not run there.")]
+               ("p", "Each cell: exact-track success rate / variational-track success rate, each with its 95 % "
+                     "Wilson interval over the band's systems (coverage of that band). — : not run there.")]
     blocks += _band_blocks(band_tables(results, tol, low, by))
     blocks += [("h2", "Resources"),
                ("p", "What a solve cost, medians over solves that returned a solution; — : the solver has no such "
@@ -205,17 +247,25 @@ def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
         blocks += [("h2", "Over seeds"),
                    ("p", "Solvers run with several seeds (repeat r uses seed + r): the share of systems solved on "
                          f"the variational track ({low.describe()}) by each system's best seed and by its median seed "
-                         "(solved by at least half of its seeds), and the median over systems of the best and the "
-                         "median fidelity. Solvers run with one seed, or whose seeds always agree, are not listed."),
-                   ("table", seeds)]
-    high, variational = success_by_dataset(results, tol), success_by_dataset(results, low)
-    both = high.round(2).astype(str) + " / " + variational.round(2).astype(str)
-    blocks += [("h2", "Success rate by dataset"), ("p", "exact / variational; — : not run on that dataset."),
-               ("table", both.where(high.notna(), "—").reset_index())]
+                         "(solved by at least half of its seeds), each with its 95 % Wilson interval over systems, "
+                         "and the median over systems of the best and the median fidelity. Solvers run with one "
+                         "seed, or whose seeds always agree, are not listed."),
+                   ("table", display_table(seeds))]
+    blocks += [("h2", "Success rate by dataset"),
+               ("p", "exact / variational, each with its 95 % Wilson interval over the dataset's systems; — : not "
+                     "run on that dataset."), ("table", _dataset_table(results, tol, low))]
     blocks += [("h2", "Solvers and their options"), ("table", display_table(_options_table(results)))]
     if plots:
         blocks += [("h2", "Plots"), *plot_blocks(results, all_tracks)]
     return blocks + list(extra or [])
+
+
+def _dataset_table(results: pd.DataFrame, tol: Tolerances, low: Tolerances) -> pd.DataFrame:
+    """Solvers (rows) by dataset (columns), each cell ``exact [interval] / variational [interval]``; — : not run."""
+    cells = [success_by_dataset(results, t).set_index(["solver", "dataset"]) for t in (tol, low)]
+    text = [pd.Series(_rate_cell(c, "success_rate"), index=c.index) for c in cells]
+    both = (text[0] + " / " + text[1].reindex(text[0].index)).rename("cell").reset_index()
+    return both.pivot(index="solver", columns="dataset", values="cell").fillna("—").reset_index()
 
 
 def _ranking_markdown(rows: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list[str]:
@@ -223,7 +273,7 @@ def _ranking_markdown(rows: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list
     for track in all_tracks:
         view = rows[(rows["track"] == track.name) & (rows["group"] == "all") & (rows["band"] == "all")]
         out += [f"### {track.name.capitalize()} track", "", f"{track.intuition} Success: {track.tol.describe()}.", "",
-                markdown_table(display_table(view, TRACK_COLUMNS[track.name])), ""]
+                markdown_table(display_table(view, TRACK_COLUMNS[track.name])), "", OVERLAP_NOTE, ""]
     return out
 
 

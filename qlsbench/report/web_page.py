@@ -89,7 +89,7 @@ def _table(df: pd.DataFrame, raw: pd.DataFrame | None = None, row_attrs: list[di
 
 def _ranking(rows: pd.DataFrame, all_tracks: tuple[Track, ...], by: str) -> str:
     """The ranking: one table per track holding every (group, band) view; the filters show one view."""
-    from qlsbench.report.leaderboard_page import TRACK_COLUMNS, display_table
+    from qlsbench.report.leaderboard_page import OVERLAP_NOTE, TRACK_COLUMNS, display_table
 
     groups = ["all", *sorted(set(rows["group"]) - {"all"})]
     bands = ["all", *[b for b in dict.fromkeys(rows["band"]) if b != "all"]]
@@ -107,7 +107,8 @@ def _ranking(rows: pd.DataFrame, all_tracks: tuple[Track, ...], by: str) -> str:
         parts += [f"<div class=\"track\" data-track=\"{track.name}\">",
                   f"<p class=\"intuition\">{html_inline(track.intuition)} Success: {html_inline(track.tol.describe())}."
                   " <span class=\"count\"></span></p>",
-                  _table(display_table(view, columns), view[columns], attrs), "</div>"]
+                  _table(display_table(view, columns), view[columns], attrs),
+                  f"<p class=\"intuition\">{html_inline(OVERLAP_NOTE)}</p>", "</div>"]
     return "\n".join(parts)
 
 
