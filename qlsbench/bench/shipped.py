@@ -13,13 +13,17 @@ folder holds
 - ``systems.parquet``: one row per system of every dataset of the run (its
   step, Newton iteration, time, qubits, size and condition number), and
   ``datasets.json``: each dataset's file metadata;
-- ``manifest.json``: the SHA-256 of every file above, the machine, the
-  qlsbench commit, the configuration's hash, and the run's wall time and job
-  times read from Snakemake's logs.
+- ``datasets/``: the datasets the variational solvers ran on (small), so a
+  later part of a run split over sessions solves the very same bytes;
+- ``manifest.json``: the SHA-256 of every file above, the configuration's
+  hash and, per collection (one per part of a split run), the machine, the
+  qlsbench commit, the files it added, and its wall time and job times read
+  from Snakemake's logs.
 
 :func:`collect` writes the folder from a run (finished or not: what has
-finished is shipped, and the page says what is missing); :func:`verify`
-checks it against its manifest before anything reads it.
+finished is shipped, and the page says what is missing; ``add`` extends an
+earlier collection with a later part); :func:`verify` checks it against its
+manifest before anything reads it.
 """
 
 from __future__ import annotations
@@ -136,8 +140,33 @@ def _copy(source: Path, out: Path, relative: Path, files: dict, transform=None) 
     files[relative.as_posix()] = sha256(target)
 
 
+def _variational_datasets(result_files: list[Path]) -> set[str]:
+    """Datasets that solvers with progress read-outs (the variational ones) ran on: shipped so a later part of
+    the run can solve the very same systems."""
+    names = set()
+    for f in result_files:
+        table = pq.read_table(f, columns=["dataset", "progress_evaluations"])
+        has = [v is not None and len(v) > 0 for v in table.column("progress_evaluations").to_pylist()]
+        names.update(d for d, h in zip(table.column("dataset").to_pylist(), has) if h)
+    return names
+
+
+def _check_one_hash_per_dataset(folder: Path) -> None:
+    """Every results file in ``folder`` that solved a dataset solved the same bytes of it (one ``dataset_hash``)."""
+    seen: dict[str, tuple[str, str]] = {}
+    for f in sorted((folder / "results").rglob("*.parquet")):
+        table = pq.read_table(f, columns=["dataset", "dataset_hash"])
+        for name, digest in set(zip(table.column("dataset").to_pylist(), table.column("dataset_hash").to_pylist())):
+            first = seen.setdefault(name, (digest, f.relative_to(folder).as_posix()))
+            if first[0] != digest:
+                raise InputError(f"{f.relative_to(folder)} solved {name} with hash {digest}, {first[1]} with "
+                                 f"{first[0]}: parts run on different bytes of a dataset do not belong together "
+                                 "(copy the shipped datasets/ into the run before solving the rest)")
+
+
 def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.PathLike,
-            logs: list[str | os.PathLike] = (), figure_datasets: list[str] = (), snapshots: list[str] = ()) -> dict:
+            logs: list[str | os.PathLike] = (), figure_datasets: list[str] = (), snapshots: list[str] = (),
+            add: bool = False) -> dict:
     """Ship a workflow run's results into ``out`` (see the module docstring); return the manifest.
 
     Parameters
@@ -145,7 +174,8 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
     run : path
         The folder the workflow ran in (``results/`` and ``datasets/`` inside).
     out : path
-        The shipped folder; replaced as a whole, so no file of an earlier collection lingers.
+        The shipped folder; replaced as a whole (or, with ``add``, extended), so no file of an earlier
+        collection lingers unlisted.
     config : path
         The run's configuration file (hashed into the manifest).
     logs : list of path
@@ -155,11 +185,16 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
         ``family/scene`` names whose Pauli and truncation studies are shipped.
     snapshots : list of str
         Dataset labels whose snapshot files are shipped.
+    add : bool
+        Keep what ``out`` already holds and add this run's files to it, as one more collection (a long run
+        split over sessions or machines): the configuration must hash the same, and every dataset must have
+        been solved on the same bytes by every part.
 
     Raises
     ------
     InputError
-        If ``run`` has no results, or ``config`` or a log cannot be read.
+        If ``run`` has neither results nor datasets, ``config`` or a log cannot be read, or (``add``) the
+        parts do not belong together.
     """
     run, out = Path(run), Path(out)
     for path in (config, *logs):
@@ -167,15 +202,23 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
             raise InputError(f"{path}: no such file (the run's configuration or a Snakemake log)")
     result_files = sorted(f for f in (run / "results").glob("*/*/*.parquet")
                           if f.relative_to(run / "results").parts[0] not in ("pauli", "lcu", "resources",
-                                                                              "truncation", "snapshots", "shards"))
-    if not result_files and not any((run / "datasets").glob("*/*/part-0000.parquet")):
+                                                                              "truncation", "snapshots", "shards")
+                          and RESULTS_VERSION_KEY in (pq.read_schema(f).metadata or {}))
+    datasets = sorted((run / "datasets").glob("*/*/part-0000.parquet"))
+    if not result_files and not datasets:
         raise InputError(f"{run}: neither solver results nor datasets to ship (not a workflow's folder?)")
+    earlier = verify(out) if add else None
+    if earlier is not None and earlier.get("config_sha256") != sha256(config):
+        raise InputError(f"{config}: not the configuration {out} was collected from ({earlier.get('config')}, "
+                         "another hash): parts of different configurations do not belong together")
     staging = out.with_name(out.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
+    if earlier is not None:
+        shutil.copytree(out, staging)
+        (staging / MANIFEST).unlink()
     files: dict[str, str] = {}
     for f in result_files:
-        if RESULTS_VERSION_KEY in (pq.read_schema(f).metadata or {}):
-            _copy(f, staging, Path("results") / f.relative_to(run / "results"), files, _without_solutions)
+        _copy(f, staging, Path("results") / f.relative_to(run / "results"), files, _without_solutions)
     for study in ("pauli", "truncation"):
         for name in figure_datasets:
             source = run / "results" / study / f"{name}.parquet"
@@ -185,26 +228,43 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
         source = run / "results" / "snapshots" / f"{label}.parquet"
         if source.is_file():
             _copy(source, staging, Path("snapshots") / f"{label}.parquet", files)
-    datasets = sorted((run / "datasets").glob("*/*/part-0000.parquet"))
     names = [f.parent.relative_to(run / "datasets").as_posix() for f in datasets]
-    systems = pd.concat([_system_rows(f, n) for f, n in zip(datasets, names)], ignore_index=True)
-    atomic_write_table(pa.Table.from_pandas(systems, preserve_index=False), staging / "systems.parquet")
-    files["systems.parquet"] = sha256(staging / "systems.parquet")
-    meta = {n: dataset_metadata(f) for f, n in zip(datasets, names)}
-    atomic_write_text(staging / "datasets.json", json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n")
-    files["datasets.json"] = sha256(staging / "datasets.json")
+    solved = _variational_datasets(result_files)
+    for f, name in zip(datasets, names):
+        if name in solved:
+            _copy(f, staging, Path("datasets") / name / "part-0000.parquet", files)
+    _check_one_hash_per_dataset(staging)
+    _write_system_tables(staging, datasets, names, files)
     if not logs:  # Snakemake keeps each invocation's log; a dry run or a run that finished nothing adds no time
         logs = sorted((run / ".snakemake" / "log").glob("*.snakemake.log"))
     times = [t for t in map(job_times, logs) if t["jobs"]]
-    manifest = {
-        "files": dict(sorted(files.items())), "machine": machine_info(), "packages": package_versions(),
-        "commit": _git_commit(run), "config": Path(config).name, "config_sha256": sha256(config),
-        "invocations": times, "wall_minutes": sum(t["wall_minutes"] for t in times),
-    }
+    part = {"machine": machine_info(), "packages": package_versions(), "commit": _git_commit(run),
+            "invocations": times, "wall_minutes": sum(t["wall_minutes"] for t in times), "files": sorted(files)}
+    parts = (earlier or {}).get("collections", []) + [part]
+    every = {p.relative_to(staging).as_posix(): sha256(p) for p in staging.rglob("*") if p.is_file()}
+    manifest = {"files": dict(sorted(every.items())), "config": Path(config).name, "config_sha256": sha256(config),
+                "collections": parts, "wall_minutes": sum(p["wall_minutes"] for p in parts)}
     atomic_write_text(staging / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     shutil.rmtree(out, ignore_errors=True)
     staging.rename(out)
     return manifest
+
+
+def _write_system_tables(staging: Path, datasets: list[Path], names: list[str], files: dict) -> None:
+    """``systems.parquet`` and ``datasets.json``: this run's datasets, over those of earlier collections."""
+    old_systems = staging / "systems.parquet"
+    systems = [_system_rows(f, n) for f, n in zip(datasets, names)]
+    meta = {n: dataset_metadata(f) for f, n in zip(datasets, names)}
+    if old_systems.is_file():
+        kept = pd.read_parquet(old_systems)
+        systems.insert(0, kept[~kept["dataset"].isin(names)])
+        meta = {**json.loads((staging / "datasets.json").read_text(encoding="utf-8")), **meta}
+    table = pd.concat(systems, ignore_index=True) if systems else pd.DataFrame(columns=["dataset", *SYSTEM_COLUMNS])
+    atomic_write_table(pa.Table.from_pandas(table.sort_values(["dataset", "step", "newton_iter"], kind="stable"),
+                                            preserve_index=False), old_systems)
+    atomic_write_text(staging / "datasets.json", json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n")
+    files["systems.parquet"] = sha256(old_systems)
+    files["datasets.json"] = sha256(staging / "datasets.json")
 
 
 def verify(folder: str | os.PathLike) -> dict:

@@ -77,9 +77,11 @@ def cmd_ship(args) -> None:
     from qlsbench.bench.shipped import collect
 
     manifest = collect(args.run, args.out, config=args.config, logs=args.log, figure_datasets=args.figure_dataset,
-                       snapshots=args.snapshots)
-    print(f"{len(manifest['files'])} files, {manifest['wall_minutes']:.1f} min of wall clock over "
-          f"{len(manifest['invocations'])} invocation(s) -> {args.out}")
+                       snapshots=args.snapshots, add=args.add)
+    part = manifest["collections"][-1]
+    print(f"{len(part['files'])} files from {args.run}, {part['wall_minutes']:.1f} min of wall clock over "
+          f"{len(part['invocations'])} invocation(s); {len(manifest['files'])} files in "
+          f"{len(manifest['collections'])} collection(s) -> {args.out}")
 
 
 def _parser_ship(sub) -> None:
@@ -94,7 +96,9 @@ def _parser_ship(sub) -> None:
     s.add_argument("--figure-dataset", nargs="*", default=list(FIG5_DATASETS),
                    help="family/scene whose Pauli and truncation studies are shipped (default: fig. 5's runs)")
     s.add_argument("--snapshots", nargs="*", default=[FIG3_LABEL], help="labels whose snapshot files are shipped")
-    s.add_argument("--out", required=True, help="the shipped folder (replaced as a whole)")
+    s.add_argument("--add", action="store_true", help="extend an earlier collection in --out with this run's files "
+                                                      "(a run split over sessions: same config, same dataset bytes)")
+    s.add_argument("--out", required=True, help="the shipped folder (replaced as a whole, or extended with --add)")
     s.set_defaults(func=cmd_ship, writes=[("out", "--out", "folder")], reads=["run", "config", "log"])
 
 

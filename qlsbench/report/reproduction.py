@@ -178,11 +178,19 @@ def loss_falls(history, window: int = 51) -> bool:
 
 # ---------------------------------------------------------------- sections
 
+def _part_line(k: int, part: dict) -> str:
+    machine = part.get("machine", {})
+    jobs = sum(i.get("jobs", 0) for i in part.get("invocations", []))
+    return (f"- part {k}: {jobs} finished jobs over {len(part.get('invocations', []))} invocation(s), "
+            f"{part.get('wall_minutes', 0):.0f} min of wall clock, on {machine.get('cpu', 'unknown')} "
+            f"({machine.get('cores', '?')} cores, {machine.get('memory', '?')}), {machine.get('os', '')}, Python "
+            f"{machine.get('python', '')}, qlsbench commit `{part.get('commit', 'unknown')[:12]}`, collected "
+            f"{machine.get('date', '')}")
+
+
 def _header(shipped: Shipped) -> str:
-    m = shipped.manifest
-    machine = m.get("machine", {})
-    invocations = m.get("invocations", [])
-    jobs = sum(i.get("jobs", 0) for i in invocations)
+    parts = shipped.manifest.get("collections", [])
+    lines = "\n".join(_part_line(k, part) for k, part in enumerate(parts, 1))
     return f"""# Reproducing De et al. at the paper's own scale
 
 [1] (S. De et al., arXiv:2504.08141) makes four claims with figures 2–5. `workflows/config/paper.yaml` runs
@@ -192,17 +200,18 @@ in `docs/reproduction/` (SHA-256 of every file in its `manifest.json`), by
 
 ```
 snakemake --cores 2 --configfile workflows/config/paper.yaml        # the run (resumes where it stopped)
-qlsbench ship . --config workflows/config/paper.yaml --log <snakemake logs> --out docs/reproduction
+qlsbench ship . --config workflows/config/paper.yaml --out docs/reproduction [--add]
 qlsbench figure reproduction docs/reproduction --out docs/reproduction.md
 ```
 
-and `tests/test_reproduction_page.py` fails when this page and the shipped results disagree.
+and `tests/test_reproduction_page.py` fails when this page and the shipped results disagree. A run longer than
+a session is shipped in parts (`--add`), each part on the datasets the earlier parts shipped
+(`docs/reproduction/datasets/`, copied into the run folder first), so every part solves the same bytes:
 
-The shipped run: {jobs} finished jobs over {len(invocations)} invocation(s), {m.get('wall_minutes', 0):.0f} min of
-wall clock, on {machine.get('cpu', 'unknown')} ({machine.get('cores', '?')} cores, {machine.get('memory', '?')}),
-{machine.get('os', '')}, Python {machine.get('python', '')}, qlsbench commit `{m.get('commit', 'unknown')[:12]}`,
-collected {machine.get('date', '')}. Every variational configuration ran 5 seeds (repeat r uses seed r); a
-number written `m [q1, q3] (n = k)` is the median over k seeds with its interquartile range.
+{lines}
+
+Every variational configuration runs 5 seeds (repeat r uses seed r); a number written `m [q1, q3] (n = k)` is
+the median over k seeds with its interquartile range.
 """
 
 
@@ -481,7 +490,7 @@ def budget_section(shipped: Shipped, figures: Path, rel: str) -> str:
 
 
 def wall_time_section(shipped: Shipped) -> str:
-    invocations = shipped.manifest.get("invocations", [])
+    invocations = [inv for part in shipped.manifest.get("collections", []) for inv in part.get("invocations", [])]
     text = ["## Wall time", ""]
     if not invocations:
         return "\n".join(text + ["*The shipped results carry no Snakemake log: no wall time to report.*", ""])
