@@ -1,4 +1,4 @@
-"""Solving and ranking commands: ``solve``, ``solvers``, ``leaderboard``, ``board``, ``compare`` and ``check-config``."""
+"""Solving and ranking commands: ``solve``, ``merge``, ``ship``, ``in-loop``, ``solvers``, ``leaderboard``, ``board``, ``compare`` and ``check-config``."""
 
 from __future__ import annotations
 
@@ -100,6 +100,41 @@ def _parser_ship(sub) -> None:
                                                       "(a run split over sessions: same config, same dataset bytes)")
     s.add_argument("--out", required=True, help="the shipped folder (replaced as a whole, or extended with --add)")
     s.set_defaults(func=cmd_ship, writes=[("out", "--out", "folder")], reads=["run", "config", "log"])
+
+
+def cmd_in_loop(args) -> None:
+    from qlsbench.bench.in_loop import InLoopOptions, success_bar, sweep, write_in_loop
+
+    options = InLoopOptions.from_mapping(given_options(args, InLoopOptions))
+    steps, summaries = sweep(options, solver_spec(args), seeds=args.seeds, fidelities=args.fidelity or (),
+                             progress=not args.quiet)
+    write_in_loop(args.out, steps, summaries, options)
+    for s in summaries:
+        level = f" fidelity {s['fidelity']:g}" if s["fidelity"] == s["fidelity"] else ""
+        left = "never" if s["divergence_step"] is None else f"step {s['divergence_step']}"
+        print(f"{s['solver']}{level} seed {s['seed']}: {s['status']} after {s['steps_run']} of {s['steps']} steps, "
+              f"left {options.position_tol:g} m: {left}, largest position error {s['position_error_max']:.2e} m, "
+              f"{s['linear_solves']} solves, {s['fallback_steps']} fallback steps, {s['seconds_per_step']:.3g} s/step"
+              + (f" ({s['message']})" if s["message"] else ""))
+    if args.fidelity:
+        bar = success_bar(summaries)
+        print(f"success bar: fidelity {bar:g}" if bar is not None else "success bar: none of the levels stayed within")
+    print(f"-> {args.out}")
+
+
+def _parser_in_loop(sub) -> None:
+    from qlsbench.bench.in_loop import InLoopOptions
+
+    s = sub.add_parser("in-loop", help="run a simulation with a solver solving its Newton systems, beside the "
+                                       "exact run from the same state; per-step physics errors")
+    add_solver_arguments(s)
+    add_options(s, [InLoopOptions])
+    s.add_argument("--seeds", type=Whole(1, MAX_REPEATS).parse, default=1, help="runs with seeds 0..k-1")
+    s.add_argument("--fidelity", type=Real(0.0, 1.0).parse, nargs="+",
+                   help="with --solver oracle: sweep these target fidelities (each over --seeds seeds)")
+    s.add_argument("--out", required=True, help="results .parquet file (one row per run and step)")
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(func=cmd_in_loop, writes=[("out", "--out", "file")])
 
 
 def cmd_solvers(args) -> None:
@@ -261,4 +296,4 @@ def _parser_check_config(sub) -> None:
 
 #: Parser builders of this module's commands, in the order `qlsbench --help` lists them.
 
-PARSERS = (_parser_solve, _parser_merge, _parser_ship, _parser_solvers, _parser_leaderboard, _parser_board, _parser_compare, _parser_check_config)
+PARSERS = (_parser_solve, _parser_merge, _parser_ship, _parser_in_loop, _parser_solvers, _parser_leaderboard, _parser_board, _parser_compare, _parser_check_config)

@@ -33,6 +33,7 @@ from qlsbench.physics.contacts import Contacts, detect_contacts
 from qlsbench.physics.lcp import (
     Capture,
     LCPResult,
+    LinearSolve,
     NewtonOptions,
     ProximalOptions,
     lemke,
@@ -210,7 +211,7 @@ def _from_blocks(y: np.ndarray, nc: int, width: int) -> np.ndarray:
     return np.column_stack([y[:nc], y[nc: nc * (1 + s)].reshape(nc, s), y[nc * (1 + s):]])
 
 
-def _solve(problem: ContactLCP, y0, options: StepOptions, hook) -> tuple[LCPResult, str, int]:
+def _solve(problem: ContactLCP, y0, options: StepOptions, hook, linear=None) -> tuple[LCPResult, str, int]:
     """The step's solver chain; returns the kept result, what produced it and the NSGS sweeps run.
 
     ``hook`` is ``None`` when nobody keeps this step's subsystems. Frictionless LCPs, and frictional ones
@@ -218,10 +219,12 @@ def _solve(problem: ContactLCP, y0, options: StepOptions, hook) -> tuple[LCPResu
     ``options.nsgs`` (v2, see :class:`StepOptions`): on kept steps, NSGS to the presolve tolerance and min-map
     Newton (captured) from there or from ``y0``; then, or on other steps at once, NSGS to the tolerance; then
     :func:`_fallback`. Reported iterations are the Newton iterations run, each of which produced a subsystem.
+    With ``linear`` (a solver in the loop) every LCP goes to min-map Newton first, its subsystems solved by
+    ``linear``: NSGS would leave it nothing to solve; the fallbacks stay, and the report names them.
     """
-    chain = options.nsgs if problem.mu > 0 else None
+    chain = options.nsgs if problem.mu > 0 and linear is None else None
     if chain is None:
-        result = minmap_newton(problem.lcp, y0, options=options.newton, capture=hook)
+        result = minmap_newton(problem.lcp, y0, options=options.newton, capture=hook, linear=linear)
         if result.status == Status.CONVERGED:
             return result, "minmap", 0
         return *_fallback(problem.lcp, y0, result, "minmap", options, hook), 0
@@ -277,13 +280,13 @@ def _tagged(hook, **tags):
 
 
 def _resolve(scene: Scene, contacts: Contacts, problem: ContactLCP, options: StepOptions, context: dict,
-             capture: Capture | None, warm: WarmStart | None, report: StepReport) -> np.ndarray:
+             capture: Capture | None, warm: WarmStart | None, report: StepReport, linear=None) -> np.ndarray:
     """Solve the step's contact LCP, fill ``report`` and return the flat velocity change ``M^-1 D y``."""
     width = 1 if options.mu == 0 else options.s + 2
     y0 = warm.guess(contacts, scene.n_spheres, width) if warm is not None else None
     kept = capture is not None and getattr(capture, "wants", lambda step: True)(context["step"])
     hook = (lambda A, b, info: capture(A, b, {**context, **info})) if kept else None
-    result, report.solver, report.sweeps = _solve(problem, y0, options, hook)
+    result, report.solver, report.sweeps = _solve(problem, y0, options, hook, linear)
     if warm is not None:
         warm.remember(contacts, scene.n_spheres, result.y, width)
     report.lcp_size, report.newton_iterations = problem.size, result.iterations
@@ -310,15 +313,16 @@ def _gap_offset(scene: Scene, contacts: Contacts, options: StepOptions) -> np.nd
 
 
 def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture | None = None,
-         warm: WarmStart | None = None) -> StepReport:
+         warm: WarmStart | None = None, linear: LinearSolve | None = None) -> StepReport:
     """Advance ``scene`` by one step in place with ``options.integrator``.
 
     ``dem_c`` (alg. 1): velocities first take the external force, then the
     contact impulses of the LCP (eq. 5); positions follow with the new
-    velocities. ``cd_lagrange``: see :func:`step_cd_lagrange`.
+    velocities. ``cd_lagrange``: see :func:`step_cd_lagrange`. ``linear``
+    solves the min-map Newton subsystems (:data:`~qlsbench.physics.lcp.minmap.LinearSolve`).
     """
     if options.integrator == "cd_lagrange":
-        return step_cd_lagrange(scene, options, index=index, capture=capture, warm=warm)
+        return step_cd_lagrange(scene, options, index=index, capture=capture, warm=warm, linear=linear)
     h = options.h
     v_known = scene.velocities + h * scene.gravity
     contacts = detect_contacts(scene, _margin(scene, v_known, options))
@@ -327,7 +331,8 @@ def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture
         problem = assemble(contacts, scene.masses, v_known, h, options.mu, options.s,
                            normal_offset=_gap_offset(scene, contacts, options))
         context = _context(scene, options, index, contacts)
-        v_known = v_known + _resolve(scene, contacts, problem, options, context, capture, warm, report).reshape(-1, 3)
+        v_known = v_known + _resolve(scene, contacts, problem, options, context, capture, warm, report,
+                                     linear).reshape(-1, 3)
     scene.velocities = v_known
     scene.positions = scene.positions + h * v_known
     scene.time += h
@@ -335,7 +340,7 @@ def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture
 
 
 def step_cd_lagrange(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture | None = None,
-                     warm: WarmStart | None = None) -> StepReport:
+                     warm: WarmStart | None = None, linear: LinearSolve | None = None) -> StepReport:
     """One CD-Lagrange step (seed 000, eqs. 45-50) of the sphere system, in place.
 
     The scene's velocities are the half-step velocities ``v_{n+1/2}``:
@@ -361,7 +366,8 @@ def step_cd_lagrange(scene: Scene, options: StepOptions, *, index: int = 0, capt
         problem = assemble_impact(contacts, scene.masses, v_free, v_before, options.restitution, h, options.mu,
                                   options.s)
         context = _context(scene, options, index, contacts)
-        v_free = v_free + _resolve(scene, contacts, problem, options, context, capture, warm, report).reshape(-1, 3)
+        v_free = v_free + _resolve(scene, contacts, problem, options, context, capture, warm, report,
+                                   linear).reshape(-1, 3)
     scene.velocities = v_free
     scene.time += h
     return report

@@ -46,6 +46,7 @@ BUILTINS: dict[str, str] = {
     "vqls-local": "qlsbench.solvers.vqls:VQLSLocal",
     "vnls": "qlsbench.solvers.vnls:VNLS",
     "hhl": "qlsbench.solvers.hhl:HHL",
+    "oracle": "qlsbench.solvers.oracle:Oracle",
 }
 
 

@@ -14,12 +14,13 @@ from qlsbench.physics.lcp.dat import read_lcp_dat
 from qlsbench.physics.lcp.fclib import FrictionalContactProblem, normal_lcp, read_fclib
 from qlsbench.physics.lcp.lemke import lemke
 from qlsbench.physics.lcp.methods import LCP_METHODS, solve_lcp
-from qlsbench.physics.lcp.minmap import Capture, NewtonOptions, minmap_newton
+from qlsbench.physics.lcp.minmap import Capture, LinearSolve, NewtonOptions, minmap_newton
 from qlsbench.physics.lcp.pgs import pgs
 from qlsbench.physics.lcp.problem import LCP, LCPResult
 from qlsbench.physics.lcp.proximal import ProximalOptions, proximal_minmap
 
 __all__ = [
-    "LCP", "LCP_METHODS", "Capture", "FrictionalContactProblem", "LCPResult", "NewtonOptions", "ProximalOptions",
+    "LCP", "LCP_METHODS", "Capture", "FrictionalContactProblem", "LCPResult", "LinearSolve", "NewtonOptions",
+    "ProximalOptions",
     "lemke", "minmap_newton", "normal_lcp", "pgs", "proximal_minmap", "read_fclib", "read_lcp_dat", "solve_lcp",
 ]

@@ -23,6 +23,9 @@ from qlsbench.physics.lcp.problem import LCP, LCPResult
 LU_MODES = ("symmetric", "colamd")
 #: ``capture(A, b, info)`` receives each Newton subsystem ``A dy_A = b`` before it is solved.
 Capture = Callable[[sp.csr_matrix, np.ndarray, dict], None]
+#: ``linear(A, b, info) -> x`` solves each Newton subsystem in place of the built-in factorisation: a solver
+#: put inside the loop (``qlsbench.bench.in_loop``). It may raise to end the run; the line search judges its answer.
+LinearSolve = Callable[[sp.csr_matrix, np.ndarray, dict], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,7 @@ def _solve_reduced(QAA: sp.csr_matrix, rhs: np.ndarray, eps: float, info: dict, 
 
 
 def minmap_newton(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOptions = NewtonOptions(),
-                  capture: Capture | None = None) -> LCPResult:
+                  capture: Capture | None = None, linear: LinearSolve | None = None) -> LCPResult:
     """Solve an LCP by the minimum-map Newton method with a projected Armijo line search.
 
     Parameters
@@ -158,6 +161,9 @@ def minmap_newton(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOpti
         ``capture(A, b, info)`` is called with every reduced system before it is
         solved, ``A = Q_AA + regularization * I``; ``info`` holds ``newton_iter``,
         ``active_size`` and the options.
+    linear : callable, optional
+        ``linear(A, b, info) -> x`` solves that system instead of SuperLU (no
+        least-squares safeguard: what it returns is the Newton direction).
 
     Returns
     -------
@@ -197,10 +203,13 @@ def minmap_newton(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOpti
             rows = Qs[active]
             QAA = rows[:, active]
             rhs = rows[:, ~active] @ phi[~active] - phi[active]
+            context = {"newton_iter": it, "active_size": int(active.sum()), **settings}
             if capture is not None:  # the system as the method solves it, Tikhonov term included
-                capture(_regularized(QAA, options.regularization), rhs,
-                        {"newton_iter": it, "active_size": int(active.sum()), **settings})
-            dy[active] = _solve_reduced(QAA, rhs, options.regularization, info, symmetric_lu)
+                capture(_regularized(QAA, options.regularization), rhs, context)
+            if linear is None:
+                dy[active] = _solve_reduced(QAA, rhs, options.regularization, info, symmetric_lu)
+            else:
+                dy[active] = linear(_regularized(QAA, options.regularization), rhs, context)
         y, w, phi, psi, ok = _line_search(Qs, rs, y, dy, phi, psi, active, options, info)
         if not ok:
             status, message = Status.STALLED, "line search found no decrease of ||min(y, Qy + r)||"

@@ -57,8 +57,8 @@ def _update_attachments(model: PenaltyModel, ev: Evaluation) -> None:
     model.attachments = kept
 
 
-def time_step(model: PenaltyModel, h: float, options: PenaltyNewtonOptions, capture: Callable | None = None
-              ) -> PenaltyStepReport:
+def time_step(model: PenaltyModel, h: float, options: PenaltyNewtonOptions, capture: Callable | None = None,
+              linear: Callable | None = None) -> PenaltyStepReport:
     """Advance ``model`` by one backward Euler step of length ``h`` (in place).
 
     Parameters
@@ -70,6 +70,8 @@ def time_step(model: PenaltyModel, h: float, options: PenaltyNewtonOptions, capt
     capture : callable, optional
         ``capture(evaluation, rhs, dz, context)`` for every Newton linear system;
         ``context`` names the step, Newton iteration, time and contact counts.
+    linear : callable, optional
+        Solves the Newton systems instead of GMRES (see :func:`newton_solve`).
     """
     step = model.steps_taken
     gravity_impulse = h * np.linalg.norm(model.mass_vector()) * max(np.linalg.norm(model.gravity), 1.0)
@@ -83,7 +85,7 @@ def time_step(model: PenaltyModel, h: float, options: PenaltyNewtonOptions, capt
 
     dv, ev, report = newton_solve(lambda z: evaluate(model, z, h), np.zeros(model.ndof), options,
                                   scale=gravity_impulse, gradient_scale=float(model.mass_vector().max()),
-                                  capture=forward)
+                                  capture=forward, linear=linear)
     cand = ev.candidate
     model.particles.v, model.particles.x = cand.vp, cand.xp
     sph = model.spheres

@@ -129,7 +129,8 @@ def wolfe_line_search(phi: Callable[[float], float], dphi: Callable[[float], flo
 
 
 def newton_solve(evaluate: Callable, z0: np.ndarray, options: PenaltyNewtonOptions, scale: float = 1.0,
-                 gradient_scale: float = 1.0, capture: Callable | None = None) -> tuple[np.ndarray, object, NewtonReport]:
+                 gradient_scale: float = 1.0, capture: Callable | None = None,
+                 linear: Callable | None = None) -> tuple[np.ndarray, object, NewtonReport]:
     """Solve ``g(z) = 0`` (alg. 2, NEWTON_SOLVE).
 
     Parameters
@@ -147,6 +148,9 @@ def newton_solve(evaluate: Callable, z0: np.ndarray, options: PenaltyNewtonOptio
     capture : callable, optional
         Called as ``capture(evaluation, rhs, dz, newton_iter, gmres_info)``
         with every linear system ``H dz = rhs`` the solver forms.
+    linear : callable, optional
+        ``linear(H, rhs, info) -> dz`` on the assembled ``H`` instead of GMRES
+        (a solver in the loop; it may raise to end the run).
 
     Returns
     -------
@@ -169,9 +173,12 @@ def newton_solve(evaluate: Callable, z0: np.ndarray, options: PenaltyNewtonOptio
         if it == options.max_iter:
             break
         counter = [0]
-        dz, info = gmres(ev.operator(), -b, rtol=options.gmres_rtol, atol=0.0, restart=min(len(b), 200),
-                         maxiter=20, callback=lambda _: counter.__setitem__(0, counter[0] + 1),
-                         callback_type="pr_norm")
+        if linear is None:
+            dz, info = gmres(ev.operator(), -b, rtol=options.gmres_rtol, atol=0.0, restart=min(len(b), 200),
+                             maxiter=20, callback=lambda _: counter.__setitem__(0, counter[0] + 1),
+                             callback_type="pr_norm")
+        else:  # a solver in the loop, on the assembled system the dataset exports
+            dz, info = linear(ev.matrix(), -b, {"newton_iter": it}), 0
         gmres_total += counter[0]
         if capture is not None:
             capture(ev, -b, dz, it, info)

@@ -1,0 +1,416 @@
+"""Solvers in the simulation loop: does the physics survive the solver?
+
+Every other verdict of qlsbench is a fidelity on one isolated Newton system.
+Here a registered solver (or a plug-in class) solves *every* Newton system of a
+simulation, as the dataset exports it (padded to 2^n and normalised); its
+answer, mapped back to the system's own scale, is the Newton direction, and the
+step goes on with the stepper's own line search, convergence test and
+fallbacks. A reference run from the same initial state with the stepper's own
+linear algebra steps alongside, and each step is compared with it.
+
+**Norm and sign.** A state-preparing solver returns a direction, not a vector.
+Every answer ``x`` is therefore rescaled by the classical projection
+``alpha = (b . A x) / |A x|^2``, the least-squares multiple of ``x``, which
+fixes norm and global sign at once. On a state vector it costs one product
+with ``A`` (what this module does); on a device, estimating ``b . A x`` and
+``|A x|^2`` takes Hadamard or swap tests whose shots grow as ``1 / eps^2`` for
+an error ``eps``: that cost is not counted here, and the page says so. For an
+exact solver ``alpha`` is 1 to rounding.
+
+**What ends a run.** A solver that raises, returns no answer, NaN, a vector of
+the wrong length, or takes longer than the time limit on one system ends the
+candidate run with that status; the steps simulated so far are kept. There is
+no silent fallback to exact linear algebra: the stepper's own LCP fallbacks
+(Lemke, the proximal method) are the only ones, and each step says whether one
+was used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from tqdm.auto import tqdm
+
+from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE, SEED, Real, Whole
+from qlsbench.errors import InputError, QlsbenchError
+from qlsbench.options import Options, option
+from qlsbench.outcomes import Status
+from qlsbench.physics.scene import MAX_SPHERES
+from qlsbench.problems import LinearSystem, pad_and_normalize, recover_solution
+from qlsbench.solvers.base import RESOURCE_KEYS
+
+#: Simulation families a solver can be put inside.
+LOOP_FAMILIES = ("dem_c", "cd_lagrange", "penalty")
+
+
+class LoopAborted(QlsbenchError):
+    """The solver in the loop failed on a Newton system: the candidate run ends with ``status``."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class LoopSolver:
+    """A solver as the Newton direction of a stepper: ``loop(A, b, info) -> x`` (see the module docstring).
+
+    Attributes
+    ----------
+    solver : object
+        Meets the :class:`~qlsbench.solvers.base.Solver` protocol.
+    seed : int
+        Base seed; the k-th system is solved with ``seed + k``.
+    time_limit : float or None
+        Seconds one solve may take; longer ends the run (checked after the solve returns).
+    solves, seconds, projections : int, float, list
+        Systems solved, seconds spent in the solver, and each answer's projection factor ``alpha``.
+    resources : dict
+        Sums of the solver's :data:`~qlsbench.solvers.base.RESOURCE_KEYS` over the solves.
+    """
+
+    solver: Any
+    seed: int = 0
+    time_limit: float | None = None
+    solves: int = 0
+    seconds: float = 0.0
+    projections: list = field(default_factory=list)
+    resources: dict = field(default_factory=dict)
+
+    def __call__(self, A: sp.spmatrix, b: np.ndarray, info: dict) -> np.ndarray:
+        A = sp.csr_matrix(A)
+        b = np.asarray(b, dtype=float)
+        if not np.any(b):  # nothing to solve (the datasets skip these too): x = 0, no solver call
+            return np.zeros(A.shape[0])
+        system = pad_and_normalize(LinearSystem(A, b, {}), min_qubits=1)
+        where = f"solve {self.solves + 1} (Newton iteration {info.get('newton_iter', '?')}, {A.shape[0]} unknowns)"
+        t0 = time.perf_counter()
+        try:
+            result = self.solver.solve(system, seed=self.seed + self.solves)
+        except Exception as exc:  # a solver's own failure ends the run; it is reported, not re-raised
+            raise LoopAborted("error", f"{where}: the solver raised {type(exc).__name__}: {exc}") from None
+        elapsed = time.perf_counter() - t0
+        self.solves += 1
+        self.seconds += elapsed
+        for key in RESOURCE_KEYS:
+            value = (result.resources or {}).get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                self.resources[key] = self.resources.get(key, 0) + value
+        if self.time_limit is not None and elapsed > self.time_limit:
+            raise LoopAborted("time_limit", f"{where}: took {elapsed:.1f} s, over the limit of {self.time_limit:g} s")
+        return self._direction(A, b, system, result, where)
+
+    def _direction(self, A, b, system, result, where: str) -> np.ndarray:
+        if result.x is None:
+            raise LoopAborted(Status(result.status).value, f"{where}: the solver returned no answer ({result.status}"
+                                                  f"{': ' + result.message if result.message else ''})")
+        x = np.asarray(result.x)
+        if x.shape != (system.dim,):
+            raise LoopAborted("wrong_length", f"{where}: the solver returned shape {x.shape}, the system has "
+                                              f"{system.dim} unknowns")
+        if not np.all(np.isfinite(x)):
+            raise LoopAborted("nan", f"{where}: the solver returned NaN or inf")
+        x = np.real(recover_solution(system, x))
+        Ax = A @ x
+        denom = float(Ax @ Ax)
+        alpha = float(b @ Ax) / denom if denom > 0 else 0.0
+        self.projections.append(alpha)
+        return alpha * x
+
+
+@dataclass(frozen=True)
+class InLoopOptions(Options):
+    """A simulation to run with a solver in its loop, and what counts as leaving the reference trajectory."""
+
+    family: str = option("dem_c", "simulation family: dem_c, cd_lagrange (spheres) or penalty", choices=LOOP_FAMILIES)
+    scene: str | None = option(None, "scene (default: sedimentation for spheres, incline-block for penalty)")
+    n_spheres: int = option(8, "spheres (dem_c, cd_lagrange)", bounds=Whole(1, MAX_SPHERES))
+    mu: float = option(0.0, "friction coefficient (spheres; penalty scenes take theirs from --param)",
+                       bounds=NON_NEGATIVE)
+    h: float | None = option(None, "time step (s); default: the scene's", bounds=POSITIVE)
+    steps: int = option(60, "time steps", bounds=COUNT)
+    scene_seed: int = option(0, "seed of the sphere placement", bounds=SEED)
+    restitution: float = option(0.0, "restitution e (cd_lagrange)", bounds=Real(0.0, 1.0))
+    params: dict = option({}, "penalty scene parameter, e.g. --param n=3", pairs=True, flag="--param")
+    regularization: float | None = option(None, "Tikhonov epsilon on each sphere Newton system (default: 1e-8 with "
+                                          "friction, whose systems are singular without it, as in the datasets; "
+                                          "else 0)", bounds=NON_NEGATIVE)
+    newton_max_iter: int | None = option(None, "Newton iteration cap per step (default: the stepper's, 100 for "
+                                         "spheres, 50 for penalty): a small cap asks how far a solver's "
+                                         "directions carry a step, not only whether Newton converges in the end",
+                                         bounds=COUNT)
+    fallbacks: str = option("on", "on: the stepper's LCP fallbacks (Lemke, the proximal method) finish a step "
+                            "Newton leaves unconverged; off: the step keeps Newton's last iterate, so a capped "
+                            "Newton shows what the solver's directions alone give", choices=("on", "off"))
+    position_tol: float = option(1e-3, "position error (m) beyond which the run has left the reference",
+                                 bounds=POSITIVE)
+    time_limit: float | None = option(None, "seconds one linear solve may take", bounds=POSITIVE)
+
+    def check(self) -> None:
+        if self.family == "penalty" and (self.n_spheres != 8 or self.mu or self.restitution
+                                         or self.regularization is not None):
+            raise InputError("--n-spheres, --mu, --restitution and --regularization are sphere options; a penalty "
+                             "scene takes its own (e.g. --param mu=0.3)")
+        if self.family != "penalty" and self.params:
+            raise InputError("--param is for penalty scenes; sphere scenes take --n-spheres, --mu, --restitution")
+
+
+def _sphere_world(options: InLoopOptions):
+    from qlsbench.physics import NewtonOptions, StepOptions, build_scene
+    from qlsbench.physics.contacts import detect_contacts
+    from qlsbench.physics.sphere_stepping import WarmStart, step
+
+    integrator = "cd_lagrange" if options.family == "cd_lagrange" else "dem_c"
+    eps = options.regularization if options.regularization is not None else (1e-8 if options.mu > 0 else 0.0)
+    common = {"h": options.h or StepOptions.h, "mu": options.mu, "integrator": integrator,
+              "restitution": options.restitution}
+    # The reference is the stepper as it stands (its own chain, to convergence); the candidate's chain is min-map
+    # Newton with the solver's directions, capped and without fallbacks as the options ask.
+    reference = StepOptions(**common, newton=NewtonOptions(regularization=eps))
+    candidate = StepOptions(**common, newton=NewtonOptions(regularization=eps,
+                                                           max_iter=options.newton_max_iter or NewtonOptions.max_iter),
+                            **({} if options.fallbacks == "on" else {"lemke_fallback": 0, "proximal": None}))
+
+    def build():
+        scene = build_scene(options.scene or "sedimentation", n_spheres=options.n_spheres, seed=options.scene_seed)
+        return {"scene": scene, "warm": WarmStart()}
+
+    def advance(state, k, linear):
+        return step(state["scene"], reference if linear is None else candidate, index=k, warm=state["warm"],
+                    linear=linear)
+
+    def measure(state, report) -> dict:
+        scene = state["scene"]
+        gaps = detect_contacts(scene, 0.0).gap
+        depth = np.maximum(-gaps, 0.0)
+        ke = 0.5 * float(np.sum(scene.masses[:, None] * scene.velocities**2))
+        return {"positions": scene.positions.copy(), "velocities": scene.velocities.copy(), "kinetic_energy": ke,
+                "penetration_max": float(depth.max(initial=0.0)),
+                "penetration_mean": float(depth.mean()) if len(depth) else 0.0,
+                "complementarity": float(report.residual), "newton_iterations": int(report.newton_iterations),
+                "fallback": report.solver in ("lemke", "proximal"), "step_status": str(report.status)}
+
+    return build, advance, measure
+
+
+def _penalty_world(options: InLoopOptions):
+    from qlsbench.families.penalty import PenaltyOptions
+    from qlsbench.physics.penalty import PenaltyNewtonOptions, build_penalty_scene
+    from qlsbench.physics.penalty.backward_euler import time_step
+
+    scene = PenaltyOptions(scene=options.scene or "incline-block", params=options.params, h=options.h)
+    h = scene.time_step()
+    reference = PenaltyNewtonOptions()
+    candidate = PenaltyNewtonOptions(max_iter=options.newton_max_iter or PenaltyNewtonOptions.max_iter)
+
+    def build():
+        return {"model": build_penalty_scene(scene.scene, **scene.scene_params())}
+
+    def advance(state, k, linear):
+        return time_step(state["model"], h, reference if linear is None else candidate, linear=linear)
+
+    def measure(state, report) -> dict:
+        model = state["model"]
+        positions = np.concatenate([model.particles.x, model.spheres.x]).copy()
+        velocities = np.concatenate([model.particles.v, model.spheres.v]).copy()
+        return {"positions": positions, "velocities": velocities, "kinetic_energy": float(model.kinetic_energy()),
+                "penetration_max": np.nan, "penetration_mean": np.nan,
+                "complementarity": float(report.newton.residual), "newton_iterations": int(report.newton.iterations),
+                "fallback": report.newton.gradient_directions > 0, "step_status": str(report.newton.status)}
+
+    return build, advance, measure
+
+
+def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool = False) -> tuple[pd.DataFrame, dict]:
+    """Run the candidate (``solver`` in the loop) beside the reference, step by step, from the same state.
+
+    Parameters
+    ----------
+    options : InLoopOptions
+        The simulation and the tolerance.
+    solver : object
+        Meets the :class:`~qlsbench.solvers.base.Solver` protocol (``qlsbench.solvers.registry.get``).
+    seed : int
+        Base seed of the solver's solves.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    steps : pandas.DataFrame
+        One row per step the candidate finished: ``step``, ``time``, ``position_error`` (largest distance of a
+        body from its reference position, m), ``velocity_error`` (m/s), ``kinetic_energy`` and the reference's,
+        ``penetration_max`` / ``penetration_mean`` (m, spheres), ``complementarity`` (the natural residual of
+        the step's LCP; for penalty the Newton residual), ``newton_iterations`` (and the reference's),
+        ``fallback`` (Lemke or the proximal method finished the step; for penalty, Newton took a gradient
+        step), ``step_status`` (the step's LCP or Newton outcome), ``linear_solves``, ``seconds``. The
+        reference runs the stepper as it stands; the candidate's Newton is capped and its fallbacks switched
+        off as ``options`` say.
+    summary : dict
+        ``status`` (``completed`` or why the run ended), ``message``, ``steps_run``, ``divergence_step`` and
+        ``divergence_time`` (first step past ``position_tol``; ``None`` if never), the largest errors, the
+        kinetic-energy drift at the end, the solves, seconds and summed resources, and the projection factors'
+        range.
+    """
+    world = _penalty_world(options) if options.family == "penalty" else _sphere_world(options)
+    build, advance, measure = world
+    reference, candidate = build(), build()
+    loop = LoopSolver(solver, seed=seed, time_limit=options.time_limit)
+    rows, status, message = [], "completed", ""
+    for k in tqdm(range(options.steps), desc=f"{getattr(solver, 'name', 'solver')} in the loop",
+                  disable=not progress, unit="step"):
+        ref = measure(reference, advance(reference, k, None))
+        solves, t0 = loop.solves, time.perf_counter()
+        try:
+            report = advance(candidate, k, loop)
+        except LoopAborted as exc:
+            status, message = exc.status, f"step {k}: {exc}"
+            break
+        rows.append(_row(k, report, measure(candidate, report), ref, loop.solves - solves, time.perf_counter() - t0))
+    steps = pd.DataFrame(rows, columns=STEP_COLUMNS)
+    return steps, _summary(steps, options, loop, status, message)
+
+
+#: Columns of the per-step table, in order.
+STEP_COLUMNS = ["step", "time", "position_error", "velocity_error", "kinetic_energy", "kinetic_energy_ref",
+                "penetration_max", "penetration_mean", "complementarity", "newton_iterations",
+                "newton_iterations_ref", "fallback", "step_status", "linear_solves", "seconds"]
+
+
+def _row(k: int, report, cand: dict, ref: dict, solves: int, seconds: float) -> dict:
+    return {"step": k, "time": float(report.time),
+            "position_error": float(np.linalg.norm(cand["positions"] - ref["positions"], axis=1).max(initial=0.0)),
+            "velocity_error": float(np.linalg.norm(cand["velocities"] - ref["velocities"], axis=1).max(initial=0.0)),
+            "kinetic_energy": cand["kinetic_energy"], "kinetic_energy_ref": ref["kinetic_energy"],
+            "penetration_max": cand["penetration_max"], "penetration_mean": cand["penetration_mean"],
+            "complementarity": cand["complementarity"], "newton_iterations": cand["newton_iterations"],
+            "newton_iterations_ref": ref["newton_iterations"], "fallback": cand["fallback"],
+            "step_status": cand["step_status"], "linear_solves": solves, "seconds": seconds}
+
+
+def divergence_step(steps: pd.DataFrame, tol: float) -> int | None:
+    """The first step whose position error exceeds ``tol`` (``None`` if none does)."""
+    over = steps.index[steps["position_error"] > tol]
+    return int(steps.loc[over[0], "step"]) if len(over) else None
+
+
+def _summary(steps: pd.DataFrame, options: InLoopOptions, loop: LoopSolver, status: str, message: str) -> dict:
+    first = divergence_step(steps, options.position_tol)
+    last = steps.iloc[-1] if len(steps) else None
+    drift = (float((last["kinetic_energy"] - last["kinetic_energy_ref"]) / max(last["kinetic_energy_ref"], 1e-300))
+             if last is not None else np.nan)
+    return {"status": status, "message": message, "steps_run": len(steps), "steps": options.steps,
+            "divergence_step": first,
+            "divergence_time": float(steps.loc[steps["step"] == first, "time"].iloc[0]) if first is not None else None,
+            "position_error_max": float(steps["position_error"].max()) if len(steps) else np.nan,
+            "position_error_final": float(last["position_error"]) if last is not None else np.nan,
+            "penetration_max": float(steps["penetration_max"].max()) if len(steps) else np.nan,
+            "kinetic_energy_drift": drift, "fallback_steps": int(steps["fallback"].sum()) if len(steps) else 0,
+            "linear_solves": loop.solves, "solver_seconds": loop.seconds,
+            "seconds_per_step": float(steps["seconds"].mean()) if len(steps) else np.nan,
+            "resources": dict(loop.resources),
+            "projection_min": min(loop.projections, default=np.nan),
+            "projection_max": max(loop.projections, default=np.nan),
+            "stayed_within": status == "completed" and first is None}
+
+
+
+
+#: File-level metadata key of an in-loop results file (JSON: the options and one summary per run).
+IN_LOOP_META_KEY = b"qlsbench.in_loop"
+
+
+def sweep(options: InLoopOptions, spec, *, seeds: int = 1, fidelities=(), progress: bool = False
+          ) -> tuple[pd.DataFrame, list[dict]]:
+    """Run ``spec`` in the loop over ``seeds`` seeds, or the oracle at each of ``fidelities`` over ``seeds`` seeds.
+
+    Returns
+    -------
+    steps : pandas.DataFrame
+        Every run's per-step rows (:func:`run_in_loop`), with ``solver``, ``seed`` and ``fidelity`` (the
+        oracle's target; NaN for another solver) in front.
+    summaries : list of dict
+        One per run, with the same three keys and the solver's options.
+    """
+    from qlsbench.solvers import registry
+
+    levels = list(fidelities) or [None]
+    if fidelities and spec.name != "oracle":
+        raise InputError(f"fidelity levels sweep the oracle, not {spec.name!r} (use --solver oracle)")
+    frames, summaries = [], []
+    for fidelity in levels:
+        solver_options = {**spec.options, **({"fidelity": fidelity} if fidelity is not None else {})}
+        solver = registry.get(spec.name, **solver_options)
+        for seed in range(seeds):
+            steps, summary = run_in_loop(options, solver, seed=seed, progress=progress)
+            key = {"solver": spec.label, "seed": seed, "fidelity": np.nan if fidelity is None else float(fidelity)}
+            frames.append(steps.assign(**key)[list(key) + STEP_COLUMNS])
+            summaries.append({**key, "solver_name": spec.name, "solver_options": solver_options, **summary})
+    return pd.concat(frames, ignore_index=True), summaries
+
+
+def write_in_loop(path, steps: pd.DataFrame, summaries: list[dict], options: InLoopOptions) -> None:
+    """Write the per-step rows to ``path`` (Parquet, atomically), the options and summaries in its metadata."""
+    import json
+
+    import pyarrow as pa
+
+    from qlsbench.bench.results import jsonable
+    from qlsbench.data import atomic_write_table
+
+    table = pa.Table.from_pandas(steps, preserve_index=False)
+    meta = {"options": dataclasses.asdict(options), "runs": summaries}
+    text = json.dumps(meta, sort_keys=True, default=jsonable)
+    table = table.replace_schema_metadata({IN_LOOP_META_KEY: text})
+    atomic_write_table(table, path)
+
+
+def read_in_loop(path) -> tuple[pd.DataFrame, dict]:
+    """The per-step rows and the metadata (``options``, ``runs``) of an in-loop results file.
+
+    Raises
+    ------
+    InputError
+        Naming the file when it is not an in-loop results file.
+    """
+    import json
+
+    from qlsbench.data import read_parquet
+
+    table = read_parquet(path, kind="in-loop results file", columns=("step", "position_error", "solver", "seed"),
+                         error=InputError, hint=" (not written by `qlsbench in-loop`?)")
+    raw = (table.schema.metadata or {}).get(IN_LOOP_META_KEY)
+    if raw is None:
+        raise InputError(f"{path}: no in-loop metadata (not written by `qlsbench in-loop`)")
+    try:
+        meta = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: damaged in-loop metadata ({exc})") from None
+    return table.to_pandas(), meta
+
+
+def success_bar(summaries: list[dict]) -> float | None:
+    """The lowest oracle fidelity at which every seed stayed within the tolerance (and every higher level did).
+
+    ``None`` when even the highest level left it. Levels are walked from the highest down; the bar is the last
+    level before the first one at which some seed left.
+    """
+    by_level: dict[float, list[bool]] = {}
+    for s in summaries:
+        by_level.setdefault(float(s["fidelity"]), []).append(bool(s["stayed_within"]))
+    bar = None
+    for level in sorted(by_level, reverse=True):
+        if not all(by_level[level]):
+            break
+        bar = level
+    return bar
+
+
+__all__ = ["IN_LOOP_META_KEY", "LOOP_FAMILIES", "InLoopOptions", "LoopAborted", "LoopSolver", "STEP_COLUMNS",
+           "divergence_step", "read_in_loop", "run_in_loop", "success_bar", "sweep", "write_in_loop"]

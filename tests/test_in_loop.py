@@ -1,0 +1,169 @@
+"""Solvers in the simulation loop (qlsbench.bench.in_loop) and the controlled-error oracle.
+
+The loop with an exact solver must give the plain stepper's trajectory to
+round-off; the oracle must hit the fidelity or residual it is asked for; a
+solver that fails ends the run with a status and keeps what was simulated; the
+physics-error metrics are checked on cases made by hand.
+"""
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from qlsbench.bench.in_loop import (
+    InLoopOptions,
+    LoopAborted,
+    LoopSolver,
+    divergence_step,
+    read_in_loop,
+    run_in_loop,
+    success_bar,
+    sweep,
+    write_in_loop,
+)
+from qlsbench.bench.runner import SolverSpec
+from qlsbench.errors import InputError
+from qlsbench.physics import container_of
+from qlsbench.outcomes import Status
+from qlsbench.problems import LinearSystem, ising_inspired, pad_and_normalize
+from qlsbench.solvers import registry
+from qlsbench.solvers.base import SolveResult
+from qlsbench.solvers.oracle import perturbed_to_fidelity
+
+#: 8 spheres touch the container from step 72: 110 steps hold about 40 steps of contact.
+SPHERES = InLoopOptions(family="dem_c", steps=110)
+
+
+@pytest.mark.parametrize("options", [SPHERES, dataclasses.replace(SPHERES, family="cd_lagrange", restitution=0.5),
+                                     InLoopOptions(family="penalty", steps=15)],
+                         ids=["dem_c", "cd_lagrange", "penalty"])
+@pytest.mark.parametrize("name, solver_options", [("lu", {}), ("oracle", {"fidelity": 1.0})], ids=["lu", "oracle-1"])
+def test_an_exact_solver_in_the_loop_follows_the_stepper_to_round_off(options, name, solver_options):
+    steps, summary = run_in_loop(options, registry.get(name, **solver_options))
+    assert summary["status"] == "completed" and summary["steps_run"] == options.steps
+    assert summary["linear_solves"] > 10, "the run never reached a Newton system"
+    assert summary["position_error_max"] < 1e-10 and summary["divergence_step"] is None
+    assert abs(summary["projection_min"] - 1) < 1e-8 and abs(summary["projection_max"] - 1) < 1e-8
+    assert (steps["newton_iterations"] > 0).sum() > 5
+
+
+def test_a_worse_oracle_leaves_the_reference_further_under_a_newton_budget():
+    capped = dataclasses.replace(SPHERES, newton_max_iter=2, fallbacks="off")
+    errors = [run_in_loop(capped, registry.get("oracle", fidelity=f), seed=0)[1]["position_error_max"]
+              for f in (0.999, 0.9, 0.5)]
+    assert 0 < errors[0] < errors[1] < errors[2]
+
+
+def test_the_oracle_hits_the_fidelity_and_residual_it_is_asked_for():
+    rng = np.random.default_rng(3)
+    x, e = rng.standard_normal(40), rng.standard_normal(40)
+    for target in (0.999, 0.9, 0.5, 0.0):
+        y = perturbed_to_fidelity(x, e, target)
+        assert abs(np.vdot(x, y) ** 2 / (np.vdot(x, x) * np.vdot(y, y)) - target) < 1e-12
+        assert np.isclose(np.linalg.norm(y), np.linalg.norm(x))
+    system = pad_and_normalize(ising_inspired(3, 10.0))
+    exact = np.linalg.solve(system.A.toarray(), system.b)
+    answer = registry.get("oracle", rel_residual=1e-3).solve(system, seed=1).x
+    assert np.isclose(np.linalg.norm(system.A @ answer - system.b) / np.linalg.norm(system.b), 1e-3, rtol=1e-8)
+    np.testing.assert_allclose(registry.get("oracle").solve(system).x, exact, rtol=1e-12, atol=1e-14)
+
+
+def test_the_oracle_perturbs_only_the_systems_own_unknowns():
+    small = pad_and_normalize(LinearSystem(np.diag([2.0, 3.0, 5.0]), np.ones(3), {}))
+    answer = registry.get("oracle", fidelity=0.6).solve(small, seed=0).x
+    assert small.dim == 4 and answer[3] == 0.0
+    exact = np.linalg.solve(small.A.toarray(), small.b)
+    assert abs(np.vdot(exact, answer) ** 2 / (np.vdot(exact, exact) * np.vdot(answer, answer)) - 0.6) < 1e-12
+
+
+class _Bad:
+    """A solver that fails in one of the ways the loop must survive."""
+
+    name = "bad"
+    options = {}
+
+    def __init__(self, how: str):
+        self.how = how
+
+    def solve(self, system, *, seed=0):
+        if self.how == "raise":
+            raise RuntimeError("boom")
+        if self.how == "none":
+            return SolveResult(None, Status.ERROR, "diverged")
+        x = np.full(system.dim, np.nan) if self.how == "nan" else np.ones(system.dim + 1)
+        return SolveResult(x, Status.CONVERGED)
+
+
+@pytest.mark.parametrize("how, status", [("raise", "error"), ("none", "error"), ("nan", "nan"),
+                                         ("wrong", "wrong_length")])
+def test_a_failing_solver_ends_the_run_with_a_status_and_keeps_the_steps_before(how, status):
+    steps, summary = run_in_loop(SPHERES, _Bad(how))
+    assert summary["status"] == status and summary["steps_run"] == len(steps) > 50
+    assert summary["message"].startswith(f"step {len(steps)}:")
+    assert (steps["position_error"] == 0).all(), "steps before any contact follow the reference exactly"
+
+
+def test_the_time_limit_ends_the_run():
+    loop = LoopSolver(registry.get("lu"), time_limit=1e-12)
+    with pytest.raises(LoopAborted, match="over the limit") as info:
+        loop(np.eye(3) * 2.0, np.ones(3), {"newton_iter": 0})
+    assert info.value.status == "time_limit"
+
+
+def test_norm_and_sign_come_from_the_projection():
+    A, b = np.diag([1.0, 2.0, 4.0]), np.array([1.0, 1.0, 1.0])
+
+    class Direction:  # answers -3 times the normalised solution of the padded system
+        name, options = "direction", {}
+
+        def solve(self, system, *, seed=0):
+            x = np.linalg.solve(system.A.toarray(), system.b)
+            return SolveResult(-3.0 * x / np.linalg.norm(x), Status.CONVERGED)
+
+    loop = LoopSolver(Direction())
+    np.testing.assert_allclose(loop(A, b, {}), np.linalg.solve(A, b), rtol=1e-12)
+    assert loop.projections[0] < 0
+    np.testing.assert_array_equal(loop(A, np.zeros(3), {}), np.zeros(3))
+    assert loop.solves == 1, "a zero right-hand side needs no solve"
+
+
+def test_metrics_on_a_hand_made_run():
+    steps = pd.DataFrame({"step": [0, 1, 2, 3], "position_error": [0.0, 5e-4, 2e-3, 1e-4]})
+    assert divergence_step(steps, 1e-3) == 2 and divergence_step(steps, 1e-2) is None
+    summaries = [{"fidelity": f, "stayed_within": ok} for f, ok in
+                 [(1.0, True), (1.0, True), (0.9, True), (0.9, True), (0.5, True), (0.5, False), (0.1, True)]]
+    assert success_bar(summaries) == 0.9, "the bar stops at the first level where a seed left"
+
+
+def test_penetration_and_energy_are_measured_on_a_made_scene():
+    from qlsbench.bench.in_loop import _sphere_world
+
+    build, advance, measure = _sphere_world(dataclasses.replace(SPHERES, n_spheres=2))
+    state = build()
+    scene = state["scene"]
+    centre = np.array(container_of(scene)["container_center"])
+    scene.positions[0] = centre
+    scene.positions[1] = centre + np.array([0.0, 0.0, 2 * scene.radii[0] - 1e-3])  # overlap 1 mm, clear of the wall
+    scene.velocities[:] = 0.0
+    scene.velocities[0] = [0.0, 0.0, 2.0]
+    report = type("R", (), {"residual": 0.0, "newton_iterations": 0, "solver": "minmap", "status": "converged"})
+    measured = measure(state, report)
+    assert np.isclose(measured["penetration_max"], 1e-3, rtol=1e-6)
+    assert np.isclose(measured["kinetic_energy"], 0.5 * scene.masses[0] * 4.0)
+
+
+def test_results_file_round_trips_and_bad_options_are_named(tmp_path):
+    options = dataclasses.replace(SPHERES, steps=80)
+    steps, summaries = sweep(options, SolverSpec("oracle", {}), seeds=2, fidelities=[1.0, 0.9])
+    assert sorted({(s["fidelity"], s["seed"]) for s in summaries}) == [(0.9, 0), (0.9, 1), (1.0, 0), (1.0, 1)]
+    write_in_loop(tmp_path / "loop.parquet", steps, summaries, options)
+    back, meta = read_in_loop(tmp_path / "loop.parquet")
+    assert len(back) == len(steps) and meta["options"]["steps"] == 80 and len(meta["runs"]) == 4
+    with pytest.raises(InputError, match="sweep the oracle"):
+        sweep(options, SolverSpec("lu", {}), fidelities=[0.9])
+    with pytest.raises(InputError, match="--param is for penalty"):
+        InLoopOptions(family="dem_c", params={"n": 3})
+    with pytest.raises(InputError, match="fidelity"):
+        registry.get("oracle", fidelity=1.5)
