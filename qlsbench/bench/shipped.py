@@ -7,7 +7,10 @@ folder holds
 
 - ``results/<solver>/<family>/<scene>.parquet``: every solver's results file,
   as written, except the solution vectors (``x``, ``x_imag``: null here; the
-  figures and tables never read them and they are most of the bytes);
+  figures and tables never read them and they are most of the bytes); of a
+  sharded solve not merged yet, its finished shards
+  (``results/shards/<solver>/<family>/<scene>/<k>-of-<n>.parquet``, each with
+  every repeat of its systems), replaced by the merged file once it exists;
 - ``pauli/``, ``truncation/`` and ``snapshots/``: the Pauli studies of the
   datasets a figure draws and the snapshot files, copied byte for byte;
 - ``systems.parquet``: one row per system of every dataset of the run (its
@@ -140,6 +143,22 @@ def _copy(source: Path, out: Path, relative: Path, files: dict, transform=None) 
     files[relative.as_posix()] = sha256(target)
 
 
+#: Folders under ``results/`` that hold studies, not solver results.
+STUDY_FOLDERS = ("pauli", "lcu", "resources", "truncation", "snapshots")
+
+
+def _finished_results(results: Path) -> list[Path]:
+    """Solver results files of a run: merged ones (``<solver>/<family>/<scene>.parquet``) and the finished shards
+    (``shards/<solver>/<family>/<scene>/<k>-of-<n>.parquet``) of solves not merged yet, each shard holding every
+    repeat of its systems; a shard's journal (a solve under way) is not a file here and is not shipped."""
+    merged = [f for f in results.glob("*/*/*.parquet") if f.relative_to(results).parts[0] not in STUDY_FOLDERS
+              and f.relative_to(results).parts[0] != "shards"]
+    done = {f.relative_to(results).with_suffix("") for f in merged}
+    shards = [f for f in results.glob("shards/*/*/*/*-of-*.parquet")
+              if f.parent.relative_to(results / "shards") not in done]
+    return sorted(f for f in merged + shards if RESULTS_VERSION_KEY in (pq.read_schema(f).metadata or {}))
+
+
 def _variational_datasets(result_files: list[Path]) -> set[str]:
     """Datasets that solvers with progress read-outs (the variational ones) ran on: shipped so a later part of
     the run can solve the very same systems."""
@@ -200,10 +219,7 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
     for path in (config, *logs):
         if not Path(path).is_file():
             raise InputError(f"{path}: no such file (the run's configuration or a Snakemake log)")
-    result_files = sorted(f for f in (run / "results").glob("*/*/*.parquet")
-                          if f.relative_to(run / "results").parts[0] not in ("pauli", "lcu", "resources",
-                                                                              "truncation", "snapshots", "shards")
-                          and RESULTS_VERSION_KEY in (pq.read_schema(f).metadata or {}))
+    result_files = _finished_results(run / "results")
     datasets = sorted((run / "datasets").glob("*/*/part-0000.parquet"))
     if not result_files and not datasets:
         raise InputError(f"{run}: neither solver results nor datasets to ship (not a workflow's folder?)")
@@ -218,7 +234,10 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
         (staging / MANIFEST).unlink()
     files: dict[str, str] = {}
     for f in result_files:
-        _copy(f, staging, Path("results") / f.relative_to(run / "results"), files, _without_solutions)
+        relative = f.relative_to(run / "results")
+        if relative.parts[0] != "shards":  # a merged file replaces the shards an earlier part shipped of it
+            shutil.rmtree(staging / "results" / "shards" / relative.with_suffix(""), ignore_errors=True)
+        _copy(f, staging, Path("results") / relative, files, _without_solutions)
     for study in ("pauli", "truncation"):
         for name in figure_datasets:
             source = run / "results" / study / f"{name}.parquet"
