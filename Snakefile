@@ -12,6 +12,9 @@ from qlsbench.workflow import (
     check_config_files,
     family_args,
     family_labels,
+    in_loop_args,
+    in_loop_outputs,
+    in_loop_runs,
     leaderboard_args,
     leaderboard_figures,
     loss_figure_inputs,
@@ -77,6 +80,7 @@ localrules:
     snapshot_figure,
     kappa_figure,
     checkpoint_table,
+    in_loop_page,
 
 
 SOLVERS = list(solver_specs(config))
@@ -96,6 +100,7 @@ include: "workflows/rules/solve.smk"
 include: "workflows/rules/report.smk"
 include: "workflows/rules/pauli.smk"
 include: "workflows/rules/figures.smk"
+include: "workflows/rules/in_loop.smk"
 
 
 rule all:
@@ -109,3 +114,4 @@ rule all:
         expand("results/figures/{figure}.png", figure=loss_figures(config)),
         report_outputs(config),
         trajectory_outputs(config),
+        in_loop_outputs(config),

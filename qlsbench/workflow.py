@@ -77,6 +77,7 @@ def check_config(config: dict[str, Any], schema: str | os.PathLike) -> None:
     check_runtimes(config)
     for name in loss_figures(config):
         loss_figure_inputs(config, name)
+    in_loop_runs(config)
 
 
 def check_solvers(config: dict[str, Any]) -> None:
@@ -207,6 +208,60 @@ def pauli_figure_datasets(config: dict[str, Any]) -> list[str]:
 def trajectory_outputs(config: dict[str, Any]) -> list[str]:
     """Every trajectory file the config writes."""
     return [f"datasets/trajectories/{label}.parquet" for label in family_labels(config, "trajectories")]
+
+
+#: Keys of an ``in_loop:`` entry that are not :class:`~qlsbench.bench.in_loop.InLoopOptions` fields.
+IN_LOOP_KEYS = ("name", "solver", "options", "seeds", "fidelity")
+
+
+def in_loop_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The config's ``in_loop:`` entries by name, each checked (options record, solver and its options).
+
+    Raises
+    ------
+    ConfigError
+        Naming the entry and the key at fault, or a name used twice.
+    """
+    from qlsbench.bench.in_loop import InLoopOptions
+    from qlsbench.solvers.registry import check_solver
+
+    runs: dict[str, dict[str, Any]] = {}
+    for i, entry in enumerate(config.get("in_loop") or []):
+        where = f"in_loop[{i}]"
+        if entry["name"] in runs:
+            raise ConfigError(f"{where}: name {entry['name']!r} used twice")
+        try:
+            InLoopOptions.from_mapping({k: v for k, v in entry.items() if k not in IN_LOOP_KEYS}, where)
+        except QlsbenchError as exc:
+            raise ConfigError(str(exc)) from None
+        try:
+            check_solver(entry["solver"], dict(entry.get("options") or {}))
+        except QlsbenchError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        if entry.get("fidelity") and entry["solver"] != "oracle":
+            raise ConfigError(f"{where}: fidelity levels sweep the oracle, not {entry['solver']!r}")
+        runs[entry["name"]] = entry
+    return runs
+
+
+def in_loop_args(config: dict[str, Any], name: str) -> str:
+    """The ``qlsbench in-loop`` words, ``--out`` aside, of the config's in-loop run ``name``."""
+    from qlsbench.bench.in_loop import InLoopOptions
+
+    entry = in_loop_runs(config)[name]
+    words = cli_words(InLoopOptions, {k: v for k, v in entry.items() if k not in IN_LOOP_KEYS})
+    words += ["--solver", entry["solver"]] + [f"--option {k}={v}" for k, v in sorted((entry.get("options") or {}).items())]
+    if entry.get("fidelity"):
+        words += ["--fidelity", *map(str, entry["fidelity"])]
+    if entry.get("seeds"):
+        words += ["--seeds", str(entry["seeds"])]
+    return " ".join(words)
+
+
+def in_loop_outputs(config: dict[str, Any]) -> list[str]:
+    """The in-loop results files and their page, when the config has in-loop runs."""
+    names = list(in_loop_runs(config))
+    return [f"results/in-loop/{name}.parquet" for name in names] + (["results/in-loop.md"] if names else [])
 
 
 def all_datasets(config: dict[str, Any]) -> list[str]:

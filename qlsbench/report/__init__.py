@@ -13,6 +13,7 @@ from __future__ import annotations
 from qlsbench.report import (
     budget_curves,
     checkpoint_table,
+    in_loop_page,
     leaderboard_page,
     leaderboard_plots,
     loss_curves,
@@ -38,6 +39,7 @@ FIGURES: dict[str, Figure] = {figure.name: figure for figure in (
     leaderboard_plots.FIDELITY_KAPPA,
     leaderboard_page.FIGURE,
     reproduction.FIGURE,
+    in_loop_page.FIGURE,
 )}
 
 __all__ = ["FIGURES", "Figure"]
