@@ -18,6 +18,8 @@ folder holds
   ``datasets.json``: each dataset's file metadata;
 - ``datasets/``: the datasets the variational solvers ran on (small), so a
   later part of a run split over sessions solves the very same bytes;
+- ``config.yaml``: the configuration the run used (a later part of a split
+  run uses this very file, ``snakemake --configfile <folder>/config.yaml``);
 - ``manifest.json``: the SHA-256 of every file above, the configuration's
   hash and, per collection (one per part of a split run), the machine, the
   qlsbench commit, the files it added, and its wall time and job times read
@@ -252,6 +254,7 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
     for f, name in zip(datasets, names):
         if name in solved:
             _copy(f, staging, Path("datasets") / name / "part-0000.parquet", files)
+    shutil.copyfile(config, staging / "config.yaml")  # a later part runs with exactly this file
     _check_one_hash_per_dataset(staging)
     _write_system_tables(staging, datasets, names, files)
     if not logs:  # Snakemake keeps each invocation's log; a dry run or a run that finished nothing adds no time

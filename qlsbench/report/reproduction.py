@@ -218,8 +218,9 @@ qlsbench figure reproduction docs/reproduction --out docs/reproduction.md
 ```
 
 and `tests/test_reproduction_page.py` fails when this page and the shipped results disagree. A run longer than
-a session is shipped in parts (`--add`), each part on the datasets the earlier parts shipped
-(`docs/reproduction/datasets/`, copied into the run folder first), so every part solves the same bytes:
+a session is shipped in parts (`--add`): a later part runs with the shipped `docs/reproduction/config.yaml` on
+the shipped datasets and finished shards (`docs/reproduction/datasets/`, `results/shards/`, copied into the run
+folder first), so every part solves the same bytes and no finished solve is run twice:
 
 {lines}
 
