@@ -26,4 +26,4 @@ def test_every_oracle_sweep_has_six_levels_over_three_seeds_and_a_bar():
         levels = {r["fidelity"] for r in runs}
         assert len(levels) >= 6 and all(sum(r["fidelity"] == f for r in runs) >= 3 for f in levels)
         exact = [r for r in runs if r["fidelity"] == 1.0]
-        assert all(r["position_error_max"] < 1e-9 for r in exact), "fidelity 1 must follow the exact run"
+        assert all(r["position_error_max"] < 1e-6 for r in exact), "fidelity 1 must follow the exact run"

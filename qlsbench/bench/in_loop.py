@@ -5,8 +5,12 @@ Here a registered solver (or a plug-in class) solves *every* Newton system of a
 simulation, as the dataset exports it (padded to 2^n and normalised); its
 answer, mapped back to the system's own scale, is the Newton direction, and the
 step goes on with the stepper's own line search, convergence test and
-fallbacks. A reference run from the same initial state with the stepper's own
-linear algebra steps alongside, and each step is compared with it.
+fallbacks. A reference run from the same initial state, stepping alike but
+solving the Newton systems by the stepper's own linear algebra (SuperLU for
+spheres, GMRES for penalty), steps alongside, and each step is compared with
+it: the difference between the two runs is the solver's. Both runs take
+min-map Newton first on every step, frictional ones included (the v1 chain:
+the v2 chain's Gauss-Seidel would leave the solver nothing to solve).
 
 **Norm and sign.** A state-preparing solver returns a direction, not a vector.
 Every answer ``x`` is therefore rescaled by the classical projection
@@ -168,22 +172,21 @@ def _sphere_world(options: InLoopOptions):
 
     integrator = "cd_lagrange" if options.family == "cd_lagrange" else "dem_c"
     eps = options.regularization if options.regularization is not None else (1e-8 if options.mu > 0 else 0.0)
-    common = {"h": options.h or StepOptions.h, "mu": options.mu, "integrator": integrator,
-              "restitution": options.restitution}
-    # The reference is the stepper as it stands (its own chain, to convergence); the candidate's chain is min-map
-    # Newton with the solver's directions, capped and without fallbacks as the options ask.
-    reference = StepOptions(**common, newton=NewtonOptions(regularization=eps))
-    candidate = StepOptions(**common, newton=NewtonOptions(regularization=eps,
-                                                           max_iter=options.newton_max_iter or NewtonOptions.max_iter),
-                            **({} if options.fallbacks == "on" else {"lemke_fallback": 0, "proximal": None}))
+    # Reference and candidate step alike, min-map Newton first (frictional steps too: the v1 chain, as NSGS would
+    # leave the solver nothing to solve), capped and with fallbacks as the options say; the reference solves the
+    # Newton systems by the stepper's own factorisation, so the difference between the two runs is the solver's.
+    step_options = StepOptions(h=options.h or StepOptions.h, mu=options.mu, integrator=integrator,
+                               restitution=options.restitution, nsgs=None,
+                               newton=NewtonOptions(regularization=eps,
+                                                    max_iter=options.newton_max_iter or NewtonOptions.max_iter),
+                               **({} if options.fallbacks == "on" else {"lemke_fallback": 0, "proximal": None}))
 
     def build():
         scene = build_scene(options.scene or "sedimentation", n_spheres=options.n_spheres, seed=options.scene_seed)
         return {"scene": scene, "warm": WarmStart()}
 
     def advance(state, k, linear):
-        return step(state["scene"], reference if linear is None else candidate, index=k, warm=state["warm"],
-                    linear=linear)
+        return step(state["scene"], step_options, index=k, warm=state["warm"], linear=linear)
 
     def measure(state, report) -> dict:
         scene = state["scene"]
@@ -206,14 +209,13 @@ def _penalty_world(options: InLoopOptions):
 
     scene = PenaltyOptions(scene=options.scene or "incline-block", params=options.params, h=options.h)
     h = scene.time_step()
-    reference = PenaltyNewtonOptions()
-    candidate = PenaltyNewtonOptions(max_iter=options.newton_max_iter or PenaltyNewtonOptions.max_iter)
+    newton = PenaltyNewtonOptions(max_iter=options.newton_max_iter or PenaltyNewtonOptions.max_iter)
 
     def build():
         return {"model": build_penalty_scene(scene.scene, **scene.scene_params())}
 
     def advance(state, k, linear):
-        return time_step(state["model"], h, reference if linear is None else candidate, linear=linear)
+        return time_step(state["model"], h, newton, linear=linear)
 
     def measure(state, report) -> dict:
         model = state["model"]
@@ -249,9 +251,8 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
         ``penetration_max`` / ``penetration_mean`` (m, spheres), ``complementarity`` (the natural residual of
         the step's LCP; for penalty the Newton residual), ``newton_iterations`` (and the reference's),
         ``fallback`` (Lemke or the proximal method finished the step; for penalty, Newton took a gradient
-        step), ``step_status`` (the step's LCP or Newton outcome), ``linear_solves``, ``seconds``. The
-        reference runs the stepper as it stands; the candidate's Newton is capped and its fallbacks switched
-        off as ``options`` say.
+        step), ``step_status`` (the step's LCP or Newton outcome), ``linear_solves``, ``seconds``. Both runs
+        cap Newton and use fallbacks as ``options`` say; only the linear solves differ.
     summary : dict
         ``status`` (``completed`` or why the run ended), ``message``, ``steps_run``, ``divergence_step`` and
         ``divergence_time`` (first step past ``position_tol``; ``None`` if never), the largest errors, the

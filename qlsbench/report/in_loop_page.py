@@ -114,8 +114,10 @@ HEADER = """# Solvers in the simulation loop
 
 Every other number of qlsbench is a fidelity on one isolated Newton system, judged against a bar (0.99) that
 nothing ties to the physics. Here a solver solves *every* Newton system of a simulation (`qlsbench in-loop`,
-`docs/solvers.md`), beside the stepper's own run from the same state, and the question is whether the
-trajectory survives. **This page is generated** from the results files in `docs/in-loop/` by
+`docs/solvers.md`), beside a run from the same state that steps alike but solves the Newton systems by the
+stepper's own linear algebra (SuperLU for spheres, GMRES for penalty), and the question is whether the
+trajectory survives. Both runs take min-map Newton first on every step (frictional steps included: the
+Gauss-Seidel of dataset v2 would leave the solver nothing to solve), with the same Newton cap and fallbacks. **This page is generated** from the results files in `docs/in-loop/` by
 `qlsbench figure in-loop docs/in-loop/*.parquet --out docs/in-loop.md`; `tests/test_in_loop_page.py` fails when
 they disagree.
 
