@@ -30,12 +30,14 @@ def _setting(options: dict) -> str:
     scene = options.get("scene") or ("incline-block" if options["family"] == "penalty" else "sedimentation")
     parts = [options["family"], scene, f"{options['steps']} steps"]
     if options["family"] != "penalty":
-        parts.insert(2, f"{options['n_spheres']} spheres, mu = {options['mu']:g}")
+        restitution = f", e = {options['restitution']:g}" if options["family"] == "cd_lagrange" else ""
+        parts.insert(2, f"{options['n_spheres']} spheres, mu = {options['mu']:g}{restitution}")
     if options.get("params"):
         parts.append(", ".join(f"{k}={v}" for k, v in sorted(options["params"].items())))
     cap = options.get("newton_max_iter")
     parts.append(f"Newton capped at {cap}" if cap else "Newton to convergence")
-    parts.append(f"fallbacks {options.get('fallbacks', 'on')}")
+    if options["family"] != "penalty":  # penalty Newton has no LCP fallbacks
+        parts.append(f"fallbacks {options.get('fallbacks', 'on')}")
     return "; ".join(parts)
 
 
@@ -132,6 +134,47 @@ on a device that projection needs Hadamard or swap tests not counted here.
 """
 
 
+def _bar_text(oracle: list[dict]) -> str:
+    """The success bar in words: a fidelity, at most the lowest level tried, or none."""
+    bar = success_bar(oracle)
+    if bar is None:
+        return "none: even the highest level tried left the tolerance"
+    if bar == min(r["fidelity"] for r in oracle):
+        return f"fidelity {bar:g} or lower (every level tried stayed within the tolerance)"
+    return f"fidelity {bar:g}"
+
+
+def vnls_verdict(runs: list[dict]) -> str:
+    """The abstract's claim that VNLS "accurately simulates the dynamics", judged on the VNLS runs in the loop."""
+    if not runs:
+        return "not run"
+    carried = [r for r in runs if r["status"] == "completed" and r["divergence_step"] is None]
+    if len(carried) == len(runs):
+        return (f"holds on {len(runs)} run(s): every step solved, never past the tolerance (largest error "
+                f"{max(r['position_error_max'] for r in runs):.1e} m)")
+    failed = [r for r in runs if r not in carried]
+    why = "; ".join(f"{r['name']}: {r['status']}" + (f", past the tolerance at step {r['divergence_step']}"
+                                                      if r["divergence_step"] is not None else "")
+                    for r in failed)
+    return f"not shown: {len(failed)} of {len(runs)} run(s) did not carry the simulation ({why})"
+
+
+def verdicts(files: list[tuple[str, pd.DataFrame, dict]]) -> str:
+    """The page's summary: each oracle sweep's success bar, and the verdict on the abstract's VNLS claim."""
+    rows, vnls = [], []
+    for name, _, meta in files:
+        runs = meta["runs"]
+        oracle = [r for r in runs if r["fidelity"] == r["fidelity"]]
+        if oracle:
+            rows.append([name, _setting(meta["options"]), _bar_text(oracle)])
+        vnls += [{**r, "name": name} for r in runs if r["solver_name"] == "vnls"]
+    table = markdown_table(pd.DataFrame(rows, columns=["sweep", "simulation", "success bar (fidelity)"])) if rows \
+        else "*No oracle sweep shipped.*"
+    return "\n".join(["## Verdicts", "", table, "",
+                      "The abstract's claim that VNLS \"accurately simulates the dynamics\" (judged with VNLS on exact "
+                      f"expectation values, its best case): **{vnls_verdict(vnls)}**.", ""])
+
+
 def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike | None = None) -> Path:
     """Write the in-loop page (and its figure) from in-loop results files."""
     out = Path(out)
@@ -140,7 +183,7 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
     rel = os.path.relpath(figures, out.parent).replace(os.sep, "/")
     files = [(Path(p).stem, *read_in_loop(p)) for p in sorted(inputs)]
     plot_in_loop(files, figures / "in_loop.png")
-    text = [HEADER, f"![position error against time]({rel}/in_loop.png)", ""]
+    text = [HEADER, verdicts(files), f"![position error against time]({rel}/in_loop.png)", ""]
     for name, steps, meta in files:
         runs, tol = meta["runs"], meta["options"]["position_tol"]
         text += [f"## {name}", "", f"*{_setting(meta['options'])}; tolerance {tol:g} m.*", "", "```",
@@ -148,10 +191,7 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
         oracle = [r for r in runs if r["fidelity"] == r["fidelity"]]
         others = [r for r in runs if r["fidelity"] != r["fidelity"]]
         if oracle:
-            bar = success_bar(oracle)
-            text += [markdown_table(oracle_table(oracle, tol)), "",
-                     f"**Success bar**: fidelity {bar:g}." if bar is not None else
-                     "**Success bar**: none of the levels kept every seed within the tolerance.", ""]
+            text += [markdown_table(oracle_table(oracle, tol)), "", f"**Success bar**: {_bar_text(oracle)}.", ""]
         if others:
             text += [markdown_table(solver_table(others)), ""]
             text += [f"- `{r['solver']}` seed {r['seed']}: {r['message']}" for r in others if r["message"]]
