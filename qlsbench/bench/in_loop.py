@@ -44,11 +44,11 @@ from tqdm.auto import tqdm
 from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE, SEED, Real, Whole
 from qlsbench.errors import InputError, QlsbenchError
 from qlsbench.options import Options, option
-from qlsbench.outcomes import Status
 from qlsbench.physics.scene import MAX_SPHERES
 from qlsbench.problems import LinearSystem, pad_and_normalize, recover_solution
-from qlsbench.solvers.base import RESOURCE_KEYS
 
+#: Resources (:data:`~qlsbench.solvers.base.RESOURCE_KEYS`) that add up over a run's solves.
+ADDITIVE_RESOURCES = ("circuit_executions", "mc_samples", "cost_evaluations")
 #: Simulation families a solver can be put inside.
 LOOP_FAMILIES = ("dem_c", "cd_lagrange", "penalty")
 
@@ -76,7 +76,7 @@ class LoopSolver:
     solves, seconds, projections : int, float, list
         Systems solved, seconds spent in the solver, and each answer's projection factor ``alpha``.
     resources : dict
-        Sums of the solver's :data:`~qlsbench.solvers.base.RESOURCE_KEYS` over the solves.
+        Sums of the solver's :data:`ADDITIVE_RESOURCES` over the solves.
     """
 
     solver: Any
@@ -102,7 +102,7 @@ class LoopSolver:
         elapsed = time.perf_counter() - t0
         self.solves += 1
         self.seconds += elapsed
-        for key in RESOURCE_KEYS:
+        for key in ADDITIVE_RESOURCES:
             value = (result.resources or {}).get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 self.resources[key] = self.resources.get(key, 0) + value
@@ -112,8 +112,9 @@ class LoopSolver:
 
     def _direction(self, A, b, system, result, where: str) -> np.ndarray:
         if result.x is None:
-            raise LoopAborted(Status(result.status).value, f"{where}: the solver returned no answer ({result.status}"
-                                                  f"{': ' + result.message if result.message else ''})")
+            status = str(getattr(result.status, "value", result.status))  # a plug-in may return a plain string
+            raise LoopAborted(status, f"{where}: the solver returned no answer ({status}"
+                                      f"{': ' + result.message if result.message else ''})")
         x = np.asarray(result.x)
         if x.shape != (system.dim,):
             raise LoopAborted("wrong_length", f"{where}: the solver returned shape {x.shape}, the system has "
