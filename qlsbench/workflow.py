@@ -250,7 +250,8 @@ def in_loop_args(config: dict[str, Any], name: str) -> str:
 
     entry = in_loop_runs(config)[name]
     words = cli_words(InLoopOptions, {k: v for k, v in entry.items() if k not in IN_LOOP_KEYS})
-    words += ["--solver", entry["solver"]] + [f"--option {k}={v}" for k, v in sorted((entry.get("options") or {}).items())]
+    options = sorted((entry.get("options") or {}).items())
+    words += ["--solver", entry["solver"]] + [f"--option {k}={v}" for k, v in options]
     if entry.get("fidelity"):
         words += ["--fidelity", *map(str, entry["fidelity"])]
     if entry.get("seeds"):

@@ -106,9 +106,10 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
     marks = pd.Series([budget_marks(row, axis) for row in results.itertuples()], index=results.index, dtype=object)
     has = marks.map(lambda v: v is not None)
     if not has.any():
+        why = {"seconds": "; wall time since results schema 4",
+               "samples": "; samples only where shots or Monte Carlo samples were drawn"}.get(axis, "")
         raise InputError(f"no results row has progress read-outs in {axis} (only variational solvers record them"
-                         f"{'; wall time since results schema 4' if axis == 'seconds' else ''}"
-                         f"{'; samples only where shots or Monte Carlo samples were drawn' if axis == 'samples' else ''})")
+                         f"{why})")
     if budgets is None:
         budgets = np.unique(np.concatenate(list(marks[has])))
     rows = results[results["solver"].isin(results.loc[has, "solver"]) & (results["status"] != Status.SKIPPED)]
