@@ -73,8 +73,9 @@ class LoopSolver:
         Base seed; the k-th system is solved with ``seed + k``.
     time_limit : float or None
         Seconds one solve may take; longer ends the run (checked after the solve returns).
-    solves, seconds, projections : int, float, list
-        Systems solved, seconds spent in the solver, and each answer's projection factor ``alpha``.
+    solves, seconds, max_qubits, projections : int, float, int, list
+        Systems solved, seconds spent in the solver, the largest system's qubits (padded), and each
+        answer's projection factor ``alpha``.
     resources : dict
         Sums of the solver's :data:`ADDITIVE_RESOURCES` over the solves.
     """
@@ -84,6 +85,7 @@ class LoopSolver:
     time_limit: float | None = None
     solves: int = 0
     seconds: float = 0.0
+    max_qubits: int = 0
     projections: list = field(default_factory=list)
     resources: dict = field(default_factory=dict)
 
@@ -102,6 +104,7 @@ class LoopSolver:
         elapsed = time.perf_counter() - t0
         self.solves += 1
         self.seconds += elapsed
+        self.max_qubits = max(self.max_qubits, int(system.meta["n_qubits"]))
         for key in ADDITIVE_RESOURCES:
             value = (result.resources or {}).get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -314,7 +317,7 @@ def _summary(steps: pd.DataFrame, options: InLoopOptions, loop: LoopSolver, stat
             "position_error_final": float(last["position_error"]) if last is not None else np.nan,
             "penetration_max": float(steps["penetration_max"].max()) if len(steps) else np.nan,
             "kinetic_energy_drift": drift, "fallback_steps": int(steps["fallback"].sum()) if len(steps) else 0,
-            "linear_solves": loop.solves, "solver_seconds": loop.seconds,
+            "linear_solves": loop.solves, "solver_seconds": loop.seconds, "max_qubits": loop.max_qubits,
             "seconds_per_step": float(steps["seconds"].mean()) if len(steps) else np.nan,
             "resources": dict(loop.resources),
             "projection_min": min(loop.projections, default=np.nan),

@@ -86,6 +86,7 @@ def solver_table(runs: list[dict]) -> pd.DataFrame:
                      "largest overlap (m)": "—" if r["penetration_max"] != r["penetration_max"]
                      else f"{r['penetration_max']:.1e}",
                      "fallback steps": r["fallback_steps"], "linear solves": r["linear_solves"],
+                     "largest system (qubits)": r.get("max_qubits", "—"),
                      "solver seconds": f"{r['solver_seconds']:.1f}",
                      "circuit executions": f"{int(resources['circuit_executions']):,}"
                      if "circuit_executions" in resources else "—"})
