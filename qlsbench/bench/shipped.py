@@ -5,8 +5,9 @@ is generated from such a folder, never typed, so anyone can check a number
 without a rerun and a test can fail when page and results disagree. The
 folder holds
 
-- ``results/<solver>/<family>/<scene>.parquet``: every solver's results file,
-  as written, except the solution vectors (``x``, ``x_imag``: null here; the
+- ``results/<solver>/<family>/<scene>.parquet``: every variational solver's
+  results file (those with progress read-outs; the classical ones stay in the
+  run), as written, except the solution vectors (``x``, ``x_imag``: null here; the
   figures and tables never read them and they are most of the bytes); of a
   sharded solve not merged yet, its finished shards
   (``results/shards/<solver>/<family>/<scene>/<k>-of-<n>.parquet``, each with
@@ -221,7 +222,8 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
     for path in (config, *logs):
         if not Path(path).is_file():
             raise InputError(f"{path}: no such file (the run's configuration or a Snakemake log)")
-    result_files = _finished_results(run / "results")
+    # The page reads the variational solvers' results; the classical ones (most of the bytes) stay in the run.
+    result_files = [f for f in _finished_results(run / "results") if _variational_datasets([f])]
     datasets = sorted((run / "datasets").glob("*/*/part-0000.parquet"))
     if not result_files and not datasets:
         raise InputError(f"{run}: neither solver results nor datasets to ship (not a workflow's folder?)")

@@ -1,0 +1,148 @@
+"""docs/reproduction.md is generated from the shipped results in docs/reproduction/: page and results must agree.
+
+The page is rendered again from the shipped folder and compared with the
+committed page, line for line; the shipped folder is checked against its
+manifest's hashes; the rules that turn spreads into verdicts are checked on
+spreads made to sit on either side of them.
+"""
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from qlsbench.bench.budget import samples_per_evaluation
+from qlsbench.bench.shipped import job_times, verify
+from qlsbench.bench.spread import Spread, seed_spreads
+from qlsbench.errors import InputError
+from qlsbench.report import reproduction
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "docs" / "reproduction"
+PAGE = ROOT / "docs" / "reproduction.md"
+
+
+def test_the_shipped_results_match_their_manifest():
+    manifest = verify(SHIPPED)
+    assert manifest["files"], "the manifest lists no file"
+    assert any(name.startswith("results/") for name in manifest["files"])
+
+
+def test_the_page_is_what_the_shipped_results_give(tmp_path):
+    out = reproduction.render(SHIPPED, tmp_path / "reproduction.md", tmp_path / "figures")
+    generated, committed = out.read_text(encoding="utf-8"), PAGE.read_text(encoding="utf-8")
+    # The page links its figures relatively: the committed page's folder is docs/figures, ours tmp/figures.
+    assert generated.splitlines() == committed.splitlines(), (
+        "docs/reproduction.md differs from the page the shipped results give: run "
+        "`qlsbench figure reproduction docs/reproduction --out docs/reproduction.md`")
+    for name in ("reproduction_fig2.png", "reproduction_fig4.png", "reproduction_fig5.png"):
+        if f"figures/{name}" in committed:
+            assert (tmp_path / "figures" / name).stat().st_size > 10_000
+
+
+def test_a_changed_shipped_file_is_named(tmp_path):
+    copy = tmp_path / "shipped"
+    shutil.copytree(SHIPPED, copy)
+    target = copy / "systems.parquet"
+    target.write_bytes(target.read_bytes() + b"\0")
+    with pytest.raises(InputError, match="systems.parquet does not match its SHA-256"):
+        verify(copy)
+    (copy / "extra.parquet").write_bytes(b"")
+    target.unlink()
+    with pytest.raises(InputError, match="(extra.parquet|systems.parquet)"):
+        verify(copy)
+
+
+def test_spread_is_the_median_and_quartiles_over_seeds():
+    values = [0.1, 0.9, 0.5, 0.7, np.nan, 0.3]
+    s = Spread.of(values)
+    assert (s.n, s.median, s.q25, s.q75, s.low, s.high) == (5, 0.5, 0.3, 0.7, 0.1, 0.9)
+    assert s.text() == "0.500 [0.300, 0.700] (n = 5)"
+    assert Spread.of([]).text() == "—" and Spread.of([0.25]).text() == "0.250 (n = 1)"
+    table = seed_spreads(pd.DataFrame({"solver": ["a"] * 3 + ["b"] * 2, "n_qubits": 5,
+                                       "fidelity": [0.2, 0.4, 0.6, 0.9, 1.0]}))
+    assert list(table["n"]) == [3, 2] and list(table["median"]) == [0.4, 0.95]
+
+
+def _spreads(**medians_by_qubits):
+    """Spreads of five seeds around a median, +-0.02 (quartiles at +-0.01)."""
+    return {int(q[1:]): Spread.of(m + np.array([-0.02, -0.01, 0.0, 0.01, 0.02])) for q, m in medians_by_qubits.items()}
+
+
+def test_the_global_cost_verdict_needs_separated_spreads():
+    assert reproduction.global_drop_verdict(_spreads(q5=0.8, q8=0.2)).startswith("reproduced")
+    assert reproduction.global_drop_verdict(_spreads(q5=0.5, q8=0.495)).startswith("partly")
+    assert reproduction.global_drop_verdict(_spreads(q5=0.2, q8=0.8)).startswith("not reproduced")
+    assert reproduction.global_drop_verdict({}).startswith("not run yet")
+
+
+def test_the_local_cost_verdict():
+    solved = {q: Spread.of([0.995, 0.996, 0.997, 0.998, 0.999]) for q in (5, 6, 7, 8)}
+    glob = _spreads(q5=0.6, q6=0.5, q7=0.4, q8=0.3)
+    assert reproduction.local_learns_verdict(solved, glob).startswith("reproduced")
+    better = _spreads(q5=0.9, q6=0.8, q7=0.7, q8=0.6)
+    assert reproduction.local_learns_verdict(better, glob).startswith("partly")
+    assert "at 4 of 4 sizes" in reproduction.local_learns_verdict(better, glob)
+    assert reproduction.local_learns_verdict(glob, better).startswith("not reproduced")
+    two = {q: better[q] for q in (5, 6)}
+    assert reproduction.local_learns_verdict(two, glob).startswith("incomplete (2 of 4 sizes run so far): partly")
+
+
+def test_loss_falls_reads_the_trend_not_the_noise():
+    rng = np.random.default_rng(0)
+    falling = np.linspace(1.0, 0.1, 400) + rng.normal(0, 0.05, 400)
+    assert reproduction.loss_falls(falling)
+    assert not reproduction.loss_falls(np.linspace(0.1, 1.0, 400) + rng.normal(0, 0.05, 400))
+
+
+def test_job_times_reads_a_snakemake_log(tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text("\n".join([
+        "[Thu Nov 26 01:00:00 2026]", "rule simulate:", "    output: x", "    jobid: 3", "",
+        "[Thu Nov 26 01:00:30 2026]", "localrule checkpoints:", "    jobid: 4",
+        "[Thu Nov 26 01:02:00 2026]", "Finished jobid: 3 (Rule: simulate)",
+        "[Thu Nov 26 01:03:00 2026]", "Finished jobid: 4 (Rule: checkpoints)", ""]))
+    times = job_times(log)
+    assert times["wall_minutes"] == 3.0 and times["jobs"] == 2
+    assert times["rules"] == {"checkpoints": {"jobs": 1, "minutes": 2.5}, "simulate": {"jobs": 1, "minutes": 2.0}}
+
+
+def test_samples_per_evaluation_counts_shots_and_monte_carlo_samples():
+    row = pd.Series({"circuit_executions": 600, "shots": 1000, "mc_samples": None, "cost_evaluations": 200})
+    assert samples_per_evaluation(row) == 3000.0
+    row = pd.Series({"circuit_executions": None, "shots": None, "mc_samples": 1024 * 2500, "cost_evaluations": 2500})
+    assert samples_per_evaluation(row) == 1024.0
+    row = pd.Series({"circuit_executions": 600, "shots": 0, "mc_samples": 0, "cost_evaluations": 200})
+    assert np.isnan(samples_per_evaluation(row))
+
+
+def _tiny_run(root: Path, kappa: str, solver: str = "vqls-local") -> Path:
+    """A workflow-shaped folder: an Ising dataset and one variational solver's results on it."""
+    from qlsbench.cli import main
+
+    dataset = root / "datasets" / "ising" / "kappa10" / "part-0000.parquet"
+    assert main(["ising", "--n", "2", "--kappa", kappa, "--out", str(dataset), "--quiet"]) == 0
+    out = root / "results" / solver / "ising" / "kappa10.parquet"
+    assert main(["solve", "--solver", solver, "--options", '{"backend": "exact", "maxiter": 5}', "--dataset",
+                 str(dataset), "--out", str(out), "--repeats", "2", "--quiet"]) == 0
+    return root
+
+
+def test_ship_adds_parts_that_belong_together_and_refuses_those_that_do_not(tmp_path):
+    from qlsbench.bench.shipped import collect
+
+    config, other = tmp_path / "paper.yaml", tmp_path / "other.yaml"
+    config.write_text("run: {seed: 0}\n")
+    other.write_text("run: {seed: 1}\n")
+    shipped = tmp_path / "shipped"
+    collect(_tiny_run(tmp_path / "a", "10"), shipped, config=config)
+    manifest = collect(tmp_path / "a", shipped, config=config, add=True)
+    assert len(manifest["collections"]) == 2 and verify(shipped) == manifest
+    assert "datasets/ising/kappa10/part-0000.parquet" in manifest["files"]
+    with pytest.raises(InputError, match="not the configuration"):
+        collect(tmp_path / "a", shipped, config=other, add=True)
+    with pytest.raises(InputError, match="different bytes of a dataset"):
+        collect(_tiny_run(tmp_path / "b", "100", "vqls-global"), shipped, config=config, add=True)
+    assert verify(shipped) == manifest, "a refused part changed the shipped folder"
