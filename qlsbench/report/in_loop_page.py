@@ -150,9 +150,11 @@ def vnls_verdict(runs: list[dict]) -> str:
     if not runs:
         return "not run"
     carried = [r for r in runs if r["status"] == "completed" and r["divergence_step"] is None]
+    sizes = [r["max_qubits"] for r in runs if r.get("max_qubits")]
+    largest = f", systems of at most {max(sizes)} qubits" if sizes else ""
     if len(carried) == len(runs):
         return (f"holds on {len(runs)} run(s): every step solved, never past the tolerance (largest error "
-                f"{max(r['position_error_max'] for r in runs):.1e} m)")
+                f"{max(r['position_error_max'] for r in runs):.1e} m{largest})")
     failed = [r for r in runs if r not in carried]
     why = "; ".join(f"{r['name']}: {r['status']}" + (f", past the tolerance at step {r['divergence_step']}"
                                                       if r["divergence_step"] is not None else "")
