@@ -54,6 +54,7 @@ def _solve_in_child(env_extra: dict) -> np.ndarray:
     return np.array(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+@pytest.mark.portability
 def test_a_converging_exact_solve_agrees_across_blas_kernels_and_threads():
     here = _solve_in_child({})
     there = _solve_in_child({"OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",

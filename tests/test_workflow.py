@@ -186,7 +186,7 @@ def test_per_solver_datasets_and_repeats():
                                                      "penalty/incline-block-a30-mu0.3",
                                                      "cd_lagrange/sedimentation-n16-mu0-e0.5"]
     assert solver_datasets(config, "lu") == all_datasets(config)
-    assert solver_run_setting(config, "vqls-local", "repeats", 1) == 1
+    assert solver_run_setting(config, "vqls-local", "repeats", 1) == 5  # the fig. 2 and 4 solvers: 5 seeds
     assert solver_run_setting(config, "lu", "repeats", 1) == config["run"]["repeats"]
     paper = yaml.safe_load((REPO / "workflows" / "config" / "paper.yaml").read_text())
     assert solver_run_setting(paper, "vqls-local", "time_limit", 60) == 36000
