@@ -223,7 +223,8 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
         if not Path(path).is_file():
             raise InputError(f"{path}: no such file (the run's configuration or a Snakemake log)")
     # The page reads the variational solvers' results; the classical ones (most of the bytes) stay in the run.
-    result_files = [f for f in _finished_results(run / "results") if _variational_datasets([f])]
+    solved_by = {f: _variational_datasets([f]) for f in _finished_results(run / "results")}
+    result_files = [f for f, names in solved_by.items() if names]
     datasets = sorted((run / "datasets").glob("*/*/part-0000.parquet"))
     if not result_files and not datasets:
         raise InputError(f"{run}: neither solver results nor datasets to ship (not a workflow's folder?)")
@@ -252,7 +253,7 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
         if source.is_file():
             _copy(source, staging, Path("snapshots") / f"{label}.parquet", files)
     names = [f.parent.relative_to(run / "datasets").as_posix() for f in datasets]
-    solved = _variational_datasets(result_files)
+    solved = set().union(*solved_by.values())
     for f, name in zip(datasets, names):
         if name in solved:
             _copy(f, staging, Path("datasets") / name / "part-0000.parquet", files)
