@@ -27,3 +27,47 @@ def test_every_oracle_sweep_has_six_levels_over_three_seeds_and_a_bar():
         assert len(levels) >= 6 and all(sum(r["fidelity"] == f for r in runs) >= 3 for f in levels)
         exact = [r for r in runs if r["fidelity"] == 1.0]
         assert all(r["position_error_max"] < 1e-6 for r in exact), "fidelity 1 must follow the exact run"
+
+
+def _files():
+    return [(p.stem, *read_in_loop(p)) for p in RESULTS if p.stem and in_loop_page._split([str(p)])[0]]
+
+
+def test_the_physics_track_counts_each_solvers_carried_runs_from_the_summaries():
+    files = _files()
+    track = in_loop_page.physics_track(files).set_index(["solver", "family"])
+    assert len(track) >= 4, "at least four real solvers in the loop"
+    for (solver, family), row in track.iterrows():
+        runs = [(r, steps) for _, steps, meta in files if meta["options"]["family"] == family
+                for r in meta["runs"] if r["solver_name"] == solver and r["fidelity"] != r["fidelity"]]
+        carried = [(r, steps) for r, steps in runs
+                   if r["status"] == "completed" and r["divergence_step"] is None]
+        assert row["runs carried"] == f"{len(carried)} of {len(runs)}"
+        if carried:  # the longest is the carried run of most simulated time
+            longest = max(float(s.loc[(s["solver"] == r["solver"]) & (s["seed"] == r["seed"]), "time"].max())
+                          for r, s in carried)
+            assert float(row["longest carried (simulated s)"]) == float(f"{longest:.3g}")
+
+
+def test_each_oracle_sweeps_physics_bar_is_set_beside_the_boards_bar():
+    from qlsbench.bench.in_loop import success_bar
+
+    files = _files()
+    bars = in_loop_page.success_bars(files, board_bar=0.99)
+    sweeps = [meta for _, _, meta in files if any(r["fidelity"] == r["fidelity"] for r in meta["runs"])]
+    assert len(bars) == len(sweeps) >= 3
+    for (_, row), meta in zip(bars.iterrows(), sweeps):
+        bar = success_bar([r for r in meta["runs"] if r["fidelity"] == r["fidelity"]])
+        word = "stricter" if bar is None or bar > 0.99 else "the same" if bar == 0.99 else "looser"
+        assert row["against the board's bar"].startswith(word)
+
+
+def test_the_board_page_carries_the_physics_track(small_board, tmp_path):
+    from qlsbench.report.board_pages import render_board
+
+    render_board(small_board, pages=tmp_path / "with", in_loop=[str(p) for p in RESULTS])
+    page = (tmp_path / "with" / "leaderboard.md").read_text()
+    assert "Physics track: solvers inside the simulation loop" in page and "Physics bars" in page
+    assert "fidelity 0.99" in page  # the DEM-C mu = 0 bar, beside the board's
+    render_board(small_board, pages=tmp_path / "without")
+    assert "Physics track" not in (tmp_path / "without" / "leaderboard.md").read_text()

@@ -46,6 +46,7 @@ from qlsbench.errors import InputError, QlsbenchError
 from qlsbench.options import Options, option
 from qlsbench.physics.scene import MAX_SPHERES
 from qlsbench.problems import LinearSystem, pad_and_normalize, recover_solution
+from qlsbench.solvers.base import can_start
 
 #: Resources (:data:`~qlsbench.solvers.base.RESOURCE_KEYS`) that add up over a run's solves.
 ADDITIVE_RESOURCES = ("circuit_executions", "mc_samples", "cost_evaluations")
@@ -73,9 +74,14 @@ class LoopSolver:
         Base seed; the k-th system is solved with ``seed + k``.
     time_limit : float or None
         Seconds one solve may take; longer ends the run (checked after the solve returns).
+    warm : bool
+        Start each solve from the previous solve's ``state`` (:func:`~qlsbench.solvers.base.can_start`
+        solvers only; the solver decides whether the state fits the new system).
     solves, seconds, max_qubits, projections : int, float, int, list
         Systems solved, seconds spent in the solver, the largest system's qubits (padded), and each
         answer's projection factor ``alpha``.
+    iterations, warm_starts : int
+        The solver's iterations summed over the solves, and the solves that started from the previous one.
     resources : dict
         Sums of the solver's :data:`ADDITIVE_RESOURCES` over the solves.
     """
@@ -83,11 +89,15 @@ class LoopSolver:
     solver: Any
     seed: int = 0
     time_limit: float | None = None
+    warm: bool = False
     solves: int = 0
     seconds: float = 0.0
     max_qubits: int = 0
     projections: list = field(default_factory=list)
     resources: dict = field(default_factory=dict)
+    iterations: int = 0
+    warm_starts: int = 0
+    _state: Any = None
 
     def __call__(self, A: sp.spmatrix, b: np.ndarray, info: dict) -> np.ndarray:
         A = sp.csr_matrix(A)
@@ -97,14 +107,18 @@ class LoopSolver:
         system = pad_and_normalize(LinearSystem(A, b, {}), min_qubits=1)
         where = f"solve {self.solves + 1} (Newton iteration {info.get('newton_iter', '?')}, {A.shape[0]} unknowns)"
         t0 = time.perf_counter()
+        start = {"start": self._state} if self.warm and self._state is not None else {}
         try:
-            result = self.solver.solve(system, seed=self.seed + self.solves)
+            result = self.solver.solve(system, seed=self.seed + self.solves, **start)
         except Exception as exc:  # a solver's own failure ends the run; it is reported, not re-raised
             raise LoopAborted("error", f"{where}: the solver raised {type(exc).__name__}: {exc}") from None
         elapsed = time.perf_counter() - t0
         self.solves += 1
         self.seconds += elapsed
         self.max_qubits = max(self.max_qubits, int(system.meta["n_qubits"]))
+        self.iterations += int(result.iterations or 0)
+        self.warm_starts += (result.resources or {}).get("started_from") == "previous"
+        self._state = getattr(result, "state", None)
         for key in ADDITIVE_RESOURCES:
             value = (result.resources or {}).get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -159,6 +173,9 @@ class InLoopOptions(Options):
     position_tol: float = option(1e-3, "position error (m) beyond which the run has left the reference",
                                  bounds=POSITIVE)
     time_limit: float | None = option(None, "seconds one linear solve may take", bounds=POSITIVE)
+    warm_start: str = option("off", "on: each solve starts from the previous one's state (Krylov: its solution as "
+                             "x0; VQLS: its angles; VNLS: its network weights) where the solver can and the "
+                             "state fits", choices=("off", "on"))
 
     def check(self) -> None:
         if self.family == "penalty" and (self.n_spheres != 8 or self.mu or self.restitution
@@ -266,7 +283,10 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
     world = _penalty_world(options) if options.family == "penalty" else _sphere_world(options)
     build, advance, measure = world
     reference, candidate = build(), build()
-    loop = LoopSolver(solver, seed=seed, time_limit=options.time_limit)
+    if options.warm_start == "on" and not can_start(solver):
+        raise InputError(f"--warm-start on: {getattr(solver, 'name', 'the solver')} cannot start from an earlier "
+                         "solve (no start_from)")
+    loop = LoopSolver(solver, seed=seed, time_limit=options.time_limit, warm=options.warm_start == "on")
     rows, status, message = [], "completed", ""
     for k in tqdm(range(options.steps), desc=f"{getattr(solver, 'name', 'solver')} in the loop",
                   disable=not progress, unit="step"):
@@ -318,6 +338,7 @@ def _summary(steps: pd.DataFrame, options: InLoopOptions, loop: LoopSolver, stat
             "penetration_max": float(steps["penetration_max"].max()) if len(steps) else np.nan,
             "kinetic_energy_drift": drift, "fallback_steps": int(steps["fallback"].sum()) if len(steps) else 0,
             "linear_solves": loop.solves, "solver_seconds": loop.seconds, "max_qubits": loop.max_qubits,
+            "solver_iterations": loop.iterations, "warm_starts": loop.warm_starts, "warm_start": options.warm_start,
             "seconds_per_step": float(steps["seconds"].mean()) if len(steps) else np.nan,
             "resources": dict(loop.resources),
             "projection_min": min(loop.projections, default=np.nan),

@@ -47,8 +47,11 @@ def private_copy(system: LinearSystem) -> LinearSystem:
     return clone
 
 
-def call_solver(solver, system: LinearSystem, seed: int) -> tuple[SolveResult, float]:
+def call_solver(solver, system: LinearSystem, seed: int, start: Any = None) -> tuple[SolveResult, float]:
     """Call ``solver.solve`` on a private copy of ``system``, turning exceptions into error results.
+
+    ``start`` (an earlier result's ``state``) is passed on only when given, so
+    a plug-in without warm starts is called as always.
 
     Returns the result, checked against the untouched ``system``, and the
     wall time measured around the call, which the runner records for every
@@ -57,7 +60,7 @@ def call_solver(solver, system: LinearSystem, seed: int) -> tuple[SolveResult, f
     mine = private_copy(system)  # copied before the clock starts: the copy is the runner's cost
     t0 = time.perf_counter()
     try:
-        result = solver.solve(mine, seed=seed)
+        result = solver.solve(mine, seed=seed, **({} if start is None else {"start": start}))
         if not isinstance(result, SolveResult):
             raise TypeError(f"solve returned {type(result).__name__}, expected SolveResult")
         result = checked(result, system)
@@ -132,7 +135,8 @@ def _serve(conn, name: str, options: dict[str, Any]) -> None:
         if task is None:
             return
         system, seed = task
-        conn.send(call_solver(solver, system, seed))
+        result, wall = call_solver(solver, system, seed)
+        conn.send((dataclasses.replace(result, state=None), wall))  # a warm-start state stays in the worker
 
 
 def _worker_main(conn, name: str, options: dict[str, Any]) -> None:

@@ -48,7 +48,9 @@ from qlsbench.data import (
     to_system,
 )
 from qlsbench.data.writer import remove_stale_temporaries
+from qlsbench.errors import InputError
 from qlsbench.solvers import SolveResult, Status, get
+from qlsbench.solvers.base import can_start
 from qlsbench.solvers.registry import check_solver
 
 
@@ -216,12 +218,13 @@ class _Run:
     solver: Any = None  # the solver, when solves run in this process
     isolated: IsolatedSolver | None = None  # the worker, when they run in a child process
     crashed: set[str] = field(default_factory=set)  # systems whose solve took the process down
+    sequence: bool = False  # each solve starts from the previous one's state (run_solver's ``sequence``)
 
 
 def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathLike, *,
                repeats: int = 1, seed: int = 0, time_limit: float | None = None,
                max_qubits: int | None = None, name: str | None = None, progress: bool = True,
-               shard: tuple[int, int] | None = None) -> pd.DataFrame:
+               shard: tuple[int, int] | None = None, sequence: bool = False) -> pd.DataFrame:
     """Run one solver configuration on every system of a dataset.
 
     Each (system, repeat) gives a row, failures included: an exception in the
@@ -260,6 +263,12 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     shard : (int, int), optional
         ``(i, k)``: solve only shard ``i`` of ``k`` (:mod:`qlsbench.bench.shards`); the rows of every
         shard, merged, equal an unsharded run's.
+    sequence : bool
+        Solve the systems in the order the simulation met them (by ``step``, then ``newton_iter``), each
+        repeat's chain starting every solve from the previous one's ``state`` (a warm start:
+        :func:`~qlsbench.solvers.base.can_start`). Each row's resources say ``started_from``. A resumed
+        sequence starts cold at its first unfinished solve. Runs in this process: no ``time_limit``, no
+        ``shard``.
 
     Returns
     -------
@@ -278,19 +287,25 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     if max_qubits is not None:
         COUNT.check(max_qubits, "max_qubits")
     check_solver(spec.name, spec.options)  # name, option names and types, values: before any output exists
+    if sequence:
+        _check_sequence(time_limit, shard)
     # Every row is checked (hash, shapes) before the first solve, so bad data stops the run at once.
     records = load_dataset(dataset)
     if shard is not None:
         owner = assign(records["system_id"].tolist(), records["dim"].tolist(), shard[1])
         records = records[records["system_id"].map(owner) == shard[0]]
+    if sequence and {"step", "newton_iter"} <= set(records.columns):
+        records = records.sort_values(["step", "newton_iter"], kind="stable")
     systems = [to_system(record) for _, record in records.iterrows()]
     journal = Journal(out)
     run = _Run(spec, name or dataset_name(dataset), dataset_hash(dataset), time_limit, max_qubits, journal,
-               died=journal.died())
+               died=journal.died(), sequence=sequence)
     done = journal.load()
     rows = []
     if time_limit is None:
         run.solver = get(spec.name, **spec.options)
+        if sequence and not can_start(run.solver):
+            raise InputError(f"--sequence: solver {spec.name!r} cannot start from an earlier solve (no start_from)")
         guard = _polite_kills_abandon_the_mark(journal)
     else:
         run.isolated = IsolatedSolver(spec.name, spec.options, time_limit)
@@ -298,20 +313,29 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     try:
         with tqdm(total=len(systems) * repeats, desc=f"{spec.label} on {run.name}", disable=not progress,
                   unit="solve") as bar, guard:
-            for system in systems:
-                for r in range(repeats):
-                    s = seed + r
-                    key = Journal.key(spec.label, spec.name, spec.options_json, run.dhash, system.system_id, r, s,
-                                      time_limit, max_qubits)
-                    if key not in done:
-                        try:
-                            done[key] = _solve_row(run, system, r, s, key)
-                            journal.add(key, done[key])
-                        except BaseException:  # KeyboardInterrupt and the like: not a crash, done again next run
-                            journal.abandon()
-                            raise
-                    rows.append(done[key])
-                    bar.update()
+            # A sequence runs each repeat's chain through the systems in order; otherwise a system's repeats
+            # are solved together, as always.
+            order = ([(system, r) for r in range(repeats) for system in systems] if sequence else
+                     [(system, r) for system in systems for r in range(repeats)])
+            state = None
+            for i, (system, r) in enumerate(order):
+                s = seed + r
+                key = Journal.key(spec.label, spec.name, spec.options_json, run.dhash, system.system_id, r, s,
+                                  time_limit, max_qubits, *(("sequence",) if sequence else ()))
+                if sequence and i % len(systems) == 0:
+                    state = None  # a new chain starts cold
+                if key not in done:
+                    try:
+                        done[key], state = _solve_row(run, system, r, s, key, start=state)
+                        state = state if sequence else None
+                        journal.add(key, done[key])
+                    except BaseException:  # KeyboardInterrupt and the like: not a crash, done again next run
+                        journal.abandon()
+                        raise
+                else:
+                    state = None  # journaled on an earlier run: its state is gone, the next solve starts cold
+                rows.append(done[key])
+                bar.update()
     finally:
         if run.isolated:
             run.isolated.close()
@@ -327,8 +351,16 @@ NOT_TRIED = "not tried: an earlier repeat of this system took the process down"
 _ISOLATE = "; run with a time limit to solve in a child process"
 
 
-def _solve_row(run: _Run, system, repeat: int, seed: int, key: str) -> dict:
-    """One solve (or a configured skip, or a crash an earlier run left behind) as a results row."""
+def _check_sequence(time_limit: float | None, shard) -> None:
+    """A sequence passes each solve's state to the next, in this process, over the whole run."""
+    if time_limit is not None:
+        raise InputError("--sequence passes each solve's state to the next in this process: drop --time-limit")
+    if shard is not None:
+        raise InputError("--sequence solves a run's systems in order: a shard would break the chain; drop --shard")
+
+
+def _solve_row(run: _Run, system, repeat: int, seed: int, key: str, start=None) -> tuple[dict, Any]:
+    """One solve (or a configured skip, or a crash an earlier run left behind) as a results row, and its state."""
     reason = _skip_reason(system, run.max_qubits)
     if reason is not None:
         result, wall = SolveResult(None, Status.SKIPPED, reason), 0.0
@@ -341,5 +373,8 @@ def _solve_row(run: _Run, system, repeat: int, seed: int, key: str) -> dict:
         result, wall = SolveResult(None, Status.CRASHED, NOT_TRIED + _ISOLATE), np.nan
     else:
         run.journal.start(key, system_id=system.system_id, repeat=repeat, seed=seed)
-        result, wall = call_solver(run.solver, system, seed)
-    return result_row(run.spec, run.name, run.dhash, system, repeat, seed, result, wall, run.time_limit)
+        result, wall = call_solver(run.solver, system, seed, start)
+        if run.sequence and isinstance(result.resources, dict):  # every row of a sequence says how it started
+            result.resources.setdefault("started_from", "cold")
+    row = result_row(run.spec, run.name, run.dhash, system, repeat, seed, result, wall, run.time_limit)
+    return row, result.state

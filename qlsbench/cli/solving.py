@@ -26,7 +26,7 @@ def cmd_solve(args) -> None:
     spec = solver_spec(args)
     df = run_solver(spec, args.dataset, args.out, repeats=args.repeats, seed=args.seed,
                     time_limit=args.time_limit, max_qubits=args.max_qubits, progress=not args.quiet,
-                    shard=args.shard)
+                    shard=args.shard, sequence=args.sequence)
     counts = ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().sort_index().items())
     print(f"{spec.label}: {len(df)} solves ({counts}) -> {args.out}")
 
@@ -42,6 +42,9 @@ def _parser_solve(sub) -> None:
     s.add_argument("--max-qubits", type=COUNT.parse, default=None, help="systems of more qubits get a 'skipped' row")
     s.add_argument("--shard", type=_shard, default=None, metavar="I/K",
                    help="solve only shard I of K (largest systems first, dealt round-robin); `qlsbench merge` joins them")
+    s.add_argument("--sequence", action="store_true",
+                   help="solve the systems in the order the simulation met them, each from the previous solve's "
+                        "state (warm start: Krylov x0, VQLS angles, VNLS weights); in this process, unsharded")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_solve, writes=[("out", "--out", "file")], reads=["dataset"])
 
@@ -197,7 +200,7 @@ def cmd_board(args) -> None:
         files = run_board(board, args.results, progress=not args.quiet, groups=args.group)
         print(f"{len(files)} results files in {args.results}")
     elif args.action == "publish":
-        results = publish(board, args.results, args.pages)
+        results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args))
         print(f"published {len(results)} solves of {results['solver'].nunique()} solvers -> "
               f"{board.results_path}, {Path(args.pages) / 'index.html'}")
     else:
@@ -206,8 +209,27 @@ def cmd_board(args) -> None:
 
             raise InputError("board add needs the submission file `qlsbench compare` wrote (board add FILE)")
         kept = add_submission(board, args.submission)
-        render_board(board, pages=args.pages)
+        render_board(board, pages=args.pages, in_loop=_in_loop_files(args))
         print(f"added {args.submission} as {kept}; pages rewritten in {args.pages}")
+
+
+def _in_loop_files(args) -> list[str] | None:
+    """The physics track's in-loop results files: ``--in-loop`` (files or folders), or none with ``--no-physics``."""
+    if args.no_physics:
+        return None
+    files = []
+    for given in args.in_loop:
+        path = Path(given)
+        if path.is_dir():
+            files += sorted(str(p) for p in path.glob("*.parquet"))
+        elif path.is_file():
+            files.append(str(path))
+        else:
+            from qlsbench.errors import InputError
+
+            raise InputError(f"--in-loop {given}: no such file or folder (in-loop results of `qlsbench in-loop`; "
+                             "--no-physics leaves the physics track out)")
+    return files
 
 
 def _parser_board(sub) -> None:
@@ -222,9 +244,13 @@ def _parser_board(sub) -> None:
                    help="folder for index.html, leaderboard.md and .csv and the plots (publish, add)")
     s.add_argument("--group", action="append", default=None, metavar="GROUP",
                    help="pin, run: only this group (repeatable); pin keeps every other group as it is")
+    s.add_argument("--in-loop", nargs="+", default=["docs/in-loop"], metavar="PATH",
+                   help="publish, add: in-loop results files or folders for the page's physics track "
+                        "(default: docs/in-loop)")
+    s.add_argument("--no-physics", action="store_true", help="publish, add: no physics track on the page")
     s.add_argument("--quiet", action="store_true", help="no progress bars")
     s.set_defaults(func=cmd_board, writes=[("results", "--results", "folder"), ("pages", "--pages", "folder")],
-                   reads=["submission"])
+                   reads=["submission", "in_loop"])
 
 
 def cmd_compare(args) -> None:

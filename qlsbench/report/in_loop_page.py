@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from qlsbench.bench.in_loop import read_in_loop, success_bar
+from qlsbench.bench.results import load_results
 from qlsbench.bench.spread import Spread
 from qlsbench.data import atomic_write_text
 from qlsbench.options import Options, cli_words, option
@@ -86,11 +87,178 @@ def solver_table(runs: list[dict]) -> pd.DataFrame:
                      "largest overlap (m)": "—" if r["penetration_max"] != r["penetration_max"]
                      else f"{r['penetration_max']:.1e}",
                      "fallback steps": r["fallback_steps"], "linear solves": r["linear_solves"],
+                     "solver iterations": r.get("solver_iterations", "—"),
+                     "warm starts": r.get("warm_starts", 0) if r.get("warm_start", "off") == "on" else "off",
                      "largest system (qubits)": r.get("max_qubits", "—"),
                      "solver seconds": f"{r['solver_seconds']:.1f}",
                      "circuit executions": f"{int(resources['circuit_executions']):,}"
                      if "circuit_executions" in resources else "—"})
     return pd.DataFrame(rows)
+
+
+def _loop_key(meta: dict, run: dict) -> tuple:
+    """What makes two loop runs comparable: the simulation and the solver with its options."""
+    import json
+
+    return (_setting(meta["options"]), run["solver_name"], json.dumps(run["solver_options"], sort_keys=True))
+
+
+def warm_loop_table(files: list[tuple[str, pd.DataFrame, dict]]) -> pd.DataFrame:
+    """Real-solver loop runs that exist both cold and warm: per mode, outcome and cost as spreads over seeds."""
+    groups: dict[tuple, dict[str, list]] = {}
+    for _, _, meta in files:
+        for run in meta["runs"]:
+            if run["fidelity"] == run["fidelity"]:
+                continue  # the oracle has nothing to start from
+            mode = meta["options"].get("warm_start", "off")
+            groups.setdefault(_loop_key(meta, run), {}).setdefault(mode, []).append(run)
+    rows = []
+    for (setting, _, _), modes in sorted(groups.items()):
+        if set(modes) != {"off", "on"}:
+            continue
+        for mode in ("off", "on"):
+            runs = modes[mode]
+            rows.append({"solver": runs[0]["solver"], "simulation": setting, "warm start": mode,
+                         "runs": len(runs),
+                         "stayed within": f"{sum(r['stayed_within'] for r in runs)} of {len(runs)}",
+                         "solver iterations": Spread.of([r.get("solver_iterations", np.nan) for r in runs]).text(".0f"),
+                         "linear solves": Spread.of([r["linear_solves"] for r in runs]).text(".0f"),
+                         "solver seconds": Spread.of([r["solver_seconds"] for r in runs]).text(".1f"),
+                         "solves started warm": "—" if mode == "off" else
+                         f"{sum(r.get('warm_starts', 0) for r in runs)} of {sum(r['linear_solves'] for r in runs)}"})
+    return pd.DataFrame(rows)
+
+
+def sequence_table(results: pd.DataFrame) -> pd.DataFrame:
+    """The same systems solved one by one (plain) and as a chain of warm starts (``solve --sequence``).
+
+    A solver configuration (name and options) with rows of both kinds gets two rows; a label is a sequence when
+    any of its rows records ``started_from``. Spreads are over seeds (repeats): each seed's whole pass.
+    """
+    import json
+
+    if results.empty:
+        return pd.DataFrame()
+    results = results.assign(started=results["resources"].map(lambda r: json.loads(r or "{}").get("started_from")))
+    seq_labels = set(results.loc[results["started"].notna(), "solver"])
+    results = results.assign(mode=results["solver"].map(lambda lab: "sequence" if lab in seq_labels else "plain"))
+    rows = []
+    for (_, options), part in results.groupby(["solver_name", "solver_options"], sort=True):
+        if set(part["mode"]) != {"plain", "sequence"}:
+            continue
+        for mode in ("plain", "sequence"):
+            rows_ = part[part["mode"] == mode]
+            per_seed = rows_.groupby("repeat")
+            converged = per_seed["status"].agg(lambda st: float((st == "converged").mean()))
+            rows.append({"solver": rows_["solver"].iloc[0], "dataset": rows_["dataset"].iloc[0], "mode": mode,
+                         "systems": rows_["system_id"].nunique(), "seeds": rows_["repeat"].nunique(),
+                         "converged (share)": Spread.of(converged).text(".2f"),
+                         "iterations per solve": Spread.of(per_seed["iterations"].mean()).text(".1f"),
+                         "seconds per pass": Spread.of(per_seed["wall_time"].sum()).text(".1f"),
+                         "solves started warm": "—" if mode == "plain" else
+                         f"{int((rows_['started'] == 'previous').sum())} of {len(rows_)}"})
+    return pd.DataFrame(rows)
+
+
+def warm_section(files: list[tuple[str, pd.DataFrame, dict]], results: pd.DataFrame) -> list[str]:
+    """The page's warm-start section: the loop's runs and the sequence mode's passes, cold against warm."""
+    loop, seq = warm_loop_table(files), sequence_table(results)
+    if loop.empty and seq.empty:
+        return []
+    text = ["## Warm starts", "",
+            "Consecutive Newton systems of one run are close, so a solver may start from the previous solve: "
+            "a Krylov method from its solution (x0), VQLS from its angles, VNLS from its network weights "
+            "(`--warm-start on` in the loop; `qlsbench solve --sequence` over a dataset's systems in the order the "
+            "simulation met them). A start that does not fit (another qubit count) is refused and the solve "
+            "starts cold; the counts below say how many solves did start warm. Spreads are median [IQR] over "
+            "seeds. VNLS runs here stop once the read-out is within rtol (`stop_every`), so a better start can "
+            "show as fewer iterations; VQLS (L-BFGS-B) stops at its cost tolerance.", ""]
+    if not loop.empty:
+        text += ["**In the loop** (same simulation, cold against warm):", "", markdown_table(loop), ""]
+    if not seq.empty:
+        text += ["**Sequence mode** (a dataset's systems in simulation order, each solve from the previous one, "
+                 "against the same systems solved one by one):", "", markdown_table(seq), ""]
+    return text
+
+
+def physics_track(files: list[tuple[str, pd.DataFrame, dict]]) -> pd.DataFrame:
+    """Per real solver and family: the runs it carried within the tolerance, and the longest of them.
+
+    A run is carried when it completed every step and never left the position tolerance. The longest is by
+    simulated time (the steps' own clock), its setting named.
+    """
+    best: dict[tuple, dict] = {}
+    for name, steps, meta in files:
+        family = meta["options"]["family"]
+        for run in meta["runs"]:
+            if run["fidelity"] == run["fidelity"]:
+                continue
+            key = (run["solver_name"], family)
+            entry = best.setdefault(key, {"solver": run["solver_name"], "family": family, "tried": 0, "carried": 0,
+                                          "longest": None, "qubits": 0})
+            entry["tried"] += 1
+            entry["qubits"] = max(entry["qubits"], run.get("max_qubits") or 0)
+            if not run["stayed_within"]:
+                continue
+            entry["carried"] += 1
+            mine = steps[(steps["solver"] == run["solver"]) & (steps["seed"] == run["seed"])]
+            seconds = float(mine["time"].max()) if len(mine) else 0.0
+            if entry["longest"] is None or seconds > entry["longest"][0]:
+                entry["longest"] = (seconds, run, meta, name)
+    rows = []
+    for (solver, family), e in sorted(best.items()):
+        longest = e["longest"]
+        rows.append({"solver": solver, "family": family, "runs carried": f"{e['carried']} of {e['tried']}",
+                     "longest carried (simulated s)": "none" if longest is None else f"{longest[0]:.3g}",
+                     "its steps": "—" if longest is None else longest[1]["steps_run"],
+                     "its simulation": "—" if longest is None else _setting(longest[2]["options"]),
+                     "its linear solves": "—" if longest is None else longest[1]["linear_solves"],
+                     "largest system met (qubits)": e["qubits"] or "—",
+                     "file": "—" if longest is None else f"docs/in-loop/{longest[3]}.parquet"})
+    return pd.DataFrame(rows)
+
+
+def success_bars(files: list[tuple[str, pd.DataFrame, dict]], board_bar: float = 0.99) -> pd.DataFrame:
+    """Each oracle sweep's physics-based success bar beside the board's fidelity bar."""
+    rows = []
+    for name, _, meta in files:
+        oracle = [r for r in meta["runs"] if r["fidelity"] == r["fidelity"]]
+        if not oracle:
+            continue
+        bar = success_bar(oracle)
+        if bar is None:
+            compare = "stricter than any level tried"
+        elif bar > board_bar:
+            compare = f"stricter than {board_bar:g}"
+        elif bar == board_bar:
+            compare = f"the same as {board_bar:g}"
+        else:
+            compare = f"looser than {board_bar:g}"
+        rows.append({"family": meta["options"]["family"], "simulation": _setting(meta["options"]),
+                     "physics bar (fidelity)": _bar_text(oracle), "against the board's bar": compare,
+                     "tolerance (m)": f"{meta['options']['position_tol']:g}",
+                     "seeds per level": len({r["seed"] for r in oracle})})
+    return pd.DataFrame(rows)
+
+
+def physics_track_blocks(paths: list[str], board_bar: float = 0.99) -> list[tuple[str, object]]:
+    """The leaderboard page's physics track, as ``write_leaderboard`` extra blocks, from in-loop results files."""
+    loops, _ = _split(paths)
+    if not loops:
+        return [("h2", "Physics track"), ("p", "No in-loop results were given (`qlsbench board publish --in-loop`).")]
+    files = [(Path(p).stem, *read_in_loop(p)) for p in loops]
+    return [("h2", "Physics track: solvers inside the simulation loop"),
+            ("p", "The tracks above judge each solver on isolated Newton systems against a fidelity bar "
+                  f"({board_bar:g}). Here a solver solves every Newton system of a simulation (`qlsbench in-loop`) "
+                  "beside the exact run from the same state; a run is carried when it completes every step and "
+                  "no body ever strays past the position tolerance from the exact run. The table gives, per "
+                  "solver and family, how many runs it carried and the longest (docs/in-loop.md has every run)."),
+            ("table", physics_track(files)),
+            ("p", "Physics bars: the controlled-error oracle returns the exact solution perturbed to a target "
+                  "fidelity; a family's bar is the lowest fidelity at which every seed carried the run (and every "
+                  "higher level did). Where it is looser than the board's bar, a solver failing the board can "
+                  "still carry that simulation; where stricter, passing the board is not enough."),
+            ("table", success_bars(files, board_bar))]
 
 
 def plot_in_loop(files: list[tuple[str, pd.DataFrame, dict]], out: str | os.PathLike) -> Path:
@@ -184,9 +352,12 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
     figures = Path(figures) if figures is not None else out.parent / "figures"
     figures.mkdir(parents=True, exist_ok=True)
     rel = os.path.relpath(figures, out.parent).replace(os.sep, "/")
-    files = [(Path(p).stem, *read_in_loop(p)) for p in sorted(inputs)]
+    loops, solves = _split(inputs)
+    files = [(Path(p).stem, *read_in_loop(p)) for p in loops]
     plot_in_loop(files, figures / "in_loop.png")
-    text = [HEADER, verdicts(files), f"![position error against time]({rel}/in_loop.png)", ""]
+    results = load_results(solves) if solves else pd.DataFrame()
+    text = [HEADER, verdicts(files), f"![position error against time]({rel}/in_loop.png)", "",
+            *warm_section(files, results)]
     for name, steps, meta in files:
         runs, tol = meta["runs"], meta["options"]["position_tol"]
         text += [f"## {name}", "", f"*{_setting(meta['options'])}; tolerance {tol:g} m.*", "", "```",
@@ -202,6 +373,30 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
     return atomic_write_text(out, "\n".join(text).rstrip("\n") + "\n")
 
 
+def _split(inputs: list[str]) -> tuple[list[str], list[str]]:
+    """In-loop results files and solve results files (the sequence study), each sorted; others are refused."""
+    import pyarrow.parquet as pq
+
+    from qlsbench.bench.in_loop import IN_LOOP_META_KEY
+    from qlsbench.bench.results import RESULTS_VERSION_KEY
+    from qlsbench.errors import InputError
+
+    loops, solves = [], []
+    for path in sorted(inputs):
+        try:
+            keys = set((pq.read_schema(path).metadata or {}).keys())
+        except (OSError, ValueError) as exc:
+            raise InputError(f"{path}: not a Parquet file ({exc})") from None
+        if IN_LOOP_META_KEY in keys:
+            loops.append(path)
+        elif RESULTS_VERSION_KEY in keys:
+            solves.append(path)
+        else:
+            raise InputError(f"{path}: neither an in-loop results file (`qlsbench in-loop`) nor a solve results file "
+                             "(`qlsbench solve`)")
+    return loops, solves
+
+
 @dataclass(frozen=True)
 class InLoopPageOptions(Options):
     figures: str | None = option(None, "folder of the page's figure (default: figures/ beside the page)",
@@ -213,4 +408,5 @@ def _draw(inputs: list[str], out: Path, options: InLoopPageOptions) -> Path:
 
 
 FIGURE = Figure("in-loop", "docs/in-loop.md: solvers inside the simulation loop, oracle sweeps and success bars",
-                "in-loop results .parquet files (`qlsbench in-loop`)", _draw, InLoopPageOptions, formats=(".md",))
+                "in-loop results .parquet files (`qlsbench in-loop`), and solve results of the sequence study",
+                _draw, InLoopPageOptions, formats=(".md",))

@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
 from qlsbench.problems import LinearSystem
 
@@ -59,6 +60,13 @@ class SolveResult:
         seconds since the solve started; the runner turns each into a fidelity
         and a residual, so success can be set against budget, in evaluations and
         in time.
+    state : object
+        What a warm start of the next solve can reuse (solver-specific: the
+        solution for a Krylov method, the trained angles or network weights of
+        a variational one), handed back as ``start=`` by a caller that solves
+        a sequence of close systems (:mod:`qlsbench.bench.in_loop`, the
+        ``--sequence`` mode of ``qlsbench solve``). ``None`` when the solver
+        cannot start from anything. Never written to a results file.
     """
 
     x: np.ndarray | None
@@ -69,6 +77,7 @@ class SolveResult:
     history: list[float] = field(default_factory=list)
     resources: dict[str, Any] = field(default_factory=dict)
     progress: list[tuple] = field(default_factory=list)
+    state: Any = None
 
 
 #: Statuses under which a solver hands back a solution to be judged.
@@ -92,14 +101,34 @@ class Solver(Protocol):
     def solve(self, system: LinearSystem, *, seed: int = 0) -> SolveResult: ...
 
 
+def can_start(solver) -> bool:
+    """Whether ``solver`` takes a warm start: ``solve(system, seed=..., start=state)``.
+
+    A solver says so with a non-empty class attribute ``start_from`` naming
+    what it reuses; its results carry ``state`` for the next solve.
+    """
+    return bool(getattr(solver, "start_from", ""))
+
+
+def start_used(resources: dict, used: bool, why: str = "") -> None:
+    """Record in a solve's ``resources`` whether it started from the previous solve's state, and why not."""
+    resources["started_from"] = "previous" if used else "cold"
+    if why:
+        resources["start_refused"] = why
+
+
 class BaseSolver:
     """Convenience base: options from dataclass fields, timing around ``_solve``.
 
     Subclasses are dataclasses holding their options as fields, with a class
     attribute ``name`` and a method ``_solve(system, seed) -> SolveResult``.
+    A subclass that can start from an earlier solve's ``state`` names what it
+    reuses in ``start_from`` and takes ``_solve(system, seed, start)``.
     """
 
     name: str = "base"
+    #: What a warm start reuses ("" : the solver always starts cold).
+    start_from: str = ""
 
     @property
     def options(self) -> dict[str, Any]:
@@ -108,10 +137,15 @@ class BaseSolver:
             return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         return {k: v for k, v in vars(self).items() if not k.startswith("_") and not callable(v)}
 
-    def solve(self, system: LinearSystem, *, seed: int = 0) -> SolveResult:
-        """Solve ``system``; see :class:`SolveResult` for what comes back."""
+    def solve(self, system: LinearSystem, *, seed: int = 0, start: Any = None) -> SolveResult:
+        """Solve ``system``, from ``start`` (an earlier result's ``state``) when given; see :class:`SolveResult`."""
         t0 = time.perf_counter()
-        result = self._solve(system, seed)
+        if start is None:
+            result = self._solve(system, seed)
+        elif not self.start_from:
+            raise InputError(f"{self.name}: takes no warm start (it has nothing to start from)")
+        else:
+            result = self._solve(system, seed, start)
         result.wall_time = time.perf_counter() - t0
         return result
 

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from qlsbench.problems import LinearSystem, hermitian_defect
-from qlsbench.solvers.base import BaseSolver, SolveResult, Status
+from qlsbench.solvers.base import BaseSolver, SolveResult, Status, start_used
 
 #: Dense LU refuses larger systems rather than exhaust memory (8192^2 doubles = 512 MiB).
 DENSE_LU_LIMIT = 8192
@@ -82,6 +82,7 @@ class _Krylov(BaseSolver):
 
     needs_hermitian: ClassVar[bool] = False
     _fn: ClassVar = None
+    start_from: ClassVar[str] = "the previous solution, as the initial guess x0"
 
     def _extra_kwargs(self) -> dict:
         return {"atol": self.atol}
@@ -107,7 +108,7 @@ class _Krylov(BaseSolver):
         if not trace or not np.isclose(trace[-1], final, rtol=1e-6, atol=0.0):
             trace.append(final)
 
-    def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
+    def _solve(self, system: LinearSystem, seed: int, start: np.ndarray | None = None) -> SolveResult:
         if self.needs_hermitian:
             asym = hermitian_defect(system.A)
             if asym > 1e-12:
@@ -116,7 +117,8 @@ class _Krylov(BaseSolver):
                                    f"||A - A^H||/||A|| = {asym:.2e}")
         trace: list[float] = []
         callback = self._callback(system, trace)
-        x, info = type(self)._fn(system.A, system.b, rtol=self.rtol, maxiter=self._max_iterations(system),
+        x0, resources = _initial_guess(system, start)
+        x, info = type(self)._fn(system.A, system.b, x0=x0, rtol=self.rtol, maxiter=self._max_iterations(system),
                                  callback=callback, **self._extra_kwargs())
         self._final_step(system, x, trace)
         history = trace if self.history else []
@@ -128,7 +130,23 @@ class _Krylov(BaseSolver):
             status, msg = Status.ERROR, f"{self.name}: breakdown or illegal input (info={info})"
         if not np.all(np.isfinite(x)):
             status, msg = Status.ERROR, f"{self.name}: iterate became non-finite"
-        return SolveResult(x, status, msg, iterations=len(trace), history=history)
+        return SolveResult(x, status, msg, iterations=len(trace), history=history, resources=resources,
+                           state=np.array(x) if status in (Status.CONVERGED, Status.MAX_ITER) else None)
+
+
+def _initial_guess(system: LinearSystem, start) -> tuple[np.ndarray | None, dict]:
+    """``x0`` for a Krylov method from an earlier solution, when it fits this system; and what was used."""
+    resources: dict = {}
+    if start is None:
+        return None, resources
+    x0 = np.asarray(start)
+    if x0.shape != (system.dim,) or not np.all(np.isfinite(x0)):
+        start_used(resources, False, f"the previous solution has shape {x0.shape}, this system {system.dim} unknowns")
+        return None, resources
+    if np.iscomplexobj(x0) and not system.is_complex:
+        x0 = np.real(x0)
+    start_used(resources, True)
+    return x0, resources
 
 
 @dataclass
@@ -158,10 +176,10 @@ class MINRES(_Krylov):
     def _extra_kwargs(self) -> dict:
         return {}
 
-    def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
+    def _solve(self, system: LinearSystem, seed: int, start: np.ndarray | None = None) -> SolveResult:
         if system.is_complex:  # scipy's MINRES mistakes complex Hermitian input for non-symmetric
             return SolveResult(None, Status.SKIPPED, "minres (scipy) handles real symmetric matrices only")
-        return super()._solve(system, seed)
+        return super()._solve(system, seed, start)
 
 
 @dataclass

@@ -3,7 +3,7 @@
 ``registry.get("vnls", model="rbm" | "crbm" | "arnn", exact=False | True,
 n_samples=1024, learning_rate=0.05, n_iter=2500, diag_shift=0.01, alpha=1,
 rtol=1e-2, warm_start="none" | "gmres", warm_start_iters=10,
-warm_start_steps=500)``.
+warm_start_steps=500, stop_every=0)``.
 
 A neural quantum state ``psi`` minimises ``<psi|H|psi> / <psi|psi>`` with
 ``H = A^dagger (I - |b><b|) A`` by stochastic reconfiguration: Monte Carlo
@@ -36,6 +36,18 @@ The resources add ``warm_start_residual`` (the guess's relative residual),
 and ``warm_start_guess_overlap`` (``|<g|psi>|^2`` of the normalised
 pre-trained state); the solver has no reference solution, so no fidelity.
 
+Early stop (``stop_every=k > 0``): every ``k`` SR steps the state is read
+out and the run ends once the read-out's residual is within ``rtol``; the
+read-out is over the whole basis, so it is a classical check this emulation
+can afford, not a measurement a device could make. ``iterations``,
+``cost_evaluations`` and ``mc_samples`` count the steps actually taken.
+Without it (the default) every run takes ``n_iter`` steps.
+
+Starting from an earlier solve (``solve(system, start=result.state)``, the
+in-loop warm start and ``qlsbench solve --sequence``): the network weights of
+the earlier solve replace the seeded initial ones when model, ``alpha`` and
+qubits match; ``resources["started_from"]`` says whether they did.
+
 ``progress`` holds the read-out after the cost evaluations of
 :func:`~qlsbench.solvers.variational.progress_marks`: one SR step is one
 cost evaluation, the warm start's pre-training steps included, so the marks
@@ -49,10 +61,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from qlsbench.checks import COUNT, POSITIVE
+from qlsbench.checks import COUNT, POSITIVE, whole_number
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
-from qlsbench.solvers.base import BaseSolver, SolveResult, Status
+from qlsbench.solvers.base import BaseSolver, SolveResult, Status, start_used
 from qlsbench.solvers.variational import (
     least_squares_readout,
     progress_marks,
@@ -90,6 +102,7 @@ class VNLS(BaseSolver):
     """
 
     name: ClassVar[str] = "vnls"
+    start_from: ClassVar[str] = "the previous solve's network weights (same qubits, model and alpha)"
     model: str = "crbm"
     exact: bool = False
     n_samples: int = 1024
@@ -101,6 +114,7 @@ class VNLS(BaseSolver):
     warm_start: str = "none"
     warm_start_iters: int = 10
     warm_start_steps: int = 500
+    stop_every: int = 0
 
     def __post_init__(self) -> None:
         from qlsbench.solvers.vnls.models import MODELS
@@ -111,10 +125,11 @@ class VNLS(BaseSolver):
             raise InputError(f"vnls: unknown warm_start {self.warm_start!r}; use one of {', '.join(WARM_STARTS)}")
         for key in ("n_samples", "n_iter", "alpha", "warm_start_iters", "warm_start_steps"):
             COUNT.check(getattr(self, key), f"vnls: {key}")
+        whole_number(self.stop_every, "vnls: stop_every", low=0)
         for key in ("learning_rate", "diag_shift", "rtol"):
             POSITIVE.check(getattr(self, key), f"vnls: {key}")
 
-    def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
+    def _solve(self, system: LinearSystem, seed: int, start: dict | None = None) -> SolveResult:
         n = qubits_of(system, "vnls")
         limit = EXACT_MAX_QUBITS if self.exact else READOUT_MAX_QUBITS
         if n > limit:
@@ -123,25 +138,38 @@ class VNLS(BaseSolver):
         from qlsbench.solvers.vnls.training import train
 
         guess, warm = self._guess(system)
+        weights = self._weights(n, start, warm)
         steps = self.warm_start_steps if guess is not None else 0
         run = train(system, n, model=self.model, exact=self.exact, n_samples=self.n_samples,
                     learning_rate=self.learning_rate, n_iter=self.n_iter, diag_shift=self.diag_shift,
                     alpha=self.alpha, seed=seed, marks=progress_marks(steps + self.n_iter), guess=guess,
-                    warm_steps=steps)
+                    warm_steps=steps, weights=weights, stop_every=self.stop_every,
+                    stop=lambda psi: _relative_residual(system, least_squares_readout(system, psi)) <= self.rtol)
         x = least_squares_readout(system, run.psi)
         residual = _relative_residual(system, x)
         plateau = float(np.mean(run.history[-PLATEAU:]))
         if run.warm_psi is not None:
             warm.update(_warm_diagnostics(system, guess, run.warm_psi))
         resources = {"n_qubits": n, "model": self.model, "exact": self.exact, "parameters": run.parameters,
-                     "mc_samples": 0 if self.exact else self.n_samples * (steps + self.n_iter),
-                     "iterations": self.n_iter, "cost_evaluations": steps + self.n_iter, "final_loss": plateau,
+                     "mc_samples": 0 if self.exact else self.n_samples * (steps + run.steps),
+                     "iterations": run.steps, "cost_evaluations": steps + run.steps, "final_loss": plateau,
                      "readout_residual": residual, **warm, **trap_diagnostics(system, run.psi, plateau)}
         message = _message(resources, residual, self.rtol)
         status = Status.CONVERGED if residual <= self.rtol else Status.MAX_ITER
         progress = [(k, least_squares_readout(system, psi), t) for k, psi, t in run.progress]
-        return SolveResult(x, status, message, iterations=self.n_iter, history=run.history, resources=resources,
-                           progress=progress)
+        state = {"weights": run.weights, "n_qubits": n, "model": self.model, "alpha": self.alpha}
+        return SolveResult(x, status, message, iterations=run.steps, history=run.history, resources=resources,
+                           progress=progress, state=state)
+
+    def _weights(self, n: int, start: dict | None, resources: dict):
+        """The previous solve's weights when they fit this network (same qubits, model, alpha), else ``None``."""
+        if start is None:
+            return None
+        fits = (isinstance(start, dict) and start.get("n_qubits") == n and start.get("model") == self.model
+                and start.get("alpha") == self.alpha)
+        start_used(resources, fits, "" if fits else f"the previous network is for "
+                   f"{start.get('n_qubits') if isinstance(start, dict) else '?'} qubits, this system has {n}")
+        return start["weights"] if fits else None
 
 
     def _guess(self, system: LinearSystem) -> tuple[np.ndarray | None, dict]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import time
 from dataclasses import dataclass, field
 
@@ -21,6 +23,8 @@ class Run:
     parameters: int
     progress: list[tuple[int, np.ndarray, float]] = field(default_factory=list)  # (steps, psi, seconds)
     warm_psi: np.ndarray | None = None
+    steps: int = 0  # SR steps of the main run actually taken (fewer than n_iter when stopped early)
+    weights: object = None  # the trained network parameters (a pytree of numpy arrays), for a warm start
 
 
 def loss_operator(system: LinearSystem, hilbert, exact: bool, c_samples: int, seed: int):
@@ -50,7 +54,8 @@ def variational_state(hilbert, model: str, alpha: int, exact: bool, n_samples: i
 
 def train(system: LinearSystem, n: int, *, model: str, exact: bool, n_samples: int, learning_rate: float,
           n_iter: int, diag_shift: float, alpha: int, seed: int, marks: list[int] = (),
-          guess: np.ndarray | None = None, warm_steps: int = 0) -> Run:
+          guess: np.ndarray | None = None, warm_steps: int = 0, weights=None,
+          stop=None, stop_every: int = 0) -> Run:
     """Minimise the VNLS loss by SR for ``n_iter`` steps and read ``psi`` out over the basis.
 
     With a ``guess``, the state is first trained for ``warm_steps`` SR steps on
@@ -59,11 +64,18 @@ def train(system: LinearSystem, n: int, *, model: str, exact: bool, n_samples: i
     steps count as cost evaluations: ``marks`` (evaluation counts at which
     ``psi`` is also read out, for progress) run over ``warm_steps + n_iter``,
     and the loss history holds only the main run's.
+
+    ``weights`` (an earlier run's :attr:`Run.weights` for the same model and
+    qubits) replace the seeded initial parameters. With ``stop_every > 0``,
+    ``stop(psi)`` is asked every ``stop_every`` steps of the main run, and a
+    true answer ends it early.
     """
     import netket as nk
 
     hilbert = nk.hilbert.Qubit(N=n)
     state = variational_state(hilbert, model, alpha, exact, n_samples, seed)
+    if weights is not None:
+        state.parameters = weights
     progress: list[tuple[int, np.ndarray, float]] = []
     warm_psi, start = None, time.perf_counter()
     if guess is not None and warm_steps > 0:
@@ -74,15 +86,23 @@ def train(system: LinearSystem, n: int, *, model: str, exact: bool, n_samples: i
     else:
         warm_steps = 0
     # The same state goes on: the main run starts where the pre-training left it.
-    history = _optimize(state, loss_operator(system, hilbert, exact, n_samples, seed), model, learning_rate,
-                        diag_shift, n_iter, warm_steps, set(marks), progress, start)
+    history, steps = _optimize(state, loss_operator(system, hilbert, exact, n_samples, seed), model, learning_rate,
+                               diag_shift, n_iter, warm_steps, set(marks), progress, start, stop, stop_every)
     psi = np.asarray(state.to_array(normalize=False))
-    return Run(psi, history, int(state.n_parameters), progress, warm_psi)
+    import jax
+
+    weights = jax.tree_util.tree_map(np.asarray, state.parameters)
+    return Run(psi, history, int(state.n_parameters), progress, warm_psi, steps, weights)
 
 
 def _optimize(state, op, model: str, learning_rate: float, diag_shift: float, steps: int, offset: int,
-              wanted: set[int], progress: list, start: float) -> list[float]:
-    """``steps`` SR steps of ``state`` on ``op``; ``psi`` read out at the ``wanted`` counts (after ``offset``)."""
+              wanted: set[int], progress: list, start: float, stop=None, stop_every: int = 0
+              ) -> tuple[list[float], int]:
+    """``steps`` SR steps of ``state`` on ``op``; ``psi`` read out at the ``wanted`` counts (after ``offset``).
+
+    Returns the loss per step and the steps taken: fewer than ``steps`` when ``stop(psi)``, asked every
+    ``stop_every`` steps, said the state is good enough.
+    """
     import netket as nk
 
     from qlsbench.solvers.vnls.models import MODELS
@@ -92,14 +112,25 @@ def _optimize(state, op, model: str, learning_rate: float, diag_shift: float, st
                            preconditioner=nk.optimizer.SR(qgt=qgt, diag_shift=diag_shift))
     log = nk.logging.RuntimeLog()
 
+    taken = {"steps": steps}
+
     def record(step, log_data, driver) -> bool:
         # NetKet 3.23 wraps a plain function as a legacy callback, called from ``before_parameter_update``
         # with the 0-based ``step_count``: ``step`` updates are done, so psi is the state after ``step``.
         if step > 0 and offset + step in wanted:
             progress.append((offset + step, np.asarray(state.to_array(normalize=False)), time.perf_counter() - start))
+        if stop is not None and stop_every and step > 0 and step % stop_every == 0 \
+                and stop(np.asarray(state.to_array(normalize=False))):
+            taken["steps"] = step  # returning False ends the run before this step's update
+            return False
         return True
 
-    driver.run(n_iter=steps, out=log, show_progress=False, callback=record)
-    if offset + steps in wanted:
+    # NetKet prints a line when a callback ends the run; an early stop is the plan here, not news.
+    quiet = contextlib.redirect_stdout(io.StringIO()) if stop_every else contextlib.nullcontext()
+    with quiet:
+        driver.run(n_iter=steps, out=log, show_progress=False, callback=record)
+    steps = taken["steps"]
+    if offset + steps in wanted and not (progress and progress[-1][0] == offset + steps):
         progress.append((offset + steps, np.asarray(state.to_array(normalize=False)), time.perf_counter() - start))
-    return [float(np.real(v)) for v in np.asarray(log.data["Energy"]["Mean"])]
+    history = [float(np.real(v)) for v in np.asarray(log.data["Energy"]["Mean"])][:steps]
+    return history, steps

@@ -37,7 +37,7 @@ import numpy as np
 from qlsbench.checks import POSITIVE, whole_number
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
-from qlsbench.solvers.base import BaseSolver, SolveResult, Status
+from qlsbench.solvers.base import BaseSolver, SolveResult, Status, start_used
 from qlsbench.solvers.variational import least_squares_readout, progress_marks
 from qlsbench.solvers.vqls import circuits
 from qlsbench.solvers.vqls.ansatz import (
@@ -63,6 +63,7 @@ class _VQLS(BaseSolver):
     """Shared options of ``vqls-global`` and ``vqls-local``; see the module docstring."""
 
     cost: ClassVar[str] = ""
+    start_from: ClassVar[str] = "the previous solve's best angles (same qubits, ansatz and layers)"
     backend: str = "exact"
     ansatz: str = DEFAULT_STRUCTURE
     layers: int = 4
@@ -101,7 +102,7 @@ class _VQLS(BaseSolver):
     def _optimizer(self) -> str:
         return DEFAULT_OPTIMIZER[self.backend] if self.optimizer == "auto" else self.optimizer
 
-    def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
+    def _solve(self, system: LinearSystem, seed: int, start: dict | None = None) -> SolveResult:
         problem = VQLSProblem.from_system(system)
         n = problem.n_qubits
         resources = {"n_qubits": n, "ansatz": self.ansatz, "layers": self.layers,
@@ -128,16 +129,31 @@ class _VQLS(BaseSolver):
                                          decomposition=decomposition, shots=self.shots,
                                          depolarizing=self.depolarizing, seed=seed, ansatz=self.ansatz)
         tracked = _Tracked(backend, progress_marks(evaluation_budget(self._optimizer, self.maxiter)))
-        result = OPTIMIZERS[self._optimizer](tracked, initial_parameters(n, self.layers, seed), self.maxiter,
-                                             self.tol, seed)
+        alpha0 = self._initial_angles(n, seed, start, resources)
+        result = OPTIMIZERS[self._optimizer](tracked, alpha0, self.maxiter, self.tol, seed)
         alpha = tracked.best_alpha if tracked.best_alpha is not None else result.alpha
         x = least_squares_readout(system, backend.ansatz.state(alpha))
         resources.update(backend.resources(), cost_evaluations=backend.evaluations, final_cost=tracked.best_cost,
                          last_cost=float(result.history[-1]) if result.history else float("nan"))
         status, message = _verdict(system, x, self.rtol, result)
         progress = [(k, least_squares_readout(system, v), t) for k, v, t in tracked.finish()]
+        state = None if alpha is None else {"alpha": np.array(alpha), "n_qubits": n, "ansatz": self.ansatz,
+                                             "layers": self.layers}
         return SolveResult(x, status, message, iterations=result.iterations, history=result.history,
-                           resources=resources, progress=progress)
+                           resources=resources, progress=progress, state=state)
+
+    def _initial_angles(self, n: int, seed: int, start: dict | None, resources: dict) -> np.ndarray:
+        """The previous solve's angles when they fit this ansatz (same qubits, ansatz, layers), else seeded ones."""
+        if start is None:
+            return initial_parameters(n, self.layers, seed)
+        fits = (isinstance(start, dict) and start.get("n_qubits") == n and start.get("ansatz") == self.ansatz
+                and start.get("layers") == self.layers)
+        if not fits:
+            got = start.get("n_qubits") if isinstance(start, dict) else type(start).__name__
+            start_used(resources, False, f"the previous angles are for {got} qubits, this system has {n}")
+            return initial_parameters(n, self.layers, seed)
+        start_used(resources, True)
+        return np.array(start["alpha"], dtype=float)
 
 
 def _verdict(system: LinearSystem, x: np.ndarray, rtol: float, result) -> tuple[Status, str]:

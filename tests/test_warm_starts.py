@@ -1,0 +1,140 @@
+"""Warm starts: a solve started from an earlier solve's state (Krylov x0, VQLS angles, VNLS weights).
+
+Truths checked: a start at the solution costs (almost) nothing; a start that
+does not fit the system is refused and the solve starts cold, saying why; a
+solver without warm starts refuses a start; the sequence mode of ``solve``
+walks a run's systems in the simulation's order and chains the states; the
+loop's warm start reaches the same trajectory as a cold one.
+"""
+
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from qlsbench.bench.in_loop import InLoopOptions, run_in_loop
+from qlsbench.bench.runner import SolverSpec, run_solver
+from qlsbench.data import load_dataset, write_systems
+from qlsbench.errors import InputError
+from qlsbench.outcomes import Status
+from qlsbench.problems import LinearSystem, pad_and_normalize
+from qlsbench.solvers import registry
+from qlsbench.solvers.base import can_start
+
+
+def _spd(n: int, seed: int, shift: float = 0.0) -> LinearSystem:
+    rng = np.random.default_rng(seed)
+    M = rng.normal(size=(n, n))
+    A = 0.1 * M @ M.T + n * np.eye(n) + shift * np.diag(rng.normal(size=n))
+    return pad_and_normalize(LinearSystem(sp.csr_matrix(A), rng.normal(size=n), {}), min_qubits=1)
+
+
+@pytest.mark.parametrize("name", ["cg", "gmres", "bicgstab", "minres"])
+def test_a_krylov_method_started_at_the_solution_has_nothing_left_to_do(name):
+    system = _spd(16, 0)
+    solver = registry.get(name, rtol=1e-8)
+    cold = solver.solve(system)
+    warm = solver.solve(system, start=cold.state)
+    assert cold.status == warm.status == Status.CONVERGED
+    assert warm.iterations <= 1 < cold.iterations
+    assert warm.resources["started_from"] == "previous"
+    np.testing.assert_allclose(system.A @ warm.x, system.b, atol=1e-7)
+
+
+def test_a_start_that_does_not_fit_is_refused_and_the_solve_starts_cold():
+    system = _spd(16, 0)
+    result = registry.get("gmres").solve(system, start=np.ones(8))
+    assert result.status == Status.CONVERGED
+    assert result.resources["started_from"] == "cold" and "shape (8,)" in result.resources["start_refused"]
+
+
+def test_a_solver_without_warm_starts_refuses_a_start():
+    assert not can_start(registry.get("lu")) and can_start(registry.get("cg"))
+    with pytest.raises(InputError, match="lu: takes no warm start"):
+        registry.get("lu").solve(_spd(4, 0), start=np.zeros(4))
+
+
+def test_vqls_from_its_own_converged_angles_stops_at_once_and_refuses_other_sizes():
+    system = _spd(8, 1)
+    solver = registry.get("vqls-local", layers=3, tol=1e-10)
+    cold = solver.solve(system, seed=0)
+    assert cold.status == Status.CONVERGED and cold.state["n_qubits"] == 3
+    warm = solver.solve(system, seed=5, start=cold.state)  # another seed: the start, not the seed, decides
+    assert warm.resources["started_from"] == "previous"
+    assert warm.iterations <= 2 < cold.iterations
+    assert warm.status == Status.CONVERGED
+    other = solver.solve(_spd(4, 1), seed=0, start=cold.state)
+    assert other.resources["started_from"] == "cold" and "3 qubits" in other.resources["start_refused"]
+
+
+def test_vnls_stops_early_once_the_read_out_is_within_rtol_and_restarts_from_its_weights():
+    system = _spd(8, 2)
+    solver = registry.get("vnls", exact=True, n_iter=1500, stop_every=10, rtol=1e-2)
+    cold = solver.solve(system, seed=0)
+    assert cold.status == Status.CONVERGED
+    assert cold.iterations % 10 == 0 and cold.iterations < 1500
+    assert cold.resources["cost_evaluations"] == cold.iterations == len(cold.history)
+    warm = solver.solve(system, seed=0, start=cold.state)
+    assert warm.resources["started_from"] == "previous"
+    assert warm.status == Status.CONVERGED and warm.iterations == 10  # within rtol at the first look
+
+
+def test_vnls_without_stop_every_runs_every_step():
+    result = registry.get("vnls", exact=True, n_iter=30).solve(_spd(4, 3), seed=0)
+    assert result.iterations == 30 == result.resources["cost_evaluations"]
+
+
+def _trajectory(tmp_path):
+    """Six systems of one run, close to one another, written out of the simulation's order."""
+    systems = []
+    for step, it in [(2, 1), (1, 2), (1, 1), (3, 1), (2, 2), (3, 2)]:
+        s = _spd(8, 0, shift=0.05 * (2 * step + it))
+        meta = {**s.meta, "family": "test", "scene": "chain", "step": step, "newton_iter": it}
+        systems.append(LinearSystem(s.A, s.b, meta, x_ref=np.linalg.solve(s.A.toarray(), s.b)))
+    path = tmp_path / "chain.parquet"
+    write_systems(systems, path)
+    return path
+
+
+def test_sequence_mode_solves_in_the_simulation_order_each_from_the_previous(tmp_path):
+    dataset = _trajectory(tmp_path)
+    spec = SolverSpec("gmres", {"rtol": 1e-10})
+    seq = run_solver(spec, dataset, tmp_path / "seq.parquet", repeats=2, sequence=True, progress=False)
+    plain = run_solver(spec, dataset, tmp_path / "plain.parquet", repeats=2, progress=False)
+    assert len(seq) == len(plain) == 12
+    where = load_dataset(dataset).set_index("system_id")[["step", "newton_iter"]]
+    for repeat, chain in seq.groupby("repeat", sort=True):
+        order = [tuple(where.loc[i]) for i in chain["system_id"]]
+        assert order == [(1, 1), (1, 2), (2, 1), (2, 2), (3, 1), (3, 2)]
+        started = [json.loads(r).get("started_from") for r in chain["resources"]]
+        assert started == ["cold"] + ["previous"] * 5
+    assert all("started_from" not in json.loads(r) for r in plain["resources"])
+    assert (seq["status"] == "converged").all()
+    merged = seq.merge(plain, on=["system_id", "repeat"], suffixes=("_seq", "_plain"))
+    np.testing.assert_allclose(merged["rel_residual_seq"], 0, atol=1e-8)
+    assert merged["iterations_seq"].sum() < merged["iterations_plain"].sum()
+
+
+def test_sequence_mode_refuses_what_would_break_the_chain(tmp_path):
+    dataset = _trajectory(tmp_path)
+    out = tmp_path / "r.parquet"
+    with pytest.raises(InputError, match="drop --shard"):
+        run_solver(SolverSpec("gmres", {}), dataset, out, sequence=True, shard=(1, 2), progress=False)
+    with pytest.raises(InputError, match="drop --time-limit"):
+        run_solver(SolverSpec("gmres", {}), dataset, out, sequence=True, time_limit=10.0, progress=False)
+    with pytest.raises(InputError, match="'lu' cannot start"):
+        run_solver(SolverSpec("lu", {}), dataset, out, sequence=True, progress=False)
+    assert not out.exists()
+
+
+def test_the_loops_warm_start_keeps_the_trajectory_and_counts_its_starts():
+    options = InLoopOptions(family="dem_c", steps=100)
+    gmres = registry.get("gmres", rtol=1e-12)
+    _, cold = run_in_loop(options, gmres)
+    _, warm = run_in_loop(InLoopOptions(family="dem_c", steps=100, warm_start="on"), gmres)
+    assert cold["warm_starts"] == 0 < warm["warm_starts"] <= warm["linear_solves"]
+    assert warm["stayed_within"] and cold["stayed_within"]
+    assert warm["position_error_max"] < 1e-6
+    with pytest.raises(InputError, match="lu cannot start"):
+        run_in_loop(InLoopOptions(family="dem_c", steps=5, warm_start="on"), registry.get("lu"))
