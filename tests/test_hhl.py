@@ -3,8 +3,11 @@ high-accuracy bar, the dilation solves non-Hermitian systems, shots sample what 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from qlsbench import solvers
 from qlsbench.errors import InputError
@@ -151,3 +154,22 @@ def test_the_board_calls_hhl_quantum_and_refinement_passes_the_exact_track(tmp_p
     assert exact.loc["hhl-refined", "kind"] == "quantum" and exact.loc["lu", "kind"] == "classical"
     assert exact.loc["hhl-refined", "success_rate"] == 1.0 and exact.loc["hhl-plain", "success_rate"] == 0.0
     assert variational.loc["hhl-plain", "success_rate"] == 1.0
+
+
+def test_a_right_hand_side_qiskits_state_preparation_cannot_build_is_prepared_and_solved():
+    """A penalty Newton system (24 unknowns, padded to 32) whose dilated |b> Qiskit 2.6's StatePreparation
+    fails on ("Input matrix is not unitary"): the Householder fallback prepares it exactly and HHL with
+    refinement solves the system (it ended an in-loop run at step 25 before)."""
+    from qiskit.quantum_info import Operator
+
+    from qlsbench.solvers.hhl.circuit import _state_preparation
+
+    data = np.load(Path(__file__).parent / "data" / "hhl_state_preparation_failure.npz")
+    A, b = data["A"], data["b"]
+    v = np.concatenate([b, np.zeros_like(b)]).astype(complex)
+    v /= np.linalg.norm(v)
+    np.testing.assert_allclose(Operator(_state_preparation(v)).data[:, 0], v, atol=1e-12)
+    system = LinearSystem(sp.csr_matrix(A), b, {"n_qubits": 5})
+    result = solvers.get("hhl", refine=10).solve(system)
+    assert result.status == solvers.Status.CONVERGED
+    assert np.linalg.norm(A @ result.x - b) <= 1e-6 * np.linalg.norm(b)

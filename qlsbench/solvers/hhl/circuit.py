@@ -141,9 +141,36 @@ def build(b: np.ndarray, qpe: "PhaseEstimation", angles: np.ndarray, *, measure:
 
 
 def _state_preparation(b: np.ndarray):
+    """A gate taking ``|0>`` to ``b``: Qiskit's ``StatePreparation``, or a Householder unitary where it fails.
+
+    Qiskit 2.6 builds ``StatePreparation`` from uniformly controlled gates whose 2x2 blocks can miss its own
+    unitarity check on some vectors (a penalty Newton system's right-hand side with exact zeros and pairs of
+    opposite entries raised "Input matrix is not unitary"; HighLevelSynthesis then reports it cannot
+    synthesize "state_preparation"). The dense Householder reflection prepares the same state exactly.
+    """
     from qiskit.circuit.library import StatePreparation
 
-    return StatePreparation(b)
+    gate = StatePreparation(b)
+    try:
+        gate.definition  # built here, lazily: where it fails, it fails now rather than inside a transpile
+        return gate
+    except ValueError:
+        return householder_preparation(b)
+
+
+def householder_preparation(b: np.ndarray):
+    """``UnitaryGate(U)`` with ``U |0> = b`` (``b`` a unit vector): a phase times a Householder reflection."""
+    from qiskit.circuit.library import UnitaryGate
+
+    b = np.asarray(b, dtype=complex)
+    theta = float(np.angle(b[0])) if abs(b[0]) > 0 else 0.0
+    target = np.zeros_like(b)
+    target[0] = np.exp(1j * theta)
+    u = b - target
+    norm2 = float(np.vdot(u, u).real)
+    # The reflection I - 2 u u^H / |u|^2 swaps b and e^{i theta} e_0 (their overlap is real): U e_0 = b.
+    H = np.eye(len(b), dtype=complex) - (2.0 / norm2) * np.outer(u, u.conj()) if norm2 > 1e-30 else np.eye(len(b))
+    return UnitaryGate(np.exp(1j * theta) * H, label="state_preparation")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,245 @@
+"""Devices as the circuit solvers meet them: routed circuits, calibrated noise and gate time.
+
+No device can be reached from where qlsbench runs, so the standard stand-in is
+used: the calibration snapshots that ship with ``qiskit-ibm-runtime``'s fake
+backends (offline). A snapshot gives the device's coupling map, basis gates,
+gate durations and errors, T1/T2 and readout errors. Circuits are transpiled to
+it (layout, routing, basis translation) at a stated optimisation level and seed;
+then the qubits they touch are cut out of the 127-qubit chip (a circuit on 5 of
+127 qubits is simulated on 5) together with the noise of exactly those qubits
+and couplers, built the way Aer's ``NoiseModel.from_backend`` builds it (a
+depolarising error per gate sized so that, composed with thermal relaxation over
+the gate's duration, the gate's infidelity is the calibrated one; a readout
+error per qubit).
+
+``noise_scale`` multiplies every gate and readout error and divides T1 and T2:
+0 is the ideal machine with the same routing, 1 the device, values between and
+above read as a curve. Idle qubits do not decohere while others work (the
+circuits are not scheduled), as in ``NoiseModel.from_backend`` used without a
+scheduling pass: a device's numbers are, if anything, worse.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from qlsbench.checks import NON_NEGATIVE
+from qlsbench.errors import InputError
+
+#: Devices by name: the fake backend class of ``qiskit_ibm_runtime.fake_provider`` and what it is.
+DEVICES = {
+    "sherbrooke": ("FakeSherbrooke", "IBM Eagle r3, 127 qubits, heavy-hex, ECR"),
+    "torino": ("FakeTorino", "IBM Heron r1, 133 qubits, heavy-hex, CZ"),
+}
+#: The device a circuit solve is routed to when none is named (a current heavy-hex device).
+DEFAULT_DEVICE = "sherbrooke"
+#: Noisy circuits of up to this many (cut-out) qubits run on Aer's density-matrix method; wider ones on
+#: statevector trajectories, one per shot.
+DENSITY_MATRIX_QUBITS = 10
+#: Largest error a scaled gate or readout error may reach (a depolarising or readout error must stay a
+#: probability; beyond this the device is noise).
+MAX_SCALED_ERROR = 0.75
+
+
+@lru_cache(maxsize=None)
+def load(name: str):
+    """The fake backend of device ``name`` (one of :data:`DEVICES`).
+
+    Raises
+    ------
+    InputError
+        Naming the devices there are, when ``name`` is not one of them, or when qiskit-ibm-runtime is missing.
+    """
+    if name not in DEVICES:
+        raise InputError(f"unknown device {name!r}; use one of {', '.join(sorted(DEVICES))}")
+    try:
+        from qiskit_ibm_runtime import fake_provider
+    except ImportError:  # pragma: no cover - a dependency of the package
+        raise InputError("device backends need qiskit-ibm-runtime (pip install qiskit-ibm-runtime)") from None
+    return getattr(fake_provider, DEVICES[name][0])()
+
+
+def calibration_date(name: str) -> str:
+    """The date of device ``name``'s calibration snapshot (ISO format)."""
+    return load(name).properties().last_update_date.isoformat()
+
+
+@dataclass(frozen=True)
+class RoutedCost:
+    """What circuits cost as the device runs them.
+
+    Attributes
+    ----------
+    depth : int
+        Largest depth of the routed circuits (device basis, SWAPs included).
+    two_qubit_gates : int
+        Largest two-qubit gate count of one routed circuit.
+    seconds : float
+        Longest gate-time duration of one routed circuit, from the device's gate durations (s); no reset or
+        repetition delay.
+    qubits : int
+        Physical qubits the circuits touch.
+    """
+
+    depth: int
+    two_qubit_gates: int
+    seconds: float
+    qubits: int
+
+
+class Device:
+    """One device at one noise scale: routes circuits, cuts them out, and simulates them with its noise.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`DEVICES`.
+    noise_scale : float
+        Multiplies gate and readout errors, divides T1 and T2 (0: ideal, 1: the device).
+    optimization_level : int
+        Qiskit transpiler optimisation level (0-3).
+    seed : int
+        Seed of the transpiler's layout and routing.
+    """
+
+    def __init__(self, name: str = DEFAULT_DEVICE, noise_scale: float = 1.0, optimization_level: int = 1,
+                 seed: int = 0) -> None:
+        NON_NEGATIVE.check(noise_scale, "noise_scale")
+        if optimization_level not in (0, 1, 2, 3):
+            raise InputError(f"optimization_level must be 0, 1, 2 or 3, got {optimization_level!r}")
+        self.name, self.noise_scale = name, float(noise_scale)
+        self.optimization_level, self.seed = int(optimization_level), int(seed)
+        self.backend = load(name)
+
+    def route(self, circuits: list) -> list:
+        """``circuits`` transpiled to the device (full chip width).
+
+        Raises
+        ------
+        InputError
+            When a circuit is wider than the device.
+        """
+        from qiskit import transpile
+
+        width = max((qc.num_qubits for qc in circuits), default=0)
+        if width > self.backend.num_qubits:
+            raise InputError(f"a circuit of {width} qubits is wider than device {self.name} "
+                             f"({self.backend.num_qubits} qubits)")
+        return transpile(list(circuits), self.backend, optimization_level=self.optimization_level,
+                         seed_transpiler=self.seed)
+
+    def cut(self, routed: list) -> tuple[list, list[int]]:
+        """The routed circuits on only the physical qubits they touch (in ascending order), and those qubits."""
+        from qiskit import QuantumCircuit
+
+        used = sorted({qc.find_bit(q).index for qc in routed for inst in qc.data for q in inst.qubits})
+        where = {q: i for i, q in enumerate(used)}
+        out = []
+        for qc in routed:
+            small = QuantumCircuit(len(used), qc.num_clbits, name=qc.name, global_phase=qc.global_phase)
+            for inst in qc.data:
+                small.append(inst.operation, [where[qc.find_bit(q).index] for q in inst.qubits],
+                             [qc.find_bit(c).index for c in inst.clbits])
+            out.append(small)
+        return out, used
+
+    def noise_model(self, physical: list[int]):
+        """The device's noise on ``physical`` qubits (renumbered 0..k-1), scaled; ``None`` at scale 0."""
+        if self.noise_scale == 0:
+            return None
+        return _noise_model(self.name, tuple(physical), self.noise_scale)
+
+    def cost(self, routed: list) -> RoutedCost:
+        """Depth, two-qubit gates and gate time of routed circuits (the worst circuit of each)."""
+        if not routed:
+            return RoutedCost(0, 0, 0.0, 0)
+        used = {qc.find_bit(q).index for qc in routed for inst in qc.data for q in inst.qubits}
+        return RoutedCost(depth=max(qc.depth() for qc in routed),
+                          two_qubit_gates=max(two_qubit_count(qc) for qc in routed),
+                          seconds=max(duration(qc, self.backend.target) for qc in routed), qubits=len(used))
+
+    def simulator(self, physical: list[int], threads: int = 1):
+        """An Aer simulator with the noise of ``physical`` qubits: density matrix when small, else trajectories."""
+        from qiskit_aer import AerSimulator
+
+        noise = self.noise_model(physical)
+        method = "density_matrix" if noise is not None and len(physical) <= DENSITY_MATRIX_QUBITS else "statevector"
+        return AerSimulator(method=method, noise_model=noise, enable_truncation=False,
+                            max_parallel_experiments=threads, max_parallel_threads=threads, max_parallel_shots=1)
+
+    def describe(self) -> dict:
+        """Name, calibration date and settings, for a result's resources."""
+        return {"device": self.name, "calibration_date": calibration_date(self.name),
+                "noise_scale": self.noise_scale, "optimization_level": self.optimization_level,
+                "seed_transpiler": self.seed}
+
+
+def two_qubit_count(circuit) -> int:
+    """Gates acting on two qubits (SWAPs decomposed by routing already count as their gates)."""
+    return sum(1 for inst in circuit.data if inst.operation.num_qubits == 2 and inst.operation.name != "barrier")
+
+
+def duration(circuit, target) -> float:
+    """Gate-time duration of a routed circuit (s): the critical path through the device's gate durations."""
+    free = [0.0] * circuit.num_qubits
+    for inst in circuit.data:
+        qubits = tuple(circuit.find_bit(q).index for q in inst.qubits)
+        name = inst.operation.name
+        step = 0.0
+        if name in target.operation_names and qubits in (target[name] or {}):
+            props = target[name][qubits]
+            step = props.duration or 0.0 if props is not None else 0.0
+        start = max(free[q] for q in qubits) if qubits else 0.0
+        for q in qubits:
+            free[q] = start + step
+    return max(free, default=0.0)
+
+
+@lru_cache(maxsize=64)
+def _noise_model(name: str, physical: tuple[int, ...], scale: float):
+    """Aer noise model of ``physical`` qubits of device ``name`` (renumbered), errors scaled by ``scale``."""
+    from qiskit.transpiler import InstructionProperties, QubitProperties, Target
+    from qiskit_aer.noise import NoiseModel
+    from qiskit_aer.noise.device.models import basic_device_gate_errors, basic_device_readout_errors
+
+    full = load(name).target
+    where = {q: i for i, q in enumerate(physical)}
+    qubit_properties = []
+    for q in physical:
+        p = full.qubit_properties[q]
+        qubit_properties.append(QubitProperties(t1=_scaled_time(p.t1, scale), t2=_scaled_time(p.t2, scale),
+                                                frequency=p.frequency))
+    small = Target(num_qubits=len(physical), dt=full.dt, qubit_properties=qubit_properties)
+    for op_name in full.operation_names:
+        props = full[op_name]
+        if props is None or op_name in ("delay", "reset") or not hasattr(full.operation_from_name(op_name),
+                                                                        "num_qubits"):
+            continue
+        kept = {}
+        for qargs, prop in props.items():
+            if qargs is None or not all(q in where for q in qargs):
+                continue
+            error = None if prop is None or prop.error is None else min(prop.error * scale, MAX_SCALED_ERROR)
+            kept[tuple(where[q] for q in qargs)] = InstructionProperties(
+                duration=None if prop is None else prop.duration, error=error)
+        if kept:
+            small.add_instruction(full.operation_from_name(op_name), kept, name=op_name)
+    model = NoiseModel(basis_gates=list(full.operation_names))
+    for qubits, error in basic_device_readout_errors(target=small):
+        model.add_readout_error(error, qubits)
+    for op_name, qubits, error in basic_device_gate_errors(target=small):
+        model.add_quantum_error(error, op_name, qubits)
+    return model
+
+
+def _scaled_time(t: float | None, scale: float) -> float | None:
+    """T1 or T2 divided by the noise scale (coherence shrinks as noise grows)."""
+    if t is None or not math.isfinite(t):
+        return t
+    return t / scale
+
+
+__all__ = ["DEFAULT_DEVICE", "DEVICES", "Device", "RoutedCost", "calibration_date", "duration", "load",
+           "two_qubit_count"]
