@@ -21,9 +21,10 @@ from qlsbench.data import read_parquet
 from qlsbench.errors import InputError
 from qlsbench.solvers.base import RESOURCE_KEYS
 
-RESULTS_SCHEMA_VERSION = "4"
-#: Older versions still read: version 2 lacks the progress columns and version 3 ``progress_seconds``; they read as null.
-READABLE_SCHEMA_VERSIONS = ("2", "3", "4")
+RESULTS_SCHEMA_VERSION = "5"
+#: Older versions still read, their missing columns as null: version 2 lacks the progress columns, version 3
+#: ``progress_seconds``, version 4 the device columns (``routed_depth``, ``two_qubit_gates``, ``device_seconds``).
+READABLE_SCHEMA_VERSIONS = ("2", "3", "4", "5")
 
 _f64_list = pa.list_(pa.float64())
 
@@ -51,6 +52,7 @@ RESULT_COLUMNS: list[tuple[str, pa.DataType]] = [
     ("rel_error", pa.float64()),
     ("fidelity", pa.float64()),
     *[(key, pa.int64()) for key in RESOURCE_KEYS],  # null where the solver has no such cost
+    ("device_seconds", pa.float64()),  # gate time of every shot of every circuit on the device (circuit solves)
     ("history", _f64_list),
     # Success against budget (variational solvers): the read-out after this many cost evaluations ...
     ("progress_evaluations", pa.list_(pa.int64())),
@@ -71,6 +73,16 @@ def jsonable(obj):
     if isinstance(obj, np.ndarray):
         return obj.tolist()
     return str(obj)
+
+
+def _float_or_none(value) -> float | None:
+    """A float column value; ``None`` when absent or not a number."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _resource_value(resources: dict, key: str) -> int | None:
@@ -112,6 +124,7 @@ def result_row(spec, dataset, dhash, system, repeat, seed, result, wall, time_li
         "iterations": int(result.iterations),
         **m,
         **{key: _resource_value(result.resources, key) for key in RESOURCE_KEYS},
+        "device_seconds": _float_or_none(result.resources.get("device_seconds")),
         "history": [float(v) for v in np.real(result.history)],
         **_progress_columns(system, result.progress),
         "resources": json.dumps(result.resources, sort_keys=True, default=jsonable),
@@ -158,10 +171,10 @@ def read_results(path: str | os.PathLike) -> pd.DataFrame:
         raise InputError(f"{path}: results schema version {version}, this qlsbench reads "
                          f"{' and '.join(READABLE_SCHEMA_VERSIONS)}")
     present = set(table.schema.names)
-    wanted = [n for n, _ in RESULT_COLUMNS if n in present or not n.startswith("progress_")]
+    wanted = [n for n, _ in RESULT_COLUMNS if n in present or version == RESULTS_SCHEMA_VERSION]
     df = read_parquet(path, kind="results file", columns=wanted, error=InputError).to_pandas()
     for name, _ in RESULT_COLUMNS:
-        if name not in df:  # a version-2 file: no progress was recorded
+        if name not in df:  # an older file: a column added since reads as null
             df[name] = None
     return df[[n for n, _ in RESULT_COLUMNS]]
 

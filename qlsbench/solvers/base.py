@@ -28,6 +28,8 @@ RESOURCE_KEYS: tuple[str, ...] = (
     "pauli_terms",  # Pauli strings of A the circuits use
     "mc_samples",  # Monte Carlo samples drawn in the whole solve
     "cost_evaluations",  # evaluations of the cost (variational) or matrix-vector products
+    "routed_depth",  # depth of the deepest circuit routed to a device (its coupling map and basis gates)
+    "two_qubit_gates",  # two-qubit gates of the routed circuit with most of them
 )
 
 

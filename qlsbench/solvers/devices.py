@@ -5,9 +5,9 @@ used: the calibration snapshots that ship with ``qiskit-ibm-runtime``'s fake
 backends (offline). A snapshot gives the device's coupling map, basis gates,
 gate durations and errors, T1/T2 and readout errors. Circuits are transpiled to
 it (layout, routing, basis translation) at a stated optimisation level and seed;
-then the qubits they touch are cut out of the 127-qubit chip (a circuit on 5 of
-127 qubits is simulated on 5) together with the noise of exactly those qubits
-and couplers, built the way Aer's ``NoiseModel.from_backend`` builds it (a
+the region of the chip the transpiler lays them out on is cut out (a circuit on
+5 of 127 qubits is simulated on 5) and the batch is routed inside it, with the
+noise of exactly those qubits and couplers, built the way Aer's ``NoiseModel.from_backend`` builds it (a
 depolarising error per gate sized so that, composed with thermal relaxation over
 the gate's duration, the gate's infidelity is the calibrated one; a readout
 error per qubit).
@@ -35,7 +35,7 @@ DEVICES = {
 }
 #: The device a circuit solve is routed to when none is named (a current heavy-hex device).
 DEFAULT_DEVICE = "sherbrooke"
-#: Noisy circuits of up to this many (cut-out) qubits run on Aer's density-matrix method; wider ones on
+#: Noisy circuits on a region of up to this many qubits run on Aer's density-matrix method; wider ones on
 #: statevector trajectories, one per shot.
 DENSITY_MATRIX_QUBITS = 10
 #: Largest error a scaled gate or readout error may reach (a depolarising or readout error must stay a
@@ -90,7 +90,7 @@ class RoutedCost:
 
 
 class Device:
-    """One device at one noise scale: routes circuits, cuts them out, and simulates them with its noise.
+    """One device at one noise scale: routes circuits, places a batch in one region, simulates it with its noise.
 
     Parameters
     ----------
@@ -114,7 +114,7 @@ class Device:
         self.backend = load(name)
 
     def route(self, circuits: list) -> list:
-        """``circuits`` transpiled to the device (full chip width).
+        """``circuits`` transpiled to the whole device (full chip width): for counting, not for simulation.
 
         Raises
         ------
@@ -123,27 +123,33 @@ class Device:
         """
         from qiskit import transpile
 
+        self._check_width(circuits)
+        return transpile(list(circuits), self.backend, optimization_level=self.optimization_level,
+                         seed_transpiler=self.seed)
+
+    def place(self, circuits: list) -> tuple[list, list[int]]:
+        """``circuits`` routed inside one region of the chip, numbered 0..k-1, and the region's physical qubits.
+
+        The region is where the transpiler lays out the widest circuit on the whole device (the qubits that
+        routed circuit touches); every circuit is then transpiled to the device restricted to that region
+        (its qubits, their couplers, durations and errors), so a batch shares one set of qubits and one
+        noise model, and a simulation holds k qubits, not the chip's 127.
+        """
+        from qiskit import transpile
+
+        self._check_width(circuits)
+        widest = max(circuits, key=lambda qc: (qc.num_qubits, qc.size()))
+        routed = transpile(widest, self.backend, optimization_level=self.optimization_level, seed_transpiler=self.seed)
+        region = sorted({routed.find_bit(q).index for inst in routed.data for q in inst.qubits})
+        placed = transpile(list(circuits), target=region_target(self.name, tuple(region), 0.0),
+                           optimization_level=self.optimization_level, seed_transpiler=self.seed)
+        return placed, region
+
+    def _check_width(self, circuits: list) -> None:
         width = max((qc.num_qubits for qc in circuits), default=0)
         if width > self.backend.num_qubits:
             raise InputError(f"a circuit of {width} qubits is wider than device {self.name} "
                              f"({self.backend.num_qubits} qubits)")
-        return transpile(list(circuits), self.backend, optimization_level=self.optimization_level,
-                         seed_transpiler=self.seed)
-
-    def cut(self, routed: list) -> tuple[list, list[int]]:
-        """The routed circuits on only the physical qubits they touch (in ascending order), and those qubits."""
-        from qiskit import QuantumCircuit
-
-        used = sorted({qc.find_bit(q).index for qc in routed for inst in qc.data for q in inst.qubits})
-        where = {q: i for i, q in enumerate(used)}
-        out = []
-        for qc in routed:
-            small = QuantumCircuit(len(used), qc.num_clbits, name=qc.name, global_phase=qc.global_phase)
-            for inst in qc.data:
-                small.append(inst.operation, [where[qc.find_bit(q).index] for q in inst.qubits],
-                             [qc.find_bit(c).index for c in inst.clbits])
-            out.append(small)
-        return out, used
 
     def noise_model(self, physical: list[int]):
         """The device's noise on ``physical`` qubits (renumbered 0..k-1), scaled; ``None`` at scale 0."""
@@ -151,14 +157,16 @@ class Device:
             return None
         return _noise_model(self.name, tuple(physical), self.noise_scale)
 
-    def cost(self, routed: list) -> RoutedCost:
-        """Depth, two-qubit gates and gate time of routed circuits (the worst circuit of each)."""
+    def cost(self, routed: list, region: list[int] | None = None) -> RoutedCost:
+        """Depth, two-qubit gates and gate time of routed circuits (the worst circuit of each); ``region``: the
+        physical qubits of circuits from :meth:`place` (numbered 0..k-1 inside it)."""
         if not routed:
             return RoutedCost(0, 0, 0.0, 0)
         used = {qc.find_bit(q).index for qc in routed for inst in qc.data for q in inst.qubits}
+        target = self.backend.target if region is None else region_target(self.name, tuple(region), 0.0)
         return RoutedCost(depth=max(qc.depth() for qc in routed),
                           two_qubit_gates=max(two_qubit_count(qc) for qc in routed),
-                          seconds=max(duration(qc, self.backend.target) for qc in routed), qubits=len(used))
+                          seconds=max(duration(qc, target) for qc in routed), qubits=len(used))
 
     def simulator(self, physical: list[int], threads: int = 1):
         """An Aer simulator with the noise of ``physical`` qubits: density matrix when small, else trajectories."""
@@ -198,24 +206,23 @@ def duration(circuit, target) -> float:
 
 
 @lru_cache(maxsize=64)
-def _noise_model(name: str, physical: tuple[int, ...], scale: float):
-    """Aer noise model of ``physical`` qubits of device ``name`` (renumbered), errors scaled by ``scale``."""
+def region_target(name: str, physical: tuple[int, ...], scale: float):
+    """Device ``name`` restricted to ``physical`` qubits (renumbered 0..k-1): their gates, couplers, durations
+    and errors, every error multiplied by ``scale`` (at most :data:`MAX_SCALED_ERROR`) and T1, T2 divided by it.
+
+    At ``scale`` 0 the errors are 0 and the coherence times kept: the target routes, it adds no noise.
+    """
     from qiskit.transpiler import InstructionProperties, QubitProperties, Target
-    from qiskit_aer.noise import NoiseModel
-    from qiskit_aer.noise.device.models import basic_device_gate_errors, basic_device_readout_errors
 
     full = load(name).target
     where = {q: i for i, q in enumerate(physical)}
-    qubit_properties = []
-    for q in physical:
-        p = full.qubit_properties[q]
-        qubit_properties.append(QubitProperties(t1=_scaled_time(p.t1, scale), t2=_scaled_time(p.t2, scale),
-                                                frequency=p.frequency))
+    qubit_properties = [QubitProperties(t1=_scaled_time(full.qubit_properties[q].t1, scale),
+                                        t2=_scaled_time(full.qubit_properties[q].t2, scale),
+                                        frequency=full.qubit_properties[q].frequency) for q in physical]
     small = Target(num_qubits=len(physical), dt=full.dt, qubit_properties=qubit_properties)
     for op_name in full.operation_names:
         props = full[op_name]
-        if props is None or op_name in ("delay", "reset") or not hasattr(full.operation_from_name(op_name),
-                                                                        "num_qubits"):
+        if props is None or op_name in CONTROL_FLOW or op_name == "delay":
             continue
         kept = {}
         for qargs, prop in props.items():
@@ -226,7 +233,22 @@ def _noise_model(name: str, physical: tuple[int, ...], scale: float):
                 duration=None if prop is None else prop.duration, error=error)
         if kept:
             small.add_instruction(full.operation_from_name(op_name), kept, name=op_name)
-    model = NoiseModel(basis_gates=list(full.operation_names))
+    return small
+
+
+#: Instructions of a device's target that are not gates (control flow): left out of a region.
+CONTROL_FLOW = ("for_loop", "if_else", "switch_case", "while_loop")
+
+
+@lru_cache(maxsize=64)
+def _noise_model(name: str, physical: tuple[int, ...], scale: float):
+    """Aer noise model of ``physical`` qubits of device ``name`` (renumbered), built as Aer's
+    ``NoiseModel.from_backend`` builds it (gate errors with thermal relaxation, readout errors), scaled."""
+    from qiskit_aer.noise import NoiseModel
+    from qiskit_aer.noise.device.models import basic_device_gate_errors, basic_device_readout_errors
+
+    small = region_target(name, physical, scale)
+    model = NoiseModel(basis_gates=[op for op in small.operation_names if op not in ("measure", "reset")])
     for qubits, error in basic_device_readout_errors(target=small):
         model.add_readout_error(error, qubits)
     for op_name, qubits, error in basic_device_gate_errors(target=small):
@@ -235,11 +257,11 @@ def _noise_model(name: str, physical: tuple[int, ...], scale: float):
 
 
 def _scaled_time(t: float | None, scale: float) -> float | None:
-    """T1 or T2 divided by the noise scale (coherence shrinks as noise grows)."""
-    if t is None or not math.isfinite(t):
+    """T1 or T2 divided by the noise scale (coherence shrinks as noise grows); kept as is at scale 0."""
+    if t is None or not math.isfinite(t) or scale == 0:
         return t
     return t / scale
 
 
 __all__ = ["DEFAULT_DEVICE", "DEVICES", "Device", "RoutedCost", "calibration_date", "duration", "load",
-           "two_qubit_count"]
+           "region_target", "two_qubit_count"]

@@ -1,7 +1,7 @@
 """HHL (Harrow, Hassidim, Lloyd 2009) on Qiskit Aer, with classical iterative refinement.
 
-``registry.get("hhl", clock=8, backend="exact" | "shots" | "shots-emulated", evolution="exact" | "trotter",
-refine=0)``.
+``registry.get("hhl", clock=8, backend="exact" | "shots" | "shots-emulated" | "device",
+evolution="exact" | "trotter", refine=0)``.
 
 The matrix is scaled to spectral norm 1 (``A / sigma_max``), so its eigenvalues
 lie in ``[-1, 1]``; a non-Hermitian ``A`` is replaced by its Hermitian dilation
@@ -20,6 +20,11 @@ the circuit run). Shots estimate magnitudes only: the signs and phases of the
 amplitudes would take further circuits (tomography), so the shot backends take
 them from the statevector and say so in ``message``; what they measure is
 what sampling costs on the magnitudes and how often post-selection succeeds.
+``device`` samples the measured circuit on a device's calibrated noise
+(:mod:`qlsbench.solvers.devices`: ``device``, ``noise_scale``,
+``optimization_level``): the circuit is decomposed into CX and U gates, routed
+inside one region of the chip and run there; the magnitudes then carry the
+device's errors (the signs still come from the ideal statevector).
 
 ``refine = k`` adds k rounds of classical iterative refinement: with ``x`` the
 current answer, HHL solves ``A d = r`` for the residual ``r = b - A x`` (scaled
@@ -40,14 +45,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qlsbench.checks import POSITIVE, whole_number
+from qlsbench.checks import NON_NEGATIVE, POSITIVE, whole_number
+from qlsbench.solvers.devices import DEFAULT_DEVICE
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
 from qlsbench.solvers.hhl import circuit as hhl_circuit
 from qlsbench.solvers.variational import least_squares_readout, qubits_of
 
-BACKENDS = ("exact", "shots", "shots-emulated")
+BACKENDS = ("exact", "shots", "shots-emulated", "device")
 EVOLUTIONS = ("exact", "trotter")
 #: How the inversion constant C is chosen (:func:`~qlsbench.solvers.hhl.circuit.inversion_angles`).
 INVERSIONS = ("auto", "grid")
@@ -78,6 +84,9 @@ class HHL(BaseSolver):
     refine: int = 0
     inversion: str = "grid"
     rtol: float = 1e-2
+    device: str = "sherbrooke"
+    noise_scale: float = 1.0
+    optimization_level: int = 1
 
     def __post_init__(self) -> None:
         whole_number(self.clock, "hhl: clock", low=2, high=16)
@@ -92,6 +101,13 @@ class HHL(BaseSolver):
             raise InputError(f"hhl: unknown backend {self.backend!r}; use one of {', '.join(BACKENDS)}")
         if self.inversion not in INVERSIONS:
             raise InputError(f"hhl: unknown inversion {self.inversion!r}; use one of {', '.join(INVERSIONS)}")
+        from qlsbench.solvers.devices import DEVICES
+
+        if self.device not in DEVICES:
+            raise InputError(f"hhl: unknown device {self.device!r}; use one of {', '.join(sorted(DEVICES))}")
+        NON_NEGATIVE.check(self.noise_scale, "hhl: noise_scale")
+        if self.optimization_level not in (0, 1, 2, 3):
+            raise InputError(f"hhl: optimization_level must be 0, 1, 2 or 3, got {self.optimization_level!r}")
         if self.evolution not in EVOLUTIONS:
             raise InputError(f"hhl: unknown evolution {self.evolution!r}; use one of {', '.join(EVOLUTIONS)}")
 
@@ -128,7 +144,9 @@ class HHL(BaseSolver):
         resources.update(run.resources(), refine_rounds=len(history) - 1,
                          seconds_in_circuits=time.perf_counter() - start)
         if n_h <= MAX_TRANSPILED_SYSTEM_QUBITS:
-            resources.update(_gate_counts(run.circuit_for(system.b, hermitian, self._textbook(H / scale))))
+            resources.update(_gate_counts(run.circuit_for(system.b, hermitian, self._textbook(H / scale)),
+                                          run.executions, 0 if self.backend == "exact" else self.shots,
+                                          self.device if self.backend == "device" else DEFAULT_DEVICE))
         status = Status.CONVERGED if history[-1] <= self.rtol else Status.MAX_ITER
         message = (f"relative residual {history[-1]:.2e} {'<=' if status is Status.CONVERGED else '>'} rtol "
                    f"{self.rtol:g} after {len(history) - 1} refinement rounds")
@@ -242,7 +260,11 @@ class _Runner:
             draws = self.rng.multinomial(shots, p / p.sum())
             return draws[: len(amplitudes)].astype(float)
         circuit = hhl_circuit.build(b, self.qpe, self.angles, measure=True)
-        counts = _run(circuit, shots=shots, seed_simulator=int(self.rng.integers(2**31))).result()
+        seed = int(self.rng.integers(2**31))
+        if self.solver.backend == "device":
+            counts = self._on_device(circuit, shots, seed)
+        else:
+            counts = _run(circuit, shots=shots, seed_simulator=seed).result()
         out = np.zeros(len(amplitudes))
         for key, count in counts.get_counts().items():
             outcome = int(key, 2)
@@ -251,8 +273,20 @@ class _Runner:
                 out[index] += count
         return out
 
+    def _on_device(self, circuit, shots: int, seed: int):
+        """``circuit`` in CX and U gates, placed on a region of the device and sampled with its noise."""
+        from qiskit import transpile
+
+        from qlsbench.solvers.devices import Device
+
+        device = Device(self.solver.device, self.solver.noise_scale, self.solver.optimization_level, seed=0)
+        logical = transpile(circuit, basis_gates=["cx", "u"], optimization_level=1, seed_transpiler=0)
+        (placed,), region = device.place([logical])
+        self.device = device.describe() | {"device_qubits": len(region)}
+        return device.simulator(region).run(placed, shots=shots, seed_simulator=seed).result()
+
     def resources(self) -> dict:
-        return {"postselection_probability": float(np.mean(self.postselection)) if self.postselection else 0.0,
+        return {**getattr(self, "device", {}), "postselection_probability": float(np.mean(self.postselection)) if self.postselection else 0.0,
                 "inversion_constant": self.constants[0] if self.constants else float("nan"),
                 "postselection_per_round": self.postselection, "circuit_executions": self.executions,
                 "cost_evaluations": self.executions}
@@ -268,14 +302,22 @@ def _run(circuit, shots: int | None = None, **options):
     return simulator.run(transpile(circuit, simulator, optimization_level=0), shots=shots)
 
 
-def _gate_counts(circuit) -> dict:
-    """Transpiled depth and two-qubit gate count (CX and single-qubit U basis)."""
+def _gate_counts(circuit, executions: int, shots: int, device_name: str) -> dict:
+    """Logical depth and CX count (CX and single-qubit U basis), and the circuit routed to the default device:
+    its depth, two-qubit gates and gate time, times every shot of every execution (``device_seconds``)."""
     from qiskit import transpile
+
+    from qlsbench.solvers.devices import Device
 
     compiled = transpile(circuit, basis_gates=["cx", "u"],
                          optimization_level=1, seed_transpiler=0)
     ops = compiled.count_ops()
-    return {"circuit_depth": int(compiled.depth()), "two_qubit_gates": int(ops.get("cx", 0))}
+    device = Device(device_name, seed=0)
+    routed = device.cost(device.route([compiled]))
+    return {"circuit_depth": int(compiled.depth()), "logical_depth": int(compiled.depth()),
+            "logical_two_qubit_gates": int(ops.get("cx", 0)), "device": device_name,
+            "routed_depth": routed.depth, "two_qubit_gates": routed.two_qubit_gates, "device_qubits": routed.qubits,
+            "device_seconds": executions * max(shots, 1) * routed.seconds}
 
 
 __all__ = ["BACKENDS", "EVOLUTIONS", "HHL"]

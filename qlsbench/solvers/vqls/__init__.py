@@ -34,7 +34,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from qlsbench.checks import POSITIVE, whole_number
+from qlsbench.checks import NON_NEGATIVE, POSITIVE, whole_number
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status, start_used
@@ -55,7 +55,7 @@ from qlsbench.solvers.vqls.optimizers import (
 from qlsbench.solvers.vqls.problem import VQLSProblem
 
 #: The exact backend holds ``2^n`` amplitudes; circuits also ``2^(n+1)`` per circuit.
-MAX_QUBITS = {"exact": 20, "circuits": 12, "shots": 12, "shots-emulated": 16}
+MAX_QUBITS = {"exact": 20, "circuits": 12, "shots": 12, "shots-emulated": 16, "device": 12}
 
 
 @dataclass
@@ -76,6 +76,10 @@ class _VQLS(BaseSolver):
     max_circuits: int = 20_000
     pauli_rtol: float = 1e-12
     rtol: float = 1e-2
+    device: str = "sherbrooke"
+    noise_scale: float = 1.0
+    optimization_level: int = 1
+    mitigation: str = "none"
 
     def __post_init__(self) -> None:
         if self.ansatz not in STRUCTURES:
@@ -94,6 +98,20 @@ class _VQLS(BaseSolver):
             raise InputError(f"{self.name}: pauli_rtol must be in [0, 1), got {self.pauli_rtol!r}")
         if not 0.0 <= self.depolarizing < 1.0:
             raise InputError(f"{self.name}: depolarizing must be in [0, 1), got {self.depolarizing!r}")
+        from qlsbench.solvers.devices import DEVICES
+        from qlsbench.solvers.vqls.backends import MITIGATIONS
+
+        if self.device not in DEVICES:
+            raise InputError(f"{self.name}: unknown device {self.device!r}; use one of {', '.join(sorted(DEVICES))}")
+        NON_NEGATIVE.check(self.noise_scale, f"{self.name}: noise_scale")
+        if self.optimization_level not in (0, 1, 2, 3):
+            raise InputError(f"{self.name}: optimization_level must be 0, 1, 2 or 3, got {self.optimization_level!r}")
+        if self.mitigation not in MITIGATIONS:
+            raise InputError(f"{self.name}: unknown mitigation {self.mitigation!r}; use one of "
+                             f"{', '.join(MITIGATIONS)}")
+        if self.mitigation != "none" and self.backend != "device":
+            raise InputError(f"{self.name}: mitigation needs backend='device' (noisy circuits), got "
+                             f"backend={self.backend!r}")
         if self.depolarizing and self.backend != "shots":
             raise InputError(f"{self.name}: depolarizing noise needs backend='shots' (Aer), got "
                              f"backend={self.backend!r}")
@@ -127,7 +145,9 @@ class _VQLS(BaseSolver):
             resources.update(_circuit_resources(system, n, self.cost, self.pauli_rtol))
         backend = BACKENDS[self.backend](problem, self.layers, self.cost, self.normalized,
                                          decomposition=decomposition, shots=self.shots,
-                                         depolarizing=self.depolarizing, seed=seed, ansatz=self.ansatz)
+                                         depolarizing=self.depolarizing, seed=seed, ansatz=self.ansatz,
+                                         device=self.device, noise_scale=self.noise_scale,
+                                         optimization_level=self.optimization_level, mitigation=self.mitigation)
         tracked = _Tracked(backend, progress_marks(evaluation_budget(self._optimizer, self.maxiter)))
         alpha0 = self._initial_angles(n, seed, start, resources)
         result = OPTIMIZERS[self._optimizer](tracked, alpha0, self.maxiter, self.tol, seed)
@@ -135,6 +155,9 @@ class _VQLS(BaseSolver):
         x = least_squares_readout(system, backend.ansatz.state(alpha))
         resources.update(backend.resources(), cost_evaluations=backend.evaluations, final_cost=tracked.best_cost,
                          last_cost=float(result.history[-1]) if result.history else float("nan"))
+        if self.backend != "exact":
+            resources.update(_device_view(problem, decomposition, self.cost, self.layers, self.ansatz, seed,
+                                          resources))
         status, message = _verdict(system, x, self.rtol, result)
         progress = [(k, least_squares_readout(system, v), t) for k, v, t in tracked.finish()]
         state = None if alpha is None else {"alpha": np.array(alpha), "n_qubits": n, "ansatz": self.ansatz,
@@ -211,6 +234,43 @@ def _decomposition(system: LinearSystem, rtol: float):
     full = decompose(system.A)
     keep = np.abs(full.coeffs) > rtol * float(np.abs(full.coeffs).max(initial=0.0))
     return PauliDecomposition(full.x_int[keep], full.z_int[keep], full.coeffs[keep], full.n_qubits, full.info)
+
+
+def _device_view(problem: VQLSProblem, decomposition, kind: str, layers: int, ansatz: str, seed: int,
+                 resources: dict) -> dict:
+    """Logical depth, and routed depth, two-qubit gates and gate time on a device, for a circuit solve.
+
+    The ``device`` backend routed every circuit it ran and says so itself; for the others the deepest
+    Hadamard test of each kind (the one with the heaviest controlled Pauli strings) is built and routed to
+    :data:`~qlsbench.solvers.devices.DEFAULT_DEVICE`, and ``device_seconds`` is that worst circuit's gate time
+    times every shot of every circuit run (an upper estimate; no reset or repetition delay).
+    """
+    from qiskit import transpile
+
+    from qlsbench.solvers.devices import DEFAULT_DEVICE, Device
+
+    labels = decomposition.labels()
+    weight = {l: sum(ch != "I" for ch in label) for l, label in enumerate(labels)}
+    heaviest = {}
+    for t in circuits.terms(labels, np.asarray(decomposition.coeffs), kind):
+        score = weight[t.l] + (weight[t.lp] if t.lp >= 0 else 0)
+        if t.kind not in heaviest or score > heaviest[t.kind][0]:
+            heaviest[t.kind] = (score, t)
+    from qlsbench.solvers.vqls.ansatz import ansatz_circuit
+
+    v_circuit, u_circuit = ansatz_circuit(problem.n_qubits, layers, ansatz), problem.u_circuit()
+    built = [circuits.build(t, labels, layers, v_circuit, u_circuit, measure=True, structure=ansatz)
+             for _, t in heaviest.values()]
+    logical = transpile(built, basis_gates=["cx", "u"], optimization_level=1, seed_transpiler=seed)
+    view = {"logical_depth": max(qc.depth() for qc in logical)}
+    if "routed_depth" in resources:  # the device backend measured its own
+        return view
+    device = Device(DEFAULT_DEVICE, seed=seed)
+    routed = device.cost(device.route(built))
+    shots = resources.get("shots") or 1
+    return {**view, "device": DEFAULT_DEVICE, "routed_depth": routed.depth,
+            "two_qubit_gates": routed.two_qubit_gates, "device_qubits": routed.qubits,
+            "device_seconds": resources.get("circuit_executions", 0) * shots * routed.seconds}
 
 
 def _circuit_resources(system: LinearSystem, n: int, kind: str, rtol: float) -> dict:

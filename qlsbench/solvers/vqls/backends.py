@@ -6,6 +6,9 @@
   :mod:`.circuits`, evaluated exactly on Aer's statevector method.
 - ``shots``: the same circuits sampled, ``shots`` per circuit, optionally with
   a depolarising Aer noise model.
+- ``shots-emulated``: the ``shots`` distribution drawn without circuits.
+- ``device``: the circuits routed to a device and sampled with its calibrated
+  noise, optionally mitigated (:class:`DeviceBackend`).
 
 Every backend offers ``cost(alpha)``, ``fidelity(x, y)`` (for QN-SPSA),
 ``resources()`` and ``evaluations``; ``exact`` also ``gradient(alpha)``.
@@ -224,6 +227,167 @@ class EmulatedShotsBackend(ExactBackend):
         return {"circuit_executions": self.executions, "shots": self.shots, "emulated": True}
 
 
+class DeviceBackend(CircuitBackend):
+    """The Hadamard tests routed to a device and run with its calibrated noise (:mod:`qlsbench.solvers.devices`).
+
+    Every circuit (the cost's Hadamard tests, QN-SPSA's compute-uncompute
+    overlaps, the readout calibration) is transpiled to the device's coupling
+    map and basis at the stated optimisation level and seed, cut down to the
+    physical qubits it touches and sampled with ``shots`` under the noise of
+    those qubits, scaled by ``noise_scale`` (0: the same routed circuits,
+    noiseless). ``mitigation``: ``readout`` inverts the measured qubit's
+    confusion matrix (two calibration circuits per measured qubit, once per
+    solve); ``zne`` folds every circuit to 3x and 5x its gates (G (G^dagger
+    G)^k) and extrapolates ``<Z>`` to zero noise through the three points
+    (Richardson); ``readout+zne`` does both. The extra circuits count in
+    ``circuit_executions`` and ``mitigation_circuits``.
+    """
+
+    name = "device"
+
+    def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *, decomposition,
+                 shots: int = 1000, seed: int = 0, ansatz: str = DEFAULT_STRUCTURE, device: str = "sherbrooke",
+                 noise_scale: float = 1.0, optimization_level: int = 1, mitigation: str = "none", **_):
+        from qlsbench.solvers.devices import Device, region_target
+        from qlsbench.threads import thread_limit
+
+        ExactBackend.__init__(self, problem, layers, kind, normalized, ansatz=ansatz)
+        if mitigation not in MITIGATIONS:
+            raise InputError(f"unknown mitigation {mitigation!r}; use one of {', '.join(MITIGATIONS)}")
+        self.shots, self.seed, self.mitigation = int(shots), seed, mitigation
+        self.labels = decomposition.labels()
+        self.coeffs = np.asarray(decomposition.coeffs)
+        self.terms = circuits.terms(self.labels, self.coeffs, kind)
+        self.device = Device(device, noise_scale, optimization_level, seed)
+        self._threads = thread_limit()
+        v_circuit, u_circuit = ansatz_circuit(problem.n_qubits, layers, ansatz), problem.u_circuit()
+        templates = [circuits.build(t, self.labels, layers, v_circuit, u_circuit, measure=True, structure=ansatz)
+                     for t in self.terms]
+        self.templates, self.physical = self.device.place(templates)
+        self._region = region_target(device, tuple(self.physical), 0.0)
+        self.routed = self.device.cost(self.templates, self.physical)
+        self.simulator = self.device.simulator(self.physical, self._threads)
+        factors = ZNE_FACTORS if "zne" in mitigation else (1,)
+        # Folded once, with the parameters still free; each evaluation binds every copy.
+        self.batch = [qc if f == 1 else self._fold(qc, f) for f in factors for qc in self.templates]
+        self.factors = factors
+        self.executions = self.mitigation_circuits = 0
+        self.gate_seconds = 0.0
+        self._confusion: dict[int, tuple[float, float]] = {}
+
+    def parts(self, alpha: np.ndarray) -> dict:
+        """Each Hadamard test's ``<Z>`` sampled on the device, mitigated as asked."""
+        alpha = self.ansatz._check(alpha)
+        batch = [qc.assign_parameters({p: alpha[p.index] for p in qc.parameters}) if qc.num_parameters else qc
+                 for qc in self.batch]
+        result = self.simulator.run(batch, shots=self.shots, seed_simulator=self.seed + self.evaluations).result()
+        self.executions += len(batch)
+        self.mitigation_circuits += len(batch) - len(self.templates)
+        # A circuit folded to f times its gates runs about f times as long.
+        self.gate_seconds += self.shots * sum(self.factors) * len(self.templates) * self.routed.seconds
+        z = np.array([self._z(result.get_counts(i), batch[i]) for i in range(len(batch))])
+        z = z.reshape(len(self.factors), -1)
+        values = richardson(self.factors, z) if len(self.factors) > 1 else z[0]
+        return dict(zip(self.terms, np.clip(values, -1.0, 1.0)))
+
+    def _z(self, counts: dict, circuit) -> float:
+        """``<Z>`` of the measured qubit, its readout corrected when ``readout`` mitigation is on."""
+        p0 = counts.get("0", 0) / self.shots
+        if "readout" in self.mitigation:
+            p00, p01 = self._calibration(_measured_qubit(circuit), circuit.num_qubits)
+            p0 = (p0 - p01) / (p00 - p01) if p00 != p01 else p0
+        return 2.0 * p0 - 1.0
+
+    def _calibration(self, qubit: int, width: int) -> tuple[float, float]:
+        """``P(read 0 | prepared 0)`` and ``P(read 0 | prepared 1)`` of ``qubit``, measured once per solve."""
+        if qubit not in self._confusion:
+            from qiskit import QuantumCircuit
+
+            zero, one = QuantumCircuit(width, 1), QuantumCircuit(width, 1)
+            one.x(qubit)
+            for qc in (zero, one):
+                qc.measure(qubit, 0)
+            res = self.simulator.run([zero, one], shots=self.shots, seed_simulator=self.seed + 104729).result()
+            self.executions += 2
+            self.mitigation_circuits += 2
+            self._confusion[qubit] = tuple(res.get_counts(i).get("0", 0) / self.shots for i in range(2))
+        return self._confusion[qubit]
+
+    def _fold(self, circuit, factor: int):
+        """``circuit`` with its gates folded to ``factor`` times (odd): ``G (G^dagger G)^k``, then measured."""
+        if factor == 1:
+            return circuit
+        from qiskit import transpile
+
+        body = circuit.remove_final_measurements(inplace=False)
+        folded = body.copy()
+        for _ in range((factor - 1) // 2):
+            folded.compose(body.inverse(), inplace=True)
+            folded.compose(body, inplace=True)
+        folded.add_register(*circuit.cregs)
+        folded.measure(_measured_qubit(circuit), 0)
+        # Back to the region's gates (the inverse of sx is not one), with nothing cancelled (level 0).
+        return transpile(folded, target=self._region, optimization_level=0)
+
+    def _sampled_fidelity(self, x, y) -> np.ndarray:
+        """QN-SPSA's compute-uncompute overlaps, routed to the device and sampled with its noise."""
+        if not hasattr(self, "_overlap"):
+            from qiskit.circuit import ParameterVector
+
+            n, layers = self.problem.n_qubits, self.ansatz.layers
+            v = ansatz_circuit(n, layers, self.ansatz.structure)
+            beta = ParameterVector("beta", v.num_parameters)
+            qc = v.compose(v.inverse().assign_parameters(dict(zip(v.parameters, beta))))
+            qc.measure_all()
+            (self._overlap,), physical = self.device.place([qc])
+            self._overlap_simulator = self.device.simulator(physical, self._threads)
+            self._overlap_seconds = self.device.cost([self._overlap], physical).seconds
+        x, y = np.atleast_2d(x), np.atleast_2d(y)
+        bound = [self._overlap.assign_parameters({p: (yi if p.vector.name == "alpha" else xi)[p.index]
+                                                  for p in self._overlap.parameters})
+                 for xi, yi in zip(x, y)]
+        result = self._overlap_simulator.run(bound, shots=self.shots,
+                                             seed_simulator=self.seed + 7919 * self.evaluations).result()
+        self.executions += len(bound)
+        self.gate_seconds += self.shots * len(bound) * self._overlap_seconds
+        zero = "0" * self.problem.n_qubits
+        return np.array([result.get_counts(i).get(zero, 0) / self.shots for i in range(len(bound))])
+
+    def resources(self) -> dict:
+        """Circuits, shots, the device and the routed cost; gate time summed over every shot of every circuit
+        (readout calibration aside)."""
+        return {"circuit_executions": self.executions, "shots": self.shots, **self.device.describe(),
+                "mitigation": self.mitigation, "mitigation_circuits": self.mitigation_circuits,
+                "routed_depth": self.routed.depth, "two_qubit_gates": self.routed.two_qubit_gates,
+                "device_qubits": self.routed.qubits,
+                "device_seconds": self.gate_seconds}
+
+
+#: Error mitigations of the ``device`` backend.
+MITIGATIONS = ("none", "readout", "zne", "readout+zne")
+#: Gate-folding factors of zero-noise extrapolation (odd: G (G^dagger G)^k).
+ZNE_FACTORS = (1, 3, 5)
+
+
+def richardson(factors, values: np.ndarray) -> np.ndarray:
+    """Values extrapolated to zero noise: the polynomial through ``(factor, value)`` evaluated at 0.
+
+    ``values`` has one row per factor (and a column per quantity); Lagrange weights at 0.
+    """
+    factors = np.asarray(factors, dtype=float)
+    weights = np.array([np.prod([fj / (fj - fi) for j, fj in enumerate(factors) if j != i])
+                        for i, fi in enumerate(factors)])
+    return weights @ np.asarray(values, dtype=float)
+
+
+def _measured_qubit(circuit) -> int:
+    """The qubit a Hadamard-test circuit measures into its one classical bit."""
+    for inst in reversed(circuit.data):
+        if inst.operation.name == "measure":
+            return circuit.find_bit(inst.qubits[0]).index
+    raise ValueError("the circuit measures nothing")
+
+
 def _apply_pauli(label: str, v: np.ndarray) -> np.ndarray:
     """``P v`` for a Pauli label in Qiskit order (last character is qubit 0; qubit q is bit q of the index).
 
@@ -261,4 +425,5 @@ BACKENDS = {
     "circuits": lambda *a, **k: CircuitBackend(*a, **{**k, "shots": None}),
     "shots": CircuitBackend,
     "shots-emulated": EmulatedShotsBackend,
+    "device": DeviceBackend,
 }

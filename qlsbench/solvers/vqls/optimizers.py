@@ -105,4 +105,5 @@ def evaluation_budget(name: str, maxiter: int) -> int:
 OPTIMIZERS = {"cobyla": _cobyla, "lbfgsb": _lbfgsb, "spsa": _spsa_family("spsa"), "qnspsa": _spsa_family("qnspsa")}
 
 #: What ``optimizer="auto"`` means for each backend.
-DEFAULT_OPTIMIZER = {"exact": "lbfgsb", "circuits": "cobyla", "shots": "qnspsa", "shots-emulated": "qnspsa"}
+DEFAULT_OPTIMIZER = {"exact": "lbfgsb", "circuits": "cobyla", "shots": "qnspsa", "shots-emulated": "qnspsa",
+                     "device": "qnspsa"}

@@ -1,0 +1,142 @@
+"""The noisy, device-aware backend: fake IBM devices' routing, calibrated noise, mitigation and routed cost.
+
+Cross-checks: at ``noise_scale=0`` the routed Hadamard tests give the ideal
+values within shot noise; one noisy Hadamard test equals a direct Aer run of the
+same routed circuit under the device's own ``NoiseModel.from_backend``; noise
+pulls ``<Z>`` towards 0 and readout mitigation pushes it back; Richardson
+extrapolation is exact on polynomials; every circuit solve records its routed
+cost; bad names, widths and scales are refused in one line.
+"""
+
+import numpy as np
+import pytest
+
+from qlsbench.errors import InputError
+from qlsbench.pauli import decompose
+from qlsbench.problems import ising_inspired
+from qlsbench.solvers import registry
+from qlsbench.solvers.devices import DEVICES, Device, calibration_date, duration, region_target
+from qlsbench.solvers.vqls.backends import DeviceBackend, EmulatedShotsBackend, richardson
+from qlsbench.solvers.vqls.problem import VQLSProblem
+
+SHOTS = 20_000
+
+
+def _backends(noise_scale: float, mitigation: str = "none", n: int = 2):
+    system = ising_inspired(n, 10.0)
+    problem, decomposition = VQLSProblem.from_system(system), decompose(system.A)
+    device = DeviceBackend(problem, 1, "local", True, decomposition=decomposition, shots=SHOTS, seed=3,
+                           noise_scale=noise_scale, mitigation=mitigation)
+    ideal = EmulatedShotsBackend(problem, 1, "local", True, decomposition=decomposition, shots=SHOTS, seed=3)
+    return device, ideal
+
+
+def _alpha(n: int = 2, layers: int = 1) -> np.ndarray:
+    from qlsbench.solvers.vqls.ansatz import n_parameters
+
+    return np.random.default_rng(0).uniform(-np.pi, np.pi, n_parameters(n, layers))
+
+
+def test_at_noise_scale_zero_the_routed_tests_give_the_ideal_values_within_shot_noise():
+    device, ideal = _backends(0.0)
+    alpha = _alpha()
+    got, exact = device.parts(alpha), ideal.exact_parts(alpha)
+    for term, value in exact.items():
+        sigma = np.sqrt(max(1.0 - value**2, 1e-4) / SHOTS)
+        assert abs(got[term] - value) < 5 * sigma + 1e-9, term
+    assert device.routed.two_qubit_gates > 0 and device.routed.depth > 0
+    assert len(device.physical) == device.templates[0].num_qubits == 3  # the region holds the 3 qubits only
+
+
+def test_a_noisy_hadamard_test_equals_a_direct_aer_run_with_the_devices_own_noise_model():
+    from qiskit import transpile
+    from qiskit_aer import AerSimulator
+    from qiskit_aer.noise import NoiseModel
+
+    from qlsbench.solvers.devices import load
+
+    device, _ = _backends(1.0)
+    alpha = _alpha()
+    ours = device.parts(alpha)
+    term, circuit = device.terms[0], device.templates[0]
+    bound = circuit.assign_parameters({p: alpha[p.index] for p in circuit.parameters})
+    # The same routed circuit on the whole chip: region qubit i is physical qubit device.physical[i].
+    backend = load("sherbrooke")
+    wide = transpile(bound, backend, initial_layout=list(device.physical), optimization_level=0)
+    direct = AerSimulator(noise_model=NoiseModel.from_backend(backend), method="density_matrix")
+    counts = direct.run(wide, shots=SHOTS, seed_simulator=11).result().get_counts()
+    z = (counts.get("0", 0) - counts.get("1", 0)) / SHOTS
+    sigma = np.sqrt(max(1.0 - z**2, 1e-4) / SHOTS)
+    assert abs(ours[term] - z) < 5 * np.sqrt(2) * sigma
+
+
+def test_noise_pulls_the_tests_towards_zero_and_readout_mitigation_pushes_back():
+    alpha = _alpha()
+    _, ideal = _backends(0.0)
+    exact = np.array(list(ideal.exact_parts(alpha).values()))
+    loud = np.array(list(_backends(8.0)[0].parts(alpha).values()))
+    mitigated = np.array(list(_backends(8.0, "readout")[0].parts(alpha).values()))
+    strong = np.abs(exact) > 0.3
+    assert np.all(np.abs(loud[strong]) < np.abs(exact[strong]))
+    assert np.mean(np.abs(mitigated - exact)) < np.mean(np.abs(loud - exact))
+
+
+def test_richardson_is_exact_on_a_quadratic_in_the_noise_factor():
+    factors = (1, 3, 5)
+    values = np.array([[0.7 - 0.1 * f + 0.004 * f**2, 0.2 * f] for f in factors])
+    np.testing.assert_allclose(richardson(factors, values), [0.7, 0.0], atol=1e-12)
+
+
+def test_zero_noise_extrapolation_costs_its_folded_circuits():
+    device, _ = _backends(1.0, "zne")
+    device.parts(_alpha())
+    base = len(device.templates)
+    assert device.executions == 3 * base and device.mitigation_circuits == 2 * base
+    folded = device.batch[base]  # 3x: G G^dagger G
+    assert folded.size() > 2.5 * device.templates[0].size()
+
+
+def test_every_circuit_solve_records_its_routed_cost_and_the_device():
+    system = ising_inspired(2, 10.0)
+    for backend in ("shots-emulated", "device"):
+        result = registry.get("vqls-local", backend=backend, layers=1, maxiter=2, shots=200).solve(system, seed=0)
+        r = result.resources
+        assert r["routed_depth"] >= r["logical_depth"] > 0 and r["two_qubit_gates"] > 0
+        assert r["device"] == "sherbrooke" and r["device_seconds"] > 0
+    assert r["calibration_date"] == calibration_date("sherbrooke") and r["noise_scale"] == 1.0
+    exact = registry.get("vqls-local", layers=1, maxiter=2).solve(system, seed=0)
+    assert "routed_depth" not in exact.resources  # no circuit runs on the exact backend
+
+
+def test_the_gate_time_is_the_critical_path_through_the_devices_durations():
+    from qiskit import QuantumCircuit
+
+    target = region_target("sherbrooke", (0, 1), 0.0)
+    qc = QuantumCircuit(2)
+    qc.sx(0)
+    qc.sx(0)
+    qc.x(1)
+    sx, x = target["sx"][(0,)].duration, target["x"][(1,)].duration
+    assert duration(qc, target) == pytest.approx(max(2 * sx, x))
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"device": "nowhere"}, "unknown device 'nowhere'; use one of " + ", ".join(sorted(DEVICES))),
+    ({"noise_scale": -1.0}, "noise_scale"),
+    ({"mitigation": "magic"}, "unknown mitigation 'magic'"),
+    ({"backend": "shots", "mitigation": "readout"}, "mitigation needs backend='device'"),
+])
+def test_bad_device_options_are_refused_in_one_line(kwargs, words):
+    with pytest.raises(InputError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        registry.get("vqls-local", **{"backend": "device", **kwargs})
+
+
+def test_a_circuit_wider_than_the_device_is_refused():
+    from qiskit import QuantumCircuit
+
+    wide = QuantumCircuit(200)
+    wide.h(0)
+    with pytest.raises(InputError, match="a circuit of 200 qubits is wider than device sherbrooke"):
+        Device("sherbrooke").place([wide])
+    with pytest.raises(InputError, match="noise_scale"):
+        Device("sherbrooke", noise_scale=-0.5)
