@@ -200,7 +200,7 @@ def cmd_board(args) -> None:
         files = run_board(board, args.results, progress=not args.quiet, groups=args.group)
         print(f"{len(files)} results files in {args.results}")
     elif args.action == "publish":
-        results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args))
+        results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
         print(f"published {len(results)} solves of {results['solver'].nunique()} solvers -> "
               f"{board.results_path}, {Path(args.pages) / 'index.html'}")
     else:
@@ -209,17 +209,15 @@ def cmd_board(args) -> None:
 
             raise InputError("board add needs the submission file `qlsbench compare` wrote (board add FILE)")
         kept = add_submission(board, args.submission)
-        render_board(board, pages=args.pages, in_loop=_in_loop_files(args))
+        render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
         print(f"added {args.submission} as {kept}; pages rewritten in {args.pages}")
 
 
-def _in_loop_files(args) -> list[str] | None:
-    """The physics track's in-loop results files: ``--in-loop`` (files or folders), or none with ``--no-physics``."""
-    if args.no_physics:
-        return None
+def _track_files(given: list[str], option: str) -> list[str]:
+    """Parquet files of a track: files as given, folders searched (``*.parquet``); a missing path is refused."""
     files = []
-    for given in args.in_loop:
-        path = Path(given)
+    for name in given:
+        path = Path(name)
         if path.is_dir():
             files += sorted(str(p) for p in path.glob("*.parquet"))
         elif path.is_file():
@@ -227,9 +225,18 @@ def _in_loop_files(args) -> list[str] | None:
         else:
             from qlsbench.errors import InputError
 
-            raise InputError(f"--in-loop {given}: no such file or folder (in-loop results of `qlsbench in-loop`; "
-                             "--no-physics leaves the physics track out)")
+            raise InputError(f"{option} {name}: no such file or folder (--no-tracks leaves the extra tracks out)")
     return files
+
+
+def _in_loop_files(args) -> list[str] | None:
+    """The physics track's in-loop results files, or none with ``--no-tracks``."""
+    return None if args.no_tracks else _track_files(args.in_loop, "--in-loop")
+
+
+def _noisy_files(args) -> list[str] | None:
+    """The noisy track's device results files, or none with ``--no-tracks``."""
+    return None if args.no_tracks else _track_files(args.noisy, "--noisy")
 
 
 def _parser_board(sub) -> None:
@@ -247,10 +254,13 @@ def _parser_board(sub) -> None:
     s.add_argument("--in-loop", nargs="+", default=["docs/in-loop"], metavar="PATH",
                    help="publish, add: in-loop results files or folders for the page's physics track "
                         "(default: docs/in-loop)")
-    s.add_argument("--no-physics", action="store_true", help="publish, add: no physics track on the page")
+    s.add_argument("--noisy", nargs="+", default=["docs/noisy"], metavar="PATH",
+                   help="publish, add: solve results of the device backends for the page's noisy track "
+                        "(default: docs/noisy)")
+    s.add_argument("--no-tracks", action="store_true", help="publish, add: no physics or noisy track on the page")
     s.add_argument("--quiet", action="store_true", help="no progress bars")
     s.set_defaults(func=cmd_board, writes=[("results", "--results", "folder"), ("pages", "--pages", "folder")],
-                   reads=["submission", "in_loop"])
+                   reads=["submission", "in_loop", "noisy"])
 
 
 def cmd_compare(args) -> None:

@@ -17,6 +17,7 @@ from qlsbench.report import (
     leaderboard_page,
     leaderboard_plots,
     loss_curves,
+    noisy_page,
     pauli_figures,
     physics_figures,
     reproduction,
@@ -40,6 +41,7 @@ FIGURES: dict[str, Figure] = {figure.name: figure for figure in (
     leaderboard_page.FIGURE,
     reproduction.FIGURE,
     in_loop_page.FIGURE,
+    noisy_page.FIGURE,
 )}
 
 __all__ = ["FIGURES", "Figure"]

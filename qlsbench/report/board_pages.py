@@ -25,6 +25,7 @@ from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
 from qlsbench.bench.results import load_results
 from qlsbench.report.budget_curves import plot_budget_curves
 from qlsbench.report.in_loop_page import physics_track_blocks
+from qlsbench.report.noisy_page import noisy_track_blocks
 from qlsbench.report.leaderboard_page import display_table, write_leaderboard
 from qlsbench.report.resource_figures import estimate_blocks
 
@@ -33,11 +34,11 @@ PAGES = ("index.html", "leaderboard.md", "leaderboard.csv", "budget_curves.png")
 
 
 def publish(board: Board, results_dir: str | os.PathLike, pages: str | os.PathLike,
-            tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | None = None
-            ) -> pd.DataFrame:
+            tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | None = None,
+            noisy: list | None = None) -> pd.DataFrame:
     """Publish a board run: ``results.parquet`` beside the pinned set, its pages in ``pages``; returns the rows."""
     results = publish_results(board, results_dir)
-    render_board(board, pages=pages, tol=tol, low=low, in_loop=in_loop)
+    render_board(board, pages=pages, tol=tol, low=low, in_loop=in_loop, noisy=noisy)
     return results
 
 
@@ -104,17 +105,19 @@ def _estimates(board: Board) -> pd.DataFrame:
 
 
 def render_board(board: Board, results: pd.DataFrame | None = None, pages: str | os.PathLike = "leaderboard",
-                 tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | None = None
-                 ) -> list[Path]:
+                 tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | None = None,
+                 noisy: list | None = None) -> list[Path]:
     """Write :data:`PAGES` into ``pages``: the web page, Markdown and CSV (the pinned set and the submissions
     listed), and, when solvers recorded progress, the budget curves. ``results`` default: :func:`board_results`.
-    ``in_loop``: in-loop results files (``qlsbench in-loop``) for the physics track; ``None`` leaves it out."""
+    ``in_loop``: in-loop results files (``qlsbench in-loop``) for the physics track, ``noisy``: solve results of
+    the device backends for the noisy track; ``None`` leaves a track out."""
     pages = Path(pages)
     results = board_results(board) if results is None else results
     written = []
     if results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0).any():
         written.append(plot_budget_curves(results, pages / "budget_curves.png", tol=low))
     track = physics_track_blocks([str(p) for p in in_loop], low.fidelity) if in_loop is not None else []
+    track += noisy_track_blocks([str(p) for p in noisy]) if noisy is not None else []
     extra = [*track, *estimate_blocks(_estimates(board), RESOURCE_EPSILON, by="group"),
              ("h2", "The pinned set"), ("table", display_table(pinned_table(board)))]
     submissions = _submissions_table(board)

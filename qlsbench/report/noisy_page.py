@@ -1,0 +1,178 @@
+"""``docs/noisy.md``: the circuit solvers on a device's calibrated noise, generated from results files (never typed).
+
+``qlsbench figure noisy FILE... --out docs/noisy.md`` reads solve results of
+the ``device`` backends (:mod:`qlsbench.solvers.devices`) and writes, per solver
+and qubit count, the fidelity over seeds on the ideal machine with the same
+routing (``noise_scale=0``), on the device's noise, and with error mitigation,
+beside the routed circuit's depth, two-qubit gates and the time per solve; and a
+volumetric figure in the style of QED-C's application benchmarks: fidelity
+against qubits and routed depth, one panel per solver and condition.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from qlsbench.bench.results import load_results
+from qlsbench.bench.spread import Spread
+from qlsbench.data import atomic_write_text
+from qlsbench.options import Options, option
+from qlsbench.report.base import Figure
+from qlsbench.report.plotting import pyplot, save_figure
+from qlsbench.report.tables import markdown_table
+
+#: Conditions in the order a reader compares them.
+CONDITIONS = ("ideal", "noisy", "mitigated")
+#: The variational track's bar: a solve counts as solved at this fidelity or above.
+FIDELITY_BAR = 0.99
+
+
+def device_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """Rows of solves run on a device backend, with ``device``, ``calibration_date``, ``noise_scale``,
+    ``mitigation`` and ``condition`` (ideal: noise scale 0; noisy: no mitigation; mitigated: any)."""
+    meta = results["resources"].map(lambda r: json.loads(r or "{}"))
+    on_device = meta.map(lambda m: "noise_scale" in m)
+    rows = results[on_device].copy()
+    meta = meta[on_device]
+    rows["device"] = meta.map(lambda m: m.get("device"))
+    rows["calibration_date"] = meta.map(lambda m: m.get("calibration_date"))
+    rows["noise_scale"] = meta.map(lambda m: float(m.get("noise_scale", np.nan)))
+    rows["mitigation"] = meta.map(lambda m: m.get("mitigation", "none"))
+    rows["condition"] = [("ideal" if s == 0 else "noisy" if mit == "none" else "mitigated")
+                         for s, mit in zip(rows["noise_scale"], rows["mitigation"])]
+    return rows
+
+
+def noisy_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per solver and qubit count: fidelity median [IQR] over seeds in each condition, routed cost and time."""
+    out = []
+    for (solver, n), part in rows.groupby(["solver_name", "n_qubits"], sort=True):
+        entry = {"solver": solver, "qubits": int(n), "systems": part["system_id"].nunique()}
+        for condition in CONDITIONS:
+            here = part[part["condition"] == condition]
+            entry[f"{condition} fidelity"] = Spread.of(here["fidelity"]).text(".3f") if len(here) else "—"
+        noisy = part[part["condition"] != "ideal"]
+        entry["mitigation"] = ", ".join(sorted(set(part.loc[part["condition"] == "mitigated", "mitigation"]))) or "—"
+        entry["routed depth"] = int(part["routed_depth"].max())
+        entry["two-qubit gates"] = int(part["two_qubit_gates"].max())
+        entry["seconds per noisy solve"] = Spread.of(noisy["wall_time"]).text(".0f") if len(noisy) else "—"
+        entry["device seconds per solve"] = Spread.of(part["device_seconds"]).text(".1f")
+        out.append(entry)
+    return pd.DataFrame(out)
+
+
+def largest_solved(rows: pd.DataFrame, bar: float = FIDELITY_BAR) -> pd.DataFrame:
+    """Per solver and condition: the most qubits at which the median fidelity over seeds reaches ``bar``."""
+    out = []
+    for (solver, condition), part in rows.groupby(["solver_name", "condition"], sort=True):
+        medians = part.groupby("n_qubits")["fidelity"].median()
+        solved = medians[medians >= bar]
+        out.append({"solver": solver, "condition": condition,
+                    f"largest system at fidelity >= {bar:g} (qubits)": int(solved.index.max()) if len(solved)
+                    else "none", "qubits tried": ", ".join(str(int(n)) for n in medians.index)})
+    order = {c: i for i, c in enumerate(CONDITIONS)}
+    return pd.DataFrame(out).sort_values(["solver", "condition"], key=lambda s: s.map(order) if s.name ==
+                                         "condition" else s, ignore_index=True) if out else pd.DataFrame()
+
+
+def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
+    """Fidelity against qubits and routed depth: a panel per solver and condition, each cell a square coloured
+    by the median fidelity over seeds (QED-C's volumetric style)."""
+    plt = pyplot()
+    solvers = sorted(rows["solver_name"].unique())
+    fig, axes = plt.subplots(len(CONDITIONS), len(solvers), figsize=(4.2 * len(solvers), 3.2 * len(CONDITIONS)),
+                             squeeze=False, sharex=True, sharey=True)
+    cmap = plt.get_cmap("RdYlGn")
+    for j, solver in enumerate(solvers):
+        for i, condition in enumerate(CONDITIONS):
+            ax = axes[i][j]
+            part = rows[(rows["solver_name"] == solver) & (rows["condition"] == condition)]
+            cells = part.groupby(["n_qubits", "routed_depth"])["fidelity"].median().reset_index()
+            ax.scatter(cells["n_qubits"], cells["routed_depth"], c=cells["fidelity"], cmap=cmap, vmin=0, vmax=1,
+                       marker="s", s=260, edgecolors="k", linewidths=0.5)
+            for _, c in cells.iterrows():
+                ax.annotate(f"{c['fidelity']:.2f}", (c["n_qubits"], c["routed_depth"]), ha="center", va="center",
+                            fontsize=6.5)
+            ax.set(yscale="log", title=f"{solver}: {condition}")
+            if i == len(CONDITIONS) - 1:
+                ax.set_xlabel("qubits (system)")
+            if j == 0:
+                ax.set_ylabel("routed depth")
+    fig.tight_layout()
+    return save_figure(fig, out)
+
+
+def _devices_sentence(rows: pd.DataFrame) -> str:
+    """Which device snapshots the rows ran on, with their calibration dates and noise scales."""
+    from qlsbench.solvers.devices import DEVICES
+
+    parts = []
+    for (device, date), part in rows.groupby(["device", "calibration_date"], sort=True):
+        scales = ", ".join(f"{s:g}" for s in sorted(part["noise_scale"].unique()))
+        parts.append(f"`{device}` ({DEVICES.get(device, ('', '?'))[1]}; calibration snapshot of {date[:10]}; "
+                     f"noise scales {scales})")
+    return "; ".join(parts)
+
+
+HEADER = """# The circuit solvers on a device's noise
+
+Every other quantum number of qlsbench is noiseless. Here the circuit solvers run on the standard stand-in for a
+device: the calibration snapshot of an IBM backend that ships with `qiskit-ibm-runtime` (offline), its coupling
+map, basis gates, gate durations and errors, T1/T2 and readout errors, as an Aer noise model on the region of the
+chip the transpiler lays the circuits out on (`docs/solvers.md`, *Devices*). *Ideal* is the same routed circuits
+without noise (`noise_scale=0`), *noisy* the device (`noise_scale=1`), *mitigated* the device with readout
+mitigation and zero-noise extrapolation by gate folding. Fidelities are median [IQR] over seeds. **This page is
+generated** from the results files in `docs/noisy/` by `qlsbench figure noisy docs/noisy/*.parquet --out
+docs/noisy.md`; `tests/test_noisy_page.py` fails when they disagree.
+"""
+
+
+def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike | None = None) -> Path:
+    """Write the noisy page (and its volumetric figure) from solve results files."""
+    out = Path(out)
+    figures = Path(figures) if figures is not None else out.parent / "figures"
+    figures.mkdir(parents=True, exist_ok=True)
+    rel = os.path.relpath(figures, out.parent).replace(os.sep, "/")
+    rows = device_rows(load_results(sorted(inputs)))
+    if rows.empty:
+        from qlsbench.errors import InputError
+
+        raise InputError(f"none of {', '.join(map(str, inputs))} holds a solve on a device backend")
+    plot_volumetric(rows, figures / "noisy_volumetric.png")
+    text = [HEADER, f"Devices: {_devices_sentence(rows)}.", "", "## Largest system solved", "",
+            markdown_table(largest_solved(rows)), "", "## Per solver and size", "", markdown_table(noisy_table(rows)),
+            "", f"![fidelity against qubits and routed depth]({rel}/noisy_volumetric.png)", ""]
+    return atomic_write_text(out, "\n".join(text).rstrip("\n") + "\n")
+
+
+def noisy_track_blocks(paths: list[str]) -> list[tuple[str, object]]:
+    """The leaderboard page's noisy track, as ``write_leaderboard`` extra blocks, from device results files."""
+    rows = device_rows(load_results(sorted(paths))) if paths else pd.DataFrame()
+    if rows.empty:
+        return [("h2", "Noisy track"), ("p", "No device results were given (`qlsbench board publish --noisy`).")]
+    return [("h2", "Noisy track: the circuit solvers on a device's calibrated noise"),
+            ("p", f"Devices: {_devices_sentence(rows)}. Ideal: the same routed circuits without noise; noisy: the "
+                  "device's noise; mitigated: readout mitigation and zero-noise extrapolation. Fidelity median "
+                  "[IQR] over seeds; docs/noisy.md has the figure."),
+            ("table", largest_solved(rows)), ("table", noisy_table(rows))]
+
+
+@dataclass(frozen=True)
+class NoisyPageOptions(Options):
+    figures: str | None = option(None, "folder of the page's figure (default: figures/ beside the page)",
+                                 path="folder")
+
+
+def _draw(inputs: list[str], out: Path, options: NoisyPageOptions) -> Path:
+    return render(inputs, out, options.figures)
+
+
+FIGURE = Figure("noisy", "docs/noisy.md: the circuit solvers on a device's calibrated noise, ideal against noisy "
+                "against mitigated, and the volumetric figure", "solve results of device backends",
+                _draw, NoisyPageOptions, formats=(".md",))
