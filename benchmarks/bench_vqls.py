@@ -133,3 +133,32 @@ class EmulatedShots:
         return best_of(self.aer.cost, self.alpha, repeats=2) / best_of(self.emulated.cost, self.alpha, repeats=20)
 
     track_speedup_emulated_over_aer.unit = "x"
+
+
+class NoisyCostEvaluation:
+    """One local-cost evaluation at n = 3 on the ``device`` backend (fake sherbrooke, its calibrated noise, 1000
+    shots), against the same routed circuits without noise (``noise_scale=0``), in the same run.
+
+    The ratio is what the device's noise costs the simulation (density matrix against statevector on the
+    region's qubits); the time per noisy evaluation, times the optimiser's evaluations, is a noisy solve's.
+    """
+
+    timeout = 900
+
+    def setup(self):
+        _, problem, terms = _problem(3)
+        make = BACKENDS["device"]
+        self.noisy = make(problem, LAYERS, "local", True, decomposition=terms, shots=1000, seed=0, noise_scale=1.0)
+        self.ideal = make(problem, LAYERS, "local", True, decomposition=terms, shots=1000, seed=0, noise_scale=0.0)
+        self.alpha = initial_parameters(3, LAYERS, 0)
+
+    def time_noisy(self):
+        self.noisy.cost(self.alpha)
+
+    def track_noisy_over_ideal(self):
+        return best_of(self.noisy.cost, self.alpha, repeats=3) / best_of(self.ideal.cost, self.alpha, repeats=3)
+
+    track_noisy_over_ideal.unit = "x"
+
+    def track_circuits_per_evaluation(self):
+        return len(self.noisy.templates)
