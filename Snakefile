@@ -14,6 +14,8 @@ from qlsbench.workflow import (
     family_labels,
     in_loop_args,
     in_loop_outputs,
+    noisy_outputs,
+    noisy_results,
     in_loop_runs,
     leaderboard_args,
     leaderboard_figures,
@@ -101,6 +103,7 @@ include: "workflows/rules/report.smk"
 include: "workflows/rules/pauli.smk"
 include: "workflows/rules/figures.smk"
 include: "workflows/rules/in_loop.smk"
+include: "workflows/rules/noisy.smk"
 
 
 rule all:
@@ -115,3 +118,4 @@ rule all:
         report_outputs(config),
         trajectory_outputs(config),
         in_loop_outputs(config),
+        noisy_outputs(config),

@@ -419,6 +419,17 @@ def solver_results(config: dict[str, Any]) -> list[str]:
     return [f"results/{label}/{d}.parquet" for label in solver_specs(config) for d in solver_datasets(config, label)]
 
 
+def noisy_results(config: dict[str, Any]) -> list[str]:
+    """Results files of the solver entries that run on a device backend (the noisy page's inputs)."""
+    return [f"results/{label}/{d}.parquet" for label, spec in solver_specs(config).items()
+            if spec.options.get("backend") == "device" for d in solver_datasets(config, label)]
+
+
+def noisy_outputs(config: dict[str, Any]) -> list[str]:
+    """The noisy page, when some solver entry runs on a device backend."""
+    return ["results/noisy.md"] if noisy_results(config) else []
+
+
 def loss_figures(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Loss-curve figures by name (a list in the config, so a --configfile replaces it whole)."""
     figures: dict[str, dict[str, Any]] = {}

@@ -31,3 +31,4 @@ rule in_loop_page:
         "../envs/qlsbench.yaml"
     shell:
         "python -m qlsbench figure in-loop {input} --out {output} > {log} 2>&1"
+
