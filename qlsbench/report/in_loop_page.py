@@ -160,8 +160,27 @@ def sequence_table(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def warm_section(files: list[tuple[str, pd.DataFrame, dict]], results: pd.DataFrame) -> list[str]:
-    """The page's warm-start section: the loop's runs and the sequence mode's passes, cold against warm."""
+def _dataset_words(path: Path) -> str:
+    """What made a shipped dataset, from its own metadata (or that it is not shipped beside the results)."""
+    from qlsbench.data import dataset_metadata
+
+    where = f"`datasets/{path.name}` beside the results files"
+    if not path.exists():
+        return f"not shipped (expected in {where})"
+    m = dataset_metadata(path)
+    every = "every step" if m.get("every") == 1 else f"every {m.get('every', '?')}th step"
+    return (f"shipped in {where}; {m.get('scene', '?')}, {m.get('n_spheres', '?')} spheres, "
+            f"mu = {m.get('mu', '?')}, {m.get('steps', '?')} steps of h = {m.get('h', '?')} s, seed "
+            f"{m.get('seed', '?')}, the Newton systems of {every} ({m.get('exported', '?')} systems; "
+            "`qlsbench simulate` with these options rebuilds it)")
+
+
+def warm_section(files: list[tuple[str, pd.DataFrame, dict]], results: pd.DataFrame,
+                 folder: Path = Path("docs/in-loop/datasets")) -> list[str]:
+    """The page's warm-start section: the loop's runs and the sequence mode's passes, cold against warm.
+
+    ``folder`` holds the sequence study's datasets, each under its results' dataset name.
+    """
     loop, seq = warm_loop_table(files), sequence_table(results)
     if loop.empty and seq.empty:
         return []
@@ -178,6 +197,7 @@ def warm_section(files: list[tuple[str, pd.DataFrame, dict]], results: pd.DataFr
     if not seq.empty:
         text += ["**Sequence mode** (a dataset's systems in simulation order, each solve from the previous one, "
                  "against the same systems solved one by one):", "", markdown_table(seq), ""]
+        text += [f"- `{name}`: {_dataset_words(folder / name)}" for name in sorted(seq["dataset"].unique())] + [""]
     return text
 
 
@@ -357,7 +377,7 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
     plot_in_loop(files, figures / "in_loop.png")
     results = load_results(solves) if solves else pd.DataFrame()
     text = [HEADER, verdicts(files), f"![position error against time]({rel}/in_loop.png)", "",
-            *warm_section(files, results)]
+            *warm_section(files, results, _datasets_folder(solves))]
     for name, steps, meta in files:
         runs, tol = meta["runs"], meta["options"]["position_tol"]
         text += [f"## {name}", "", f"*{_setting(meta['options'])}; tolerance {tol:g} m.*", "", "```",
@@ -371,6 +391,11 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
             text += [f"- `{r['solver']}` seed {r['seed']}: {r['message']}" for r in others if r["message"]]
             text += [""]
     return atomic_write_text(out, "\n".join(text).rstrip("\n") + "\n")
+
+
+def _datasets_folder(solves: list[str]) -> Path:
+    """Where the sequence study's datasets are shipped: ``datasets/`` beside its results files."""
+    return (Path(solves[0]).parent if solves else Path("docs/in-loop")) / "datasets"
 
 
 def _split(inputs: list[str]) -> tuple[list[str], list[str]]:
