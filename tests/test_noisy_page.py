@@ -64,3 +64,16 @@ def test_the_size_table_gives_each_conditions_spread():
     assert row["noisy fidelity"].startswith(f"{np.median([0.5, 0.6, 0.7]):.3f}")
     assert row["routed depth"] == 120 and row["two-qubit gates"] == 27
     assert row["mitigation"] == "readout+zne"
+
+
+def test_the_committed_board_page_carries_the_tracks_the_shipped_files_give():
+    """leaderboard/leaderboard.md's physics and noisy tracks are what docs/in-loop/ and docs/noisy/ give now."""
+    from qlsbench.report.in_loop_page import physics_track_blocks
+    from qlsbench.report.leaderboard_page import blocks_markdown
+
+    page = (ROOT / "leaderboard" / "leaderboard.md").read_text(encoding="utf-8")
+    loops = [str(p) for p in sorted((ROOT / "docs" / "in-loop").glob("*.parquet"))]
+    tracks = physics_track_blocks(loops) + noisy_page.noisy_track_blocks([str(p) for p in RESULTS])
+    expected = blocks_markdown(tracks)
+    assert expected in page, ("leaderboard/leaderboard.md's tracks differ from the shipped results: run "
+                              "`qlsbench board render`")

@@ -199,6 +199,9 @@ def cmd_board(args) -> None:
     elif args.action == "run":
         files = run_board(board, args.results, progress=not args.quiet, groups=args.group)
         print(f"{len(files)} results files in {args.results}")
+    elif args.action == "render":
+        render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
+        print(f"pages rewritten from {board.results_path} in {args.pages}")
     elif args.action == "publish":
         results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
         print(f"published {len(results)} solves of {results['solver'].nunique()} solvers -> "
@@ -241,23 +244,24 @@ def _noisy_files(args) -> list[str] | None:
 
 def _parser_board(sub) -> None:
     s = sub.add_parser("board", help="the pinned board: pin its systems, run its solvers, publish it, add a submission")
-    s.add_argument("action", choices=["pin", "run", "publish", "add"],
+    s.add_argument("action", choices=["pin", "run", "publish", "render", "add"],
                    help="pin: build the pinned set; run: run board.yaml's solvers on it; publish: write the board's "
-                        "results and pages; add: put a `qlsbench compare` submission on the board")
+                        "results and pages; render: rewrite the pages from the published results (and the "
+                        "tracks' files); add: put a `qlsbench compare` submission on the board")
     s.add_argument("submission", nargs="?", help="add: the submission.parquet `qlsbench compare` wrote")
     s.add_argument("--board", help="board folder (default: the one shipped in qlsbench/pinned)")
     s.add_argument("--results", default="results/board", help="folder of the board's results files (run, publish)")
     s.add_argument("--pages", default="leaderboard",
-                   help="folder for index.html, leaderboard.md and .csv and the plots (publish, add)")
+                   help="folder for index.html, leaderboard.md and .csv and the plots (publish, render, add)")
     s.add_argument("--group", action="append", default=None, metavar="GROUP",
                    help="pin, run: only this group (repeatable); pin keeps every other group as it is")
     s.add_argument("--in-loop", nargs="+", default=["docs/in-loop"], metavar="PATH",
-                   help="publish, add: in-loop results files or folders for the page's physics track "
+                   help="publish, render, add: in-loop results files or folders for the page's physics track "
                         "(default: docs/in-loop)")
     s.add_argument("--noisy", nargs="+", default=["docs/noisy"], metavar="PATH",
-                   help="publish, add: solve results of the device backends for the page's noisy track "
+                   help="publish, render, add: solve results of the device backends for the page's noisy track "
                         "(default: docs/noisy)")
-    s.add_argument("--no-tracks", action="store_true", help="publish, add: no physics or noisy track on the page")
+    s.add_argument("--no-tracks", action="store_true", help="publish, render, add: no physics or noisy track on the page")
     s.add_argument("--quiet", action="store_true", help="no progress bars")
     s.set_defaults(func=cmd_board, writes=[("results", "--results", "folder"), ("pages", "--pages", "folder")],
                    reads=["submission", "in_loop", "noisy"])
