@@ -71,10 +71,10 @@ def sha256(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
-def _without_solutions(path: Path, out: Path) -> None:
-    """Copy a results file with :data:`DROPPED_COLUMNS` set to null, schema and its metadata kept."""
+def without_columns(path: str | os.PathLike, out: str | os.PathLike, columns=DROPPED_COLUMNS) -> None:
+    """Copy a results file with ``columns`` set to null, schema and its metadata kept (a lighter shipped copy)."""
     table = pq.read_table(path)
-    for name in DROPPED_COLUMNS:
+    for name in columns:
         if name in table.column_names:
             i = table.column_names.index(name)
             table = table.set_column(i, table.schema.field(i), pa.nulls(len(table), table.schema.field(i).type))
@@ -242,7 +242,7 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
         relative = f.relative_to(run / "results")
         if relative.parts[0] != "shards":  # a merged file replaces the shards an earlier part shipped of it
             shutil.rmtree(staging / "results" / "shards" / relative.with_suffix(""), ignore_errors=True)
-        _copy(f, staging, Path("results") / relative, files, _without_solutions)
+        _copy(f, staging, Path("results") / relative, files, without_columns)
     for study in ("pauli", "truncation"):
         for name in figure_datasets:
             source = run / "results" / study / f"{name}.parquet"

@@ -196,7 +196,8 @@ def warm_section(files: list[tuple[str, pd.DataFrame, dict]], results: pd.DataFr
         text += ["**In the loop** (same simulation, cold against warm):", "", markdown_table(loop), ""]
     if not seq.empty:
         text += ["**Sequence mode** (a dataset's systems in simulation order, each solve from the previous one, "
-                 "against the same systems solved one by one):", "", markdown_table(seq), ""]
+                 "against the same systems solved one by one; the shipped results files leave out the solution vectors "
+                 "and loss histories):", "", markdown_table(seq), ""]
         text += [f"- `{name}`: {_dataset_words(folder / name)}" for name in sorted(seq["dataset"].unique())] + [""]
     return text
 
