@@ -234,12 +234,21 @@ def _track_files(given: list[str], option: str) -> list[str]:
 
 def _in_loop_files(args) -> list[str] | None:
     """The physics track's in-loop results files, or none with ``--no-tracks``."""
-    return None if args.no_tracks else _track_files(args.in_loop, "--in-loop")
+    return _track(args, args.in_loop, "--in-loop", "docs/in-loop")
 
 
 def _noisy_files(args) -> list[str] | None:
     """The noisy track's device results files, or none with ``--no-tracks``."""
-    return None if args.no_tracks else _track_files(args.noisy, "--noisy")
+    return _track(args, args.noisy, "--noisy", "docs/noisy")
+
+
+def _track(args, given: list[str] | None, option: str, default: str) -> list[str] | None:
+    """Given paths (each must exist), else the default folder when this checkout has it, else no track."""
+    if args.no_tracks:
+        return None
+    if given is None:
+        return _track_files([default], option) if Path(default).is_dir() else None
+    return _track_files(given, option)
 
 
 def _parser_board(sub) -> None:
@@ -255,12 +264,12 @@ def _parser_board(sub) -> None:
                    help="folder for index.html, leaderboard.md and .csv and the plots (publish, render, add)")
     s.add_argument("--group", action="append", default=None, metavar="GROUP",
                    help="pin, run: only this group (repeatable); pin keeps every other group as it is")
-    s.add_argument("--in-loop", nargs="+", default=["docs/in-loop"], metavar="PATH",
+    s.add_argument("--in-loop", nargs="+", default=None, metavar="PATH",
                    help="publish, render, add: in-loop results files or folders for the page's physics track "
-                        "(default: docs/in-loop)")
-    s.add_argument("--noisy", nargs="+", default=["docs/noisy"], metavar="PATH",
+                        "(default: docs/in-loop where it exists)")
+    s.add_argument("--noisy", nargs="+", default=None, metavar="PATH",
                    help="publish, render, add: solve results of the device backends for the page's noisy track "
-                        "(default: docs/noisy)")
+                        "(default: docs/noisy where it exists)")
     s.add_argument("--no-tracks", action="store_true", help="publish, render, add: no physics or noisy track on the page")
     s.add_argument("--quiet", action="store_true", help="no progress bars")
     s.set_defaults(func=cmd_board, writes=[("results", "--results", "folder"), ("pages", "--pages", "folder")],
