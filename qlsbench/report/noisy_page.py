@@ -89,6 +89,8 @@ def largest_solved(rows: pd.DataFrame, bar: float = FIDELITY_BAR) -> pd.DataFram
 def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
     """Fidelity against qubits and routed depth: a panel per solver and condition, each cell a square coloured
     by the median fidelity over seeds (QED-C's volumetric style)."""
+    from matplotlib.ticker import MaxNLocator
+
     plt = pyplot()
     solvers = sorted(rows["solver_name"].unique())
     fig, axes = plt.subplots(len(CONDITIONS), len(solvers), figsize=(4.2 * len(solvers), 3.2 * len(CONDITIONS)),
@@ -98,15 +100,20 @@ def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
         for i, condition in enumerate(CONDITIONS):
             ax = axes[i][j]
             part = rows[(rows["solver_name"] == solver) & (rows["condition"] == condition)]
+            # One cell per size: the median routed depth (the transpiler's seed follows the solve's) and fidelity.
             # A solve whose routed depth was not counted (HHL above 3 system qubits) has no place on this plot.
-            cells = part.dropna(subset=["routed_depth"]).groupby(["n_qubits", "routed_depth"])["fidelity"]
+            cells = part.dropna(subset=["routed_depth"]).groupby("n_qubits")[["routed_depth", "fidelity"]]
             cells = cells.median().reset_index()
+            if cells.empty:
+                ax.text(0.5, 0.5, "not run", transform=ax.transAxes, ha="center", va="center", color="0.4")
             ax.scatter(cells["n_qubits"], cells["routed_depth"], c=cells["fidelity"], cmap=cmap, vmin=0, vmax=1,
                        marker="s", s=260, edgecolors="k", linewidths=0.5)
             for _, c in cells.iterrows():
                 ax.annotate(f"{c['fidelity']:.2f}", (c["n_qubits"], c["routed_depth"]), ha="center", va="center",
-                            fontsize=6.5)
+                            fontsize=7)
             ax.set(yscale="log", title=f"{solver}: {condition}")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.margins(x=0.2, y=0.25)
             if i == len(CONDITIONS) - 1:
                 ax.set_xlabel("qubits (system)")
             if j == 0:
