@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qlsbench.errors import InputError
-from qlsbench.options import Options
+from qlsbench.options import Options, option
 
 
 @dataclass(frozen=True)
@@ -58,3 +58,17 @@ class Figure:
         if self.single_input and len(inputs) != 1:
             raise InputError(f"{self.name} takes one input ({self.inputs}), got {len(inputs)}")
         return self.draw(list(map(str, inputs)), out, options or self.options.from_mapping(values))
+
+
+@dataclass(frozen=True)
+class PageOptions(Options):
+    """The options of a generated Markdown page: where its figures go."""
+
+    figures: str | None = option(None, "folder of the page's figures (default: figures/ beside the page)",
+                                 path="folder")
+
+
+def page(name: str, summary: str, inputs: str, render: Callable[..., Path]) -> Figure:
+    """A generated Markdown page as a report entry: ``render(inputs, out, figures)`` writes it and its figures."""
+    return Figure(name, summary, inputs, lambda paths, out, options: render(paths, out, options.figures),
+                  PageOptions, formats=(".md",))

@@ -10,7 +10,6 @@ what cost.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,8 +19,8 @@ from qlsbench.bench.in_loop import read_in_loop, success_bar
 from qlsbench.bench.results import load_results
 from qlsbench.bench.spread import Spread
 from qlsbench.data import atomic_write_text
-from qlsbench.options import Options, cli_words, option
-from qlsbench.report.base import Figure
+from qlsbench.options import cli_words
+from qlsbench.report.base import page
 from qlsbench.report.plotting import pyplot, save_figure
 from qlsbench.report.tables import markdown_table
 
@@ -423,16 +422,5 @@ def _split(inputs: list[str]) -> tuple[list[str], list[str]]:
     return loops, solves
 
 
-@dataclass(frozen=True)
-class InLoopPageOptions(Options):
-    figures: str | None = option(None, "folder of the page's figure (default: figures/ beside the page)",
-                                 path="folder")
-
-
-def _draw(inputs: list[str], out: Path, options: InLoopPageOptions) -> Path:
-    return render(inputs, out, options.figures)
-
-
-FIGURE = Figure("in-loop", "docs/in-loop.md: solvers inside the simulation loop, oracle sweeps and success bars",
-                "in-loop results .parquet files (`qlsbench in-loop`), and solve results of the sequence study",
-                _draw, InLoopPageOptions, formats=(".md",))
+FIGURE = page("in-loop", "docs/in-loop.md: solvers inside the simulation loop, oracle sweeps and success bars",
+              "in-loop results .parquet files (`qlsbench in-loop`), and solve results of the sequence study", render)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +21,7 @@ import pandas as pd
 from qlsbench.bench.results import load_results
 from qlsbench.bench.spread import Spread
 from qlsbench.data import atomic_write_text
-from qlsbench.options import Options, option
-from qlsbench.report.base import Figure
+from qlsbench.report.base import page
 from qlsbench.report.plotting import pyplot, save_figure
 from qlsbench.report.tables import markdown_table
 
@@ -183,16 +181,5 @@ def noisy_track_blocks(paths: list[str]) -> list[tuple[str, object]]:
             ("table", largest_solved(rows)), ("table", noisy_table(rows))]
 
 
-@dataclass(frozen=True)
-class NoisyPageOptions(Options):
-    figures: str | None = option(None, "folder of the page's figure (default: figures/ beside the page)",
-                                 path="folder")
-
-
-def _draw(inputs: list[str], out: Path, options: NoisyPageOptions) -> Path:
-    return render(inputs, out, options.figures)
-
-
-FIGURE = Figure("noisy", "docs/noisy.md: the circuit solvers on a device's calibrated noise, ideal against noisy "
-                "against mitigated, and the volumetric figure", "solve results of device backends",
-                _draw, NoisyPageOptions, formats=(".md",))
+FIGURE = page("noisy", "docs/noisy.md: the circuit solvers on a device's calibrated noise, ideal against noisy "
+              "against mitigated, and the volumetric figure", "solve results of device backends", render)
