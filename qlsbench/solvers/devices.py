@@ -61,6 +61,17 @@ def load(name: str):
     return getattr(fake_provider, DEVICES[name][0])()
 
 
+def check_options(device: str, noise_scale: float, optimization_level: int, who: str = "") -> None:
+    """Refuse, in one line prefixed by ``who``, a device that does not exist, a negative noise scale or an
+    optimisation level other than 0-3 (a solver checks its options with this before any circuit is built)."""
+    prefix = f"{who}: " if who else ""
+    if device not in DEVICES:
+        raise InputError(f"{prefix}unknown device {device!r}; use one of {', '.join(sorted(DEVICES))}")
+    NON_NEGATIVE.check(noise_scale, f"{prefix}noise_scale")
+    if optimization_level not in (0, 1, 2, 3):
+        raise InputError(f"{prefix}optimization_level must be 0, 1, 2 or 3, got {optimization_level!r}")
+
+
 def calibration_date(name: str) -> str:
     """The date of device ``name``'s calibration snapshot (ISO format)."""
     return load(name).properties().last_update_date.isoformat()
@@ -106,9 +117,7 @@ class Device:
 
     def __init__(self, name: str = DEFAULT_DEVICE, noise_scale: float = 1.0, optimization_level: int = 1,
                  seed: int = 0) -> None:
-        NON_NEGATIVE.check(noise_scale, "noise_scale")
-        if optimization_level not in (0, 1, 2, 3):
-            raise InputError(f"optimization_level must be 0, 1, 2 or 3, got {optimization_level!r}")
+        check_options(name, noise_scale, optimization_level)
         self.name, self.noise_scale = name, float(noise_scale)
         self.optimization_level, self.seed = int(optimization_level), int(seed)
         self.backend = load(name)
@@ -263,5 +272,5 @@ def _scaled_time(t: float | None, scale: float) -> float | None:
     return t / scale
 
 
-__all__ = ["DEFAULT_DEVICE", "DEVICES", "Device", "RoutedCost", "calibration_date", "duration", "load",
-           "region_target", "two_qubit_count"]
+__all__ = ["DEFAULT_DEVICE", "DEVICES", "Device", "RoutedCost", "calibration_date", "duration", "check_options",
+           "load", "region_target", "two_qubit_count"]

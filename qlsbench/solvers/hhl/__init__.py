@@ -47,6 +47,7 @@ import numpy as np
 
 from qlsbench.checks import NON_NEGATIVE, POSITIVE, whole_number
 from qlsbench.solvers.devices import DEFAULT_DEVICE
+from qlsbench.solvers.devices import check_options as check_device_options
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
@@ -101,13 +102,7 @@ class HHL(BaseSolver):
             raise InputError(f"hhl: unknown backend {self.backend!r}; use one of {', '.join(BACKENDS)}")
         if self.inversion not in INVERSIONS:
             raise InputError(f"hhl: unknown inversion {self.inversion!r}; use one of {', '.join(INVERSIONS)}")
-        from qlsbench.solvers.devices import DEVICES
-
-        if self.device not in DEVICES:
-            raise InputError(f"hhl: unknown device {self.device!r}; use one of {', '.join(sorted(DEVICES))}")
-        NON_NEGATIVE.check(self.noise_scale, "hhl: noise_scale")
-        if self.optimization_level not in (0, 1, 2, 3):
-            raise InputError(f"hhl: optimization_level must be 0, 1, 2 or 3, got {self.optimization_level!r}")
+        check_device_options(self.device, self.noise_scale, self.optimization_level, "hhl")
         if self.evolution not in EVOLUTIONS:
             raise InputError(f"hhl: unknown evolution {self.evolution!r}; use one of {', '.join(EVOLUTIONS)}")
 

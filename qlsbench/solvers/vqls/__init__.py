@@ -98,14 +98,10 @@ class _VQLS(BaseSolver):
             raise InputError(f"{self.name}: pauli_rtol must be in [0, 1), got {self.pauli_rtol!r}")
         if not 0.0 <= self.depolarizing < 1.0:
             raise InputError(f"{self.name}: depolarizing must be in [0, 1), got {self.depolarizing!r}")
-        from qlsbench.solvers.devices import DEVICES
+        from qlsbench.solvers.devices import check_options
         from qlsbench.solvers.vqls.backends import MITIGATIONS
 
-        if self.device not in DEVICES:
-            raise InputError(f"{self.name}: unknown device {self.device!r}; use one of {', '.join(sorted(DEVICES))}")
-        NON_NEGATIVE.check(self.noise_scale, f"{self.name}: noise_scale")
-        if self.optimization_level not in (0, 1, 2, 3):
-            raise InputError(f"{self.name}: optimization_level must be 0, 1, 2 or 3, got {self.optimization_level!r}")
+        check_options(self.device, self.noise_scale, self.optimization_level, self.name)
         if self.mitigation not in MITIGATIONS:
             raise InputError(f"{self.name}: unknown mitigation {self.mitigation!r}; use one of "
                              f"{', '.join(MITIGATIONS)}")
