@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qlsbench.checks import NON_NEGATIVE, POSITIVE, whole_number
+from qlsbench.checks import POSITIVE, whole_number
 from qlsbench.solvers.devices import DEFAULT_DEVICE
 from qlsbench.solvers.devices import check_options as check_device_options
 from qlsbench.errors import InputError

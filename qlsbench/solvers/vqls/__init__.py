@@ -34,7 +34,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from qlsbench.checks import NON_NEGATIVE, POSITIVE, whole_number
+from qlsbench.checks import POSITIVE, whole_number
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status, start_used
