@@ -4,8 +4,11 @@ Cross-checks: at ``noise_scale=0`` the routed Hadamard tests give the ideal
 values within shot noise; one noisy Hadamard test equals a direct Aer run of the
 same routed circuit under the device's own ``NoiseModel.from_backend``; noise
 pulls ``<Z>`` towards 0 and readout mitigation pushes it back; Richardson
-extrapolation is exact on polynomials; every circuit solve records its routed
-cost; bad names, widths and scales are refused in one line.
+extrapolation is exact on polynomials and zero-noise extrapolation brings a
+shallow circuit's ``<Z>`` back towards its ideal value; the tensored readout
+inversion undoes a known confusion exactly; every circuit solve (HHL's with its
+mitigation circuits) records its routed cost; bad names, widths and scales are
+refused in one line.
 """
 
 import numpy as np
@@ -15,8 +18,9 @@ from qlsbench.errors import InputError
 from qlsbench.pauli import decompose
 from qlsbench.problems import ising_inspired
 from qlsbench.solvers import registry
-from qlsbench.solvers.devices import DEVICES, Device, calibration_date, duration, region_target
-from qlsbench.solvers.vqls.backends import DeviceBackend, EmulatedShotsBackend, richardson
+from qlsbench.solvers.devices import (DEVICES, ZNE_FACTORS, Device, calibration_date, confusion, duration, fold,
+                                      measured_qubits, region_target, richardson, unconfuse)
+from qlsbench.solvers.vqls.backends import DeviceBackend, EmulatedShotsBackend
 from qlsbench.solvers.vqls.problem import VQLSProblem
 
 SHOTS = 20_000
@@ -87,6 +91,56 @@ def test_richardson_is_exact_on_a_quadratic_in_the_noise_factor():
     np.testing.assert_allclose(richardson(factors, values), [0.7, 0.0], atol=1e-12)
 
 
+def test_the_tensored_readout_inversion_undoes_a_known_confusion():
+    true = np.array([0.5, 0.1, 0.0, 0.4])  # outcome index = bits (bit 0 is classical bit 0)
+    confusions = [(0.97, 0.06), (0.9, 0.02)]  # (P(0|0), P(0|1)) of the qubits read into bits 0 and 1
+    m = [np.array([[p00, p01], [1 - p00, 1 - p01]]) for p00, p01 in confusions]
+    measured = np.kron(m[1], m[0]) @ true  # bit 1 is the high bit of the index
+    np.testing.assert_allclose(unconfuse(measured, confusions), true, atol=1e-12)
+    np.testing.assert_allclose(unconfuse(true, [(0.5, 0.5), (1.0, 0.0)]), true)  # no information, no change
+
+
+def test_zero_noise_extrapolation_and_readout_inversion_bring_a_shallow_circuit_back_to_its_ideal_value():
+    from qiskit import QuantumCircuit
+
+    qc = QuantumCircuit(2, 1)
+    for _ in range(6):  # rotations between the CXs keep the transpiler from cancelling them
+        qc.ry(0.05, 0)
+        qc.cx(0, 1)
+    qc.measure(1, 0)
+    shots = 200_000
+
+    def z(noise_scale, factors, readout=False):
+        device = Device("sherbrooke", noise_scale)
+        (placed,), region = device.place([qc])
+        simulator = device.simulator(region)
+        batch = [fold(placed, f, region_target("sherbrooke", tuple(region), 0.0)) for f in factors]
+        counts = simulator.run(batch, shots=shots, seed_simulator=1).result()
+        p0 = np.array([counts.get_counts(i).get("0", 0) / shots for i in range(len(batch))])
+        if readout:
+            c = confusion(simulator, measured_qubits(placed)[0], placed.num_qubits, shots, 5)
+            p0 = np.array([unconfuse([p, 1 - p], [c])[0] for p in p0])
+        return richardson(factors, 2 * p0 - 1) if len(factors) > 1 else 2 * p0[0] - 1
+
+    ideal, noisy = z(0.0, (1,)), z(2.0, (1,))
+    assert abs(noisy - ideal) > 0.1  # the noise is plain at twice the device's errors ...
+    assert abs(z(2.0, ZNE_FACTORS) - ideal) < 0.7 * abs(noisy - ideal)  # ... folding removes the gates' part ...
+    assert abs(z(2.0, (1,), readout=True) - ideal) < 0.7 * abs(noisy - ideal)  # ... inversion the readout's ...
+    assert abs(z(2.0, ZNE_FACTORS, readout=True) - ideal) < 0.2 * abs(noisy - ideal)  # ... both nearly all
+
+
+def test_hhl_counts_its_mitigation_circuits():
+    system = ising_inspired(2, 10.0)
+    base = dict(backend="device", clock=3, shots=2000)
+    plain = registry.get("hhl", **base).solve(system, seed=0).resources
+    readout = registry.get("hhl", **base, mitigation="readout").solve(system, seed=0).resources
+    zne = registry.get("hhl", **base, mitigation="zne").solve(system, seed=0).resources
+    measured = 2 + 3 + 1  # system, clock and ancilla qubits, each calibrated by two circuits once per solve
+    assert plain["mitigation_circuits"] == 0 and readout["mitigation_circuits"] == 2 * measured
+    assert zne["mitigation_circuits"] == 2 and zne["circuit_executions"] == plain["circuit_executions"] + 2
+    assert readout["mitigation"] == "readout" and 0 < readout["postselection_probability"] <= 1
+
+
 def test_zero_noise_extrapolation_costs_its_folded_circuits():
     device, _ = _backends(1.0, "zne")
     device.parts(_alpha())
@@ -125,10 +179,13 @@ def test_the_gate_time_is_the_critical_path_through_the_devices_durations():
     ({"noise_scale": -1.0}, "noise_scale"),
     ({"mitigation": "magic"}, "unknown mitigation 'magic'"),
     ({"backend": "shots", "mitigation": "readout"}, "mitigation needs backend='device'"),
+    ({"solver": "hhl", "backend": "shots", "mitigation": "zne"}, "hhl: mitigation needs backend='device'"),
+    ({"solver": "hhl", "backend": "device", "mitigation": "magic"}, "hhl: unknown mitigation 'magic'"),
 ])
 def test_bad_device_options_are_refused_in_one_line(kwargs, words):
     with pytest.raises(InputError, match=words.replace("(", r"\(").replace(")", r"\)")):
-        registry.get("vqls-local", **{"backend": "device", **kwargs})
+        options = {"backend": "device", **kwargs}
+        registry.get(options.pop("solver", "vqls-local"), **options)
 
 
 def test_a_circuit_wider_than_the_device_is_refused():

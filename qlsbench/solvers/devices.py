@@ -36,8 +36,9 @@ DEVICES = {
 #: The device a circuit solve is routed to when none is named (a current heavy-hex device).
 DEFAULT_DEVICE = "sherbrooke"
 #: Noisy circuits on a region of up to this many qubits run on Aer's density-matrix method; wider ones on
-#: statevector trajectories, one per shot.
-DENSITY_MATRIX_QUBITS = 10
+#: statevector trajectories, one per shot. Measured (``benchmarks/bench_devices.py``, 1000 shots, 4-layer
+#: ansatz on sherbrooke): the density matrix is 5x faster at 4 qubits, 2.1x at 11 and even at 12.
+DENSITY_MATRIX_QUBITS = 11
 #: Largest error a scaled gate or readout error may reach (a depolarising or readout error must stay a
 #: probability; beyond this the device is noise).
 MAX_SCALED_ERROR = 0.75
@@ -61,15 +62,20 @@ def load(name: str):
     return getattr(fake_provider, DEVICES[name][0])()
 
 
-def check_options(device: str, noise_scale: float, optimization_level: int, who: str = "") -> None:
-    """Refuse, in one line prefixed by ``who``, a device that does not exist, a negative noise scale or an
-    optimisation level other than 0-3 (a solver checks its options with this before any circuit is built)."""
+def check_options(device: str, noise_scale: float, optimization_level: int, who: str = "",
+                  mitigation: str = "none", backend: str = "device") -> None:
+    """Refuse, in one line prefixed by ``who``, a device that does not exist, a negative noise scale, an
+    optimisation level other than 0-3, an unknown mitigation or one asked of a backend other than ``device``
+    (a solver checks its options with this before any circuit is built)."""
     prefix = f"{who}: " if who else ""
     if device not in DEVICES:
         raise InputError(f"{prefix}unknown device {device!r}; use one of {', '.join(sorted(DEVICES))}")
     NON_NEGATIVE.check(noise_scale, f"{prefix}noise_scale")
     if optimization_level not in (0, 1, 2, 3):
         raise InputError(f"{prefix}optimization_level must be 0, 1, 2 or 3, got {optimization_level!r}")
+    check_mitigation(mitigation, prefix)
+    if mitigation != "none" and backend != "device":
+        raise InputError(f"{prefix}mitigation needs backend='device' (noisy circuits), got backend={backend!r}")
 
 
 def calibration_date(name: str) -> str:
@@ -198,6 +204,98 @@ def two_qubit_count(circuit) -> int:
     return sum(1 for inst in circuit.data if inst.operation.num_qubits == 2 and inst.operation.name != "barrier")
 
 
+#: Error mitigations of the circuit solvers' ``device`` backends.
+MITIGATIONS = ("none", "readout", "zne", "readout+zne")
+#: Gate-folding factors of zero-noise extrapolation (odd: G (G^dagger G)^k).
+ZNE_FACTORS = (1, 3, 5)
+
+
+def check_mitigation(mitigation: str, prefix: str = "") -> None:
+    """One line, after ``prefix``, when ``mitigation`` is not one of :data:`MITIGATIONS`."""
+    if mitigation not in MITIGATIONS:
+        raise InputError(f"{prefix}unknown mitigation {mitigation!r}; use one of {', '.join(MITIGATIONS)}")
+
+
+def richardson(factors, values):
+    """Values extrapolated to zero noise: the polynomial through ``(factor, value)`` evaluated at 0.
+
+    ``values`` has one row per factor (and a column per quantity); Lagrange weights at 0.
+    """
+    import numpy as np
+
+    factors = np.asarray(factors, dtype=float)
+    weights = np.array([np.prod([fj / (fj - fi) for j, fj in enumerate(factors) if j != i])
+                        for i, fi in enumerate(factors)])
+    return weights @ np.asarray(values, dtype=float)
+
+
+def fold(circuit, factor: int, target):
+    """``circuit`` with its gates folded to ``factor`` times (odd): ``G (G^dagger G)^k``, measured as before.
+
+    The folded body is translated back to ``target``'s gates (the inverse of sx is not one) at level 0, so
+    nothing folded cancels.
+    """
+    if factor == 1:
+        return circuit
+    from qiskit import transpile
+
+    measured = measured_qubits(circuit)
+    body = circuit.remove_final_measurements(inplace=False)
+    folded = body.copy()
+    for _ in range((factor - 1) // 2):
+        folded.compose(body.inverse(), inplace=True)
+        folded.compose(body, inplace=True)
+    folded.add_register(*circuit.cregs)
+    for clbit, qubit in measured.items():
+        folded.measure(qubit, clbit)
+    return transpile(folded, target=target, optimization_level=0)
+
+
+def measured_qubits(circuit) -> dict[int, int]:
+    """Classical bit -> the qubit measured into it (the last measurement of each bit)."""
+    out = {}
+    for inst in circuit.data:
+        if inst.operation.name == "measure":
+            out[circuit.find_bit(inst.clbits[0]).index] = circuit.find_bit(inst.qubits[0]).index
+    if not out:
+        raise ValueError("the circuit measures nothing")
+    return out
+
+
+def confusion(simulator, qubit: int, width: int, shots: int, seed: int) -> tuple[float, float]:
+    """``P(read 0 | prepared 0)`` and ``P(read 0 | prepared 1)`` of ``qubit``: two calibration circuits."""
+    from qiskit import QuantumCircuit
+
+    zero, one = QuantumCircuit(width, 1), QuantumCircuit(width, 1)
+    one.x(qubit)
+    for qc in (zero, one):
+        qc.measure(qubit, 0)
+    res = simulator.run([zero, one], shots=shots, seed_simulator=seed).result()
+    return tuple(res.get_counts(i).get("0", 0) / shots for i in range(2))
+
+
+def unconfuse(probabilities, confusions: list[tuple[float, float]]):
+    """A distribution over ``k`` measured bits with each bit's readout error inverted (tensored), clipped to
+    non-negative and renormalised.
+
+    ``probabilities[i]`` is the probability of outcome ``i`` (bit ``j`` of ``i`` is classical bit ``j``);
+    ``confusions[j]`` the ``(P(0|0), P(0|1))`` of the qubit read into bit ``j``. A bit whose two rows agree
+    carries no information and is left as read.
+    """
+    import numpy as np
+
+    k = len(confusions)
+    p = np.asarray(probabilities, dtype=float).reshape((2,) * k)  # axis 0 is bit k-1
+    for j, (p00, p01) in enumerate(confusions):
+        if p00 == p01:
+            continue
+        inverse = np.linalg.inv(np.array([[p00, p01], [1.0 - p00, 1.0 - p01]]))
+        p = np.moveaxis(np.tensordot(inverse, p, axes=([1], [k - 1 - j])), 0, k - 1 - j)
+    p = np.clip(p.reshape(-1), 0.0, None)
+    total = p.sum()
+    return p / total if total > 0 else p
+
+
 def duration(circuit, target) -> float:
     """Gate-time duration of a routed circuit (s): the critical path through the device's gate durations."""
     free = [0.0] * circuit.num_qubits
@@ -254,7 +352,10 @@ def _noise_model(name: str, physical: tuple[int, ...], scale: float):
     """Aer noise model of ``physical`` qubits of device ``name`` (renumbered), built as Aer's
     ``NoiseModel.from_backend`` builds it (gate errors with thermal relaxation, readout errors), scaled."""
     from qiskit_aer.noise import NoiseModel
-    from qiskit_aer.noise.device.models import basic_device_gate_errors, basic_device_readout_errors
+    from qiskit_aer.noise.device.models import (
+        basic_device_gate_errors,
+        basic_device_readout_errors,
+    )
 
     small = region_target(name, physical, scale)
     model = NoiseModel(basis_gates=[op for op in small.operation_names if op not in ("measure", "reset")])
@@ -272,5 +373,6 @@ def _scaled_time(t: float | None, scale: float) -> float | None:
     return t / scale
 
 
-__all__ = ["DEFAULT_DEVICE", "DEVICES", "Device", "RoutedCost", "calibration_date", "duration", "check_options",
-           "load", "region_target", "two_qubit_count"]
+__all__ = ["DEFAULT_DEVICE", "DEVICES", "MITIGATIONS", "ZNE_FACTORS", "Device", "RoutedCost", "calibration_date",
+           "check_mitigation", "check_options", "confusion", "duration", "fold", "load", "measured_qubits",
+           "region_target", "richardson", "two_qubit_count", "unconfuse"]

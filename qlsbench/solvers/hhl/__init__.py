@@ -25,6 +25,12 @@ what sampling costs on the magnitudes and how often post-selection succeeds.
 ``optimization_level``): the circuit is decomposed into CX and U gates, routed
 inside one region of the chip and run there; the magnitudes then carry the
 device's errors (the signs still come from the ideal statevector).
+``mitigation`` (``device`` only): ``readout`` inverts every measured qubit's
+confusion matrix on the measured distribution (tensored, two calibration
+circuits per qubit, once per solve); ``zne`` runs the circuit folded to 3x and
+5x its gates and extrapolates each outcome's probability to zero noise
+(Richardson); ``readout+zne`` both. The extra circuits count in
+``circuit_executions`` and ``mitigation_circuits``.
 
 ``refine = k`` adds k rounds of classical iterative refinement: with ``x`` the
 current answer, HHL solves ``A d = r`` for the residual ``r = b - A x`` (scaled
@@ -46,11 +52,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from qlsbench.checks import POSITIVE, whole_number
-from qlsbench.solvers.devices import DEFAULT_DEVICE
-from qlsbench.solvers.devices import check_options as check_device_options
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
+from qlsbench.solvers.devices import DEFAULT_DEVICE
+from qlsbench.solvers.devices import check_options as check_device_options
 from qlsbench.solvers.hhl import circuit as hhl_circuit
 from qlsbench.solvers.variational import least_squares_readout, qubits_of
 
@@ -88,6 +94,7 @@ class HHL(BaseSolver):
     device: str = "sherbrooke"
     noise_scale: float = 1.0
     optimization_level: int = 1
+    mitigation: str = "none"
 
     def __post_init__(self) -> None:
         whole_number(self.clock, "hhl: clock", low=2, high=16)
@@ -102,7 +109,8 @@ class HHL(BaseSolver):
             raise InputError(f"hhl: unknown backend {self.backend!r}; use one of {', '.join(BACKENDS)}")
         if self.inversion not in INVERSIONS:
             raise InputError(f"hhl: unknown inversion {self.inversion!r}; use one of {', '.join(INVERSIONS)}")
-        check_device_options(self.device, self.noise_scale, self.optimization_level, "hhl")
+        check_device_options(self.device, self.noise_scale, self.optimization_level, "hhl", self.mitigation,
+                             self.backend)
         if self.evolution not in EVOLUTIONS:
             raise InputError(f"hhl: unknown evolution {self.evolution!r}; use one of {', '.join(EVOLUTIONS)}")
 
@@ -204,6 +212,7 @@ class _Runner:
         self.solver, self.qpe, self.n, self.m = solver, qpe, n, solver.clock
         self.rng = np.random.default_rng(seed)
         self.executions, self.postselection, self.constants = 0, [], []
+        self.mitigation_circuits, self._confusion = 0, {}
 
     def circuit_for(self, b, hermitian: bool, qpe: hhl_circuit.PhaseEstimation):
         b = _rhs_state(b, hermitian)
@@ -259,31 +268,73 @@ class _Runner:
         if self.solver.backend == "device":
             counts = self._on_device(circuit, shots, seed)
         else:
-            counts = _run(circuit, shots=shots, seed_simulator=seed).result()
+            counts = _run(circuit, shots=shots, seed_simulator=seed).result().get_counts()
         out = np.zeros(len(amplitudes))
-        for key, count in counts.get_counts().items():
+        for key, count in counts.items():
             outcome = int(key, 2)
             ancilla, clock, index = outcome >> (self.n + self.m), (outcome >> self.n) % 2**self.m, outcome % 2**self.n
             if ancilla == 1 and clock == 0:
                 out[index] += count
         return out
 
-    def _on_device(self, circuit, shots: int, seed: int):
-        """``circuit`` in CX and U gates, placed on a region of the device and sampled with its noise."""
+    def _on_device(self, circuit, shots: int, seed: int) -> dict[str, float]:
+        """``circuit`` in CX and U gates, placed on a region of the device and sampled with its noise: counts
+        per outcome, mitigated as asked (then expected counts, not whole numbers)."""
         from qiskit import transpile
 
-        from qlsbench.solvers.devices import Device
+        from qlsbench.solvers.devices import (
+            ZNE_FACTORS,
+            Device,
+            fold,
+            region_target,
+            richardson,
+        )
 
-        device = Device(self.solver.device, self.solver.noise_scale, self.solver.optimization_level, seed=0)
+        solver = self.solver
+        device = Device(solver.device, solver.noise_scale, solver.optimization_level, seed=0)
         logical = transpile(circuit, basis_gates=["cx", "u"], optimization_level=1, seed_transpiler=0)
         (placed,), region = device.place([logical])
-        self.device = device.describe() | {"device_qubits": len(region)}
-        return device.simulator(region).run(placed, shots=shots, seed_simulator=seed).result()
+        self.device = device.describe() | {"device_qubits": len(region), "mitigation": solver.mitigation}
+        simulator = device.simulator(region)
+        factors = ZNE_FACTORS if "zne" in solver.mitigation else (1,)
+        target = region_target(solver.device, tuple(region), 0.0)
+        batch = [fold(placed, f, target) for f in factors]
+        result = simulator.run(batch, shots=shots, seed_simulator=seed).result()
+        self.executions += len(batch) - 1
+        self.mitigation_circuits += len(batch) - 1
+        k = placed.num_clbits
+        p = np.array([_distribution(result.get_counts(i), k) / shots for i in range(len(batch))])
+        if "readout" in solver.mitigation:
+            p = self._unconfused(p, placed, simulator, tuple(region), shots)
+        if len(factors) > 1:
+            p = np.clip(richardson(factors, p), 0.0, None)
+            p = p / p.sum() if p.sum() > 0 else p
+        else:
+            p = p[0]
+        return {format(i, f"0{k}b"): shots * float(p[i]) for i in np.flatnonzero(p)}
+
+    def _unconfused(self, p: np.ndarray, placed, simulator, region: tuple, shots: int) -> np.ndarray:
+        """Each distribution in ``p`` with every measured qubit's readout error inverted; the qubits' confusion
+        measured once per region and solve."""
+        from qlsbench.solvers.devices import confusion, measured_qubits, unconfuse
+
+        measured = measured_qubits(placed)
+        confusions = []
+        for bit in range(placed.num_clbits):
+            key = (region, measured[bit])
+            if key not in self._confusion:
+                self._confusion[key] = confusion(simulator, measured[bit], placed.num_qubits, shots,
+                                                 int(self.rng.integers(2**31)))
+                self.executions += 2
+                self.mitigation_circuits += 2
+            confusions.append(self._confusion[key])
+        return np.array([unconfuse(row, confusions) for row in p])
 
     def resources(self) -> dict:
         return {**getattr(self, "device", {}), "postselection_probability": float(np.mean(self.postselection)) if self.postselection else 0.0,
                 "inversion_constant": self.constants[0] if self.constants else float("nan"),
                 "postselection_per_round": self.postselection, "circuit_executions": self.executions,
+                **({"mitigation_circuits": self.mitigation_circuits} if self.solver.backend == "device" else {}),
                 "cost_evaluations": self.executions}
 
 
@@ -295,6 +346,14 @@ def _run(circuit, shots: int | None = None, **options):
 
     simulator = AerSimulator(**options)
     return simulator.run(transpile(circuit, simulator, optimization_level=0), shots=shots)
+
+
+def _distribution(counts: dict[str, int], bits: int) -> np.ndarray:
+    """Counts per outcome as a vector over the ``2**bits`` outcomes (index = the outcome's bits)."""
+    out = np.zeros(2**bits)
+    for key, count in counts.items():
+        out[int(key.replace(" ", ""), 2)] = count
+    return out
 
 
 def _gate_counts(circuit, executions: int, shots: int, device_name: str) -> dict:

@@ -99,15 +99,9 @@ class _VQLS(BaseSolver):
         if not 0.0 <= self.depolarizing < 1.0:
             raise InputError(f"{self.name}: depolarizing must be in [0, 1), got {self.depolarizing!r}")
         from qlsbench.solvers.devices import check_options
-        from qlsbench.solvers.vqls.backends import MITIGATIONS
 
-        check_options(self.device, self.noise_scale, self.optimization_level, self.name)
-        if self.mitigation not in MITIGATIONS:
-            raise InputError(f"{self.name}: unknown mitigation {self.mitigation!r}; use one of "
-                             f"{', '.join(MITIGATIONS)}")
-        if self.mitigation != "none" and self.backend != "device":
-            raise InputError(f"{self.name}: mitigation needs backend='device' (noisy circuits), got "
-                             f"backend={self.backend!r}")
+        check_options(self.device, self.noise_scale, self.optimization_level, self.name, self.mitigation,
+                      self.backend)
         if self.depolarizing and self.backend != "shots":
             raise InputError(f"{self.name}: depolarizing noise needs backend='shots' (Aer), got "
                              f"backend={self.backend!r}")

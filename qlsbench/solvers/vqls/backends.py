@@ -20,13 +20,17 @@ import numpy as np
 
 from qlsbench.errors import InputError
 from qlsbench.pauli.walsh import popcount
+from qlsbench.solvers.devices import (
+    DENSITY_MATRIX_QUBITS,
+    confusion,
+    measured_qubits,
+    richardson,
+    unconfuse,
+)
 from qlsbench.solvers.vqls import circuits
 from qlsbench.solvers.vqls.ansatz import DEFAULT_STRUCTURE, RealAnsatz, ansatz_circuit
 from qlsbench.solvers.vqls.cost import cost_and_gradient
 from qlsbench.solvers.vqls.problem import VQLSProblem
-
-#: Noisy circuits up to this many qubits (ancilla included) run on Aer's density-matrix method.
-DENSITY_MATRIX_QUBITS = 10
 
 
 class ExactBackend:
@@ -248,12 +252,17 @@ class DeviceBackend(CircuitBackend):
     def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *, decomposition,
                  shots: int = 1000, seed: int = 0, ansatz: str = DEFAULT_STRUCTURE, device: str = "sherbrooke",
                  noise_scale: float = 1.0, optimization_level: int = 1, mitigation: str = "none", **_):
-        from qlsbench.solvers.devices import Device, region_target
+        from qlsbench.solvers.devices import (
+            ZNE_FACTORS,
+            Device,
+            check_mitigation,
+            fold,
+            region_target,
+        )
         from qlsbench.threads import thread_limit
 
         ExactBackend.__init__(self, problem, layers, kind, normalized, ansatz=ansatz)
-        if mitigation not in MITIGATIONS:
-            raise InputError(f"unknown mitigation {mitigation!r}; use one of {', '.join(MITIGATIONS)}")
+        check_mitigation(mitigation)
         self.shots, self.seed, self.mitigation = int(shots), seed, mitigation
         self.labels = decomposition.labels()
         self.coeffs = np.asarray(decomposition.coeffs)
@@ -269,7 +278,7 @@ class DeviceBackend(CircuitBackend):
         self.simulator = self.device.simulator(self.physical, self._threads)
         factors = ZNE_FACTORS if "zne" in mitigation else (1,)
         # Folded once, with the parameters still free; each evaluation binds every copy.
-        self.batch = [qc if f == 1 else self._fold(qc, f) for f in factors for qc in self.templates]
+        self.batch = [fold(qc, f, self._region) for f in factors for qc in self.templates]
         self.factors = factors
         self.executions = self.mitigation_circuits = 0
         self.gate_seconds = 0.0
@@ -294,40 +303,16 @@ class DeviceBackend(CircuitBackend):
         """``<Z>`` of the measured qubit, its readout corrected when ``readout`` mitigation is on."""
         p0 = counts.get("0", 0) / self.shots
         if "readout" in self.mitigation:
-            p00, p01 = self._calibration(_measured_qubit(circuit), circuit.num_qubits)
-            p0 = (p0 - p01) / (p00 - p01) if p00 != p01 else p0
+            p0 = unconfuse([p0, 1.0 - p0], [self._calibration(measured_qubits(circuit)[0], circuit.num_qubits)])[0]
         return 2.0 * p0 - 1.0
 
     def _calibration(self, qubit: int, width: int) -> tuple[float, float]:
-        """``P(read 0 | prepared 0)`` and ``P(read 0 | prepared 1)`` of ``qubit``, measured once per solve."""
+        """The readout confusion of ``qubit`` (:func:`~qlsbench.solvers.devices.confusion`), once per solve."""
         if qubit not in self._confusion:
-            from qiskit import QuantumCircuit
-
-            zero, one = QuantumCircuit(width, 1), QuantumCircuit(width, 1)
-            one.x(qubit)
-            for qc in (zero, one):
-                qc.measure(qubit, 0)
-            res = self.simulator.run([zero, one], shots=self.shots, seed_simulator=self.seed + 104729).result()
+            self._confusion[qubit] = confusion(self.simulator, qubit, width, self.shots, self.seed + 104729)
             self.executions += 2
             self.mitigation_circuits += 2
-            self._confusion[qubit] = tuple(res.get_counts(i).get("0", 0) / self.shots for i in range(2))
         return self._confusion[qubit]
-
-    def _fold(self, circuit, factor: int):
-        """``circuit`` with its gates folded to ``factor`` times (odd): ``G (G^dagger G)^k``, then measured."""
-        if factor == 1:
-            return circuit
-        from qiskit import transpile
-
-        body = circuit.remove_final_measurements(inplace=False)
-        folded = body.copy()
-        for _ in range((factor - 1) // 2):
-            folded.compose(body.inverse(), inplace=True)
-            folded.compose(body, inplace=True)
-        folded.add_register(*circuit.cregs)
-        folded.measure(_measured_qubit(circuit), 0)
-        # Back to the region's gates (the inverse of sx is not one), with nothing cancelled (level 0).
-        return transpile(folded, target=self._region, optimization_level=0)
 
     def _sampled_fidelity(self, x, y) -> np.ndarray:
         """QN-SPSA's compute-uncompute overlaps, routed to the device and sampled with its noise."""
@@ -361,31 +346,6 @@ class DeviceBackend(CircuitBackend):
                 "routed_depth": self.routed.depth, "two_qubit_gates": self.routed.two_qubit_gates,
                 "device_qubits": self.routed.qubits,
                 "device_seconds": self.gate_seconds}
-
-
-#: Error mitigations of the ``device`` backend.
-MITIGATIONS = ("none", "readout", "zne", "readout+zne")
-#: Gate-folding factors of zero-noise extrapolation (odd: G (G^dagger G)^k).
-ZNE_FACTORS = (1, 3, 5)
-
-
-def richardson(factors, values: np.ndarray) -> np.ndarray:
-    """Values extrapolated to zero noise: the polynomial through ``(factor, value)`` evaluated at 0.
-
-    ``values`` has one row per factor (and a column per quantity); Lagrange weights at 0.
-    """
-    factors = np.asarray(factors, dtype=float)
-    weights = np.array([np.prod([fj / (fj - fi) for j, fj in enumerate(factors) if j != i])
-                        for i, fi in enumerate(factors)])
-    return weights @ np.asarray(values, dtype=float)
-
-
-def _measured_qubit(circuit) -> int:
-    """The qubit a Hadamard-test circuit measures into its one classical bit."""
-    for inst in reversed(circuit.data):
-        if inst.operation.name == "measure":
-            return circuit.find_bit(inst.qubits[0]).index
-    raise ValueError("the circuit measures nothing")
 
 
 def _apply_pauli(label: str, v: np.ndarray) -> np.ndarray:
