@@ -46,7 +46,7 @@ def _rows() -> pd.DataFrame:
 def test_conditions_come_from_the_noise_scale_and_the_mitigation():
     rows = noisy_page.device_rows(_rows())
     assert len(rows) == 2 * 18
-    assert set(rows["condition"]) == {"ideal", "noisy", "mitigated"}
+    assert set(rows["condition"]) == {"ideal", "noisy", "mitigated (readout+zne)"}
     assert (rows.loc[rows["noise_scale"] == 0, "condition"] == "ideal").all()
 
 
@@ -54,7 +54,7 @@ def test_the_largest_system_solved_is_read_from_the_median_over_seeds():
     table = noisy_page.largest_solved(noisy_page.device_rows(_rows())).set_index(["solver", "condition"])
     column = "largest system at fidelity >= 0.99 (qubits)"
     assert table.loc[("vqls-local", "ideal"), column] == 3  # medians 0.999 and 0.991
-    assert table.loc[("vqls-local", "mitigated"), column] == 2  # median 0.99 at 2, 0.85 at 3
+    assert table.loc[("vqls-local", "mitigated (readout+zne)"), column] == 2  # median 0.99 at 2, 0.85 at 3
     assert table.loc[("vqls-local", "noisy"), column] == "none"
 
 
@@ -64,6 +64,19 @@ def test_the_size_table_gives_each_conditions_spread():
     assert row["noisy fidelity"].startswith(f"{np.median([0.5, 0.6, 0.7]):.3f}")
     assert row["routed depth"] == 120 and row["two-qubit gates"] == 27
     assert row["mitigation"] == "readout+zne"
+
+
+def test_two_mitigations_of_one_size_are_two_rows_never_pooled():
+    rows = _rows()
+    extra = rows[(rows["solver_name"] == "hhl") & (rows["n_qubits"] == 2)].iloc[6:9].copy()  # the mitigated ones
+    extra["fidelity"] = [0.5, 0.5, 0.5]
+    extra["resources"] = extra["resources"].str.replace("readout+zne", "readout")
+    table = noisy_page.noisy_table(noisy_page.device_rows(pd.concat([rows, extra])))
+    hhl2 = table[(table["solver"] == "hhl") & (table["qubits"] == 2)].set_index("mitigation")
+    assert list(hhl2.index) == ["readout", "readout+zne"]
+    assert hhl2.loc["readout", "mitigated fidelity"].startswith("0.500")
+    assert hhl2.loc["readout+zne", "mitigated fidelity"].startswith("0.990")
+    assert hhl2.loc["readout", "noisy fidelity"] == hhl2.loc["readout+zne", "noisy fidelity"]
 
 
 def test_the_committed_board_page_carries_the_tracks_the_shipped_files_give():

@@ -26,14 +26,22 @@ from qlsbench.report.plotting import pyplot, save_figure
 from qlsbench.report.tables import markdown_table
 
 #: Conditions in the order a reader compares them.
-CONDITIONS = ("ideal", "noisy", "mitigated")
+def condition_of(noise_scale: float, mitigation: str) -> str:
+    """``ideal`` (noise scale 0), ``noisy`` (no mitigation) or ``mitigated (<mitigation>)``: each mitigation is
+    its own condition, never pooled with another."""
+    return "ideal" if noise_scale == 0 else "noisy" if mitigation == "none" else f"mitigated ({mitigation})"
+
+
+def conditions(rows: pd.DataFrame) -> list[str]:
+    """The conditions present in ``rows``: ideal and noisy always, then each mitigation run, in that order."""
+    return ["ideal", "noisy", *sorted(c for c in set(rows["condition"]) if c.startswith("mitigated"))]
 #: The variational track's bar: a solve counts as solved at this fidelity or above.
 FIDELITY_BAR = 0.99
 
 
 def device_rows(results: pd.DataFrame) -> pd.DataFrame:
     """Rows of solves run on a device backend, with ``device``, ``calibration_date``, ``noise_scale``,
-    ``mitigation`` and ``condition`` (ideal: noise scale 0; noisy: no mitigation; mitigated: any)."""
+    ``mitigation`` and ``condition`` (:func:`condition_of`)."""
     meta = results["resources"].map(lambda r: json.loads(r or "{}"))
     on_device = meta.map(lambda m: "noise_scale" in m)
     rows = results[on_device].copy()
@@ -42,30 +50,37 @@ def device_rows(results: pd.DataFrame) -> pd.DataFrame:
     rows["calibration_date"] = meta.map(lambda m: m.get("calibration_date"))
     rows["noise_scale"] = meta.map(lambda m: float(m.get("noise_scale", np.nan)))
     rows["mitigation"] = meta.map(lambda m: m.get("mitigation", "none"))
-    rows["condition"] = [("ideal" if s == 0 else "noisy" if mit == "none" else "mitigated")
-                         for s, mit in zip(rows["noise_scale"], rows["mitigation"])]
+    rows["condition"] = [condition_of(s, mit) for s, mit in zip(rows["noise_scale"], rows["mitigation"])]
     return rows
 
 
 def noisy_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per solver and qubit count: fidelity median [IQR] over seeds in each condition, routed cost and time."""
+    """Per solver, qubit count and mitigation: fidelity median [IQR] over seeds ideal, noisy and mitigated,
+    routed cost and time (a size run under two mitigations has a row for each, the same ideal and noisy)."""
     out = []
     for (solver, n), part in rows.groupby(["solver_name", "n_qubits"], sort=True):
         entry = {"solver": solver, "qubits": int(n), "systems": part["system_id"].nunique()}
-        for condition in CONDITIONS:
+        for condition in ("ideal", "noisy"):
             here = part[part["condition"] == condition]
             entry[f"{condition} fidelity"] = Spread.of(here["fidelity"]).text(".3f") if len(here) else "—"
-        noisy, mitigated = part[part["condition"] == "noisy"], part[part["condition"] == "mitigated"]
-        entry["mitigation"] = ", ".join(sorted(set(part.loc[part["condition"] == "mitigated", "mitigation"]))) or "—"
+        noisy = part[part["condition"] == "noisy"]
         entry["routed depth"] = _whole(part["routed_depth"].max())
         entry["two-qubit gates"] = _whole(part["two_qubit_gates"].max())
         entry["seconds per noisy solve"] = Spread.of(noisy["wall_time"]).text(".0f") if len(noisy) else "—"
-        entry["seconds per mitigated solve"] = Spread.of(mitigated["wall_time"]).text(".0f") if len(mitigated) else "—"
         # Gate time on the device of a solve without mitigation (the ideal run's circuits are the same).
-        plain = part[part["condition"] != "mitigated"]
+        plain = part[~part["condition"].str.startswith("mitigated")]
         entry["device seconds per solve"] = Spread.of(plain["device_seconds"]).text(".1f")
-        out.append(entry)
-    return pd.DataFrame(out)
+        mitigations = sorted(set(part.loc[part["condition"].str.startswith("mitigated"), "mitigation"]))
+        for mitigation in mitigations or [None]:
+            mitigated = part[part["mitigation"] == mitigation] if mitigation else part.iloc[:0]
+            out.append({**entry, "mitigation": mitigation or "—",
+                        "mitigated fidelity": Spread.of(mitigated["fidelity"]).text(".3f") if mitigation else "—",
+                        "seconds per mitigated solve": Spread.of(mitigated["wall_time"]).text(".0f")
+                        if mitigation else "—"})
+    columns = ["solver", "qubits", "systems", "ideal fidelity", "noisy fidelity", "mitigated fidelity", "mitigation",
+               "routed depth", "two-qubit gates", "seconds per noisy solve", "seconds per mitigated solve",
+               "device seconds per solve"]
+    return pd.DataFrame(out, columns=columns)
 
 
 def _whole(value) -> object:
@@ -82,7 +97,7 @@ def largest_solved(rows: pd.DataFrame, bar: float = FIDELITY_BAR) -> pd.DataFram
         out.append({"solver": solver, "condition": condition,
                     f"largest system at fidelity >= {bar:g} (qubits)": int(solved.index.max()) if len(solved)
                     else "none", "qubits tried": ", ".join(str(int(n)) for n in medians.index)})
-    order = {c: i for i, c in enumerate(CONDITIONS)}
+    order = {c: i for i, c in enumerate(conditions(rows))}
     return pd.DataFrame(out).sort_values(["solver", "condition"], key=lambda s: s.map(order) if s.name ==
                                          "condition" else s, ignore_index=True) if out else pd.DataFrame()
 
@@ -93,12 +108,12 @@ def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
     from matplotlib.ticker import MaxNLocator
 
     plt = pyplot()
-    solvers = sorted(rows["solver_name"].unique())
-    fig, axes = plt.subplots(len(CONDITIONS), len(solvers), figsize=(4.2 * len(solvers), 3.2 * len(CONDITIONS)),
+    solvers, panels = sorted(rows["solver_name"].unique()), conditions(rows)
+    fig, axes = plt.subplots(len(panels), len(solvers), figsize=(4.2 * len(solvers), 3.2 * len(panels)),
                              squeeze=False, sharex=True, sharey=True)
     cmap = plt.get_cmap("RdYlGn")
     for j, solver in enumerate(solvers):
-        for i, condition in enumerate(CONDITIONS):
+        for i, condition in enumerate(panels):
             ax = axes[i][j]
             part = rows[(rows["solver_name"] == solver) & (rows["condition"] == condition)]
             # One cell per size: the median routed depth (the transpiler's seed follows the solve's) and fidelity.
@@ -115,7 +130,7 @@ def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
             ax.set(yscale="log", title=f"{solver}: {condition}")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.margins(x=0.2, y=0.25)
-            if i == len(CONDITIONS) - 1:
+            if i == len(panels) - 1:
                 ax.set_xlabel("qubits (system)")
             if j == 0:
                 ax.set_ylabel("routed depth")
@@ -141,8 +156,10 @@ Every other quantum number of qlsbench is noiseless. Here the circuit solvers ru
 device: the calibration snapshot of an IBM backend that ships with `qiskit-ibm-runtime` (offline), its coupling
 map, basis gates, gate durations and errors, T1/T2 and readout errors, as an Aer noise model on the region of the
 chip the transpiler lays the circuits out on (`docs/solvers.md`, *Devices*). *Ideal* is the same routed circuits
-without noise (`noise_scale=0`), *noisy* the device (`noise_scale=1`), *mitigated* the device with readout
-mitigation and zero-noise extrapolation by gate folding. Fidelities are median [IQR] over seeds. HHL's read-out
+without noise (`noise_scale=0`), *noisy* the device (`noise_scale=1`), *mitigated* the device with the named
+error mitigation (`readout`: each measured qubit's confusion matrix inverted; `zne`: zero-noise extrapolation by
+gate folding; each mitigation its own condition, never pooled). The systems are the pinned `ising-k10-n*` ones
+(`qlsbench pinned`). Fidelities are median [IQR] over seeds. HHL's read-out
 takes the amplitudes' signs from the ideal statevector (a device would need tomography for them) and only their
 magnitudes from the noisy shots, so its noisy fidelity is an upper bound, loose where the solution's magnitudes
 are nearly uniform (the Ising systems' are): read its routed depth and two-qubit count beside it. **This page is
@@ -176,7 +193,8 @@ def noisy_track_blocks(paths: list[str]) -> list[tuple[str, object]]:
         return [("h2", "Noisy track"), ("p", "No device results were given (`qlsbench board publish --noisy`).")]
     return [("h2", "Noisy track: the circuit solvers on a device's calibrated noise"),
             ("p", f"Devices: {_devices_sentence(rows)}. Ideal: the same routed circuits without noise; noisy: the "
-                  "device's noise; mitigated: readout mitigation and zero-noise extrapolation. Fidelity median "
+                  "device's noise; mitigated: the named mitigation (readout inversion, zero-noise extrapolation). "
+                  "Fidelity median "
                   "[IQR] over seeds; docs/noisy.md has the figure."),
             ("table", largest_solved(rows)), ("table", noisy_table(rows))]
 
