@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -11,6 +14,7 @@ from qlsbench import solvers
 from qlsbench.errors import InputError, UnknownSolverError
 from qlsbench.problems import LinearSystem, ising_inspired
 from qlsbench.solvers import Solver, Status
+from qlsbench.solvers.registry import BUILTINS, options_of
 
 ALL = ["lu", "splu", "cg", "minres", "gmres", "bicgstab"]
 GENERAL = ["lu", "splu", "gmres", "bicgstab"]  # need no symmetry
@@ -116,3 +120,21 @@ def test_minres_refuses_complex_input():
     system = _spd_systems()[2]
     result = solvers.get("minres").solve(system)
     assert result.status == Status.SKIPPED and "real symmetric matrices only" in result.message
+
+
+@pytest.mark.parametrize("name", sorted(BUILTINS))
+def test_every_builtin_takes_exactly_its_options_record_and_says_what_each_option_means(name):
+    """``qlsbench solvers NAME`` reads the record without importing the solver: the record must be the solver's."""
+    entry = BUILTINS[name]
+    module, attr = entry.solver.split(":")
+    cls = getattr(importlib.import_module(module), attr)
+    fields = [(f.name, f.default) for f in dataclasses.fields(cls)] if dataclasses.is_dataclass(cls) else []
+    if entry.options is None:
+        assert fields == [] and options_of(name) == []
+        return
+    assert issubclass(cls, entry.options)
+    assert fields == [(f.name, f.default) for f in dataclasses.fields(entry.options)]
+    assert entry.summary and "docstring" not in entry.summary
+    for option in options_of(name):
+        assert option.help and "\n" not in option.help and "docstring" not in option.help, option.name
+        assert option.type, option.name

@@ -13,6 +13,7 @@ import scipy.sparse.linalg as spla
 
 from qlsbench.problems import LinearSystem, hermitian_defect
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status, start_used
+from qlsbench.solvers.options import GMRESOptions, KrylovOptions, SparseLUOptions
 
 #: Dense LU refuses larger systems rather than exhaust memory (8192^2 doubles = 512 MiB).
 DENSE_LU_LIMIT = 8192
@@ -44,11 +45,10 @@ class DenseLU(BaseSolver):
 
 
 @dataclass
-class SparseLU(BaseSolver):
-    """SuperLU sparse direct factorisation (``scipy.sparse.linalg.splu``)."""
+class SparseLU(SparseLUOptions, BaseSolver):
+    """SuperLU sparse direct factorisation (``scipy.sparse.linalg.splu``); options in :class:`SparseLUOptions`."""
 
     name: ClassVar[str] = "splu"
-    permc_spec: str = "COLAMD"
 
     def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
         try:
@@ -60,25 +60,13 @@ class SparseLU(BaseSolver):
 
 
 @dataclass
-class _Krylov(BaseSolver):
-    """Common driver for scipy's Krylov methods.
+class _Krylov(KrylovOptions, BaseSolver):
+    """Common driver for scipy's Krylov methods; options in :class:`KrylovOptions`.
 
-    Parameters
-    ----------
-    rtol, atol : float
-        Stop when ``||b - A x|| <= max(rtol * ||b||, atol)`` (scipy's test).
-    maxiter : int or None
-        Iteration cap; ``None`` keeps scipy's default for the method.
-    history : bool
-        Record the relative residual at every iteration. Costs one extra
-        matrix-vector product per iteration for methods whose callback only
-        sees the iterate; turn off when timing.
+    ``rtol`` and ``atol`` are scipy's test, ``||b - A x|| <= max(rtol * ||b||, atol)``.
+    ``history`` costs one extra matrix-vector product per iteration for
+    methods whose callback only sees the iterate; turn it off when timing.
     """
-
-    rtol: float = 1e-10
-    atol: float = 0.0
-    maxiter: int | None = None
-    history: bool = True
 
     needs_hermitian: ClassVar[bool] = False
     _fn: ClassVar = None
@@ -183,7 +171,7 @@ class MINRES(_Krylov):
 
 
 @dataclass
-class GMRES(_Krylov):
+class GMRES(_Krylov, GMRESOptions):
     """Restarted GMRES for general matrices.
 
     ``iterations`` counts inner iterations; ``history`` holds scipy's
@@ -196,7 +184,6 @@ class GMRES(_Krylov):
     """
 
     name: ClassVar[str] = "gmres"
-    restart: int = 20
     _fn: ClassVar = staticmethod(spla.gmres)
 
     def _extra_kwargs(self) -> dict:

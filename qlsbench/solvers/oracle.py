@@ -27,26 +27,17 @@ import scipy.sparse.linalg as spla
 from qlsbench.checks import NON_NEGATIVE, Real
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
+from qlsbench.solvers.options import OracleOptions
 
 #: Fidelities are in [0, 1].
 UNIT = Real(0.0, 1.0)
 
 
 @dataclass
-class Oracle(BaseSolver):
-    """The exact solution (SuperLU) perturbed to ``fidelity`` or, if given, to ``rel_residual``.
-
-    Parameters
-    ----------
-    fidelity : float
-        Target ``|<x_hat|answer>|^2`` in ``[0, 1]``; 1 returns the exact solution.
-    rel_residual : float or None
-        Target ``|A answer - b| / |b|`` (>= 0); when given, ``fidelity`` is not used.
-    """
+class Oracle(OracleOptions, BaseSolver):
+    """The exact solution (SuperLU) perturbed to ``fidelity`` or, if given, to ``rel_residual`` (:class:`OracleOptions`)."""
 
     name: ClassVar[str] = "oracle"
-    fidelity: float = 1.0
-    rel_residual: float | None = None
 
     def __post_init__(self) -> None:
         self.fidelity = UNIT.check(self.fidelity, "oracle: fidelity")

@@ -8,10 +8,16 @@ A third party adds a solver with one line in its own ``pyproject.toml``::
 where ``MySolver(**options)`` returns an object meeting the
 :class:`~qlsbench.solvers.base.Solver` protocol. Before packaging, the same
 class can be named directly as ``"mypackage.module:MySolver"``.
+
+Built-ins are known by name, summary and options record before they are
+imported (:class:`Builtin`), so listing them and their options
+(``qlsbench solvers NAME``) never imports Qiskit, NetKet or scipy; only
+building one does.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import importlib
 import inspect
@@ -19,13 +25,24 @@ import numbers
 import re
 import types
 import typing
+from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Any, Callable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Callable
 
 from qlsbench.errors import InputError, QlsbenchError, UnknownSolverError
-from qlsbench.solvers.base import Solver
+from qlsbench.options import SPEC
+from qlsbench.solvers.options import (
+    GMRESOptions,
+    HHLOptions,
+    KrylovOptions,
+    OracleOptions,
+    SparseLUOptions,
+    VNLSOptions,
+    VQLSOptions,
+)
+
+if TYPE_CHECKING:  # for annotations only: base imports numpy and scipy, which listing solvers does without
+    from qlsbench.solvers.base import Solver
 
 ENTRY_POINT_GROUP = "qlsbench.solvers"
 
@@ -33,20 +50,52 @@ ENTRY_POINT_GROUP = "qlsbench.solvers"
 class UnknownSolverNameError(UnknownSolverError, InputError):
     """No solver has the name asked for: bad input like any other, so also an :class:`InputError`."""
 
-#: Built-in solvers as ``name -> "module:factory"``; imported only when asked
-#: for, so listing solvers never pays for importing Qiskit or JAX.
-BUILTINS: dict[str, str] = {
-    "lu": "qlsbench.solvers.classical:DenseLU",
-    "splu": "qlsbench.solvers.classical:SparseLU",
-    "cg": "qlsbench.solvers.classical:CG",
-    "minres": "qlsbench.solvers.classical:MINRES",
-    "gmres": "qlsbench.solvers.classical:GMRES",
-    "bicgstab": "qlsbench.solvers.classical:BiCGSTAB",
-    "vqls-global": "qlsbench.solvers.vqls:VQLSGlobal",
-    "vqls-local": "qlsbench.solvers.vqls:VQLSLocal",
-    "vnls": "qlsbench.solvers.vnls:VNLS",
-    "hhl": "qlsbench.solvers.hhl:HHL",
-    "oracle": "qlsbench.solvers.oracle:Oracle",
+
+@dataclass(frozen=True)
+class Builtin:
+    """A built-in solver as the registry knows it without importing it.
+
+    Attributes
+    ----------
+    solver : str
+        ``"module:Class"``, imported when the solver is built.
+    summary : str
+        One line for ``qlsbench solvers``.
+    options : type or None
+        Its options record (:mod:`qlsbench.solvers.options`), whose fields the
+        class takes as its own; ``None`` for a solver without options.
+    """
+
+    solver: str
+    summary: str
+    options: type | None = None
+
+
+#: Built-in solvers by name; each is imported only when built.
+BUILTINS: dict[str, Builtin] = {
+    "lu": Builtin("qlsbench.solvers.classical:DenseLU",
+                  "LAPACK LU with partial pivoting on the dense matrix (getrf/getrs)"),
+    "splu": Builtin("qlsbench.solvers.classical:SparseLU", "SuperLU sparse direct factorisation (scipy's splu)",
+                    SparseLUOptions),
+    "cg": Builtin("qlsbench.solvers.classical:CG",
+                  "Conjugate gradients; applies to Hermitian positive definite matrices", KrylovOptions),
+    "minres": Builtin("qlsbench.solvers.classical:MINRES",
+                      "Minimum residual; applies to Hermitian (possibly indefinite) matrices", KrylovOptions),
+    "gmres": Builtin("qlsbench.solvers.classical:GMRES", "Restarted GMRES for general matrices", GMRESOptions),
+    "bicgstab": Builtin("qlsbench.solvers.classical:BiCGSTAB",
+                        "Stabilised biconjugate gradients for general matrices", KrylovOptions),
+    "vqls-global": Builtin("qlsbench.solvers.vqls:VQLSGlobal",
+                           "VQLS with the global cost C_G: exact, on Aer circuits, sampled or on a noisy device",
+                           VQLSOptions),
+    "vqls-local": Builtin("qlsbench.solvers.vqls:VQLSLocal",
+                          "VQLS with the local cost C_L (trainable where the global cost plateaus)", VQLSOptions),
+    "vnls": Builtin("qlsbench.solvers.vnls:VNLS",
+                    "Variational neural linear solver: a neural quantum state trained by SR on NetKet", VNLSOptions),
+    "hhl": Builtin("qlsbench.solvers.hhl:HHL",
+                   "HHL on Aer circuits, with classical iterative refinement (refine=k)", HHLOptions),
+    "oracle": Builtin("qlsbench.solvers.oracle:Oracle",
+                      "The exact solution perturbed to a set fidelity or residual: solver accuracy -> physics error",
+                      OracleOptions),
 }
 
 
@@ -90,7 +139,7 @@ def _factory(name: str) -> Callable[..., Solver]:
     if not isinstance(name, str) or not name.strip():
         raise InputError(f"a solver name must be a non-empty string, got {name!r}")
     if name in BUILTINS:
-        module, attr = BUILTINS[name].split(":")
+        module, attr = BUILTINS[name].solver.split(":")
         try:
             return getattr(importlib.import_module(module), attr)
         except ImportError as exc:  # an optional dependency (Qiskit, NetKet) is not installed
@@ -166,6 +215,8 @@ def _option_types(param: inspect.Parameter) -> tuple[type, ...] | None:
 
 def _is_a(value: Any, kind: type) -> bool:
     """Whether ``value`` passes for ``kind``: a float option takes an int, no number takes a bool."""
+    import numpy as np  # here, not at the top: listing solvers does without numpy
+
     is_bool = isinstance(value, (bool, np.bool_))
     if kind is bool:
         return is_bool
@@ -316,6 +367,79 @@ def check_solver(name: str, options: dict[str, Any], where: str = "") -> None:
 
 
 def describe(name: str) -> str:
-    """First line of the docstring of solver ``name`` (empty if it has none)."""
+    """One line on solver ``name``: a built-in's summary, else the first line of its docstring (or nothing)."""
+    if name in BUILTINS:
+        return BUILTINS[name].summary
     doc = (_factory(name).__doc__ or "").strip().splitlines()
     return doc[0] if doc else ""
+
+
+@dataclass(frozen=True)
+class SolverOption:
+    """One option of a solver, as ``qlsbench solvers NAME`` lists it.
+
+    Attributes
+    ----------
+    name : str
+        The keyword (``--option name=value``).
+    type : str
+        Its annotation as written (``"int | None"``), or its default's type; ``""`` when neither says.
+    default : object
+        Its default; :data:`dataclasses.MISSING` when it must be given.
+    help : str
+        Its one-line meaning (``""`` when the solver gives none).
+    """
+
+    name: str
+    type: str
+    default: Any
+    help: str
+
+
+def options_of(name: str) -> list[SolverOption]:
+    """The options solver ``name`` takes, in declaration order.
+
+    A built-in's come from its options record without importing the solver;
+    a plug-in's or ``module:Class``'s from its dataclass fields (with the
+    ``help`` of :func:`qlsbench.options.option` where it declares one), else
+    from its constructor's keyword parameters.
+
+    Raises
+    ------
+    UnknownSolverError, InputError
+        As :func:`get`, for a name that is no solver or a solver that does not import.
+    """
+    if name in BUILTINS:
+        record = BUILTINS[name].options
+        return [] if record is None else _fields(record)
+    factory = _factory(name)
+    if dataclasses.is_dataclass(factory):
+        return _fields(factory)
+    found = _keyword_parameters(factory)
+    if found is None:
+        return []
+    return [SolverOption(p.name, _type_name(p.annotation, p.default), p.default if p.default is not p.empty
+                         else dataclasses.MISSING, "") for p in found[0].values() if not p.name.startswith("_")]
+
+
+def _fields(record: type) -> list[SolverOption]:
+    """The constructor fields of a dataclass, with the help line of their :class:`~qlsbench.options.OptionSpec`."""
+    out = []
+    for f in dataclasses.fields(record):
+        if not f.init or f.name.startswith("_"):
+            continue
+        default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
+        spec = f.metadata.get(SPEC)
+        out.append(SolverOption(f.name, _type_name(f.type, default), default, spec.help if spec else ""))
+    return out
+
+
+def _type_name(annotation: Any, default: Any) -> str:
+    """An annotation as a user reads it (``int | None``), else the default's type, else ``""``."""
+    if isinstance(annotation, str):
+        return annotation
+    if annotation not in (None, inspect.Parameter.empty):
+        return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
+    if default not in (None, inspect.Parameter.empty, dataclasses.MISSING):
+        return type(default).__name__
+    return ""

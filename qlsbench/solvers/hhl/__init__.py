@@ -58,6 +58,7 @@ from qlsbench.solvers.base import BaseSolver, SolveResult, Status
 from qlsbench.solvers.devices import DEFAULT_DEVICE
 from qlsbench.solvers.devices import check_options as check_device_options
 from qlsbench.solvers.hhl import circuit as hhl_circuit
+from qlsbench.solvers.options import HHLOptions
 from qlsbench.solvers.variational import least_squares_readout, qubits_of
 
 BACKENDS = ("exact", "shots", "shots-emulated", "device")
@@ -78,23 +79,11 @@ MAX_TRANSPILED_SYSTEM_QUBITS = 3
 
 
 @dataclass
-class HHL(BaseSolver):
-    """Options of the ``hhl`` solver; see the module docstring."""
+class HHL(HHLOptions, BaseSolver):
+    """HHL on Aer circuits with classical iterative refinement; options in :class:`HHLOptions`, the method in
+    the module docstring."""
 
     name = "hhl"
-    clock: int = 8
-    time: float | None = None
-    backend: str = "exact"
-    shots: int = 10_000
-    evolution: str = "exact"
-    trotter_steps: int = 4
-    refine: int = 0
-    inversion: str = "grid"
-    rtol: float = 1e-2
-    device: str = "sherbrooke"
-    noise_scale: float = 1.0
-    optimization_level: int = 1
-    mitigation: str = "none"
 
     def __post_init__(self) -> None:
         whole_number(self.clock, "hhl: clock", low=2, high=16)

@@ -65,6 +65,7 @@ from qlsbench.checks import COUNT, POSITIVE, whole_number
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status, start_used
+from qlsbench.solvers.options import VNLSOptions
 from qlsbench.solvers.variational import (
     least_squares_readout,
     progress_marks,
@@ -87,15 +88,13 @@ TRAP_OVERLAP = 0.5
 
 
 @dataclass
-class VNLS(BaseSolver):
-    """Variational neural linear solver: a neural quantum state trained by SR on NetKet.
+class VNLS(VNLSOptions, BaseSolver):
+    """Variational neural linear solver: a neural quantum state trained by SR on NetKet (:class:`VNLSOptions`).
 
-    Options: ``model``, ``exact``, ``n_samples``, ``learning_rate``, ``n_iter``, ``diag_shift``,
-    ``alpha`` (hidden units per qubit), ``rtol`` (read-out residual counted as converged), and a warm
-    start: ``warm_start`` (``"none"`` or ``"gmres"``: ``warm_start_iters`` GMRES iterations from zero
-    give a classical guess ``g``), ``warm_start_steps`` SR steps towards ``g`` before the main run
-    (see :func:`~qlsbench.solvers.vnls.training.train`). At large kappa VNLS fails from a random start
-    while a start near the solution stays there: the warm start tests that bad-basin claim.
+    The warm start (``warm_start="gmres"``: ``warm_start_iters`` GMRES iterations from zero give a classical
+    guess ``g``, ``warm_start_steps`` SR steps towards ``g`` before the main run; see
+    :func:`~qlsbench.solvers.vnls.training.train`) tests the bad-basin claim: at large kappa VNLS fails from
+    a random start while a start near the solution stays there.
 
     One SR step is one cost evaluation, pre-training steps included: ``cost_evaluations`` and the
     ``progress`` marks run over ``warm_start_steps + n_iter`` when the warm start is used.
@@ -103,18 +102,6 @@ class VNLS(BaseSolver):
 
     name: ClassVar[str] = "vnls"
     start_from: ClassVar[str] = "the previous solve's network weights (same qubits, model and alpha)"
-    model: str = "crbm"
-    exact: bool = False
-    n_samples: int = 1024
-    learning_rate: float = 0.05
-    n_iter: int = 2500
-    diag_shift: float = 0.01
-    alpha: int = 1
-    rtol: float = 1e-2
-    warm_start: str = "none"
-    warm_start_iters: int = 10
-    warm_start_steps: int = 500
-    stop_every: int = 0
 
     def __post_init__(self) -> None:
         from qlsbench.solvers.vnls.models import MODELS

@@ -38,14 +38,10 @@ from qlsbench.checks import POSITIVE, whole_number
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status, start_used
+from qlsbench.solvers.options import VQLSOptions
 from qlsbench.solvers.variational import least_squares_readout, progress_marks
 from qlsbench.solvers.vqls import circuits
-from qlsbench.solvers.vqls.ansatz import (
-    DEFAULT_STRUCTURE,
-    STRUCTURES,
-    initial_parameters,
-    n_parameters,
-)
+from qlsbench.solvers.vqls.ansatz import STRUCTURES, initial_parameters, n_parameters
 from qlsbench.solvers.vqls.backends import BACKENDS
 from qlsbench.solvers.vqls.optimizers import (
     DEFAULT_OPTIMIZER,
@@ -59,27 +55,11 @@ MAX_QUBITS = {"exact": 20, "circuits": 12, "shots": 12, "shots-emulated": 16, "d
 
 
 @dataclass
-class _VQLS(BaseSolver):
-    """Shared options of ``vqls-global`` and ``vqls-local``; see the module docstring."""
+class _VQLS(VQLSOptions, BaseSolver):
+    """What ``vqls-global`` and ``vqls-local`` share: options (:class:`VQLSOptions`), checks and the solve."""
 
     cost: ClassVar[str] = ""
     start_from: ClassVar[str] = "the previous solve's best angles (same qubits, ansatz and layers)"
-    backend: str = "exact"
-    ansatz: str = DEFAULT_STRUCTURE
-    layers: int = 4
-    optimizer: str = "auto"
-    maxiter: int = 200
-    shots: int = 1000
-    normalized: bool = True
-    depolarizing: float = 0.0
-    tol: float = 1e-12
-    max_circuits: int = 20_000
-    pauli_rtol: float = 1e-12
-    rtol: float = 1e-2
-    device: str = "sherbrooke"
-    noise_scale: float = 1.0
-    optimization_level: int = 1
-    mitigation: str = "none"
 
     def __post_init__(self) -> None:
         if self.ansatz not in STRUCTURES:
