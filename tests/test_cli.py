@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import json
 import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
-from qlsbench.cli import main
+from qlsbench.cli import build_parser, main
 
 
 def test_ising_solve_leaderboard_info(tmp_path, capsys):
@@ -41,3 +45,117 @@ def test_output_piped_into_a_reader_that_stops_early_is_not_an_error(ising_datas
     reader.stdin.close()
     reader.wait(timeout=30)
     assert "Traceback" not in writer.stderr and writer.returncode == 0, writer.stderr
+
+
+# ---------------------------------------------------------------- answering at once
+
+#: Modules the command line must not import to list its commands or the solvers: each costs from 0.1 s
+#: (numpy) to seconds (Qiskit, NetKet with JAX), and none is needed to print help.
+HEAVY = ("numpy", "scipy", "pandas", "pyarrow", "qiskit", "qiskit_aer", "netket", "jax", "numba", "matplotlib",
+         "snakemake")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["solvers"], ["solvers", "hhl"], ["solvers", "vqls-local"],
+                                  ["solve", "--help"], ["board", "add", "--help"]])
+def test_help_and_the_solver_list_import_no_heavy_module(argv):
+    """The property the 0.5 s budget of ``qlsbench --help`` rests on, checked by what is imported, not by a clock."""
+    script = ("import contextlib, io, json, sys\n"
+              "from qlsbench.cli import main\n"
+              "with contextlib.redirect_stdout(io.StringIO()):\n"
+              f"    code = main({argv!r})\n"
+              f"print(json.dumps([code, sorted(m for m in {HEAVY!r} if m in sys.modules)]))\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    code, imported = json.loads(run.stdout)
+    assert code == 0 and imported == [], imported
+
+
+def _subcommands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    """Every command and sub-command of ``parser`` as its path of names (``("board", "add")``), depth first."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (*path, name), sub
+                yield from _subcommands(sub, (*path, name))
+
+
+def test_every_command_and_subcommand_has_a_help_of_its_own(capsys):
+    paths = [path for path, _ in _subcommands(build_parser())]
+    assert ("board", "add") in paths and ("figure", "loss-curves") in paths and ("solvers",) in paths
+    seen = set()
+    for path in paths:
+        assert main([*path, "--help"]) == 0, path
+        out = capsys.readouterr().out
+        assert out.startswith(f"usage: qlsbench {' '.join(path)} "), out.splitlines()[0]
+        assert out not in seen, f"qlsbench {' '.join(path)} --help repeats another command's help"
+        seen.add(out)
+
+
+def test_help_lines_are_each_commands_own():
+    """``qlsbench --help`` lists every command of the table with its line, and the command's help starts with it."""
+    from qlsbench.cli import commands
+
+    listed = {c.name: c.help for c in commands()}
+    parser = build_parser()
+    top = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(top.choices) == list(listed)
+    for name, sub in top.choices.items():
+        assert sub.description.startswith(listed[name]), name
+
+
+def test_dataset_commands_are_the_families_commands():
+    """A family with a command of its own needs its line of help in the command table, and no line is orphaned."""
+    from qlsbench.cli.datasets import DATASET_COMMANDS
+    from qlsbench.families import FAMILIES
+
+    assert set(DATASET_COMMANDS) == {f.command for f in FAMILIES.values()}
+
+
+# ---------------------------------------------------------------- solvers NAME
+
+def _option_rows(out: str) -> dict[str, list[str]]:
+    """``qlsbench solvers NAME``'s option table: name -> [type, default, meaning...] (wrapped lines joined)."""
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split()[:3] == ["name", "type", "default"])
+    start = lines[header].index("meaning")
+    rows: dict[str, list[str]] = {}
+    last = None
+    for line in lines[header + 1:]:
+        if line[:start].strip():  # a new option
+            cells = line[:start].split("  ")
+            name, type_, default = [c.strip() for c in cells if c.strip()]
+            rows[name] = [type_, default, line[start:].strip()]
+            last = name
+        else:  # the meaning of the last option, wrapped
+            rows[last][2] += " " + line.strip()
+    return rows
+
+
+def test_solvers_name_lists_each_option_with_type_default_and_meaning(capsys):
+    from qlsbench import solvers
+    from qlsbench.solvers.options import HHLOptions
+
+    assert main(["solvers", "hhl"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("hhl: HHL on Aer circuits") and "module docstring" not in out
+    rows = _option_rows(out)
+    built = solvers.get("hhl").options  # the defaults the solver really has
+    assert list(rows) == list(built)
+    for field in dataclasses.fields(HHLOptions):
+        type_, default, meaning = rows[field.name]
+        assert type_ == field.type
+        value = built[field.name]
+        assert default == ("none" if value is None else f"{value:g}" if isinstance(value, float) else str(value))
+        assert meaning == field.metadata["qlsbench.option"].help
+    assert rows["refine"][1] == "0" and rows["clock"][:2] == ["int", "8"] and rows["time"][1] == "none"
+
+
+def test_solvers_name_of_a_solver_without_options_says_so(capsys):
+    assert main(["solvers", "lu"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "options: none"
+
+
+def test_solvers_name_reads_a_plugins_fields(plugin_path, capsys):
+    assert main(["solvers", "normal-cg"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("normal-cg: CG on the normal equations")
+    assert _option_rows(out) == {"rtol": ["float", "1e-12", ""]}

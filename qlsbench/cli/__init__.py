@@ -1,11 +1,12 @@
 """The ``qlsbench`` command line.
 
-Each command's parser sits beside its handler in one module per kind of
+Each command's arguments sit beside its handler in one module per kind of
 command (:mod:`~qlsbench.cli.datasets`, :mod:`~qlsbench.cli.solving`,
-:mod:`~qlsbench.cli.figures`); this module only puts them together and runs
-one. Heavy modules are imported inside each handler so ``qlsbench --help``
-and ``qlsbench solvers`` start quickly. Errors a user can cause print as one
-line.
+:mod:`~qlsbench.cli.figures`), each listing its commands in ``COMMANDS``
+(:class:`~qlsbench.cli.base.Command`); this module only puts them together and
+runs one. Only the command being run gets its arguments, and with them the
+imports they need, so ``qlsbench --help`` and ``qlsbench solvers`` answer at
+once. Errors a user can cause print as one line.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
 
 from qlsbench.cli import datasets, figures, solving
+from qlsbench.cli.base import Command
 from qlsbench.errors import InputError
 
 #: The command modules, in the order ``qlsbench --help`` lists their commands.
@@ -39,16 +42,44 @@ def _thread_count(text: str) -> int:
 
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``qlsbench`` parser: global options, then every command module's parsers."""
-    p = _Parser(prog="qlsbench", description=__doc__.splitlines()[0])
+def commands() -> list[Command]:
+    """Every command, in the order ``qlsbench --help`` lists them."""
+    return [command for module in COMMAND_MODULES for command in module.COMMANDS]
+
+
+def build_parser(complete: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The ``qlsbench`` parser: its global options and every command.
+
+    Parameters
+    ----------
+    complete : iterable of str, optional
+        The commands that get their arguments (and ``--help``), importing
+        what they need; the others are a name and a line of help, enough to
+        list them and to tell which one a command line names. Default: all.
+    """
+    p = _Parser(prog="qlsbench", description="Datasets and benchmarks for quantum and quantum-inspired linear "
+                                             "solvers. `qlsbench COMMAND --help` describes a command.")
     p.add_argument("--threads", type=_thread_count, metavar="N",
                    help="most threads for compiled kernels and BLAS (default: $QLSBENCH_THREADS, else every core)")
-    sub = p.add_subparsers(dest="command", required=True)
-    for module in COMMAND_MODULES:
-        for add in module.PARSERS:
-            add(sub)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    table = commands()
+    chosen = {c.name for c in table} if complete is None else set(complete)
+    for command in table:
+        s = sub.add_parser(command.name, help=command.help, description=command.help,
+                           add_help=command.name in chosen)
+        if command.name in chosen:
+            command.arguments(s)
     return p
+
+
+def _named_command(argv: list[str]) -> str:
+    """The command ``argv`` names, found by the parser whose commands have no arguments yet.
+
+    Global usage errors and ``qlsbench --help`` leave from here (``SystemExit``); everything after the
+    command's name is left for its own parser.
+    """
+    args, _ = build_parser(complete=()).parse_known_args(argv)
+    return args.command
 
 
 def _check_outputs(args) -> None:
@@ -74,8 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``qlsbench`` console script."""
     from qlsbench.errors import QlsbenchError
 
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(complete=[_named_command(argv)]).parse_args(argv)
     except SystemExit as exc:  # a usage error (one line, already printed) or --help: return its code like any other
         return exc.code if isinstance(exc.code, int) else 2
     try:

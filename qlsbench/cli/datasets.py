@@ -1,9 +1,12 @@
-"""Dataset commands, built from the family table: ``ising``, ``simulate``, ``checkpoints``, ``trajectory``; and ``info``.
+"""Dataset commands, built from the family table: ``ising``, ``simulate``, ``checkpoints``, ``pinned``,
+``trajectory``; and ``info``.
 
-Each family's options record (:mod:`qlsbench.families`) says how its options
-are spelt, checked and defaulted, so a command here is its families' options
-as flags, ``--out`` and ``--quiet``; a family that shares a command with
-others (``simulate``) is chosen by ``--scene`` and ``--integrator``.
+Each family names the command that builds it (:mod:`qlsbench.families`), and
+its options record says how its options are spelt, checked and defaulted, so
+a command here is its families' options as flags, ``--out`` and ``--quiet``;
+a family that shares a command with others (``simulate``) is chosen by
+``--scene`` and ``--integrator``. The family table is imported only when one
+of these commands runs: it brings the physics.
 """
 
 from __future__ import annotations
@@ -12,14 +15,27 @@ import sys
 from functools import partial
 from pathlib import Path
 
+from qlsbench.cli.base import Command
 from qlsbench.cli.options import add_options, given_options
 from qlsbench.errors import InputError
-from qlsbench.families import FAMILIES, commands, select
+
+#: The commands that build datasets, with their one line of help, in the order ``qlsbench --help`` lists them.
+#: Every family's ``command`` is one of them (tests/test_cli.py checks): a family with a command of its own
+#: adds its line here.
+DATASET_COMMANDS = {
+    "ising": "write Ising-inspired VQLS systems to a Parquet dataset",
+    "simulate": "run a simulation (DEM-C, CD-Lagrange or penalty friction) and write its Newton subsystems",
+    "checkpoints": "a sub-dataset of a simulation's systems at a few evenly spaced steps",
+    "pinned": "copy a group of the leaderboard's pinned systems into a dataset folder",
+    "trajectory": "write a CD-Lagrange trajectory (clean and noisy columns) to Parquet",
+}
 
 
-def _parser_for(command: str, families, sub) -> None:
+def _arguments_for(command: str, s) -> None:
     """``qlsbench <command>``: every option of its families, the family selector where there is a choice, --out."""
-    s = sub.add_parser(command, help=families[0].command_help)
+    from qlsbench.families import commands
+
+    families = commands()[command]
     merged = add_options(s, [f.options for f in families], [f.name for f in families])
     integrators = [f.integrator for f in families if f.integrator]
     if integrators:
@@ -42,6 +58,8 @@ def _takes(family, name: str) -> bool:
 
 def run_family_command(command: str, merged: dict, args) -> None:
     """Pick the family, check its options, build the dataset and print what the family reports."""
+    from qlsbench.families import commands, select
+
     family = select(command, getattr(args, "scene", None), getattr(args, "integrator", None))
     given = given_options(args, merged)
     foreign = [name for name in [*given, "integrator"] if getattr(args, name, None) is not None
@@ -74,14 +92,13 @@ def cmd_info(args) -> None:
     print(summary.to_string())
 
 
-def _parser_info(sub) -> None:
-    s = sub.add_parser("info", help="summarise a dataset")
+def _arguments_info(s) -> None:
     s.add_argument("dataset", help="dataset file or folder")
     s.set_defaults(func=cmd_info)
 
 
-#: Parser builders of this module's commands, in the order `qlsbench --help` lists them: one per dataset
-#: command of the family table (:data:`qlsbench.families.FAMILIES`), then ``info``.
-PARSERS = tuple(partial(_parser_for, command, families) for command, families in commands().items()) + (_parser_info,)
+#: This module's commands, in the order ``qlsbench --help`` lists them: the dataset commands, then ``info``.
+COMMANDS = tuple(Command(name, line, partial(_arguments_for, name)) for name, line in DATASET_COMMANDS.items()) + (
+    Command("info", "summarise a dataset", _arguments_info),)
 
-__all__ = ["FAMILIES", "PARSERS", "run_family_command"]
+__all__ = ["COMMANDS", "DATASET_COMMANDS", "run_family_command"]

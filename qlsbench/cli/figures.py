@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from qlsbench.checks import NON_NEGATIVE, POSITIVE
+from qlsbench.cli.base import Command
 from qlsbench.cli.options import add_options, given_options
 
 
@@ -17,8 +18,7 @@ def cmd_pauli(args) -> None:
     print(f"{df['system_id'].nunique()} systems; median terms per tolerance {summary} -> {args.out}")
 
 
-def _parser_pauli(sub) -> None:
-    s = sub.add_parser("pauli", help="Pauli term counts, truncation errors and reorderings of a dataset")
+def _arguments_pauli(s) -> None:
     s.add_argument("dataset", help="dataset file or folder")
     s.add_argument("--tol", type=NON_NEGATIVE.parse, nargs="+", default=[0.0, 1e-6, 1e-3], help="truncation tolerances")
     s.add_argument("--reorder", action="store_true", help="also count terms after RCM and greedy reorderings")
@@ -35,9 +35,7 @@ def cmd_lcu(args) -> None:
           f"at 1e-3; median LCU 1-norm {df['lcu_norm_0'].median():.3g} -> {args.out}")
 
 
-def _parser_lcu(sub) -> None:
-    s = sub.add_parser("lcu", help="each system's Pauli (LCU) form: term counts at 0 / 1e-6 / 1e-3, the 1-norm, "
-                                   "and with --terms every term")
+def _arguments_lcu(s) -> None:
     s.add_argument("dataset", help="dataset file or folder")
     s.add_argument("--terms", action="store_true",
                    help="also write every term: x and z bit masks and the coefficient (rebuilds SparsePauliOp)")
@@ -64,11 +62,9 @@ def cmd_resources(args) -> None:
     print(f"{df['system_id'].nunique()} systems -> {args.out}")
 
 
-def _parser_resources(sub) -> None:
+def _arguments_resources(s) -> None:
     from qlsbench.bench.pauli_study import RESOURCE_EPSILONS
 
-    s = sub.add_parser("resources", help="fault-tolerant cost estimates per system from its LCU form: block "
-                                         "encoding, QSVT and discrete-adiabatic query counts (no simulation)")
     s.add_argument("dataset", help="dataset file or folder")
     s.add_argument("--epsilon", type=POSITIVE.parse, nargs="+", default=list(RESOURCE_EPSILONS),
                    help="target errors (default: %(default)s)")
@@ -83,11 +79,10 @@ def cmd_figure(figure, args) -> None:
         print(f"wrote {figure(args.inputs, out, options)}")
 
 
-def _parser_figure(sub) -> None:
+def _arguments_figure(s) -> None:
     from qlsbench.report import FIGURES
 
-    s = sub.add_parser("figure", help="draw a figure or table of the report: " + ", ".join(FIGURES),
-                       description="Draw one figure or table of the report (qlsbench.report.FIGURES).")
+    s.description = f"{FIGURE_HELP}: {', '.join(FIGURES)}"
     names = s.add_subparsers(dest="figure", required=True, metavar="NAME")
     for figure in FIGURES.values():
         f = names.add_parser(figure.name, help=figure.summary, description=figure.summary)
@@ -99,5 +94,15 @@ def _parser_figure(sub) -> None:
                        reads=["inputs"] + [n for n, (spec, _) in figure.options.specs().items() if spec.path == "read"])
 
 
-#: Parser builders of this module's commands, in the order `qlsbench --help` lists them.
-PARSERS = (_parser_pauli, _parser_lcu, _parser_resources, _parser_figure)
+#: ``qlsbench figure``'s line in ``qlsbench --help``; its own help lists the figures (importing the report).
+FIGURE_HELP = "draw a figure or table of the report (qlsbench.report.FIGURES)"
+
+#: This module's commands, in the order ``qlsbench --help`` lists them.
+COMMANDS = (
+    Command("pauli", "Pauli term counts, truncation errors and reorderings of a dataset", _arguments_pauli),
+    Command("lcu", "each system's Pauli (LCU) form: term counts at 0 / 1e-6 / 1e-3, the 1-norm, and with --terms "
+                   "every term", _arguments_lcu),
+    Command("resources", "fault-tolerant cost estimates per system from its LCU form: block encoding, QSVT and "
+                         "discrete-adiabatic query counts (no simulation)", _arguments_resources),
+    Command("figure", FIGURE_HELP, _arguments_figure),
+)

@@ -60,9 +60,14 @@ def solver_spec(args):
         if not isinstance(extra, dict):
             raise InputError(f"--options must be a JSON object, got {type(extra).__name__}")
         options.update(extra)
-    if ":" in args.solver and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    import_from_cwd(args.solver)
     return SolverSpec(args.solver, options, args.label or "")
+
+
+def import_from_cwd(solver: str) -> None:
+    """Let a ``module:Class`` solver be imported from the current folder first, as ``python -m`` would."""
+    if ":" in solver and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
 
 
 def merged_specs(records, owners) -> dict[str, tuple[OptionSpec, dict]]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from qlsbench.checks import COUNT, POSITIVE, SEED, Real, Whole
+from qlsbench.cli.base import Command
 from qlsbench.cli.options import (
     MAX_REPEATS,
     add_options,
     add_solver_arguments,
     given_options,
+    import_from_cwd,
     solver_spec,
 )
 
@@ -31,8 +33,7 @@ def cmd_solve(args) -> None:
     print(f"{spec.label}: {len(df)} solves ({counts}) -> {args.out}")
 
 
-def _parser_solve(sub) -> None:
-    s = sub.add_parser("solve", help="run one solver over a dataset into a results file")
+def _arguments_solve(s) -> None:
     add_solver_arguments(s)
     s.add_argument("--dataset", required=True, help="dataset file or folder")
     s.add_argument("--out", required=True, help="results .parquet file")
@@ -68,8 +69,7 @@ def cmd_merge(args) -> None:
     print(f"merged {len(args.shards)} shard(s): {len(rows)} rows -> {args.out}")
 
 
-def _parser_merge(sub) -> None:
-    s = sub.add_parser("merge", help="merge the shards of one solve (qlsbench solve --shard) into one results file")
+def _arguments_merge(s) -> None:
     s.add_argument("shards", nargs="+", help="the shards' results .parquet files")
     s.add_argument("--dataset", required=True, help="the dataset they solved (for its order and hash)")
     s.add_argument("--out", required=True, help="results .parquet file")
@@ -87,11 +87,9 @@ def cmd_ship(args) -> None:
           f"{len(manifest['collections'])} collection(s) -> {args.out}")
 
 
-def _parser_ship(sub) -> None:
+def _arguments_ship(s) -> None:
     from qlsbench.report.reproduction import FIG3_LABEL, FIG5_DATASETS
 
-    s = sub.add_parser("ship", help="copy a workflow run's results into a small folder with their hashes, for a "
-                                    "page generated from them (qlsbench figure reproduction)")
     s.add_argument("run", help="the folder the workflow ran in (results/ and datasets/ inside)")
     s.add_argument("--config", required=True, help="the run's configuration file (hashed into the manifest)")
     s.add_argument("--log", nargs="*", default=[], help="Snakemake logs of the run (wall and job times; default: the run's "
@@ -125,11 +123,9 @@ def cmd_in_loop(args) -> None:
     print(f"-> {args.out}")
 
 
-def _parser_in_loop(sub) -> None:
+def _arguments_in_loop(s) -> None:
     from qlsbench.bench.in_loop import InLoopOptions
 
-    s = sub.add_parser("in-loop", help="run a simulation with a solver solving its Newton systems, beside the "
-                                       "exact run from the same state; per-step physics errors")
     add_solver_arguments(s)
     add_options(s, [InLoopOptions])
     s.add_argument("--seeds", type=Whole(1, MAX_REPEATS).parse, default=1, help="runs with seeds 0..k-1")
@@ -143,12 +139,55 @@ def _parser_in_loop(sub) -> None:
 def cmd_solvers(args) -> None:
     from qlsbench.solvers import available, describe
 
+    if args.name:
+        _print_solver(args.name)
+        return
     for name in available():
         print(f"{name:12s} {describe(name)}")
 
 
-def _parser_solvers(sub) -> None:
-    s = sub.add_parser("solvers", help="list available solvers, plug-ins included")
+def _print_solver(name: str) -> None:
+    """A solver's summary, then one line per option: name, type, default and meaning (wrapped to the terminal)."""
+    import shutil
+    import textwrap
+
+    from qlsbench.solvers.registry import describe, options_of
+
+    import_from_cwd(name)
+    options = options_of(name)
+    print(f"{name}: {describe(name) or 'no description'}")
+    if not options:
+        print("options: none")
+        return
+    print("options (--option NAME=VALUE; in a workflow config, under the solver's options:)")
+    rows = [(o.name, o.type, _default_text(o.default), o.help) for o in options]
+    widths = [max(len(r[i]) for r in rows + [("name", "type", "default", "")]) for i in range(3)]
+    indent = sum(widths) + 2 + 3 * 2
+    width = max(shutil.get_terminal_size((100, 24)).columns, indent + 30)
+    print("  " + "  ".join(h.ljust(w) for h, w in zip(("name", "type", "default"), widths)) + "  meaning")
+    for row in rows:
+        head = "  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  "
+        lines = textwrap.wrap(row[3], width - indent, break_on_hyphens=False) or [""]
+        print(head + lines[0])
+        for line in lines[1:]:
+            print(" " * indent + line)
+
+
+def _default_text(default) -> str:
+    """How ``qlsbench solvers NAME`` shows a default: ``required`` when there is none, ``none`` for ``None``."""
+    import dataclasses
+
+    if default is dataclasses.MISSING:
+        return "required"
+    if default is None:
+        return "none"
+    return f"{default:g}" if isinstance(default, float) else str(default)
+
+
+def _arguments_solvers(s) -> None:
+    s.add_argument("name", nargs="?", metavar="NAME",
+                   help="a solver (registered name, entry point or module:Class): list its options, with their "
+                        "types, defaults and meanings")
     s.set_defaults(func=cmd_solvers)
 
 
@@ -167,10 +206,9 @@ def cmd_leaderboard(args) -> None:
     print(leaderboard(results, tol, low).to_string(index=False))
 
 
-def _parser_leaderboard(sub) -> None:
+def _arguments_leaderboard(s) -> None:
     from qlsbench.report.leaderboard_page import LeaderboardOptions
 
-    s = sub.add_parser("leaderboard", help="rank solvers from results files (and write the leaderboard page)")
     s.add_argument("results", nargs="+", help="results files or folders")
     s.add_argument("--md", default="results/leaderboard.md")
     s.add_argument("--csv", default="results/leaderboard.csv")
@@ -184,36 +222,46 @@ def _parser_leaderboard(sub) -> None:
                                                  ("html", "--html", "file")], reads=["results", "estimates"])
 
 
-def cmd_board(args) -> None:
-    from qlsbench.bench.board import add_submission, pin, run_board
-    from qlsbench.report.board_pages import publish, render_board
+def cmd_board_pin(args) -> None:
+    from qlsbench.bench.board import pin
 
     board = _board(args)
-    if args.submission and args.action != "add":
-        from qlsbench.errors import InputError
+    manifest = pin(board, progress=not args.quiet, groups=args.group)
+    print(f"pinned {len(manifest['systems'])} systems in {len(manifest['groups'])} groups -> {board.folder}")
 
-        raise InputError(f"board {args.action} takes no submission file ({args.submission}); only `board add` does")
-    if args.action == "pin":
-        manifest = pin(board, progress=not args.quiet, groups=args.group)
-        print(f"pinned {len(manifest['systems'])} systems in {len(manifest['groups'])} groups -> {board.folder}")
-    elif args.action == "run":
-        files = run_board(board, args.results, progress=not args.quiet, groups=args.group)
-        print(f"{len(files)} results files in {args.results}")
-    elif args.action == "render":
-        render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
-        print(f"pages rewritten from {board.results_path} in {args.pages}")
-    elif args.action == "publish":
-        results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
-        print(f"published {len(results)} solves of {results['solver'].nunique()} solvers -> "
-              f"{board.results_path}, {Path(args.pages) / 'index.html'}")
-    else:
-        if not args.submission:
-            from qlsbench.errors import InputError
 
-            raise InputError("board add needs the submission file `qlsbench compare` wrote (board add FILE)")
-        kept = add_submission(board, args.submission)
-        render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
-        print(f"added {args.submission} as {kept}; pages rewritten in {args.pages}")
+def cmd_board_run(args) -> None:
+    from qlsbench.bench.board import run_board
+
+    files = run_board(_board(args), args.results, progress=not args.quiet, groups=args.group)
+    print(f"{len(files)} results files in {args.results}")
+
+
+def cmd_board_publish(args) -> None:
+    from qlsbench.report.board_pages import publish
+
+    board = _board(args)
+    results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
+    print(f"published {len(results)} solves of {results['solver'].nunique()} solvers -> "
+          f"{board.results_path}, {Path(args.pages) / 'index.html'}")
+
+
+def cmd_board_render(args) -> None:
+    from qlsbench.report.board_pages import render_board
+
+    board = _board(args)
+    render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
+    print(f"pages rewritten from {board.results_path} in {args.pages}")
+
+
+def cmd_board_add(args) -> None:
+    from qlsbench.bench.board import add_submission
+    from qlsbench.report.board_pages import render_board
+
+    board = _board(args)
+    kept = add_submission(board, args.submission)
+    render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
+    print(f"added {args.submission} as {kept}; pages rewritten in {args.pages}")
 
 
 def _track_files(given: list[str], option: str) -> list[str]:
@@ -251,29 +299,75 @@ def _track(args, given: list[str] | None, option: str, default: str) -> list[str
     return _track_files(given, option)
 
 
-def _parser_board(sub) -> None:
-    s = sub.add_parser("board", help="the pinned board: pin its systems, run its solvers, publish it, add a submission")
-    s.add_argument("action", choices=["pin", "run", "publish", "render", "add"],
-                   help="pin: build the pinned set; run: run board.yaml's solvers on it; publish: write the board's "
-                        "results and pages; render: rewrite the pages from the published results (and the "
-                        "tracks' files); add: put a `qlsbench compare` submission on the board")
-    s.add_argument("submission", nargs="?", help="add: the submission.parquet `qlsbench compare` wrote")
-    s.add_argument("--board", help="board folder (default: the one shipped in qlsbench/pinned)")
-    s.add_argument("--results", default="results/board", help="folder of the board's results files (run, publish)")
-    s.add_argument("--pages", default="leaderboard",
-                   help="folder for index.html, leaderboard.md and .csv and the plots (publish, render, add)")
-    s.add_argument("--group", action="append", default=None, metavar="GROUP",
-                   help="pin, run: only this group (repeatable); pin keeps every other group as it is")
-    s.add_argument("--in-loop", nargs="+", default=None, metavar="PATH",
-                   help="publish, render, add: in-loop results files or folders for the page's physics track "
-                        "(default: docs/in-loop where it exists)")
-    s.add_argument("--noisy", nargs="+", default=None, metavar="PATH",
-                   help="publish, render, add: solve results of the device backends for the page's noisy track "
-                        "(default: docs/noisy where it exists)")
-    s.add_argument("--no-tracks", action="store_true", help="publish, render, add: no physics or noisy track on the page")
-    s.add_argument("--quiet", action="store_true", help="no progress bars")
-    s.set_defaults(func=cmd_board, writes=[("results", "--results", "folder"), ("pages", "--pages", "folder")],
-                   reads=["submission", "in_loop", "noisy"])
+def _arguments_board(s) -> None:
+    """``qlsbench board ACTION``: each action a command of its own, with only the options it takes."""
+    actions = s.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for name, help_text, add in BOARD_ACTIONS:
+        a = actions.add_parser(name, help=help_text, description=help_text)
+        a.add_argument("--board", help="board folder (default: the one shipped in qlsbench/pinned)")
+        add(a)
+
+
+def _board_pin(a) -> None:
+    _group_option(a, "pin only this group (repeatable); every other group is kept as it is")
+    a.add_argument("--quiet", action="store_true", help="no progress bars")
+    a.set_defaults(func=cmd_board_pin)
+
+
+def _board_run(a) -> None:
+    _results_option(a, "folder the board's results files are written to (resumed when there)")
+    _group_option(a, "run only on this group (repeatable)")
+    a.add_argument("--quiet", action="store_true", help="no progress bars")
+    a.set_defaults(func=cmd_board_run, writes=[("results", "--results", "folder")])
+
+
+def _board_publish(a) -> None:
+    _results_option(a, "folder of the board's results files (`qlsbench board run` wrote them)")
+    _page_options(a)
+    a.set_defaults(func=cmd_board_publish, reads=["results", "in_loop", "noisy"])
+
+
+def _board_render(a) -> None:
+    _page_options(a)
+    a.set_defaults(func=cmd_board_render)
+
+
+def _board_add(a) -> None:
+    a.add_argument("submission", help="the submission.parquet `qlsbench compare` wrote")
+    _page_options(a)
+    a.set_defaults(func=cmd_board_add, reads=["submission", "in_loop", "noisy"])
+
+
+def _results_option(a, help_text: str) -> None:
+    a.add_argument("--results", default="results/board", help=f"{help_text} (default: %(default)s)")
+
+
+def _group_option(a, help_text: str) -> None:
+    a.add_argument("--group", action="append", default=None, metavar="GROUP", help=help_text)
+
+
+def _page_options(a) -> None:
+    """Where the pages go and which extra tracks they show (publish, render, add)."""
+    a.add_argument("--pages", default="leaderboard",
+                   help="folder for index.html, leaderboard.md and .csv and the plots (default: %(default)s)")
+    a.add_argument("--in-loop", nargs="+", default=None, metavar="PATH",
+                   help="in-loop results files or folders for the page's physics track (default: docs/in-loop "
+                        "where it exists)")
+    a.add_argument("--noisy", nargs="+", default=None, metavar="PATH",
+                   help="solve results of the device backends for the page's noisy track (default: docs/noisy "
+                        "where it exists)")
+    a.add_argument("--no-tracks", action="store_true", help="no physics or noisy track on the page")
+    a.set_defaults(writes=[("pages", "--pages", "folder")], reads=["in_loop", "noisy"])
+
+
+#: ``qlsbench board``'s actions: name, one line of help, and what adds the options of that action.
+BOARD_ACTIONS = (
+    ("pin", "build the pinned set from board.yaml's sources", _board_pin),
+    ("run", "run board.yaml's solvers on the pinned set (resumable)", _board_run),
+    ("publish", "write the board's results beside the pinned set, and its pages", _board_publish),
+    ("render", "rewrite the pages from the published results (and the tracks' files)", _board_render),
+    ("add", "put a `qlsbench compare` submission on the board and rewrite its pages", _board_add),
+)
 
 
 def cmd_compare(args) -> None:
@@ -300,8 +394,7 @@ def cmd_compare(args) -> None:
     print(f"\nsubmission: {result.submission} (`qlsbench board add {result.submission}` puts it on the board)")
 
 
-def _parser_compare(sub) -> None:
-    s = sub.add_parser("compare", help="rank a new solver against the published leaderboard on the pinned set")
+def _arguments_compare(s) -> None:
     add_solver_arguments(s)
     s.add_argument("--time-limit", type=POSITIVE.parse, default=120.0, help="seconds per solve, as on the board")
     s.add_argument("--repeats", type=Whole(1, MAX_REPEATS).parse, default=1)
@@ -334,8 +427,7 @@ def cmd_check_config(args) -> None:
     print(f"{args.config}: valid")
 
 
-def _parser_check_config(sub) -> None:
-    s = sub.add_parser("check-config", help="check a workflow config file before running it (one line per problem)")
+def _arguments_check_config(s) -> None:
     s.add_argument("config", help="config YAML (as given to snakemake --configfile)")
     s.add_argument("--defaults", default="workflows/config/default.yaml",
                    help="config it is merged over, key by key, as Snakemake does ('' for none)")
@@ -343,6 +435,19 @@ def _parser_check_config(sub) -> None:
     s.set_defaults(func=cmd_check_config)
 
 
-#: Parser builders of this module's commands, in the order `qlsbench --help` lists them.
-
-PARSERS = (_parser_solve, _parser_merge, _parser_ship, _parser_in_loop, _parser_solvers, _parser_leaderboard, _parser_board, _parser_compare, _parser_check_config)
+#: This module's commands, in the order ``qlsbench --help`` lists them.
+COMMANDS = (
+    Command("solve", "run one solver over a dataset into a results file", _arguments_solve),
+    Command("merge", "merge the shards of one solve (qlsbench solve --shard) into one results file", _arguments_merge),
+    Command("ship", "copy a workflow run's results into a small folder with their hashes, for a page generated "
+                    "from them (qlsbench figure reproduction)", _arguments_ship),
+    Command("in-loop", "run a simulation with a solver solving its Newton systems, beside the exact run from the "
+                       "same state; per-step physics errors", _arguments_in_loop),
+    Command("solvers", "list the solvers, plug-ins included; with a NAME, that solver's options", _arguments_solvers),
+    Command("leaderboard", "rank solvers from results files (and write the leaderboard page)", _arguments_leaderboard),
+    Command("board", "the pinned board: pin its systems, run its solvers, publish it, add a submission",
+            _arguments_board),
+    Command("compare", "rank a new solver against the published leaderboard on the pinned set", _arguments_compare),
+    Command("check-config", "check a workflow config file before running it (one line per problem)",
+            _arguments_check_config),
+)

@@ -39,9 +39,9 @@ class Family:
         lines starting ``warning:`` go to standard error.
     command : str
         The ``qlsbench`` command that builds it; several families may share one
-        (``simulate``), told apart by ``scenes`` and ``integrator``.
-    command_help : str
-        The command's one-line help (taken from the first family of the command).
+        (``simulate``), told apart by ``scenes`` and ``integrator``. The command
+        line lists its commands with their help without importing the families
+        (``DATASET_COMMANDS`` in :mod:`qlsbench.cli.datasets`).
     config_key : str
         The workflow config section whose entries are runs of this family.
     scenes : tuple of str
@@ -65,7 +65,6 @@ class Family:
     label: Callable[[Any], str]
     report: Callable[[dict], list[str]]
     command: str
-    command_help: str
     config_key: str
     scenes: tuple[str, ...] = ()
     integrator: str | None = None

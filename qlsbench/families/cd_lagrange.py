@@ -45,5 +45,5 @@ FAMILY = Family(
     name="cd_lagrange", summary="min-map Newton subsystems of the impact LCPs of a sphere sedimentation under the "
                                 "CD-Lagrange restitution integrator",
     options=CDLagrangeOptions, build=build, label=label, report=report, command="simulate",
-    command_help="", config_key="cd_lagrange", scenes=tuple(SCENES), integrator="cd_lagrange",
+    config_key="cd_lagrange", scenes=tuple(SCENES), integrator="cd_lagrange",
 )

@@ -96,6 +96,5 @@ def runs(section: list[dict]) -> list[dict]:
 FAMILY = Family(
     name="dem_c_checkpoints", summary="a DEM-C simulation's systems at a few evenly spaced steps (the paper's fig. 4)",
     options=CheckpointOptions, build=build, label=label, report=report, command="checkpoints",
-    command_help="a sub-dataset of a simulation's systems at a few evenly spaced steps", config_key="checkpoints",
-    out_kind="any", runs=runs,
+    config_key="checkpoints", out_kind="any", runs=runs,
 )

@@ -23,6 +23,5 @@ FAMILY = Family(
     name="dem_c", summary="min-map Newton subsystems of a DEM-C sedimentation of rigid spheres (symmetric without "
                           "friction, non-symmetric with it), padded to a power of two and normalised",
     options=SphereOptions, build=build, label=base_label, report=report, command="simulate",
-    command_help="run a simulation (DEM-C, CD-Lagrange or penalty friction) and write its Newton subsystems",
     config_key="simulate", scenes=tuple(SCENES), integrator="dem_c",
 )

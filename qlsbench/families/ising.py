@@ -48,6 +48,5 @@ def runs(section: dict[str, Any]) -> list[dict]:
 FAMILY = Family(
     name="ising", summary="Ising-inspired VQLS systems (Bravo-Prieto et al.), condition number exactly kappa",
     options=IsingOptions, build=build, label=label, report=report, command="ising",
-    command_help="write Ising-inspired VQLS systems to a Parquet dataset", config_key="ising", out_kind="file",
-    runs=runs,
+    config_key="ising", out_kind="file", runs=runs,
 )

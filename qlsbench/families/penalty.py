@@ -135,6 +135,6 @@ def report(facts: dict) -> list[str]:
 FAMILY = Family(
     name="penalty", summary="Newton systems of penalty-friction backward Euler (Newton-GMRES), non-symmetric where "
                             "contacts slide",
-    options=PenaltyOptions, build=build, label=label, report=report, command="simulate", command_help="",
+    options=PenaltyOptions, build=build, label=label, report=report, command="simulate",
     config_key="penalty", scenes=tuple(PENALTY_SCENES),
 )

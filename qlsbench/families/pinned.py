@@ -48,6 +48,5 @@ def report(facts: dict) -> list[str]:
 FAMILY = Family(
     name="pinned", summary="the leaderboard's 43 pinned systems (Ising-inspired, frictionless and frictional DEM-C), "
                            "copied from the package", options=PinnedOptions, build=build, label=label, report=report,
-    command="pinned", command_help="copy a group of the leaderboard's pinned systems into a dataset folder",
-    config_key="pinned",
+    command="pinned", config_key="pinned",
 )

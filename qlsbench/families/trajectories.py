@@ -92,6 +92,6 @@ FAMILY = Family(
     name="trajectories", summary="CD-Lagrange trajectories of the pendulum, bouncing ball and Newton's cradle with "
                                  "noisy copies, for learning dynamics from data (not linear systems)",
     options=TrajectoryOptions, build=build, label=label, report=report, command="trajectory",
-    command_help="write a CD-Lagrange trajectory (clean and noisy columns) to Parquet", config_key="trajectories",
+    config_key="trajectories",
     scenes=tuple(CD_SCENES), out_kind="file", systems=False,
 )

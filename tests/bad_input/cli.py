@@ -99,6 +99,10 @@ CASES = {
     "board pages into a file": (["board", "publish", "--results", "{tmp}/r", "--pages", "{data}"],
                                 "--pages"),
     "kappa figure over a dataset": (["figure", "kappa-time", "{data}", "--out", "{data}"], "is an input of this command"),
+    # ---- the solver list and the board's actions
+    "options of a misspelt solver": (["solvers", "gmress"], "unknown solver 'gmress'; available: "),
+    "board add without its submission": (["board", "add"], "the following arguments are required: submission"),
+    "board pin given a submission": (["board", "pin", "{data}"], "error: unrecognized arguments: "),
     # ---- configs: a key given twice replaces the first silently in plain YAML readers
     "config with two run blocks": Case(["check-config", "{twice}"], "line 4: key 'run' given twice"),
     "config naming a solver with a typo": Case(["check-config", "{cfg_solver_typo}"],
