@@ -159,3 +159,50 @@ def test_solvers_name_reads_a_plugins_fields(plugin_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith("normal-cg: CG on the normal equations")
     assert _option_rows(out) == {"rtol": ["float", "1e-12", ""]}
+
+
+# ---------------------------------------------------------------- solve's accuracy line
+
+def test_solve_ends_with_the_accuracy_of_what_it_solved(tmp_path, capsys):
+    """The line's numbers are the results file's medians, over all returned solutions and per status."""
+    data, out = tmp_path / "ising.parquet", tmp_path / "cg.parquet"
+    assert main(["ising", "--n", "2", "3", "4", "5", "--kappa", "100", "--out", str(data)]) == 0
+    assert main(["solve", "--solver", "cg", "--option", "maxiter=3", "--dataset", str(data), "--out", str(out),
+                 "--max-qubits", "4", "--quiet"]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    rows = pd.read_parquet(out)
+    returned = rows[rows["status"] != "skipped"]
+    assert set(returned["status"]) == {"converged", "max_iter"}  # the case the line must split
+
+    def medians(part):
+        return f"{part['rel_residual'].median():.2e} and {part['fidelity'].median():.6f}"
+
+    per_status = "; ".join(f"{s} {len(p)}: {medians(p)}" for s, p in returned.groupby("status"))
+    assert line == (f"accuracy: median relative residual and fidelity {medians(returned)} over "
+                    f"{len(returned)} returned solutions ({per_status}); no solution: skipped 1")
+
+
+def test_the_accuracy_line_of_solves_without_a_solution_or_a_reference():
+    from qlsbench.cli.solving import accuracy_summary
+
+    nothing = pd.DataFrame({"status": ["skipped"], "rel_residual": [float("nan")], "fidelity": [float("nan")]})
+    assert accuracy_summary(nothing) == "accuracy: none of the 1 solve returned a solution; no solution: skipped 1"
+    unreferenced = pd.DataFrame({"status": ["converged"], "rel_residual": [1e-9], "fidelity": [float("nan")]})
+    assert accuracy_summary(unreferenced) == ("accuracy: median relative residual and fidelity 1.00e-09 and no "
+                                              "reference over 1 returned solution (converged 1: 1.00e-09 and no "
+                                              "reference)")
+
+
+# ---------------------------------------------------------------- words
+
+def test_plural_says_one_thing_and_many_things():
+    from qlsbench.text import plural
+
+    assert [plural(n, "system") for n in (0, 1, 2)] == ["0 systems", "1 system", "2 systems"]
+    assert plural(1, "family", "families") == "1 family" and plural(3, "family", "families") == "3 families"
+
+
+def test_one_system_is_written_in_the_singular(tmp_path, capsys):
+    assert main(["ising", "--n", "2", "--out", str(tmp_path / "one.parquet")]) == 0
+    assert capsys.readouterr().out.startswith("wrote 1 Ising system (kappa=10")
+

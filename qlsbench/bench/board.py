@@ -53,6 +53,7 @@ from qlsbench.data import (
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.outcomes import Status
 from qlsbench.solvers.registry import check_solver, get
+from qlsbench.text import plural
 from qlsbench.yaml_files import load_yaml
 
 #: The board shipped with the package.
@@ -355,7 +356,7 @@ class Calibration:
             return "times as measured here, not calibrated to the board's machine"
         lo, hi = min(self.factors), max(self.factors)
         return (f"times scaled by {self.factor:.3g} (board's dense LU time / this machine's on the same systems; "
-                f"{len(self.factors)} repeats ranged {lo:.3g} to {hi:.3g}, spread {100 * (hi - lo) / self.factor:.0f} %)")
+                f"{plural(len(self.factors), 'repeat')} ranged {lo:.3g} to {hi:.3g}, spread {100 * (hi - lo) / self.factor:.0f} %)")
 
 
 @dataclass

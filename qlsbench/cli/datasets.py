@@ -18,6 +18,7 @@ from pathlib import Path
 from qlsbench.cli.base import Command
 from qlsbench.cli.options import add_options, given_options
 from qlsbench.errors import InputError
+from qlsbench.text import plural
 
 #: The commands that build datasets, with their one line of help, in the order ``qlsbench --help`` lists them.
 #: Every family's ``command`` is one of them (tests/test_cli.py checks): a family with a command of its own
@@ -83,7 +84,8 @@ def cmd_info(args) -> None:
 
     df = load_dataset(args.dataset)
     files = dataset_files(args.dataset)
-    print(f"dataset   {args.dataset}  ({len(files)} file(s), schema v{SCHEMA_VERSION}, hash {dataset_hash(args.dataset)})")
+    print(f"dataset   {args.dataset}  ({plural(len(files), 'file')}, schema v{SCHEMA_VERSION}, "
+          f"hash {dataset_hash(args.dataset)})")
     print(f"systems   {len(df)}")
     summary = df.groupby(["family", "scene"]).agg(
         systems=("system_id", "size"), dim_min=("dim", "min"), dim_max=("dim", "max"),

@@ -7,6 +7,7 @@ from functools import partial
 from qlsbench.checks import NON_NEGATIVE, POSITIVE
 from qlsbench.cli.base import Command
 from qlsbench.cli.options import add_options, given_options
+from qlsbench.text import plural
 
 
 def cmd_pauli(args) -> None:
@@ -15,7 +16,7 @@ def cmd_pauli(args) -> None:
     df = pauli_study(args.dataset, args.out, tols=args.tol, reorder=args.reorder, progress=not args.quiet)
     abs_rows = df[(df["mode"] == "absolute") & (df["ordering"] == "identity")]
     summary = abs_rows.groupby("tol")["terms_kept"].median().to_dict()
-    print(f"{df['system_id'].nunique()} systems; median terms per tolerance {summary} -> {args.out}")
+    print(f"{plural(df['system_id'].nunique(), 'system')}; median terms per tolerance {summary} -> {args.out}")
 
 
 def _arguments_pauli(s) -> None:
@@ -31,7 +32,7 @@ def cmd_lcu(args) -> None:
     from qlsbench.bench.pauli_study import lcu_table
 
     df = lcu_table(args.dataset, args.out, terms=args.terms, progress=not args.quiet)
-    print(f"{len(df)} systems; median terms {int(df['terms_0'].median())} exact, {int(df['terms_1e-3'].median())} "
+    print(f"{plural(len(df), 'system')}; median terms {int(df['terms_0'].median())} exact, {int(df['terms_1e-3'].median())} "
           f"at 1e-3; median LCU 1-norm {df['lcu_norm_0'].median():.3g} -> {args.out}")
 
 
@@ -59,7 +60,7 @@ def cmd_resources(args) -> None:
               f" (practical) / {rows['adiabatic_queries_bound'].median():.3g} (bound); largest system "
               f"({int(largest['n_qubits'])} qubits, {int(largest['terms'])} terms): "
               f"{largest['adiabatic_queries_practical']:.3g} adiabatic queries")
-    print(f"{df['system_id'].nunique()} systems -> {args.out}")
+    print(f"{plural(df['system_id'].nunique(), 'system')} -> {args.out}")
 
 
 def _arguments_resources(s) -> None:

@@ -14,6 +14,7 @@ from qlsbench.cli.options import (
     import_from_cwd,
     solver_spec,
 )
+from qlsbench.text import plural
 
 
 def _board(args):
@@ -30,7 +31,34 @@ def cmd_solve(args) -> None:
                     time_limit=args.time_limit, max_qubits=args.max_qubits, progress=not args.quiet,
                     shard=args.shard, sequence=args.sequence)
     counts = ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().sort_index().items())
-    print(f"{spec.label}: {len(df)} solves ({counts}) -> {args.out}")
+    print(f"{spec.label}: {plural(len(df), 'solve')} ({counts}) -> {args.out}")
+    print(accuracy_summary(df))
+
+
+def accuracy_summary(rows) -> str:
+    """One line on how accurate the solves of results ``rows`` were.
+
+    The median relative residual and fidelity over the solves that returned
+    a solution, then per status (``converged 3: 2.1e-12 and 1.000000``), then
+    the statuses of the solves that returned none. A fidelity needs a
+    reference solution; without one it reads ``no reference``.
+    """
+    returned = rows[rows["rel_residual"].notna()]
+    missing = rows[rows["rel_residual"].isna()]["status"].value_counts().sort_index()
+    none = ("; no solution: " + ", ".join(f"{status} {n}" for status, n in missing.items())) if len(missing) else ""
+    if returned.empty:
+        return f"accuracy: none of the {plural(len(rows), 'solve')} returned a solution{none}"
+    by_status = "; ".join(f"{status} {len(part)}: {_medians(part)}"
+                          for status, part in returned.groupby("status", sort=True))
+    return (f"accuracy: median relative residual and fidelity {_medians(returned)} over "
+            f"{plural(len(returned), 'returned solution')} ({by_status}){none}")
+
+
+def _medians(rows) -> str:
+    """``2.1e-12 and 0.999998``: the median relative residual and the median fidelity of ``rows``."""
+    fidelity = rows["fidelity"].dropna()
+    shown = f"{fidelity.median():.6f}" if len(fidelity) else "no reference"
+    return f"{rows['rel_residual'].median():.2e} and {shown}"
 
 
 def _arguments_solve(s) -> None:
@@ -66,7 +94,7 @@ def cmd_merge(args) -> None:
     from qlsbench.bench.shards import merge
 
     rows = merge(args.dataset, args.shards, args.out)
-    print(f"merged {len(args.shards)} shard(s): {len(rows)} rows -> {args.out}")
+    print(f"merged {plural(len(args.shards), 'shard')}: {plural(len(rows), 'row')} -> {args.out}")
 
 
 def _arguments_merge(s) -> None:
@@ -82,9 +110,9 @@ def cmd_ship(args) -> None:
     manifest = collect(args.run, args.out, config=args.config, logs=args.log, figure_datasets=args.figure_dataset,
                        snapshots=args.snapshots, add=args.add)
     part = manifest["collections"][-1]
-    print(f"{len(part['files'])} files from {args.run}, {part['wall_minutes']:.1f} min of wall clock over "
-          f"{len(part['invocations'])} invocation(s); {len(manifest['files'])} files in "
-          f"{len(manifest['collections'])} collection(s) -> {args.out}")
+    print(f"{plural(len(part['files']), 'file')} from {args.run}, {part['wall_minutes']:.1f} min of wall clock over "
+          f"{plural(len(part['invocations']), 'invocation')}; {plural(len(manifest['files']), 'file')} in "
+          f"{plural(len(manifest['collections']), 'collection')} -> {args.out}")
 
 
 def _arguments_ship(s) -> None:
@@ -113,9 +141,10 @@ def cmd_in_loop(args) -> None:
     for s in summaries:
         level = f" fidelity {s['fidelity']:g}" if s["fidelity"] == s["fidelity"] else ""
         left = "never" if s["divergence_step"] is None else f"step {s['divergence_step']}"
-        print(f"{s['solver']}{level} seed {s['seed']}: {s['status']} after {s['steps_run']} of {s['steps']} steps, "
-              f"left {options.position_tol:g} m: {left}, largest position error {s['position_error_max']:.2e} m, "
-              f"{s['linear_solves']} solves, {s['fallback_steps']} fallback steps, {s['seconds_per_step']:.3g} s/step"
+        print(f"{s['solver']}{level} seed {s['seed']}: {s['status']} after {s['steps_run']} of "
+              f"{plural(s['steps'], 'step')}, left {options.position_tol:g} m: {left}, largest position error "
+              f"{s['position_error_max']:.2e} m, {plural(s['linear_solves'], 'solve')}, "
+              f"{plural(s['fallback_steps'], 'fallback step')}, {s['seconds_per_step']:.3g} s/step"
               + (f" ({s['message']})" if s["message"] else ""))
     if args.fidelity:
         bar = success_bar(summaries)
@@ -227,14 +256,15 @@ def cmd_board_pin(args) -> None:
 
     board = _board(args)
     manifest = pin(board, progress=not args.quiet, groups=args.group)
-    print(f"pinned {len(manifest['systems'])} systems in {len(manifest['groups'])} groups -> {board.folder}")
+    print(f"pinned {plural(len(manifest['systems']), 'system')} in {plural(len(manifest['groups']), 'group')} -> "
+          f"{board.folder}")
 
 
 def cmd_board_run(args) -> None:
     from qlsbench.bench.board import run_board
 
     files = run_board(_board(args), args.results, progress=not args.quiet, groups=args.group)
-    print(f"{len(files)} results files in {args.results}")
+    print(f"{plural(len(files), 'results file')} in {args.results}")
 
 
 def cmd_board_publish(args) -> None:
@@ -242,7 +272,7 @@ def cmd_board_publish(args) -> None:
 
     board = _board(args)
     results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
-    print(f"published {len(results)} solves of {results['solver'].nunique()} solvers -> "
+    print(f"published {plural(len(results), 'solve')} of {plural(results['solver'].nunique(), 'solver')} -> "
           f"{board.results_path}, {Path(args.pages) / 'index.html'}")
 
 
@@ -389,7 +419,8 @@ def cmd_compare(args) -> None:
     print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     failing = result.failing()
     if len(failing):
-        print(f"\nnot solved at the variational track's bar ({len(failing)} of {len(result.results)} solves):")
+        print(f"\nnot solved at the variational track's bar ({len(failing)} of "
+              f"{plural(len(result.results), 'solve')}):")
         print(failing.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     print(f"\nsubmission: {result.submission} (`qlsbench board add {result.submission}` puts it on the board)")
 

@@ -12,6 +12,7 @@ from qlsbench.families.base import Family
 from qlsbench.options import Options, option
 from qlsbench.problems import ising_inspired
 from qlsbench.problems.ising import MAX_QUBITS
+from qlsbench.text import plural
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,8 @@ def label(options: IsingOptions) -> str:
 
 
 def report(facts: dict) -> list[str]:
-    return [f"wrote {facts['systems']} Ising systems (kappa={facts['kappa']:g}, n={facts['n_qubits']}) to {facts['path']}"]
+    return [(f"wrote {plural(facts['systems'], 'Ising system')} (kappa={facts['kappa']:g}, n={facts['n_qubits']}) "
+             f"to {facts['path']}")]
 
 
 def runs(section: dict[str, Any]) -> list[dict]:

@@ -25,6 +25,7 @@ from qlsbench.physics.penalty import (
     build_penalty_scene,
     simulate_penalty,
 )
+from qlsbench.text import plural
 
 #: The name written into every penalty dataset's metadata since v1, kept so the bytes stay.
 GENERATOR = "qlsbench.generate.simulate_penalty_dataset"
@@ -122,13 +123,14 @@ def build(options: PenaltyOptions, out: Path, progress: bool = True) -> dict:
 
 
 def report(facts: dict) -> list[str]:
-    lines = [f"{facts['scene_label']}: {facts['steps']} steps of h={facts['h']:g} at {facts['steps_per_second']:.1f} "
-             f"steps/s, Newton {facts['newton_iterations_mean']:.2f} it/step (max {facts['newton_iterations_max']}), "
-             f"{facts['exported']} of {facts['captured']} systems exported ({facts['non_symmetric']} non-symmetric), "
-             f"cond {facts['cond_min']} .. {facts['cond_max']} -> {facts['out']}"]
+    lines = [f"{facts['scene_label']}: {plural(facts['steps'], 'step')} of h={facts['h']:g} at "
+             f"{facts['steps_per_second']:.1f} steps/s, Newton {facts['newton_iterations_mean']:.2f} it/step (max "
+             f"{facts['newton_iterations_max']}), {facts['exported']} of {plural(facts['captured'], 'system')} "
+             f"exported ({facts['non_symmetric']} non-symmetric), cond {facts['cond_min']} .. {facts['cond_max']} -> "
+             f"{facts['out']}"]
     if facts["steps_not_converged"]:
         lines.append(f"warning: Newton did not reach its tolerance in {facts['steps_not_converged']} of "
-                     f"{facts['steps']} steps")
+                     f"{plural(facts['steps'], 'step')}")
     return lines
 
 

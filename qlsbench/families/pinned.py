@@ -17,6 +17,7 @@ from qlsbench.data import atomic_write
 from qlsbench.data.pinned import PINNED, pinned
 from qlsbench.families.base import Family
 from qlsbench.options import Options, option
+from qlsbench.text import plural
 
 #: The pinned groups, as the manifest lists them.
 GROUPS = tuple(json.loads((PINNED / "manifest.json").read_text())["groups"])
@@ -42,7 +43,7 @@ def label(options: PinnedOptions) -> str:
 
 
 def report(facts: dict) -> list[str]:
-    return [f"pinned group {facts['group']}: {facts['systems']} systems -> {facts['path']}"]
+    return [f"pinned group {facts['group']}: {plural(facts['systems'], 'system')} -> {facts['path']}"]
 
 
 FAMILY = Family(

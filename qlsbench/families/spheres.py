@@ -32,6 +32,7 @@ from qlsbench.physics import (
     snapshot_steps,
 )
 from qlsbench.physics.scene import MAX_SPHERES, SCENES, Scene, sedimentation
+from qlsbench.text import plural
 
 #: The name written into every sphere dataset's metadata since v1, kept so the bytes (and the pinned hashes) stay.
 GENERATOR = "qlsbench.generate.simulate_dataset"
@@ -206,11 +207,11 @@ def _snapshot_metadata(meta: dict, label: str, container: dict, scene: Scene, co
 def report(facts: dict) -> list[str]:
     """What ``qlsbench simulate`` prints after a sphere simulation."""
     how = f" cd_lagrange e={facts['restitution']:g}" if facts.get("integrator") == "cd_lagrange" else ""
-    lines = [f"{facts['scene']} N={facts['n_spheres']} mu={facts['mu']:g}{how}: {facts['steps']} steps at "
+    lines = [f"{facts['scene']} N={facts['n_spheres']} mu={facts['mu']:g}{how}: {plural(facts['steps'], 'step')} at "
              f"{facts['steps_per_second']:.1f} steps/s, Newton {facts['newton_iterations_mean']:.1f} it/step "
-             f"(max {facts['newton_iterations_max']}), {facts['exported']} of {facts['captured']} subsystems exported "
-             f"({facts['dropped_kappa']} over the kappa cap), cond {facts['cond_min']} .. {facts['cond_max']} -> "
-             f"{facts['out']}"]
+             f"(max {facts['newton_iterations_max']}), {facts['exported']} of {plural(facts['captured'], 'subsystem')} "
+             f"exported ({facts['dropped_kappa']} over the kappa cap), cond {facts['cond_min']} .. "
+             f"{facts['cond_max']} -> {facts['out']}"]
     if facts.get("snapshots"):
         lines.append(f"sphere snapshots at steps {facts['snapshot_steps']} -> {facts['snapshots']}")
     if "nsgs_sweeps_mean" in facts:
@@ -218,11 +219,13 @@ def report(facts: dict) -> list[str]:
                                                       facts["steps_by_solver"].items() if count)
                      + f" (NSGS {facts['nsgs_sweeps_mean']:.0f} sweeps/step)")
     elif facts["steps_solved_by_proximal"]:
-        lines.append(f"{facts['steps_solved_by_proximal']} of {facts['steps']} steps were solved by the proximal "
-                     f"min-map fallback (plain Newton stalled on an LCP above {StepOptions.lemke_fallback} unknowns)")
+        solved = facts["steps_solved_by_proximal"]
+        lines.append(f"{solved} of {plural(facts['steps'], 'step')} {'was' if solved == 1 else 'were'} solved by the "
+                     f"proximal min-map fallback (plain Newton stalled on an LCP above {StepOptions.lemke_fallback} "
+                     "unknowns)")
     if facts["steps_not_converged"]:
-        lines.append(f"warning: the contact LCP of {facts['steps_not_converged']} of {facts['steps']} steps was not "
-                     f"solved to tolerance by any method of the chain (Newton, NSGS, Lemke up to "
+        lines.append(f"warning: the contact LCP of {facts['steps_not_converged']} of {plural(facts['steps'], 'step')} "
+                     f"was not solved to tolerance by any method of the chain (Newton, NSGS, Lemke up to "
                      f"{StepOptions.lemke_fallback} unknowns or the proximal min-map Newton above); those steps used "
                      f"the closest answer")
     return lines

@@ -21,6 +21,7 @@ from qlsbench.errors import InputError
 from qlsbench.families.base import Family
 from qlsbench.options import Options, option
 from qlsbench.physics.cdlagrange import CD_SCENES, run_scene
+from qlsbench.text import plural
 
 #: The name written into every trajectory file's metadata since v1, kept so the bytes stay.
 GENERATOR = "qlsbench.generate.trajectory_dataset"
@@ -84,7 +85,7 @@ def build(options: TrajectoryOptions, out: Path, progress: bool = True) -> dict:
 
 
 def report(facts: dict) -> list[str]:
-    return [f"{facts['scene']}: {facts['steps']} steps of h={facts['h']:g}, noise sigma {facts['sigmas']} -> "
+    return [f"{facts['scene']}: {plural(facts['steps'], 'step')} of h={facts['h']:g}, noise sigma {facts['sigmas']} -> "
             f"{facts['path']}"]
 
 
