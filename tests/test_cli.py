@@ -206,3 +206,25 @@ def test_one_system_is_written_in_the_singular(tmp_path, capsys):
     assert main(["ising", "--n", "2", "--out", str(tmp_path / "one.parquet")]) == 0
     assert capsys.readouterr().out.startswith("wrote 1 Ising system (kappa=10")
 
+
+
+def test_resources_largest_is_the_largest_query_count(tmp_path, capsys):
+    """A 2-qubit system of kappa 1000 needs more queries than a 4-qubit one of kappa 10: 'largest' is the former."""
+    folder = tmp_path / "mixed"
+    assert main(["ising", "--n", "2", "--kappa", "1000", "--out", str(folder / "part-0000.parquet")]) == 0
+    assert main(["ising", "--n", "4", "--kappa", "10", "--out", str(folder / "part-0001.parquet")]) == 0
+    capsys.readouterr()
+    out = tmp_path / "resources.parquet"
+    assert main(["resources", str(folder), "--out", str(out), "--quiet"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("epsilon")]
+    table = pd.read_parquet(out)
+    exact = table[table["tol"] == 0]
+    assert len(lines) == exact["epsilon"].nunique() == 2
+    for line in lines:
+        epsilon = float(line.split()[1].rstrip(":"))
+        rows = exact[exact["epsilon"] == epsilon]
+        costliest = rows.loc[rows["adiabatic_queries_practical"].idxmax()]
+        assert costliest["n_qubits"] == 2  # not the system of most qubits
+        assert (f"largest {costliest['adiabatic_queries_practical']:.3g} (system {costliest['system_id']}: 2 qubits, "
+                in line), line
+        assert costliest["adiabatic_queries_practical"] >= rows["adiabatic_queries_practical"].median()
