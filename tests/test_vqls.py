@@ -220,3 +220,37 @@ def test_depolarizing_noise_is_applied_to_shot_circuits():
     sigma = max(clean.std(ddof=1), noisy.std(ddof=1))
     assert abs(clean.mean() - exact) <= 4 * sigma
     assert abs(noisy.mean() - exact) > 8 * sigma
+
+
+class _Quadratic:
+    """A backend stand-in with cost |a - 1|^2 + 1/2 and its gradient: the optimisers' stops, without circuits."""
+
+    name = "exact"
+
+    def cost(self, a):
+        return float(np.sum((np.asarray(a) - 1.0) ** 2)) + 0.5
+
+    def gradient(self, a):
+        return 2.0 * (np.asarray(a) - 1.0)
+
+
+@pytest.mark.parametrize(("optimizer", "maxiter", "tol", "says"), [
+    ("lbfgsb", 200, 0.6, "lbfgsb: the cost reached tol 0.6 after "),
+    ("lbfgsb", 200, 0.0, "lbfgsb: the gradient vanished (below 1e-12) after "),
+    ("cobyla", 3, 1e-12, "cobyla: it used its budget of 3 cost evaluations"),
+    ("cobyla", 500, 1e-4, "cobyla: its step shrank to tol 0.0001"),
+])
+def test_optimisers_say_why_they_stopped_in_plain_words(optimizer, maxiter, tol, says):
+    """L-BFGS-B stopped at tol by our callback once read "`callback` raised `StopIteration`"."""
+    from qlsbench.solvers.vqls.optimizers import OPTIMIZERS
+
+    result = OPTIMIZERS[optimizer](_Quadratic(), np.zeros(3), maxiter, tol, 0)
+    assert result.message.startswith(says), result.message
+    assert not any(word in result.message for word in ("StopIteration", "callback", "CONVERGENCE", "Return from"))
+
+
+def test_a_vqls_solve_stopped_at_tol_says_so_in_its_message():
+    system = ising_inspired(2, 10.0)
+    result = registry.get("vqls-local", optimizer="lbfgsb", layers=2, tol=1e-3).solve(system, seed=0)
+    assert "lbfgsb: the cost reached tol 0.001 after" in result.message, result.message
+    assert "StopIteration" not in result.message

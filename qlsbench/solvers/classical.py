@@ -26,6 +26,13 @@ def _finite_or_error(x: np.ndarray, what: str, resources: dict) -> SolveResult:
                        iterations=1, resources=resources)
 
 
+def superlu_failure(exc: RuntimeError) -> str:
+    """What SuperLU's error means: it raises ``RuntimeError("Factor is exactly singular")`` on a zero pivot."""
+    if "singular" in str(exc):
+        return "the matrix is exactly singular (a zero pivot in the sparse LU)"
+    return f"the sparse LU failed ({exc})"
+
+
 @dataclass
 class DenseLU(BaseSolver):
     """LAPACK LU with partial pivoting on the dense matrix (``getrf``/``getrs``)."""
@@ -54,7 +61,7 @@ class SparseLU(SparseLUOptions, BaseSolver):
         try:
             lu = spla.splu(sp.csc_matrix(system.A), permc_spec=self.permc_spec)
         except RuntimeError as exc:  # SuperLU reports exact singularity this way
-            return SolveResult(None, Status.ERROR, f"splu: {exc}", iterations=1)
+            return SolveResult(None, Status.ERROR, f"splu: {superlu_failure(exc)}", iterations=1)
         x = lu.solve(system.b.astype(np.result_type(system.A.dtype, system.b.dtype)))
         return _finite_or_error(x, "splu", {"fill_nnz": int(lu.L.nnz + lu.U.nnz)})
 

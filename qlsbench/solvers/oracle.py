@@ -27,6 +27,7 @@ import scipy.sparse.linalg as spla
 from qlsbench.checks import NON_NEGATIVE, Real
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
+from qlsbench.solvers.classical import superlu_failure
 from qlsbench.solvers.options import OracleOptions
 
 #: Fidelities are in [0, 1].
@@ -48,7 +49,7 @@ class Oracle(OracleOptions, BaseSolver):
         try:
             x = spla.splu(sp.csc_matrix(system.A)).solve(np.asarray(system.b, dtype=system.A.dtype))
         except RuntimeError as exc:
-            return SolveResult(None, Status.ERROR, f"oracle: {exc}", iterations=1)
+            return SolveResult(None, Status.ERROR, f"oracle: {superlu_failure(exc)}", iterations=1)
         if not np.all(np.isfinite(x)):
             return SolveResult(None, Status.ERROR, "oracle: matrix is singular to working precision", iterations=1)
         rng = np.random.default_rng(seed)

@@ -14,6 +14,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from qlsbench.errors import InputError
+from qlsbench.text import plural
 
 
 @dataclass
@@ -41,7 +42,19 @@ def _cobyla(backend, alpha0, maxiter, tol, seed) -> Optimization:
         return history[-1]
 
     res = minimize(fun, alpha0, method="COBYLA", options={"maxiter": maxiter, "tol": tol})
-    return Optimization(res.x, len(history), len(history) < maxiter, history, f"cobyla: {res.message}")
+    return Optimization(res.x, len(history), len(history) < maxiter, history,
+                        f"cobyla: {_cobyla_reason(res, maxiter, tol)}")
+
+
+def _cobyla_reason(res, maxiter: int, tol: float) -> str:
+    """Why COBYLA stopped, in our words (scipy's reads 'Return from COBYLA because ...')."""
+    if res.status == 0:  # pyprima's SMALL_TR_RADIUS
+        return f"its step shrank to tol {tol:g}: no lower cost within that distance"
+    if res.status == 3:  # MAXFUN_REACHED
+        return f"it used its budget of {maxiter} cost evaluations"
+    if res.status in (-1, -2, -3):  # NaN or infinity in the parameters, the cost or its model
+        return "the cost or the parameters became NaN or infinite"
+    return str(res.message).removeprefix("Return from COBYLA because ").rstrip(".")
 
 
 def _lbfgsb(backend, alpha0, maxiter, tol, seed) -> Optimization:
@@ -56,12 +69,35 @@ def _lbfgsb(backend, alpha0, maxiter, tol, seed) -> Optimization:
     def callback(intermediate_result):
         history.append(float(intermediate_result.fun))
         if intermediate_result.fun <= tol:  # the cost is >= 0 and 0 at the solution: nothing left to gain
+            last["reached_tol"] = True
             raise StopIteration
 
     res = minimize(fun, alpha0, jac=True, method="L-BFGS-B", callback=callback,
-                   options={"maxiter": maxiter, "ftol": 0.0, "gtol": 1e-12})
+                   options={"maxiter": maxiter, "ftol": 0.0, "gtol": LBFGSB_GTOL})
+    reason = f"the cost reached tol {tol:g}" if last.get("reached_tol") else _lbfgsb_reason(res, maxiter)
     return Optimization(res.x, int(res.nit), int(res.nit) < maxiter, history or [float(res.fun)],
-                        f"lbfgsb: {res.message}")
+                        f"lbfgsb: {reason} after {plural(int(res.nit), 'iteration')}")
+
+
+#: L-BFGS-B stops when the largest component of the projected gradient is below this.
+LBFGSB_GTOL = 1e-12
+
+#: Why L-BFGS-B stopped, in our words, by the start of scipy's message (its Fortran task strings).
+_LBFGSB_REASONS = {
+    "CONVERGENCE: NORM OF PROJECTED GRADIENT": f"the gradient vanished (below {LBFGSB_GTOL:g})",
+    "CONVERGENCE: RELATIVE REDUCTION OF F": "the cost stopped decreasing (changes at rounding level)",
+    "STOP: TOTAL NO. OF F,G EVALUATIONS": "it used its budget of cost evaluations",
+    "ABNORMAL": "the line search found no lower cost along the search direction (a flat or noisy cost)",
+}
+
+
+def _lbfgsb_reason(res, maxiter: int) -> str:
+    """Why L-BFGS-B stopped, when it was not for reaching ``tol``."""
+    if res.status == 1 and res.nit >= maxiter:
+        return f"it used its budget of {maxiter} iterations"
+    message = str(res.message)
+    return next((words for start, words in _LBFGSB_REASONS.items() if message.startswith(start)),
+                f"it stopped ({message.lower().rstrip('.')})")
 
 
 def _spsa_family(name: str):
