@@ -105,7 +105,7 @@ def build(options: PenaltyOptions, out: Path, progress: bool = True) -> dict:
     if not systems:
         raise InputError(f"simulation {model.name}: no Newton system to export ({stats['captured']} captured, "
                          f"{capture.too_large} above {EXPORT_LIMIT} unknowns, {stats['dropped_kappa']} over "
-                         f"the kappa cap) in {options.steps} steps with every={options.every}")
+                         f"the kappa cap) in {plural(options.steps, 'step')} with every={options.every}")
     iters = np.array([r.newton.iterations for r in reports])
     meta = {
         "generator": GENERATOR, "family": "penalty", "scene": options.scene,

@@ -135,7 +135,7 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
     if not systems:  # an empty dataset would only fail later, in every rule that reads it
         raise InputError(f"simulation {label}: no Newton subsystem to export ({stats['captured']} captured, "
                          f"{stats['dropped_kappa']} over the kappa cap, {stats['skipped_trivial']} trivial) in "
-                         f"{options.steps} steps with every={options.every}; run more steps or more spheres")
+                         f"{plural(options.steps, 'step')} with every={options.every}; run more steps or more spheres")
     meta = _metadata(options, stats, reports, step_options)
     if integrator != "dem_c":  # only then: DEM-C files stay byte for byte what they were (the pinned set hashes them)
         meta.update(family=family, integrator=integrator, restitution=restitution, scene_label=label)
