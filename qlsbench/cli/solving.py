@@ -176,9 +176,8 @@ def cmd_solvers(args) -> None:
 
 
 def _print_solver(name: str) -> None:
-    """A solver's summary, then one line per option: name, type, default and meaning (wrapped to the terminal)."""
+    """A solver's summary, then its options as a table (:func:`_option_table`)."""
     import shutil
-    import textwrap
 
     from qlsbench.solvers.registry import describe, options_of
 
@@ -189,17 +188,24 @@ def _print_solver(name: str) -> None:
         print("options: none")
         return
     print("options (--option NAME=VALUE; in a workflow config, under the solver's options:)")
+    for line in _option_table(options, shutil.get_terminal_size((100, 24)).columns):
+        print(line)
+
+
+def _option_table(options, width: int) -> list[str]:
+    """One row per option (name, type, default, meaning), the meaning wrapped to ``width`` under its column."""
+    import textwrap
+
+    header = ("name", "type", "default")
     rows = [(o.name, o.type, _default_text(o.default), o.help) for o in options]
-    widths = [max(len(r[i]) for r in rows + [("name", "type", "default", "")]) for i in range(3)]
-    indent = sum(widths) + 2 + 3 * 2
-    width = max(shutil.get_terminal_size((100, 24)).columns, indent + 30)
-    print("  " + "  ".join(h.ljust(w) for h, w in zip(("name", "type", "default"), widths)) + "  meaning")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
+    indent = 2 + sum(w + 2 for w in widths)  # where the meaning column starts
+    lines = ["  " + "  ".join(h.ljust(w) for h, w in zip(header, widths)) + "  meaning"]
     for row in rows:
-        head = "  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  "
-        lines = textwrap.wrap(row[3], width - indent, break_on_hyphens=False) or [""]
-        print(head + lines[0])
-        for line in lines[1:]:
-            print(" " * indent + line)
+        meaning = textwrap.wrap(row[3], max(width - indent, 30), break_on_hyphens=False) or [""]
+        lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + meaning[0])
+        lines += [" " * indent + more for more in meaning[1:]]
+    return lines
 
 
 def _default_text(default) -> str:

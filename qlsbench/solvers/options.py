@@ -27,8 +27,8 @@ class KrylovOptions:
 
     rtol: float = option(1e-10, "stop when |b - A x| <= max(rtol |b|, atol)")
     atol: float = option(0.0, "absolute floor of that stopping test (minres has none: keep 0)")
-    maxiter: int | None = option(None, "iteration cap (gmres: restart cycles); none: scipy's default, for gmres "
-                                       "10 dim inner iterations")
+    maxiter: int | None = option(None, "iteration cap (gmres: restart cycles); none: scipy's default (gmres: "
+                                       "enough cycles for 10 dim inner iterations)")
     history: bool = option(True, "record the relative residual at every iteration (cg, minres and bicgstab pay "
                                  "one extra product per iteration for it)")
 
