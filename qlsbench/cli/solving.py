@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from qlsbench.checks import COUNT, POSITIVE, SEED, Real, Whole
@@ -184,15 +185,16 @@ def _parser_leaderboard(sub) -> None:
                                                  ("html", "--html", "file")], reads=["results", "estimates"])
 
 
-def cmd_board(args) -> None:
+def cmd_board(args) -> int | None:
     from qlsbench.bench.board import add_submission, pin, run_board
     from qlsbench.report.board_pages import publish, render_board
 
     board = _board(args)
-    if args.submission and args.action != "add":
+    if args.submission and args.action not in ("add", "verify"):
         from qlsbench.errors import InputError
 
-        raise InputError(f"board {args.action} takes no submission file ({args.submission}); only `board add` does")
+        raise InputError(f"board {args.action} takes no submission file ({args.submission}); only `board add` and "
+                         "`board verify` do")
     if args.action == "pin":
         manifest = pin(board, progress=not args.quiet, groups=args.group)
         print(f"pinned {len(manifest['systems'])} systems in {len(manifest['groups'])} groups -> {board.folder}")
@@ -200,10 +202,14 @@ def cmd_board(args) -> None:
         files = run_board(board, args.results, progress=not args.quiet, groups=args.group)
         print(f"{len(files)} results files in {args.results}")
     elif args.action == "render":
-        render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
+        render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
+                     local=args.submissions)
         print(f"pages rewritten from {board.results_path} in {args.pages}")
+    elif args.action == "verify":
+        return _verify(board, args)
     elif args.action == "publish":
-        results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
+        results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
+                          local=args.submissions)
         print(f"published {len(results)} solves of {results['solver'].nunique()} solvers -> "
               f"{board.results_path}, {Path(args.pages) / 'index.html'}")
     else:
@@ -211,9 +217,30 @@ def cmd_board(args) -> None:
             from qlsbench.errors import InputError
 
             raise InputError("board add needs the submission file `qlsbench compare` wrote (board add FILE)")
-        kept = add_submission(board, args.submission)
-        render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
-        print(f"added {args.submission} as {kept}; pages rewritten in {args.pages}")
+        kept = add_submission(board, args.submission, args.submissions)
+        render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
+                     local=args.submissions)
+        print(f"added {args.submission} as {kept} (self-submitted: on your pages, not the published board; "
+              f"docs/leaderboard.md says how it reaches the published one); pages rewritten in {args.pages}")
+
+
+def _verify(board, args) -> int:
+    """``board verify``: re-run a sample of a submission's systems; exit code 1 when any disagrees."""
+    from qlsbench.bench.board import verify_submission
+    from qlsbench.errors import InputError
+
+    if not args.submission:
+        raise InputError("board verify needs a submission file (board verify FILE)")
+    table = verify_submission(board, args.submission, sample=args.sample, work=Path("results") / "verify",
+                              progress=not args.quiet)
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    bad = int((~table["agrees"]).sum())
+    if bad:
+        print(f"qlsbench board verify: {args.submission}: {bad} of {len(table)} re-run systems disagree with the "
+              "submission", file=sys.stderr)
+        return 1
+    print(f"{args.submission}: all {len(table)} re-run systems agree with the submission")
+    return 0
 
 
 def _track_files(given: list[str], option: str) -> list[str]:
@@ -253,11 +280,17 @@ def _track(args, given: list[str] | None, option: str, default: str) -> list[str
 
 def _parser_board(sub) -> None:
     s = sub.add_parser("board", help="the pinned board: pin its systems, run its solvers, publish it, add a submission")
-    s.add_argument("action", choices=["pin", "run", "publish", "render", "add"],
+    s.add_argument("action", choices=["pin", "run", "publish", "render", "add", "verify"],
                    help="pin: build the pinned set; run: run board.yaml's solvers on it; publish: write the board's "
                         "results and pages; render: rewrite the pages from the published results (and the "
-                        "tracks' files); add: put a `qlsbench compare` submission on the board")
-    s.add_argument("submission", nargs="?", help="add: the submission.parquet `qlsbench compare` wrote")
+                        "tracks' files); add: put a `qlsbench compare` submission on your pages; verify: re-run a "
+                        "sample of a submission's systems and compare")
+    s.add_argument("submission", nargs="?", help="add, verify: the submission.parquet `qlsbench compare` wrote")
+    s.add_argument("--submissions", default="submissions", metavar="DIR",
+                   help="add: where to keep the self-submitted file; publish, render, add: self-submitted files to "
+                        "rank too, marked (default: ./submissions, where it exists)")
+    s.add_argument("--sample", type=Whole(1, 1000).parse, default=5,
+                   help="verify: how many systems to re-run, spread over the sizes (default 5)")
     s.add_argument("--board", help="board folder (default: the one shipped in qlsbench/pinned)")
     s.add_argument("--results", default="results/board", help="folder of the board's results files (run, publish)")
     s.add_argument("--pages", default="leaderboard",
@@ -283,7 +316,8 @@ def cmd_compare(args) -> None:
 
     spec = solver_spec(args)
     result = compare(spec, _board(args), work=args.work, time_limit=args.time_limit, repeats=args.repeats,
-                     seed=args.seed, calibrate_times=not args.no_calibrate, progress=not args.quiet)
+                     seed=args.seed, calibrate_times=not args.no_calibrate, progress=not args.quiet,
+                     local=args.with_local)
     board, n = result.board, len(result.board)
     mine = board[board["solver"] == result.label].iloc[0]
     print(f"{result.label}: rank {result.rank('success_rate')} of {n} on the exact track "
@@ -312,6 +346,9 @@ def _parser_compare(sub) -> None:
     s.add_argument("--no-calibrate", action="store_true",
                    help="keep this machine's times instead of scaling them by the dense-LU ratio")
     s.add_argument("--board", help="board folder (default: the one shipped in qlsbench/pinned)")
+    s.add_argument("--with-local", default=None, metavar="DIR",
+                   help="also rank against the self-submitted files in DIR (`board add`'s folder), marked; by "
+                        "default only the published board counts")
     s.add_argument("--quiet", action="store_true", help="no progress bars")
     s.set_defaults(func=cmd_compare, writes=[("work", "--work", "folder")])
 
