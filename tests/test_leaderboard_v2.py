@@ -213,6 +213,14 @@ PLAIN = textwrap.dedent('''
         name = "nosolve"
         options = {}
 
+    class Sleeper:
+        name = "sleeper"
+        options = {}
+
+        def solve(self, system, *, seed=0):
+            import time
+            time.sleep(60)
+
     class Jacobi:
         """x <- x + D^-1 (b - A x): converges where A is diagonally dominant, diverges elsewhere (a result)."""
         name = "my-jacobi"
@@ -326,6 +334,15 @@ def test_a_bad_option_value_is_refused_before_the_run(small_board, plain_module,
                  str(small_board.folder), "--time-limit", "30", "--quiet"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in err and culprit in err, err
+    assert not list((plain_module / "results").rglob("*.parquet"))  # nothing ran, nothing written
+
+
+def test_a_solver_over_the_time_limit_on_the_smallest_system_is_not_run_on_the_rest(small_board, plain_module,
+                                                                                     capsys):
+    code = main(["compare", "--solver", "plainsolvers:Sleeper", "--board", str(small_board.folder), "--time-limit",
+                 "1", "--quiet", "--no-calibrate"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err and "exceeded the time limit of 1 s on the smallest pinned system" in err
     assert not list((plain_module / "results").rglob("*.parquet"))  # nothing ran, nothing written
 
 

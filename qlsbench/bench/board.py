@@ -475,7 +475,7 @@ _BROKEN = {"raised": "raised {}", "invalid_solution": "{}", "died": "its process
 
 def _probe(spec: SolverSpec, files: dict[str, Path], time_limit: float) -> None:
     """Solve the smallest pinned system once first: a solver that raises on it, returns no usable vector (NaN,
-    wrong shape) or kills its process is refused before the long run.
+    wrong shape), kills its process or exceeds the time limit is refused before the long run.
 
     A bad option value the constructor took without complaint (``rtol="abc"``)
     shows here as an error, in one line, instead of 43 error rows and a rank.
@@ -492,6 +492,10 @@ def _probe(spec: SolverSpec, files: dict[str, Path], time_limit: float) -> None:
         worker.close()
     resources = result.resources if isinstance(result.resources, dict) else {}
     broken = [template.format(resources[key]) for key, template in _BROKEN.items() if key in resources]
+    if result.status is Status.TIMEOUT:  # every larger system would too: 43 x the limit for nothing
+        where = smallest.meta.get("pinned_name", smallest.system_id)
+        raise InputError(f"solver {spec.label!r} exceeded the time limit of {time_limit:g} s on the smallest pinned "
+                         f"system ({where}), nothing else was run; --time-limit sets the limit")
     if broken or result.status is Status.CRASHED:
         where = smallest.meta.get("pinned_name", smallest.system_id)
         raise InputError(f"solver {spec.label!r} {broken[0] if broken else 'crashed'} on the smallest pinned system "
