@@ -30,6 +30,7 @@ ACCURACY = {
     "bench_pauli.py": {"DecompositionAccuracy": {"track_max_diff_vs_qiskit", "track_reconstruction_error"}},
     "bench_vqls.py": {"CostEvaluation": {"track_exact_vs_circuits", "track_cost_at_solution",
                                          "track_shot_deviation_in_sigma"}},
+    "bench_devices.py": {"AerMethods": {"track_methods_total_variation"}},
     "bench_vnls.py": {"SRAccuracy": {"track_infidelity", "track_loss", "track_mc_loss_rel_rms_error",
                                      "track_mc_loss_bias_in_sigma"}},
 }

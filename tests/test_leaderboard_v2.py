@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from qlsbench.bench import SolverSpec, load_results, run_solver
@@ -210,6 +212,39 @@ PLAIN = textwrap.dedent('''
     class NoSolve:
         name = "nosolve"
         options = {}
+
+    class Sleeper:
+        name = "sleeper"
+        options = {}
+
+        def solve(self, system, *, seed=0):
+            import time
+            time.sleep(60)
+
+    class Jacobi:
+        """x <- x + D^-1 (b - A x): converges where A is diagonally dominant, diverges elsewhere (a result)."""
+        name = "my-jacobi"
+
+        def __init__(self, maxiter=200):
+            self.maxiter = maxiter
+
+        @property
+        def options(self):
+            return {"maxiter": self.maxiter}
+
+        def solve(self, system, *, seed=0):
+            d = system.A.diagonal()
+            if np.any(d == 0):
+                return SolveResult(None, Status.SKIPPED, "a zero on the diagonal")
+            x = np.zeros_like(system.b)
+            for _ in range(int(self.maxiter)):
+                x = x + (system.b - system.A @ x) / d
+                r = np.linalg.norm(system.b - system.A @ x) / np.linalg.norm(system.b)
+                if not np.isfinite(r) or r > 1e6:
+                    return SolveResult(None, Status.ERROR, "diverged")
+                if r < 1e-10:
+                    return SolveResult(x, Status.CONVERGED)
+            return SolveResult(x, Status.MAX_ITER)
 ''')
 
 
@@ -228,7 +263,8 @@ def test_a_plain_class_compares_resumes_and_is_added_to_the_board(small_board, p
             str(small_board.folder), "--time-limit", "30", "--quiet"]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "plainsolvers:Plain" in out and "rank" in out and "5 repeats ranged" in out
+    label = f"plain-cg[log={str(log)}]"  # the solver's own name and options, as its folder
+    assert label in out and "plainsolvers:Plain" not in out and "rank" in out and "5 repeats ranged" in out
     solved = log.read_text().splitlines()
     assert len(solved) == 5 + 1  # the five pinned systems, and the smallest once more first (the probe)
     work = plain_module / "results" / "compare" / "plain-cg"  # the solver's own name, no colon
@@ -245,22 +281,68 @@ def test_a_plain_class_compares_resumes_and_is_added_to_the_board(small_board, p
 
     pages = plain_module / "pages"
     assert main(["board", "add", str(submission), "--board", str(small_board.folder), "--pages", str(pages)]) == 0
+    assert not (small_board.folder / "submissions").exists()  # the board (the installed package) is untouched
+    assert len(list((plain_module / "submissions").glob("*.parquet"))) == 1  # kept in the user's folder
     page = (pages / "index.html").read_text()
-    assert "plainsolvers:Plain" in page and "Submissions" in page
-    assert "plainsolvers:Plain" in (pages / "leaderboard.md").read_text()
+    assert f"{label} (self-submitted)" in page and "Submissions" in page
+    assert f"{label} (self-submitted)" in (pages / "leaderboard.md").read_text()
     assert main(["board", "add", str(submission), "--board", str(small_board.folder), "--pages", str(pages)]) == 2
     assert "already on the board" in capsys.readouterr().err
+
+    # A later compare ranks against the published board only, unless told to count the local submissions too.
+    other = ["compare", "--solver", "cg", "--board", str(small_board.folder), "--time-limit", "30", "--quiet",
+             "--no-calibrate"]
+    assert main(other) == 0
+    published = capsys.readouterr().out
+    assert "(self-submitted)" not in published and "rank" in published
+    assert main([*other, "--with-local", "submissions"]) == 0
+    assert f"{label} (self-submitted)" in capsys.readouterr().out
+
+    # The upstream check: a sample of the submission re-run here agrees; a doctored one does not.
+    assert main(["board", "verify", str(submission), "--board", str(small_board.folder), "--sample", "3",
+                 "--quiet"]) == 0
+    assert "all 3 re-run systems agree" in capsys.readouterr().out
+    doctored = plain_module / "doctored.parquet"
+    table = pq.read_table(submission)
+    status = ["error" if i == 0 else s for i, s in enumerate(table.column("status").to_pylist())]
+    smallest = table.column("system_id").to_pylist()[0]
+    rows = table.set_column(table.schema.get_field_index("status"), "status", pa.array(status))
+    pq.write_table(rows.replace_schema_metadata(table.schema.metadata), doctored)
+    code = main(["board", "verify", str(doctored), "--board", str(small_board.folder), "--sample", "5", "--quiet"])
+    out = capsys.readouterr()
+    assert code == 1 and "re-run systems disagree" in out.err, "a changed status must be caught"
+    assert smallest in set(pd.read_parquet(doctored)["system_id"])
+
+
+def test_a_solver_that_returns_an_error_status_is_ranked_not_refused(small_board, plain_module, capsys):
+    """Diverging is a result: the run goes on and those systems count as failures."""
+    argv = ["compare", "--solver", "plainsolvers:Jacobi", "--board", str(small_board.folder), "--time-limit", "30",
+            "--quiet", "--no-calibrate"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "my-jacobi: rank" in out  # its own name (no options given), not plainsolvers:Jacobi
+    rows = pd.read_parquet(plain_module / "results" / "compare" / "my-jacobi" / "submission.parquet")
+    assert len(rows) == 5 and (rows["status"] != "converged").any()  # some systems failed, all are ranked
 
 
 @pytest.mark.parametrize("option, culprit", [
     ("rtol=abc", "option 'rtol' must be float, got str 'abc'"),  # a type its default gives: refused when built
-    ("log='/no/such/folder/x.log'", "fails on the smallest pinned system"),  # no type to check: the probe solve
+    ("log='/no/such/folder/x.log'", "raised FileNotFoundError on the smallest pinned system"),  # the probe solve
 ])
 def test_a_bad_option_value_is_refused_before_the_run(small_board, plain_module, capsys, option, culprit):
     code = main(["compare", "--solver", "plainsolvers:Plain", "--option", option, "--board",
                  str(small_board.folder), "--time-limit", "30", "--quiet"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in err and culprit in err, err
+    assert not list((plain_module / "results").rglob("*.parquet"))  # nothing ran, nothing written
+
+
+def test_a_solver_over_the_time_limit_on_the_smallest_system_is_not_run_on_the_rest(small_board, plain_module,
+                                                                                     capsys):
+    code = main(["compare", "--solver", "plainsolvers:Sleeper", "--board", str(small_board.folder), "--time-limit",
+                 "1", "--quiet", "--no-calibrate"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err and "exceeded the time limit of 1 s on the smallest pinned system" in err
     assert not list((plain_module / "results").rglob("*.parquet"))  # nothing ran, nothing written
 
 

@@ -54,9 +54,29 @@ def test_every_repository_path_a_page_names_exists(page):
     named = set(re.findall(r"`((?:docs|workflows|leaderboard|benchmarks|qlsbench/pinned)/[\w./-]+|LICENSE|"
                            r"datasets/README\.md)`", text))
     named |= set(re.findall(r"\]\(((?:docs|datasets|leaderboard)/[\w./-]+)\)", text))
-    made_on_demand = {"qlsbench/pinned/submissions/"}  # the first `qlsbench board add` makes it
-    missing = [p for p in sorted(named - made_on_demand) if not (REPO / p.rstrip("/")).exists() and "*" not in p]
+    missing = [p for p in sorted(named) if not (REPO / p.rstrip("/")).exists() and "*" not in p]
     assert not missing, f"{page} names {missing}"
     for line in text.splitlines():
         assert "WORKFLOW_TIME" not in line
     assert_tables_render_whole(text)
+
+
+def test_the_citations_are_citation_cffs():
+    """README.md and the dataset card cite the software as CITATION.cff does, at the package's version."""
+    import yaml
+
+    import qlsbench
+
+    cff = yaml.safe_load((REPO / "CITATION.cff").read_text())
+    authors = ", ".join(a.get("name") or f"{a['given-names']} {a['family-names']}" for a in cff["authors"])
+    assert cff["version"] == qlsbench.__version__ and cff["repository-code"] and cff["cff-version"] == "1.2.0"
+    year = str(cff["date-released"])[:4]
+    sentence = " ".join(README.split())
+    assert f"{authors}, {cff['title']}, version {cff['version']} ({year}), {cff['url']}" in sentence
+    card = (REPO / "datasets" / "README.md").read_text()
+    bibtex = re.search(r"@software\{qlsbench,(.*?)\n\}", card, re.DOTALL).group(1)
+    fields = dict(re.findall(r"(\w+)\s*=\s*\{(.*)\},?", bibtex))
+    assert fields["title"] == cff["title"] and fields["author"] == "{" + authors + "}"
+    assert (fields["version"], fields["url"], fields["year"]) == (cff["version"], cff["url"], year)
+    pyproject = (REPO / "pyproject.toml").read_text()
+    assert f'version = "{cff["version"]}"' in pyproject

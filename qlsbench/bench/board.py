@@ -62,6 +62,11 @@ DEFAULT_BOARD = Path(__file__).resolve().parents[1] / "pinned"
 _UNPUBLISHED = ("x", "x_imag")
 #: The board's time yardstick, run again by :func:`compare` on the comparing machine.
 REFERENCE_SOLVER = "lu"
+#: Where ``qlsbench board add`` keeps self-submitted files by default (relative to the working folder): never
+#: inside the installed package, so a later ``compare`` ranks against the published board only.
+LOCAL_SUBMISSIONS = Path("submissions")
+#: Appended to a self-submitted row's label on the pages: it was not checked upstream.
+SELF_SUBMITTED = " (self-submitted)"
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,9 @@ class Board:
 
     @property
     def submissions_folder(self) -> Path:
-        """Where ``qlsbench board add`` keeps submitted solvers' rows."""
+        """The published submissions: files accepted upstream (a pull request adding one here, checked by
+        ``qlsbench board verify``). ``qlsbench board add`` never writes here; it keeps a self-submitted file in
+        a folder of the user's (:data:`LOCAL_SUBMISSIONS`)."""
         return self.folder / "submissions"
 
     def submission_files(self) -> list[Path]:
@@ -420,11 +427,25 @@ def calibrate(published: pd.DataFrame, reference: pd.DataFrame) -> Calibration:
     return Calibration([time_factor(published, part) for _, part in reference.groupby("repeat", sort=True)])
 
 
+def own_name(spec: SolverSpec) -> str:
+    """The solver's own ``name`` (not ``module:Class``), made safe for a path and a label."""
+    solver = get(spec.name, **spec.options)
+    return re.sub(r"[^A-Za-z0-9_.+-]+", "-", str(getattr(solver, "name", "") or spec.name)).strip("-.") or "solver"
+
+
+def own_label(spec: SolverSpec) -> SolverSpec:
+    """``spec`` labelled by the solver's own name and options (``my-jacobi[rtol=1e-08]``), as its folder is
+    named, unless a label was given."""
+    if spec.label != SolverSpec(spec.name, spec.options).label:
+        return spec
+    opts = ",".join(f"{k}={v}" for k, v in sorted(spec.options.items()))
+    name = own_name(spec)
+    return SolverSpec(spec.name, spec.options, label=f"{name}[{opts}]" if opts else name)
+
+
 def work_folder(work: str | os.PathLike, spec: SolverSpec) -> Path:
     """``work/<solver name>``: the solver's own ``name`` (not ``module:Class``), made safe for a path."""
-    solver = get(spec.name, **spec.options)
-    name = re.sub(r"[^A-Za-z0-9_.+-]+", "-", str(getattr(solver, "name", "") or spec.label)).strip("-.") or "solver"
-    return Path(work) / name
+    return Path(work) / own_name(spec)
 
 
 def _finished(out: Path, spec: SolverSpec, dataset: Path, repeats: int, seed: int,
@@ -449,11 +470,18 @@ def _run_or_reuse(spec: SolverSpec, path: Path, out: Path, **run) -> pd.DataFram
     return done if done is not None else run_solver(spec, path, out, **run)
 
 
+#: What a trial solve's resources say when the solver itself is at fault (not a status it returned).
+_BROKEN = {"raised": "raised {}", "invalid_solution": "{}", "died": "its process died ({})"}
+
+
 def _probe(spec: SolverSpec, files: dict[str, Path], time_limit: float) -> None:
-    """Solve the smallest pinned system once first: a solver that raises on it is refused before the long run.
+    """Solve the smallest pinned system once first: a solver that raises on it, returns no usable vector (NaN,
+    wrong shape), kills its process or exceeds the time limit is refused before the long run.
 
     A bad option value the constructor took without complaint (``rtol="abc"``)
     shows here as an error, in one line, instead of 43 error rows and a rank.
+    A status the solver returns (``error: diverged``, ``max_iter``) is a
+    result like any other: the run goes on and the system counts as failed.
     """
     from qlsbench.bench.isolation import IsolatedSolver
 
@@ -463,15 +491,22 @@ def _probe(spec: SolverSpec, files: dict[str, Path], time_limit: float) -> None:
         result, _ = worker.solve(smallest, 0)
     finally:
         worker.close()
-    if result.status in (Status.ERROR, Status.CRASHED):
+    resources = result.resources if isinstance(result.resources, dict) else {}
+    broken = [template.format(resources[key]) for key, template in _BROKEN.items() if key in resources]
+    if result.status is Status.TIMEOUT:  # every larger system would too: 43 x the limit for nothing
         where = smallest.meta.get("pinned_name", smallest.system_id)
-        raise InputError(f"solver {spec.label!r} fails on the smallest pinned system ({where}), nothing else was "
-                         f"run: {result.message}")
+        raise InputError(f"solver {spec.label!r} exceeded the time limit of {time_limit:g} s on the smallest pinned "
+                         f"system ({where}), nothing else was run; --time-limit sets the limit")
+    if broken or result.status is Status.CRASHED:
+        where = smallest.meta.get("pinned_name", smallest.system_id)
+        raise InputError(f"solver {spec.label!r} {broken[0] if broken else 'crashed'} on the smallest pinned system "
+                         f"({where}), nothing else was run: {result.message}")
 
 
 def compare(spec: SolverSpec, board: Board = Board(), *, work: str | os.PathLike, time_limit: float = 120.0,
             repeats: int = 1, seed: int = 0, calibrate_times: bool = True, progress: bool = True,
-            tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY) -> Comparison:
+            tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
+            local: str | os.PathLike | None = None) -> Comparison:
     """Run ``spec`` on the pinned set and rank it against the published board; write its submission file.
 
     Parameters
@@ -489,14 +524,20 @@ def compare(spec: SolverSpec, board: Board = Board(), *, work: str | os.PathLike
     calibrate_times : bool
         Scale the new solver's times by board LU time / LU time here (the
         median over :data:`CALIBRATION_REPEATS` repeats, whose spread is reported).
+    local : path, optional
+        A folder of self-submitted files (``qlsbench board add``) to rank
+        against as well, marked; by default only the published board counts.
     """
     # Both solvers this runs are refused before anything runs if they cannot be built as asked.
     check_solver(spec.name, spec.options)
+    spec = own_label(spec)
     if calibrate_times:
         check_solver(REFERENCE_SOLVER, {})
     if not board.results_path.exists():
         raise DatasetError(f"{board.results_path}: no published board to compare with (`qlsbench board publish`)")
     published = load_results([board.results_path, *board.submission_files()])
+    if local:
+        published = pd.concat([published, *(self_submitted(path) for path in local_files(local))], ignore_index=True)
     if spec.label in set(published["solver"]):
         raise InputError(f"label {spec.label!r} is already on the board; give the new solver another --label")
     files = pinned_files(board)
@@ -556,8 +597,21 @@ def scaled_submission(path: str | os.PathLike) -> pd.DataFrame:
     return rows.assign(wall_time=rows["wall_time"] * float(meta["time_factor"]))
 
 
-def add_submission(board: Board, path: str | os.PathLike) -> Path:
-    """Check a submission against the board (same pinned set, a new label) and keep it beside the published rows.
+def local_files(folder: str | os.PathLike | None) -> list[Path]:
+    """The self-submitted files in ``folder`` (none when it does not exist)."""
+    folder = Path(folder) if folder is not None else None
+    return sorted(folder.glob("*.parquet")) if folder is not None and folder.is_dir() else []
+
+
+def self_submitted(path: str | os.PathLike) -> pd.DataFrame:
+    """A self-submitted file's rows as the board ranks them, the label marked :data:`SELF_SUBMITTED`."""
+    rows = scaled_submission(path)
+    return rows.assign(solver=rows["solver"] + SELF_SUBMITTED)
+
+
+def add_submission(board: Board, path: str | os.PathLike, into: str | os.PathLike = LOCAL_SUBMISSIONS) -> Path:
+    """Check a submission against the board (same pinned set, a new label) and keep it in ``into``, a folder of
+    the user's (never the installed package: the published board changes only upstream).
 
     Raises
     ------
@@ -570,18 +624,87 @@ def add_submission(board: Board, path: str | os.PathLike) -> Path:
     if meta.get("pinned_groups") != manifest["groups"]:
         raise InputError(f"{path}: made on another pinned set ({meta.get('pinned_groups')}), this board pins "
                          f"{manifest['groups']}")
+    out = Path(into) / f"{re.sub(r'[^A-Za-z0-9_.+-]+', '-', meta['label'])}.parquet"
     taken = set(load_results([board.results_path, *board.submission_files()])["solver"])
+    taken |= {read_submission(p)[1]["label"] for p in local_files(into)}
     if meta["label"] in taken:
         raise InputError(f"{path}: label {meta['label']!r} is already on the board")
     missing = {e["system_id"] for e in manifest["systems"]} - set(rows["system_id"])
     if missing:
         raise InputError(f"{path}: no rows for {len(missing)} pinned system(s), e.g. {sorted(missing)[0]}")
-    out = board.submissions_folder / f"{re.sub(r'[^A-Za-z0-9_.+-]+', '-', meta['label'])}.parquet"
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(out, lambda tmp: shutil.copyfile(path, tmp))
     return out
 
 
-__all__ = ["Board", "Calibration", "Comparison", "DEFAULT_BOARD", "add_submission", "check_runs", "compare", "pin",
+#: Systems ``qlsbench board verify`` re-runs by default: a few, spread over the pinned set's sizes.
+VERIFY_SAMPLE = 5
+#: A re-run residual within this factor of the submitted one agrees (machines round differently).
+VERIFY_RESIDUAL_FACTOR = 10.0
+#: A re-run fidelity within this of the submitted one agrees (a variational solve's seed fixes its path, but
+#: another BLAS kernel may move it a little).
+VERIFY_FIDELITY = 0.02
+
+
+def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VERIFY_SAMPLE,
+                      work: str | os.PathLike, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
+                      progress: bool = True) -> pd.DataFrame:
+    """Re-run a sample of a submission's systems with the solver and options it names, and compare each with
+    the submitted row: whether it succeeds on either track, its residual and its fidelity.
+
+    The sample is ``sample`` systems spread evenly over the pinned set ordered by size (then id), so the
+    smallest and the largest are in it. Times are not compared: they were measured on another machine.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per sampled system: the submitted and re-run status, residual and fidelity, and ``agrees``.
+
+    Raises
+    ------
+    InputError
+        When the file is not a submission of this board, or its solver cannot be built here (the module
+        must be importable: install the submitter's package or put its file on the path).
+    """
+    from qlsbench.bench.ranking import mark_success
+
+    rows, meta = read_submission(path)
+    manifest = board.manifest()
+    if meta.get("pinned_groups") != manifest["groups"]:
+        raise InputError(f"{path}: made on another pinned set ({meta.get('pinned_groups')})")
+    names = {e["system_id"]: e["name"] for e in manifest["systems"]}
+    spec = SolverSpec(meta["name"], meta.get("options", {}), label=meta["label"])
+    check_solver(spec.name, spec.options)
+    systems = sorted({s.system_id: s for p in pinned_files(board).values() for s in iter_systems(p)}.values(),
+                     key=lambda s: (s.dim, s.system_id))
+    picks = sorted({round(i * (len(systems) - 1) / max(sample - 1, 1)) for i in range(min(sample, len(systems)))})
+    chosen = [systems[i] for i in picks]
+    first = rows[rows["repeat"] == rows["repeat"].min()].drop_duplicates("system_id").set_index("system_id")
+    seed = int((first["seed"] - first["repeat"]).iloc[0])
+    out = Path(work) / own_name(spec)
+    subset = write_systems(chosen, out / "sample.parquet")
+    time_limit = float(first["time_limit"].dropna().iloc[0]) if first["time_limit"].notna().any() else None
+    rerun = run_solver(spec, subset, out / "rerun.parquet", repeats=1, seed=seed, time_limit=time_limit,
+                       name="verify", progress=progress)
+    submitted = mark_success(first.loc[[s.system_id for s in chosen]].reset_index(), tol)
+    again = mark_success(rerun, tol).set_index("system_id").loc[submitted["system_id"]].reset_index()
+    low_ok = [mark_success(frame, low)["success"].to_numpy() for frame in (submitted, again)]
+    table = pd.DataFrame({
+        "system": [names.get(s.system_id, s.system_id) for s in chosen], "dim": [s.dim for s in chosen],
+        "submitted status": submitted["status"].astype(str), "re-run status": again["status"].astype(str),
+        "submitted residual": submitted["rel_residual"], "re-run residual": again["rel_residual"],
+        "submitted fidelity": submitted["fidelity"], "re-run fidelity": again["fidelity"]})
+    same_tracks = (submitted["success"].to_numpy() == again["success"].to_numpy()) & (low_ok[0] == low_ok[1])
+    ratio = np.maximum(submitted["rel_residual"], 1e-300) / np.maximum(again["rel_residual"], 1e-300)
+    neither = submitted["rel_residual"].isna() & again["rel_residual"].isna()  # no solution either time
+    close = ((ratio.between(1 / VERIFY_RESIDUAL_FACTOR, VERIFY_RESIDUAL_FACTOR) | neither
+              | (np.maximum(submitted["rel_residual"], again["rel_residual"]) <= tol.residual))
+             & ((submitted["fidelity"] - again["fidelity"]).abs().fillna(0.0) <= VERIFY_FIDELITY))
+    table["agrees"] = same_tracks & close.fillna(False).to_numpy()
+    return table
+
+
+__all__ = ["Board", "Calibration", "Comparison", "DEFAULT_BOARD", "LOCAL_SUBMISSIONS", "SELF_SUBMITTED",
+           "add_submission", "local_files", "own_label", "self_submitted", "verify_submission", "check_runs", "compare", "pin",
            "pinned_files", "pinned_table", "publish_results", "read_submission", "run_board", "scaled_submission",
            "select_systems", "solver_runs", "source_groups", "time_factor", "work_folder", "write_submission"]

@@ -50,6 +50,10 @@ def private_copy(system: LinearSystem) -> LinearSystem:
 def call_solver(solver, system: LinearSystem, seed: int, start: Any = None) -> tuple[SolveResult, float]:
     """Call ``solver.solve`` on a private copy of ``system``, turning exceptions into error results.
 
+    An exception becomes an ``error`` row whose resources name it (``raised``),
+    so a solver that raised is told apart from one that returned an error
+    status (diverging is a result, not a bug).
+
     ``start`` (an earlier result's ``state``) is passed on only when given, so
     a plug-in without warm starts is called as always.
 
@@ -67,7 +71,8 @@ def call_solver(solver, system: LinearSystem, seed: int, start: Any = None) -> t
     except Exception as exc:  # a solver bug must become a row, not end the run
         last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
         where = f" at {last.filename}:{last.lineno}" if last else ""
-        result = SolveResult(None, Status.ERROR, f"{type(exc).__name__}: {exc}{where}")
+        result = SolveResult(None, Status.ERROR, f"{type(exc).__name__}: {exc}{where}",
+                             resources={"raised": type(exc).__name__})
     return result, time.perf_counter() - t0
 
 
@@ -90,7 +95,8 @@ def checked(result: SolveResult, system: LinearSystem) -> SolveResult:
     else:
         return result
     claimed = f" (it reported {result.status}{': ' + result.message if result.message else ''})"
-    return dataclasses.replace(result, status=Status.ERROR, message=f"solver {problem}{claimed}",
+    resources = {**(result.resources if isinstance(result.resources, dict) else {}), "invalid_solution": problem}
+    return dataclasses.replace(result, status=Status.ERROR, message=f"solver {problem}{claimed}", resources=resources,
                                x=x if x is not None and np.shape(x) == system.b.shape else None)
 
 
@@ -202,7 +208,8 @@ class IsolatedSolver:
             self._proc.join(timeout=5.0)  # the pipe closes before the exit code is collected
             why = _death(self._proc.exitcode)
             self.close(graceful=False)
-            return SolveResult(None, Status.ERROR, f"solver process died ({why})"), time.perf_counter() - t0
+            return (SolveResult(None, Status.ERROR, f"solver process died ({why})", resources={"died": why}),
+                    time.perf_counter() - t0)
 
     def close(self, graceful: bool = True) -> None:
         """Stop the worker process, if any; ``graceful=False`` kills it at once."""

@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
 
             set_threads(args.threads)
         _check_outputs(args)
-        args.func(args)
+        code = args.func(args)  # a command that found what it checks wrong returns its exit code
     except QlsbenchError as exc:
         print(f"qlsbench {args.command}: error: {exc}", file=sys.stderr)
         return 2
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         # the interpreter's final flush does not raise again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    return 0
+    return code or 0
 
 
 

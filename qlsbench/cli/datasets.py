@@ -27,7 +27,7 @@ DATASET_COMMANDS = {
     "ising": "write Ising-inspired VQLS systems to a Parquet dataset",
     "simulate": "run a simulation (DEM-C, CD-Lagrange or penalty friction) and write its Newton subsystems",
     "checkpoints": "a sub-dataset of a simulation's systems at a few evenly spaced steps",
-    "pinned": "copy a group of the leaderboard's pinned systems into a dataset folder",
+    "pinned": "copy the leaderboard's pinned systems (a group, or all) into a dataset folder",
     "trajectory": "write a CD-Lagrange trajectory (clean and noisy columns) to Parquet",
 }
 

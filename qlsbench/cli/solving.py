@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from qlsbench.checks import COUNT, POSITIVE, SEED, Real, Whole
@@ -277,7 +278,8 @@ def cmd_board_publish(args) -> None:
     from qlsbench.report.board_pages import publish
 
     board = _board(args)
-    results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
+    results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
+                      local=args.submissions)
     print(f"published {plural(len(results), 'solve')} of {plural(results['solver'].nunique(), 'solver')} -> "
           f"{board.results_path}, {Path(args.pages) / 'index.html'}")
 
@@ -286,7 +288,8 @@ def cmd_board_render(args) -> None:
     from qlsbench.report.board_pages import render_board
 
     board = _board(args)
-    render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
+    render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
+                 local=args.submissions)
     print(f"pages rewritten from {board.results_path} in {args.pages}")
 
 
@@ -295,9 +298,27 @@ def cmd_board_add(args) -> None:
     from qlsbench.report.board_pages import render_board
 
     board = _board(args)
-    kept = add_submission(board, args.submission)
-    render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
-    print(f"added {args.submission} as {kept}; pages rewritten in {args.pages}")
+    kept = add_submission(board, args.submission, args.submissions)
+    render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
+                 local=args.submissions)
+    print(f"added {args.submission} as {kept} (self-submitted: on your pages, not the published board; "
+          f"docs/leaderboard.md says how it reaches the published one); pages rewritten in {args.pages}")
+
+
+def cmd_board_verify(args) -> int:
+    """``board verify``: re-run a sample of a submission's systems; exit code 1 when any disagrees."""
+    from qlsbench.bench.board import verify_submission
+
+    table = verify_submission(_board(args), args.submission, sample=args.sample, work=Path("results") / "verify",
+                              progress=not args.quiet)
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    bad = int((~table["agrees"]).sum())
+    if bad:
+        print(f"qlsbench board verify: {args.submission}: {bad} of {plural(len(table), 're-run system')} disagree "
+              "with the submission", file=sys.stderr)
+        return 1
+    print(f"{args.submission}: all {plural(len(table), 're-run system')} agree with the submission")
+    return 0
 
 
 def _track_files(given: list[str], option: str) -> list[str]:
@@ -374,6 +395,14 @@ def _board_add(a) -> None:
     a.set_defaults(func=cmd_board_add, reads=["submission", "in_loop", "noisy"])
 
 
+def _board_verify(a) -> None:
+    a.add_argument("submission", help="the submission.parquet `qlsbench compare` wrote")
+    a.add_argument("--sample", type=Whole(1, 1000).parse, default=5,
+                   help="how many systems to re-run, spread over the sizes (default 5)")
+    a.add_argument("--quiet", action="store_true", help="no progress bars")
+    a.set_defaults(func=cmd_board_verify, reads=["submission"])
+
+
 def _results_option(a, help_text: str) -> None:
     a.add_argument("--results", default="results/board", help=f"{help_text} (default: %(default)s)")
 
@@ -393,6 +422,9 @@ def _page_options(a) -> None:
                    help="solve results of the device backends for the page's noisy track (default: docs/noisy "
                         "where it exists)")
     a.add_argument("--no-tracks", action="store_true", help="no physics or noisy track on the page")
+    a.add_argument("--submissions", default="submissions", metavar="DIR",
+                   help="self-submitted files to rank too, marked; add keeps the submission there (default: "
+                        "./submissions, where it exists)")
     a.set_defaults(writes=[("pages", "--pages", "folder")], reads=["in_loop", "noisy"])
 
 
@@ -402,7 +434,9 @@ BOARD_ACTIONS = (
     ("run", "run board.yaml's solvers on the pinned set (resumable)", _board_run),
     ("publish", "write the board's results beside the pinned set, and its pages", _board_publish),
     ("render", "rewrite the pages from the published results (and the tracks' files)", _board_render),
-    ("add", "put a `qlsbench compare` submission on the board and rewrite its pages", _board_add),
+    ("add", "put a `qlsbench compare` submission on your pages (self-submitted, marked) and rewrite them",
+     _board_add),
+    ("verify", "re-run a sample of a submission's systems and compare them with its rows", _board_verify),
 )
 
 
@@ -413,7 +447,8 @@ def cmd_compare(args) -> None:
 
     spec = solver_spec(args)
     result = compare(spec, _board(args), work=args.work, time_limit=args.time_limit, repeats=args.repeats,
-                     seed=args.seed, calibrate_times=not args.no_calibrate, progress=not args.quiet)
+                     seed=args.seed, calibrate_times=not args.no_calibrate, progress=not args.quiet,
+                     local=args.with_local)
     board, n = result.board, len(result.board)
     mine = board[board["solver"] == result.label].iloc[0]
     print(f"{result.label}: rank {result.rank('success_rate')} of {n} on the exact track "
@@ -442,6 +477,9 @@ def _arguments_compare(s) -> None:
     s.add_argument("--no-calibrate", action="store_true",
                    help="keep this machine's times instead of scaling them by the dense-LU ratio")
     s.add_argument("--board", help="board folder (default: the one shipped in qlsbench/pinned)")
+    s.add_argument("--with-local", default=None, metavar="DIR",
+                   help="also rank against the self-submitted files in DIR (`board add`'s folder), marked; by "
+                        "default only the published board counts")
     s.add_argument("--quiet", action="store_true", help="no progress bars")
     s.set_defaults(func=cmd_compare, writes=[("work", "--work", "folder")])
 
@@ -482,7 +520,7 @@ COMMANDS = (
                        "same state; per-step physics errors", _arguments_in_loop),
     Command("solvers", "list the solvers, plug-ins included; with a NAME, that solver's options", _arguments_solvers),
     Command("leaderboard", "rank solvers from results files (and write the leaderboard page)", _arguments_leaderboard),
-    Command("board", "the pinned board: pin its systems, run its solvers, publish it, add a submission",
+    Command("board", "the pinned board: pin its systems, run its solvers, publish it, add or verify a submission",
             _arguments_board),
     Command("compare", "rank a new solver against the published leaderboard on the pinned set", _arguments_compare),
     Command("check-config", "check a workflow config file before running it (one line per problem)",

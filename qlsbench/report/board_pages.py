@@ -1,8 +1,10 @@
 """The published board's pages: ``index.html`` (the web page), ``leaderboard.md`` and ``.csv``, and the plots.
 
-The board's own rows (``results.parquet``) and every submission added with
-``qlsbench board add`` (times scaled by their calibration factor) are ranked
-together; a submission is one more row, with its exact options and machine.
+The board's own rows (``results.parquet``), the published submissions (accepted
+upstream, in the board's ``submissions/``) and, on a user's own pages, the
+self-submitted files ``qlsbench board add`` keeps in a local folder (marked
+"self-submitted") are ranked together, times scaled by each file's calibration
+factor; a submission is one more row, with its exact options and machine.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from pathlib import Path
 import pandas as pd
 
 from qlsbench.bench.board import (
+    SELF_SUBMITTED,
     Board,
+    local_files,
     pinned_table,
     publish_results,
     read_submission,
     scaled_submission,
+    self_submitted,
     solver_runs,
 )
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
@@ -35,17 +40,19 @@ PAGES = ("index.html", "leaderboard.md", "leaderboard.csv", "budget_curves.png")
 
 def publish(board: Board, results_dir: str | os.PathLike, pages: str | os.PathLike,
             tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | None = None,
-            noisy: list | None = None) -> pd.DataFrame:
+            noisy: list | None = None, local: str | os.PathLike | None = None) -> pd.DataFrame:
     """Publish a board run: ``results.parquet`` beside the pinned set, its pages in ``pages``; returns the rows."""
     results = publish_results(board, results_dir)
-    render_board(board, pages=pages, tol=tol, low=low, in_loop=in_loop, noisy=noisy)
+    render_board(board, pages=pages, tol=tol, low=low, in_loop=in_loop, noisy=noisy, local=local)
     return results
 
 
-def board_results(board: Board) -> pd.DataFrame:
-    """The board's published rows and every submission's (times scaled to the board's machine)."""
+def board_results(board: Board, local: str | os.PathLike | None = None) -> pd.DataFrame:
+    """The board's published rows, every published submission's and the self-submitted files in ``local``
+    (marked), times scaled to the board's machine."""
     frames = [load_results([board.results_path])]
     frames += [scaled_submission(path) for path in board.submission_files()]
+    frames += [self_submitted(path) for path in local_files(local)]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -73,12 +80,14 @@ def _coverage_sentence(board: Board, manifest: dict, results: pd.DataFrame) -> s
             "systems they ran (see coverage), and `qlsbench board run` resumes them.")
 
 
-def _submissions_table(board: Board) -> pd.DataFrame:
+def _submissions_table(board: Board, local: str | os.PathLike | None = None) -> pd.DataFrame:
     rows = []
-    for path in board.submission_files():
+    marked = [(path, "") for path in board.submission_files()] + [(path, SELF_SUBMITTED) for path in local_files(local)]
+    for path, mark in marked:
         _, meta = read_submission(path)
         machine = meta.get("machine", {})
-        rows.append({"solver": meta["label"], "name": meta["name"],
+        rows.append({"solver": meta["label"] + mark, "route": "self-submitted" if mark else "published",
+                     "name": meta["name"],
                      "options": json.dumps(meta.get("options", {}), sort_keys=True),
                      "time factor": f"{meta['time_factor']:.3g} ({min(meta['calibration_factors'] or [1]):.3g}-"
                                     f"{max(meta['calibration_factors'] or [1]):.3g})",
@@ -106,13 +115,14 @@ def _estimates(board: Board) -> pd.DataFrame:
 
 def render_board(board: Board, results: pd.DataFrame | None = None, pages: str | os.PathLike = "leaderboard",
                  tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | None = None,
-                 noisy: list | None = None) -> list[Path]:
+                 noisy: list | None = None, local: str | os.PathLike | None = None) -> list[Path]:
     """Write :data:`PAGES` into ``pages``: the web page, Markdown and CSV (the pinned set and the submissions
     listed), and, when solvers recorded progress, the budget curves. ``results`` default: :func:`board_results`.
     ``in_loop``: in-loop results files (``qlsbench in-loop``) for the physics track, ``noisy``: solve results of
-    the device backends for the noisy track; ``None`` leaves a track out."""
+    the device backends for the noisy track; ``None`` leaves a track out. ``local``: a folder of self-submitted
+    files to rank too, marked."""
     pages = Path(pages)
-    results = board_results(board) if results is None else results
+    results = board_results(board, local) if results is None else results
     written = []
     if results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0).any():
         written.append(plot_budget_curves(results, pages / "budget_curves.png", tol=low))
@@ -120,11 +130,13 @@ def render_board(board: Board, results: pd.DataFrame | None = None, pages: str |
     track += noisy_track_blocks([str(p) for p in noisy]) if noisy is not None else []
     extra = [*track, *estimate_blocks(_estimates(board), RESOURCE_EPSILON, by="group"),
              ("h2", "The pinned set"), ("table", display_table(pinned_table(board)))]
-    submissions = _submissions_table(board)
+    submissions = _submissions_table(board, local)
     if not submissions.empty:
         extra = [("h2", "Submissions"),
-                 ("p", "Solvers added with `qlsbench board add`: their times were measured on their machine and "
-                       "scaled by its time factor (board LU time / LU time there; the range over repeats)."),
+                 ("p", "Published: accepted upstream after `qlsbench board verify` re-ran a sample of their "
+                       "systems. Self-submitted: added on this machine with `qlsbench board add`, not checked. "
+                       "Times were measured on the submitter's machine and scaled by its time factor (board LU "
+                       "time / LU time there; the range over repeats)."),
                  ("table", submissions), *extra]
     write_leaderboard(results, pages / "leaderboard.md", pages / "leaderboard.csv", tol, low,
                       html_path=pages / "index.html", title="qlsbench leaderboard v2",
