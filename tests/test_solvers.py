@@ -138,3 +138,53 @@ def test_every_builtin_takes_exactly_its_options_record_and_says_what_each_optio
     for option in options_of(name):
         assert option.help and "\n" not in option.help and "docstring" not in option.help, option.name
         assert option.type, option.name
+
+
+def test_a_solver_of_an_extra_not_installed_is_refused_in_one_line_naming_the_extra(monkeypatch):
+    """A core install (no qiskit, no netket) refuses the quantum and neural solvers before building them."""
+    import importlib.util
+
+    from qlsbench.errors import InputError
+    from qlsbench.solvers import registry
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name.split(".")[0] in ("qiskit", "netket") else real(name, *a))
+    for name, extra in (("vqls-local", "quantum"), ("hhl", "quantum"), ("vnls", "vnls")):
+        with pytest.raises(InputError, match=rf"solver '{name}' needs the {extra} extra: pip install "
+                                             rf"'qlsbench\[{extra}\]'"):
+            registry.get(name)
+    assert registry.get("cg").name == "cg"  # the core's solvers are untouched
+
+
+def test_the_core_loads_solves_and_ranks_with_every_optional_package_missing(tmp_path):
+    """The core install's promise, in a child whose imports of the extras' packages fail: load the pinned set,
+    solve it classically through the runner, rank it, and list the solvers."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "core.py"
+    script.write_text(f"""
+import importlib.abc, sys
+BLOCKED = {{"qiskit", "qiskit_aer", "qiskit_ibm_runtime", "qiskit_machine_learning", "netket", "jax", "jaxlib",
+           "flax", "snakemake", "datasets", "asv"}}
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ImportError("optional package " + name)
+sys.meta_path.insert(0, Block())
+from qlsbench.bench import SolverSpec, leaderboard, run_solver
+from qlsbench.data import pinned
+from qlsbench.data.pinned import PINNED
+rows = run_solver(SolverSpec("cg"), PINNED / "systems" / "ising.parquet", {str(tmp_path / 'cg.parquet')!r},
+                  progress=False)
+board = leaderboard(rows)
+assert len(pinned()) == 43 and (rows["status"] == "converged").all() and board["solver"].tolist() == ["cg"]
+from qlsbench.cli import main
+assert main(["solvers"]) == 0
+leaked = sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED)
+assert not leaked, leaked
+print("core ok")
+""")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "core ok" in done.stdout, done.stderr[-3000:]

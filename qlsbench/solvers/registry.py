@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import importlib
+import importlib.util
 import inspect
 import numbers
 import re
@@ -64,11 +65,16 @@ class Builtin:
     options : type or None
         Its options record (:mod:`qlsbench.solvers.options`), whose fields the
         class takes as its own; ``None`` for a solver without options.
+    extra : str or None
+        The install extra its packages come with (``quantum``, ``vnls``), or
+        ``None`` for the core; checked before the solver is built, so a core
+        install refuses it in one line instead of failing mid-solve.
     """
 
     solver: str
     summary: str
     options: type | None = None
+    extra: str | None = None
 
 
 #: Built-in solvers by name; each is imported only when built.
@@ -86,17 +92,32 @@ BUILTINS: dict[str, Builtin] = {
                         "Stabilised biconjugate gradients for general matrices", KrylovOptions),
     "vqls-global": Builtin("qlsbench.solvers.vqls:VQLSGlobal",
                            "VQLS with the global cost C_G: exact, on Aer circuits, sampled or on a noisy device",
-                           VQLSOptions),
+                           VQLSOptions, "quantum"),
     "vqls-local": Builtin("qlsbench.solvers.vqls:VQLSLocal",
-                          "VQLS with the local cost C_L (trainable where the global cost plateaus)", VQLSOptions),
+                          "VQLS with the local cost C_L (trainable where the global cost plateaus)", VQLSOptions,
+                          "quantum"),
     "vnls": Builtin("qlsbench.solvers.vnls:VNLS",
-                    "Variational neural linear solver: a neural quantum state trained by SR on NetKet", VNLSOptions),
+                    "Variational neural linear solver: a neural quantum state trained by SR on NetKet", VNLSOptions,
+                    "vnls"),
     "hhl": Builtin("qlsbench.solvers.hhl:HHL",
-                   "HHL on Aer circuits, with classical iterative refinement (refine=k)", HHLOptions),
+                   "HHL on Aer circuits, with classical iterative refinement (refine=k)", HHLOptions, "quantum"),
     "oracle": Builtin("qlsbench.solvers.oracle:Oracle",
                       "The exact solution perturbed to a set fidelity or residual: solver accuracy -> physics error",
                       OracleOptions),
 }
+
+
+#: The packages each install extra brings that a solver of it cannot run without (``pyproject.toml``).
+EXTRA_PACKAGES = {"quantum": ("qiskit", "qiskit_aer"), "vnls": ("netket", "jax")}
+
+
+def _check_extra(name: str) -> None:
+    """One line when built-in ``name`` needs an extra whose packages are not installed (found, not imported)."""
+    extra = BUILTINS[name].extra
+    missing = [pkg for pkg in EXTRA_PACKAGES.get(extra, ()) if importlib.util.find_spec(pkg) is None]
+    if missing:
+        raise InputError(f"solver {name!r} needs the {extra} extra: pip install 'qlsbench[{extra}]' "
+                         f"({', '.join(missing)} not installed)")
 
 
 def _plugins() -> dict[str, Any]:
@@ -139,6 +160,7 @@ def _factory(name: str) -> Callable[..., Solver]:
     if not isinstance(name, str) or not name.strip():
         raise InputError(f"a solver name must be a non-empty string, got {name!r}")
     if name in BUILTINS:
+        _check_extra(name)
         module, attr = BUILTINS[name].solver.split(":")
         try:
             return getattr(importlib.import_module(module), attr)
