@@ -43,6 +43,8 @@ def test_a_partly_missing_reference_solution_is_refused_even_when_singular(tmp_p
     ("b_imag", lambda v: [0.0] * 3, "column 'b_imag' holds 3 values, expected 8"),
     ("rows", lambda v: [v[0] + 100] + v[1:], "column 'rows' holds index"),
     ("nnz", lambda v: v + 1, "holds"),
+    ("meta_json", lambda v: v[:-1], "column 'meta_json' is not valid JSON"),  # lost its closing brace
+    ("meta_json", lambda v: "[1, 2]", "column 'meta_json' must hold a JSON object, got list"),
 ])
 def test_each_corruption_names_the_file_the_system_and_the_column(column, change, message, ising_dataset, tmp_path):
     path = corrupt(column, change, "bad")(tmp_path, ising_dataset)
@@ -60,3 +62,18 @@ def test_shipped_datasets_load_with_their_recorded_ids():
     loaded = set(load_dataset(REPO / "qlsbench" / "pinned" / "systems")["system_id"])
     assert recorded == loaded
     assert len(load_dataset(REPO / "benchmarks" / "data" / "dem_c_large.parquet")) >= 1
+
+
+def test_info_refuses_what_solve_refuses(ising_dataset, tmp_path, capsys):
+    """One reader: `qlsbench info` and `qlsbench solve` stop at the same damaged row with the same line."""
+    from qlsbench.cli import main
+
+    path = corrupt("meta_json", lambda v: v[:-1], "torn")(tmp_path, ising_dataset)
+    lines = []
+    for argv in (["info", str(path)], ["solve", "--solver", "lu", "--dataset", str(path), "--out",
+                                       str(tmp_path / "r.parquet"), "--quiet"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "meta_json" in err[0], err
+        lines.append(err[0].split("error: ", 1)[1])
+    assert lines[0] == lines[1]

@@ -5,12 +5,15 @@ says that data changed, not what is wrong with it. One NaN in ``x_ref`` made
 every correct solve of that system count as a failure. So each file is
 checked as it is read, column by column and vectorised over rows (a few ms
 for thousands of systems): lengths against ``dim`` and ``nnz``, COO indices
-in ``[0, dim)``, finite values, ``n_qubits`` consistent with ``dim``, and a
-power-of-two ``dim`` for the families that promise one.
+in ``[0, dim)``, finite values, ``n_qubits`` consistent with ``dim``, a
+power-of-two ``dim`` for the families that promise one, and ``meta_json`` a
+JSON object. ``qlsbench info`` reads through the same checks as ``solve``, so it
+refuses what a solve would.
 """
 
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
@@ -117,6 +120,19 @@ def _check_finite(rows: _Rows) -> None:
                          f"singular (cond {cond[i]:.3g}; only a singular A may have an all-NaN reference)")
 
 
+def _check_metadata(rows: _Rows) -> None:
+    """Every ``meta_json`` is a JSON object: a damaged one would fail deep inside the first solve instead."""
+    if "meta_json" not in rows.table.column_names:
+        return
+    for i, text in enumerate(rows.table.column("meta_json").to_pylist()):
+        try:
+            meta = json.loads(text) if text is not None else {}
+        except json.JSONDecodeError as exc:
+            rows.fail(i, f"column 'meta_json' is not valid JSON ({exc.msg} at character {exc.pos})")
+        if not isinstance(meta, dict):
+            rows.fail(i, f"column 'meta_json' must hold a JSON object, got {type(meta).__name__}")
+
+
 def check_rows(table: pa.Table, path: str | os.PathLike) -> None:
     """Refuse a dataset file with no rows or with a row whose arrays do not make a system.
 
@@ -132,3 +148,4 @@ def check_rows(table: pa.Table, path: str | os.PathLike) -> None:
     _check_lengths(rows)
     _check_indices(rows)
     _check_finite(rows)
+    _check_metadata(rows)
