@@ -152,6 +152,16 @@ def test_sharded_results_merge_into_an_unsharded_runs_rows(tmp_path):
         merge(data, [parts[0], parts[0]], tmp_path / "bad.parquet")
     with pytest.raises(InputError, match="shards hold no row for system"):
         merge(data, parts[:2], tmp_path / "bad.parquet")
+    # Parts of other solves are refused by what differs, naming both files, whatever else agrees.
+    for field, kwargs, words in (("seed", {"seed": 1}, "seed (--seed)"), ("limit", {"time_limit": 60.0}, "time limit"),
+                                 ("options", {"spec": SolverSpec("gmres", {"restart": 8})}, "options")):
+        other = tmp_path / f"other-{field}.parquet"
+        run_solver(kwargs.pop("spec", spec), data, other, repeats=2, progress=False, shard=(3, 3), **kwargs)
+        with pytest.raises(InputError) as error:
+            merge(data, [parts[0], parts[1], other], tmp_path / "bad.parquet")
+        text = str(error.value)
+        assert "not shards of one solve" in text and words in text and str(other) in text and "\n" not in text
+    assert not (tmp_path / "bad.parquet").exists()
 
 
 def test_runtime_follows_the_work_and_check_config_refuses_what_cannot_fit():

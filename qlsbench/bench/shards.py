@@ -75,11 +75,8 @@ def merge(dataset: str | os.PathLike, shards: Sequence[str | os.PathLike], out: 
             if key in seen:
                 raise InputError(f"system {key[0]}, repeat {key[1]} is in two shards: {seen[key]} and {path}")
             seen[key] = str(path)
+    _check_same_run(shards, frames)
     rows = pd.concat(frames, ignore_index=True)
-    configs = rows[["solver", "solver_options", "dataset_hash"]].drop_duplicates()
-    if len(configs) != 1:
-        raise InputError(f"shards {', '.join(map(str, shards))} are of different solvers or datasets:\n"
-                         f"{configs.to_string(index=False)}")
     if rows["dataset_hash"].iloc[0] != dataset_hash(dataset):
         raise InputError(f"shards were run on another version of {dataset} (hash {rows['dataset_hash'].iloc[0]})")
     keyed = set(zip(rows["system_id"], rows["repeat"]))
@@ -97,6 +94,31 @@ def merge(dataset: str | os.PathLike, shards: Sequence[str | os.PathLike], out: 
     merged = table.take(pa.array([first[key] for key in order], type=pa.int64()))
     atomic_write_table(merged.replace_schema_metadata(results_table([]).schema.metadata), Path(out))
     return merged.to_pandas()
+
+
+#: What every shard of one solve shares, and the words for it: a part differing in any is another run.
+SAME_RUN = {"solver": "solver label", "solver_name": "solver", "solver_options": "options",
+            "dataset_hash": "dataset (content hash)", "base_seed": "seed (--seed)", "time_limit": "time limit"}
+
+
+def _check_same_run(shards: Sequence[str | os.PathLike], frames: list[pd.DataFrame]) -> None:
+    """Refuse, in one line naming two files and the field, shards that are not parts of one solve."""
+    first = None
+    for path, frame in zip(shards, frames):
+        facts = frame.assign(base_seed=frame["seed"] - frame["repeat"],
+                             time_limit=frame["time_limit"].fillna(-1.0))
+        for column, words in SAME_RUN.items():
+            values = set(facts[column].astype(str)) if column in facts else {"?"}
+            if len(values) > 1:
+                raise InputError(f"{path}: its rows differ in {words} ({', '.join(sorted(values))}): not one solve")
+        mine = {column: next(iter(set(facts[column].astype(str)))) for column in SAME_RUN if column in facts}
+        if first is None:
+            first = (path, mine)
+            continue
+        for column, words in SAME_RUN.items():
+            if mine.get(column) != first[1].get(column):
+                raise InputError(f"{path} and {first[0]} are not shards of one solve: their {words} differs "
+                                 f"({mine.get(column)} against {first[1].get(column)})")
 
 
 __all__ = ["assign", "max_shard_size", "merge", "parse_shard", "shard_size", "shard_system_ids"]
