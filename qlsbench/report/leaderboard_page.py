@@ -38,7 +38,8 @@ from qlsbench.report.tables import markdown_table
 
 #: A page is a list of blocks ``(kind, content)``: headings ``h1``-``h3`` and paragraphs ``p`` (text), ``list``
 #: (list of text), ``table`` (DataFrame of display columns), ``ranking`` (:func:`ranking_rows`' rows, which the
-#: HTML page filters and Markdown shows per track) and ``figure`` ((caption, PNG bytes)).
+#: HTML page filters and Markdown shows per track), ``figure`` ((caption, PNG bytes)) and ``plots`` (the HTML
+#: page's plots section, a list of ``figure`` blocks; Markdown leaves it out).
 Block = tuple[str, object]
 
 #: Human names and tooltips of the columns the page shows: ``{column: (name, what it means)}``.
@@ -256,7 +257,7 @@ def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
                      "run on that dataset."), ("table", _dataset_table(results, tol, low))]
     blocks += [("h2", "Solvers and their options"), ("table", display_table(_options_table(results)))]
     if plots:
-        blocks += [("h2", "Plots"), *plot_blocks(results, all_tracks)]
+        blocks.append(("plots", plot_blocks(results, all_tracks)))
     return blocks + list(extra or [])
 
 
@@ -319,10 +320,20 @@ def write_page(results: pd.DataFrame, out: str | os.PathLike, tol: Tolerances = 
 def write_leaderboard(results: pd.DataFrame, md_path: str | os.PathLike, csv_path: str | os.PathLike,
                       tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
                       html_path: str | os.PathLike | None = None, **page) -> None:
-    """Write ``leaderboard.md``, ``leaderboard.csv`` and optionally the HTML page (:func:`write_page` each)."""
-    for out in (md_path, csv_path, html_path):
-        if out is not None:
-            write_page(results, out, tol, low, **page)
+    """Write ``leaderboard.md``, ``leaderboard.csv`` and optionally the HTML page, as :func:`write_page` would.
+
+    The page's blocks are computed once for both the Markdown and the HTML
+    page (Markdown leaves the plots out), not once per format.
+    """
+    from qlsbench.report.web_page import blocks_html
+
+    blocks = page_blocks(results, tol, low, plots=html_path is not None, **page)
+    if md_path is not None:
+        atomic_write_text(md_path, blocks_markdown(blocks))
+    if csv_path is not None:
+        write_page(results, csv_path, tol, low, **page)
+    if html_path is not None:
+        atomic_write_text(html_path, blocks_html(blocks))
 
 
 @dataclass(frozen=True)

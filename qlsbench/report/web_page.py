@@ -112,6 +112,13 @@ def _ranking(rows: pd.DataFrame, all_tracks: tuple[Track, ...], by: str) -> str:
     return "\n".join(parts)
 
 
+def _figure(caption: str, png: bytes) -> str:
+    """A PNG figure inline, with its caption."""
+    data = base64.b64encode(png).decode()
+    return (f"<figure><img alt=\"{html.escape(caption)}\" src=\"data:image/png;base64,{data}\">"
+            f"<figcaption>{html_inline(caption)}</figcaption></figure>")
+
+
 def blocks_html(blocks: list) -> str:
     """Blocks (:mod:`~qlsbench.report.leaderboard_page`) as one self-contained, interactive HTML page."""
     body = []
@@ -127,10 +134,9 @@ def blocks_html(blocks: list) -> str:
         elif kind == "ranking":
             body.append(_ranking(*content))
         elif kind == "figure":
-            caption, png = content
-            data = base64.b64encode(png).decode()
-            body.append(f"<figure><img alt=\"{html.escape(caption)}\" src=\"data:image/png;base64,{data}\">"
-                        f"<figcaption>{html_inline(caption)}</figcaption></figure>")
+            body.append(_figure(*content))
+        elif kind == "plots":
+            body += ["<h2>Plots</h2>", *(_figure(*figure) for _, figure in content)]
         else:
             body.append(_table(content))
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
