@@ -9,7 +9,9 @@ solver is built for: a solution came back (``converged``, ``max_iter`` or
 read-out, not the solver's own claim (SPSA never "converges"). Each track ranks
 every solver on its own: by success rate, then the shifted geometric mean
 ``shift * expm1(mean(log1p(v / shift)))`` of time (and of relative error),
-normalised so the best solver is 1.0. The variational track also shows the
+given as "x best": how many times the best solver's its mean is, each pair of
+solvers compared on the systems both ran (:func:`times_best`; where all ran
+every system, the best solver is 1.0). The variational track also shows the
 median fidelity, so a 0.95-fidelity solver and one that never started differ.
 
 A solver is measured on the systems it was run on: a system it was not
@@ -350,8 +352,8 @@ def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: p
         "error_sgm": _grouped_sgm(systems["error"], systems["solver"], tol.shift),
         "median_time_ms": g["time_ms"].median(),
     })
-    board["time_sgm_rel"] = board["time_sgm_ms"] / board["time_sgm_ms"].min()
-    board["error_sgm_rel"] = board["error_sgm"] / board["error_sgm"].min()
+    board["time_sgm_rel"] = times_best(systems, "time_ms", board["time_sgm_ms"], tol.shift)
+    board["error_sgm_rel"] = times_best(systems, "error", board["error_sgm"], tol.shift)
     if kinds is not None:
         board.insert(0, "kind", kinds.reindex(board.index).fillna("classical"))
         # a deterministic solver's repeats are one answer again: its seed count would say nothing
@@ -363,6 +365,55 @@ def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: p
     board.insert(board.columns.get_loc("success_rate_ci_high") + 1, "overlaps_above",
                  overlaps_above(board["success_rate_ci_low"], board["success_rate_ci_high"]))
     return board
+
+
+def times_best(systems: pd.DataFrame, column: str, sgm: pd.Series, shift: float) -> pd.Series:
+    """Each solver's "x best": how many times the best solver's shifted geometric mean of ``column`` its own is,
+    each comparison over the systems both solvers ran.
+
+    For solvers ``s`` and ``t``, ``r(s, t)`` is ``s``'s shifted geometric mean
+    over the systems both ran divided by ``t``'s over the same systems; a
+    solver's value is the largest ``r(s, t)`` over every ``t`` that shares a
+    system with it (itself included, so it is at least 1). Where every solver
+    ran every system this is qpbenchmark's ``sgm(s) / min over t of sgm(t)``,
+    to the last bit. Where they ran different systems (a workflow where HHL
+    ran only the small ones), dividing means over different systems compares
+    the systems, not the solvers; each ratio here is like with like.
+
+    Parameters
+    ----------
+    systems : pandas.DataFrame
+        :func:`per_system` rows (``solver``, ``system_key`` and ``column``), sorted by solver then system.
+    column : str
+        The per-system value (``time_ms``, ``error``).
+    sgm : pandas.Series
+        Each solver's shifted geometric mean of ``column`` over all its systems (indexed by solver), used where
+        two solvers share all their systems, so that case gives exactly the plain ratio of means.
+    shift : float
+        The geometric means' shift.
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by solver.
+    """
+    values = systems.pivot(index="solver", columns="system_key", values=column).reindex(sgm.index)
+    ran = values.notna().to_numpy()
+    v = values.to_numpy(dtype=float)
+    counts = ran.astype(int)
+    shared = counts @ counts.T  # systems each pair of solvers both ran
+    own = counts.sum(axis=1)
+    full = sgm.to_numpy(dtype=float)
+    out = np.ones(len(v))
+    for i in range(len(v)):
+        for j in np.flatnonzero(shared[i] > 0):
+            if shared[i, j] == own[i] == own[j]:  # the same systems: the means over all of them
+                mine, theirs = full[i], full[j]
+            else:
+                common = ran[i] & ran[j]  # in system order, as the full means are taken
+                mine, theirs = (shifted_geometric_mean(v[k, common], shift) for k in (i, j))
+            out[i] = max(out[i], mine / theirs)
+    return pd.Series(out, index=sgm.index)
 
 
 def track_table(results: pd.DataFrame, track: Track) -> pd.DataFrame:
@@ -454,7 +505,7 @@ def band_tables(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
         One row per (group, band, solver that ran a system there): ``systems``,
         ``coverage``, ``success_rate``, ``success_rate_low`` (each with its
         Wilson interval, ``_ci_low`` and ``_ci_high``) and ``time_sgm_rel``
-        (normalised to the fastest solver of that group and band). The group is
+        (x the fastest solver of that group and band, :func:`times_best`). The group is
         in column ``family``.
     """
     rows = ranking_rows(results, tracks(tol, low), by)

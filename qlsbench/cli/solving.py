@@ -289,7 +289,7 @@ def cmd_compare(args) -> None:
     print(f"{result.label}: rank {result.rank('success_rate')} of {n} on the exact track "
           f"(success {mine['success_rate']:.2f}), rank {result.rank('success_rate_low')} of {n} on the variational "
           f"track (success {mine['success_rate_low']:.2f}, median fidelity {mine['median_fidelity']:.3f}); "
-          f"time {mine['time_sgm_rel']:.3g}x the fastest")
+          f"time {mine['time_sgm_rel']:.3g}x the fastest (on the systems both ran)")
     print(result.calibration.describe())
     shown = board.assign(new=np.where(board["solver"] == result.label, "<- new", ""))
     print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}"))

@@ -62,9 +62,11 @@ COLUMNS: dict[str, tuple[str, str]] = {
                                            "with no solution counts 0"),
     "seeds": ("n seeds", "seeds per system behind a variational row's median fidelity (repeat r uses seed r)"),
     "time_sgm_rel": ("time (x best)", "shifted geometric mean (shift 10 ms) of time per system, unsuccessful "
-                                      "solves charged the time limit, relative to the fastest solver in view"),
+                                      "solves charged the time limit, over the fastest solver's: the largest ratio "
+                                      "to any solver in view, each pair compared on the systems both ran"),
     "error_sgm_rel": ("error (x best)", "shifted geometric mean of the relative error, unsuccessful solves "
-                                        "charged at least 1, relative to the most accurate solver in view"),
+                                        "charged at least 1, over the most accurate solver's: the largest ratio to "
+                                        "any solver in view, each pair compared on the systems both ran"),
     "time_sgm_ms": ("time SGM (ms)", "shifted geometric mean of time per system, in milliseconds"),
     "error_sgm": ("error SGM", "shifted geometric mean of the relative error"),
     "median_time_ms": ("median time (ms)", "median over systems of the (charged) time"),
@@ -179,8 +181,8 @@ def _header(results: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list[str]:
         f"**packages**: {versions}",
         *[f"**{t.name} track**: {t.tol.describe()}" for t in all_tracks],
         f"**ranking**: per track by success rate over the systems each solver was run on, then median fidelity, "
-        f"then the shifted geometric mean (shift {all_tracks[0].tol.shift:g}) of time in ms relative to the fastest "
-        "solver. A system a solver was not configured for is not run (—) and left out of its rates (see coverage); "
+        f"then the shifted geometric mean (shift {all_tracks[0].tol.shift:g}) of time in ms over the fastest "
+        "solver's (x best: each pair of solvers compared on the systems both ran). A system a solver was not configured for is not run (—) and left out of its rates (see coverage); "
         "declined, failed and unsuccessful solves count at the time limit and at error >= 1; repeats of a system "
         "count once (median), and so does a system that occurs more than once. Every success rate has its 95 % "
         "Wilson interval in brackets, the systems as trials (a system solved by 2 of 3 seeds adds 2/3); ≈ marks a "
