@@ -238,6 +238,27 @@ def test_x_best_compares_solvers_on_the_systems_both_ran():
     assert board.loc["wide", "time_sgm_rel"] == 1.0
 
 
+def test_the_measured_time_is_beside_the_charged_one_with_each_rows_time_limit():
+    """A solve that returned a solution the exact track does not accept is charged the limit; the page also
+    shows what it took, over the solves that came back (a time-out took the limit and says nothing of speed)."""
+    returned = {"status": "max_iter", "fidelity": 0.999, "rel_residual": 1e-3, "rel_error": 1e-2}
+    rows = [{"solver": "vnls", "system_id": "s0", "wall_time": 2.0, "time_limit": 1200.0, **returned},
+            {"solver": "vnls", "system_id": "s0", "wall_time": 4.0, "time_limit": 1200.0, **returned},
+            {"solver": "vnls", "system_id": "s1", "wall_time": 6.0, "time_limit": 1200.0, **returned},
+            {"solver": "vnls", "system_id": "s2", "wall_time": 1200.5, "time_limit": 1200.0, "status": "timeout",
+             "fidelity": np.nan, "rel_residual": np.nan, "rel_error": np.nan},
+            {"solver": "lu", "system_id": "s0", "wall_time": 0.001, "time_limit": 120.0, "status": "converged",
+             "fidelity": 1.0, "rel_residual": 1e-15, "rel_error": 1e-15},
+            {"solver": "lu", "system_id": "s1", "wall_time": 0.003, "time_limit": 1200.0, "status": "converged",
+             "fidelity": 1.0, "rel_residual": 1e-15, "rel_error": 1e-15}]
+    board = leaderboard(_results(rows)).set_index("solver")
+    assert board.loc["vnls", "median_time_ms"] == pytest.approx(1.2e6)  # charged: every solve failed the bar
+    # s0: median of 2 s and 4 s; s1: 6 s; s2 timed out and is left out: the median of 3 s and 6 s.
+    assert board.loc["vnls", "measured_time_ms"] == pytest.approx(4500.0)
+    assert board.loc["lu", "measured_time_ms"] == pytest.approx(2.0) == board.loc["lu", "median_time_ms"]
+    assert board.loc["vnls", "time_limit_s"] == "1200" and board.loc["lu", "time_limit_s"] == "120-1200"
+
+
 def test_success_needs_status_fidelity_and_residual():
     rows = [
         {"solver": "a", "wall_time": 0.1, "rel_error": 0, "status": "converged", "fidelity": 0.995, "rel_residual": 1e-7},
