@@ -354,6 +354,8 @@ def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: p
     ``overlaps_above`` says whether that interval meets the row above's, and
     ``seeds`` (variational rows only) how many seeds each system's median fidelity is over.
     """
+    # per-system rows made elsewhere may not say what a solve took or its limit: then neither is known
+    systems = systems.assign(**{c: np.nan for c in ("measured_ms", "time_limit") if c not in systems})
     g = systems.groupby("solver", sort=True)
     board = pd.DataFrame({
         "systems": g.size(),
@@ -581,6 +583,59 @@ def failing_systems(results: pd.DataFrame, solver: str, tol: Tolerances = LOW_AC
     if "message" in out:
         out["message"] = out["message"].fillna("").str.slice(0, 100)
     return out.reset_index(drop=True)
+
+
+def system_outcomes(results: pd.DataFrame, all_tracks: tuple[Track, ...], by_dataset: bool = True) -> pd.DataFrame:
+    """How each solver fared on each system it was run on: the page's per-system drill-down.
+
+    One row per (solver, system): ``system_id``, ``dataset``, ``family``,
+    ``band``, ``n_qubits``, ``cond``; per track ``success_<track>`` (the share
+    of its repeats meeting that track's bar, as the ranking counts it);
+    ``statuses`` (its distinct solves' outcomes with counts, most frequent
+    first: ``converged ×3`` or ``timeout ×2, max_iter ×1``); ``residual`` and
+    ``fidelity`` (medians over the solves that returned a solution, NaN where
+    none did); ``measured_ms`` (their median wall time); ``time_limit`` (s)
+    and ``message`` (the first non-empty message of a solve that did not
+    return a solution, else of any solve; shortened to 120 characters).
+    """
+    first = mark_success(results, all_tracks[0].tol)
+    first["system_key"] = _system_key(first, by_dataset)
+    first["band"] = first["n_qubits"].map(qubit_band)
+    returned = first["status"].isin(RETURNED)
+    first["residual"] = first["rel_residual"].where(returned)
+    first["fidelity_returned"] = first["fidelity"].where(returned)
+    g = first.groupby(["solver", "system_key"], sort=True)
+    out = g.agg(system_id=("system_id", "first"), dataset=("dataset", "first"), family=("family", "first"),
+                band=("band", "first"), n_qubits=("n_qubits", "first"), cond=("cond", "first"),
+                residual=("residual", "median"), fidelity=("fidelity_returned", "median"),
+                measured_ms=("measured_ms", "median"), time_limit=("time_limit", "max"))
+    for track in all_tracks:
+        marked = first if track is all_tracks[0] else mark_success(results, track.tol).assign(
+            system_key=first["system_key"])
+        out[f"success_{track.name}"] = marked.groupby(["solver", "system_key"], sort=True)["success"].mean()
+    solves = _distinct_solves(first, "system_key")
+    out["statuses"] = _status_counts(solves)
+    out["message"] = _first_messages(solves)
+    return out.reset_index()
+
+
+def _status_counts(solves: pd.DataFrame) -> pd.Series:
+    """Per (solver, system_key): its solves' statuses with counts, most frequent first (``timeout ×2, ...``)."""
+    counts = solves.groupby(["solver", "system_key", "status"], sort=True).size().reset_index(name="n")
+    counts = counts.sort_values(["solver", "system_key", "n", "status"], ascending=[True, True, False, True])
+    counts["text"] = counts["status"].astype(str) + " ×" + counts["n"].astype(str)
+    return counts.groupby(["solver", "system_key"], sort=True)["text"].agg(", ".join)
+
+
+def _first_messages(solves: pd.DataFrame) -> pd.Series:
+    """Per (solver, system_key): the first non-empty message, a failed solve's before a returned one's."""
+    if "message" not in solves:
+        return pd.Series(dtype=object)
+    text = solves["message"].fillna("").astype(str).str.strip()
+    ranked = solves.assign(text=text, returned=solves["status"].isin(RETURNED))[text != ""]
+    ranked = ranked.sort_values("returned", kind="stable")  # False (failed, declined) first
+    first = ranked.groupby(["solver", "system_key"], sort=True)["text"].first()
+    return first.where(first.str.len() <= 120, first.str.slice(0, 119) + "…")
 
 
 def seed_table(results: pd.DataFrame, low: Tolerances = LOW_ACCURACY) -> pd.DataFrame:

@@ -174,7 +174,8 @@ def _parser_leaderboard(sub) -> None:
     s.add_argument("results", nargs="+", help="results files or folders")
     s.add_argument("--md", default="results/leaderboard.md")
     s.add_argument("--csv", default="results/leaderboard.csv")
-    s.add_argument("--html", default=None, help="also write the page as HTML (the workflow's report shows it)")
+    s.add_argument("--html", default=None, help="also write the page as HTML (the workflow's report shows it), its downloads in <name>-data/ "
+                        "beside it")
     s.add_argument("--estimates", nargs="+", default=None, metavar="FILE",
                    help="`qlsbench resources` tables: add what a fault-tolerant solver would cost, per family")
     s.add_argument("--epsilon", type=Real(0.0, 1.0, open_low=True, open_high=True).parse, default=1e-6,
@@ -200,10 +201,12 @@ def cmd_board(args) -> None:
         files = run_board(board, args.results, progress=not args.quiet, groups=args.group)
         print(f"{len(files)} results files in {args.results}")
     elif args.action == "render":
-        render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
+        render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
+                     progress=not args.quiet)
         print(f"pages rewritten from {board.results_path} in {args.pages}")
     elif args.action == "publish":
-        results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
+        results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
+                          progress=not args.quiet)
         print(f"published {len(results)} solves of {results['solver'].nunique()} solvers -> "
               f"{board.results_path}, {Path(args.pages) / 'index.html'}")
     else:
@@ -212,7 +215,8 @@ def cmd_board(args) -> None:
 
             raise InputError("board add needs the submission file `qlsbench compare` wrote (board add FILE)")
         kept = add_submission(board, args.submission)
-        render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args))
+        render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
+                     progress=not args.quiet)
         print(f"added {args.submission} as {kept}; pages rewritten in {args.pages}")
 
 
