@@ -31,6 +31,10 @@ ACCURACY = {
                                          "track_shot_deviation_in_sigma"}},
     "bench_vnls.py": {"SRAccuracy": {"track_infidelity", "track_loss", "track_mc_loss_rel_rms_error",
                                      "track_mc_loss_bias_in_sigma"}},
+    "bench_board.py": {"BoardPages": {"track_sgm_max_rel_diff_vs_apply"}},
+    # Which of Aer's two methods simulates a noisy circuit faster: both sample the same channel, so there is no
+    # accuracy of ours to track beside the times (the suite sets Device's method switch).
+    "bench_devices.py": {},
 }
 
 #: Names of speed benchmarks that are ratios measured in one process, comparable across commits.
