@@ -521,8 +521,11 @@ def band_order(band: str) -> int:
 
 
 def band_tables(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
-                by: str = "family") -> pd.DataFrame:
+                by: str = "family", rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """Success rates (both tracks), coverage and time ratios per family (or dataset) and qubit band.
+
+    ``rows``: :func:`ranking_rows` of the same results, tracks and grouping, when already computed (the page
+    has them from its ranking); computed here otherwise.
 
     Returns
     -------
@@ -533,7 +536,7 @@ def band_tables(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
         (x the fastest solver of that group and band, :func:`times_best`). The group is
         in column ``family``.
     """
-    rows = ranking_rows(results, tracks(tol, low), by)
+    rows = ranking_rows(results, tracks(tol, low), by) if rows is None else rows
     rows = rows[(rows["group"] != "all") & (rows["band"] != "all")]
     exact = rows[rows["track"] == "exact"].set_index(["group", "band", "solver"])
     variational = rows[rows["track"] == "variational"].set_index(["group", "band", "solver"])

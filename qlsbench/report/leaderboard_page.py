@@ -254,8 +254,9 @@ def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
     all_tracks = tracks(tol, low)
     info = solver_info(results, page_folder)
     step("rankings")
-    blocks: list[Block] = [("h1", title), *([("p", preamble)] if preamble else []), ("list", _header(results, all_tracks)),
-                           ("h2", "Ranking"), ("ranking", (ranking_rows(results, all_tracks, by), all_tracks, by))]
+    ranking = ranking_rows(results, all_tracks, by)
+    blocks: list[Block] = [("h1", title), *([("p", preamble)] if preamble else []),
+                           ("list", _header(results, all_tracks)), ("h2", "Ranking"), ("ranking", (ranking, all_tracks, by))]
     if plots:
         step("plots and per-system results")
         blocks += [("plots", plot_data(results, all_tracks, by)),
@@ -264,7 +265,7 @@ def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
     blocks += [("h2", f"By {by} and qubit band"),
                ("p", "Each cell: exact-track success rate / variational-track success rate, each with its 95 % "
                      "Wilson interval over the band's systems (coverage of that band). — : not run there.")]
-    blocks += _band_blocks(band_tables(results, tol, low, by))
+    blocks += _band_blocks(band_tables(results, tol, low, by, rows=ranking))
     blocks += [("h2", "Resources"),
                ("p", "What a solve cost, medians over solves that returned a solution; — : the solver has no such "
                      "cost. Circuit depth is transpiled; shots are per circuit (exact: no sampling)."),

@@ -163,6 +163,6 @@ def write_downloads(results: pd.DataFrame, folder: str | os.PathLike,
                               ("systems", systems, f"{len(systems)} systems")):
         parquet = atomic_write(folder / f"{stem}.parquet", lambda tmp, t=table: t.to_parquet(tmp, index=False))
         csv = atomic_write_text(folder / f"{stem}.csv", (flat if stem == "rows" else table).to_csv(index=False))
-        written += [(f"{stem}.csv", csv, what + (" (no list columns)" if stem == "rows" else "")),
+        written += [(f"{stem}.csv", csv, what + (", no list columns" if stem == "rows" else "")),
                     (f"{stem}.parquet", parquet, what)]
     return written
