@@ -33,6 +33,7 @@ ACCURACY = {
     "bench_devices.py": {"AerMethods": {"track_methods_total_variation"}},
     "bench_vnls.py": {"SRAccuracy": {"track_infidelity", "track_loss", "track_mc_loss_rel_rms_error",
                                      "track_mc_loss_bias_in_sigma"}},
+    "bench_board.py": {"BoardPages": {"track_sgm_max_rel_diff_vs_apply"}},
 }
 
 #: Names of speed benchmarks that are ratios measured in one process, comparable across commits.

@@ -207,6 +207,58 @@ def test_leaderboard_ranks_success_then_time_and_normalises_to_the_best():
     assert board.loc["flaky", "error_sgm"] == pytest.approx(flaky_err, rel=1e-9)
 
 
+def test_x_best_compares_solvers_on_the_systems_both_ran():
+    """A solver run only on the easy system must not make one run on every system look 10^10 times worse.
+
+    ``narrow`` (HHL in a workflow) ran s0 only; ``wide`` (splu) ran s0 and two ill-conditioned systems whose
+    errors are floored at kappa * eps ~ 2e-4 and which take 50 ms. Dividing each solver's mean over its own
+    systems by the smallest compares the systems: ``wide``'s error would read 6.7e11 x best and its time 24 x.
+    On the one system both ran they did equally well, and ``wide`` is 1 x best.
+    """
+    ok = {"status": "converged", "fidelity": 1.0, "rel_residual": 1e-12}
+    easy = {"system_id": "s0", "cond": 1.0, "rel_error": 1e-16, "wall_time": 0.001, **ok}
+    hard = {"cond": 1e12, "rel_error": 1e-9, "wall_time": 0.050, **ok}
+    rows = [{"solver": "narrow", **easy}, {"solver": "wide", **easy},
+            {"solver": "wide", "system_id": "s1", **hard}, {"solver": "wide", "system_id": "s2", **hard}]
+    board = leaderboard(_results(rows)).set_index("solver")
+    eps = np.finfo(float).eps  # s0's error 1e-16 is floored at kappa * eps = eps
+    wide_errors = np.array([eps, 1e12 * eps, 1e12 * eps])
+    # What dividing the means over each solver's own systems said:
+    assert shifted_geometric_mean(wide_errors, 10.0) / shifted_geometric_mean(np.array([eps]), 10.0) > 6e11
+    assert board.loc["wide", "error_sgm_rel"] == 1.0 and board.loc["narrow", "error_sgm_rel"] == 1.0
+    assert board.loc["wide", "time_sgm_rel"] == 1.0 and board.loc["narrow", "time_sgm_rel"] == 1.0
+    # The means themselves stay over each solver's own systems.
+    assert board.loc["wide", "error_sgm"] == pytest.approx(shifted_geometric_mean(wide_errors, 10.0))
+
+    # Where the shared system tells them apart, the ratio is theirs on it: narrow took 4 ms there, wide 1 ms.
+    rows[0] = {**rows[0], "wall_time": 0.004}
+    board = leaderboard(_results(rows)).set_index("solver")
+    assert board.loc["narrow", "time_sgm_rel"] == pytest.approx(shifted_geometric_mean(np.array([4.0]), 10.0) /
+                                                                shifted_geometric_mean(np.array([1.0]), 10.0))
+    assert board.loc["wide", "time_sgm_rel"] == 1.0
+
+
+def test_the_measured_time_is_beside_the_charged_one_with_each_rows_time_limit():
+    """A solve that returned a solution the exact track does not accept is charged the limit; the page also
+    shows what it took, over the solves that came back (a time-out took the limit and says nothing of speed)."""
+    returned = {"status": "max_iter", "fidelity": 0.999, "rel_residual": 1e-3, "rel_error": 1e-2}
+    rows = [{"solver": "vnls", "system_id": "s0", "wall_time": 2.0, "time_limit": 1200.0, **returned},
+            {"solver": "vnls", "system_id": "s0", "wall_time": 4.0, "time_limit": 1200.0, **returned},
+            {"solver": "vnls", "system_id": "s1", "wall_time": 6.0, "time_limit": 1200.0, **returned},
+            {"solver": "vnls", "system_id": "s2", "wall_time": 1200.5, "time_limit": 1200.0, "status": "timeout",
+             "fidelity": np.nan, "rel_residual": np.nan, "rel_error": np.nan},
+            {"solver": "lu", "system_id": "s0", "wall_time": 0.001, "time_limit": 120.0, "status": "converged",
+             "fidelity": 1.0, "rel_residual": 1e-15, "rel_error": 1e-15},
+            {"solver": "lu", "system_id": "s1", "wall_time": 0.003, "time_limit": 1200.0, "status": "converged",
+             "fidelity": 1.0, "rel_residual": 1e-15, "rel_error": 1e-15}]
+    board = leaderboard(_results(rows)).set_index("solver")
+    assert board.loc["vnls", "median_time_ms"] == pytest.approx(1.2e6)  # charged: every solve failed the bar
+    # s0: median of 2 s and 4 s; s1: 6 s; s2 timed out and is left out: the median of 3 s and 6 s.
+    assert board.loc["vnls", "measured_time_ms"] == pytest.approx(4500.0)
+    assert board.loc["lu", "measured_time_ms"] == pytest.approx(2.0) == board.loc["lu", "median_time_ms"]
+    assert board.loc["vnls", "time_limit_s"] == "1200" and board.loc["lu", "time_limit_s"] == "120-1200"
+
+
 def test_success_needs_status_fidelity_and_residual():
     rows = [
         {"solver": "a", "wall_time": 0.1, "rel_error": 0, "status": "converged", "fidelity": 0.995, "rel_residual": 1e-7},

@@ -202,7 +202,8 @@ def _html_ranking(page: str) -> tuple[dict, dict]:
         div = page.split(f"<div class=\"track\" data-track=\"{track}\">", 1)[1].split("</table>", 1)[0]
         header[track] = [html.unescape(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", div)]
         trs = re.findall(r"<tr data-group=\"all\" data-band=\"all\">(.*?)</tr>", div)
-        rows[track] = [[html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr)] for tr in trs]
+        rows[track] = [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr)]
+                       for tr in trs]  # a cell's text: the solver's name is a link to its per-system results
     return rows, header
 
 

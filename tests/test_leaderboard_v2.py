@@ -25,6 +25,10 @@ from qlsbench.report import FIGURES
 from qlsbench.report.leaderboard_page import display_table, write_page
 from qlsbench.report.leaderboard_plots import profile
 
+REPO = Path(__file__).resolve().parents[1]
+#: The committed board page (``qlsbench board render``), checked in the browser like the test page.
+BOARD_PAGE = REPO / "leaderboard" / "index.html"
+
 
 @pytest.fixture(scope="module")
 def results_dir(tmp_path_factory) -> Path:
@@ -121,6 +125,31 @@ def test_the_plots_draw_from_results_files(results_dir, tmp_path, name):
         FIGURES[name]([str(results_dir)], tmp_path / "f.svg")
 
 
+def test_every_solver_of_a_board_of_thirty_has_its_own_colour_and_marker():
+    from qlsbench.report.styles import solver_styles
+
+    styles = solver_styles([f"solver-{i}" for i in range(30)])
+    assert len({s.color for s in styles.values()}) == 30
+    many = solver_styles([f"s{i}" for i in range(200)])
+    assert len({(s.color, s.marker) for s in many.values()}) == 200
+    # a solver keeps its style whichever order the labels come in
+    assert solver_styles(["b", "a", "c"]) == solver_styles(["c", "b", "a", "a"])
+
+
+def test_every_built_in_solver_links_to_its_section_of_the_docs_and_its_paper(tmp_path):
+    from qlsbench.report.solver_links import SOLVER_DOCS, github_anchor, solver_links
+    from qlsbench.solvers.registry import BUILTINS
+
+    headings = {github_anchor(line[3:]) for line in SOLVER_DOCS.read_text().splitlines() if line.startswith("## ")}
+    links = solver_links(BUILTINS, REPO / "leaderboard")
+    for name, link in links.items():
+        path, _, anchor = link.docs.partition("#")
+        assert path == "../docs/solvers.md" and anchor in headings, (name, link.docs)
+        assert name == "oracle" or link.paper[1].startswith("https://"), name
+    assert github_anchor("VQLS (`vqls-global`, `vqls-local`)") == "vqls-vqls-global-vqls-local"
+    assert solver_links(["mymodule:Mine"], tmp_path)["mymodule:Mine"].docs is None
+
+
 # ---------------------------------------------------------------- the web page in a real browser
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -140,20 +169,37 @@ def page_file(results, tmp_path_factory) -> Path:
     return out
 
 
-def test_the_web_page_sorts_filters_and_renders_its_plots(page_file):
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for the module's page tests (each opens its own tab)."""
     sync = _browser()
     args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync"]
     with sync.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=args)
-        page = browser.new_page(viewport={"width": 1400, "height": 900})
-        errors = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.route("**/*", lambda route: route.abort() if not route.request.url.startswith(("file:", "data:"))
-                   else route.continue_())  # offline: any request to the network would fail the page
-        page.goto(page_file.as_uri())
-        visible = ".track:not([hidden]) tbody tr:not([hidden])"
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=args)
+        yield chromium
+        chromium.close()
+
+
+def _open(browser, path: Path, errors: list):
+    """``path`` in a new 1400 x 900 tab, offline (any request to the network fails it), console errors collected."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.route("**/*", lambda route: route.abort() if not route.request.url.startswith(("file:", "data:"))
+               else route.continue_())
+    page.goto(path.as_uri())
+    return page
+
+
+VISIBLE = ".track:not([hidden]) tbody tr:not([hidden])"
+
+
+def test_the_web_page_sorts_filters_and_renders_its_plots(page_file, browser):
+    errors = []
+    page = _open(browser, page_file, errors)
+    if True:
+        visible = VISIBLE
         first_column = f"{visible} td:first-child"
 
         assert page.locator(".track:not([hidden])").get_attribute("data-track") == "exact"
@@ -177,9 +223,123 @@ def test_the_web_page_sorts_filters_and_renders_its_plots(page_file):
         assert ascending != descending and ascending[0] == "gmres" and descending[-1] == "gmres"
         assert header.get_attribute("title")  # a human name with its meaning on hover
 
-        images = page.evaluate("Array.from(document.images).map(i => [i.complete, i.naturalWidth])")
-        assert len(images) >= 3 and all(done and width > 0 for done, width in images)
-        browser.close()
+        # every plot is drawn: a series per solver in view (the budget curves: the variational one, two seeds)
+        series = page.evaluate("Object.fromEntries(Array.from(document.querySelectorAll('.plots svg')).map("
+                               "s => [s.id, s.querySelectorAll('.series').length]))")
+        assert series == {"plot-profile": 4, "plot-qubits": 4, "plot-fidelity": 0, "plot-budget": 2}, series
+        assert page.locator("#plot-fidelity .marker").count() > 0  # a scatter plot: markers, no lines
+        page.close()
+    assert errors == []
+
+
+def test_the_drill_down_opens_from_the_ranking_and_lists_a_failed_system(page_file, browser, results):
+    """cg declined the 4-qubit system (max_qubits 3): its drill-down lists it, unsolved, with its status."""
+    errors = []
+    page = _open(browser, page_file, errors)
+    declined = results[(results["solver"] == "cg") & (results["status"] == "skipped")]
+    assert len(declined) == 1
+    assert not page.locator("details#drill-cg").evaluate("d => d.open")
+    page.locator(f"{VISIBLE} a.drill-link", has_text="cg").click()
+    drill = page.locator("details#drill-cg")
+    assert drill.evaluate("d => d.open") and drill.is_visible()
+    rows = drill.locator("tbody tr")
+    cells = [dict(zip(drill.locator("th").all_inner_texts(), r.locator("td").all_inner_texts()))
+             for r in rows.all()]
+    failed = [c for c in cells if c["outcomes"] == "skipped ×1"]
+    assert len(failed) == 1 and failed[0]["system"] == declined["system_id"].iloc[0]
+    assert failed[0]["exact bar"] == "✗" and failed[0]["qubits"] == "4"
+    assert failed[0]["message"] not in ("", "—")  # why it was declined
+    assert sum(c["exact bar"] == "✓" for c in cells) == 2
+    assert drill.locator("tbody tr.unsolved").count() == 1
+    page.check("#f-unsolved")  # only the systems it did not solve: the declined one
+    assert drill.locator("tbody tr:not([hidden])").count() == 1
+    page.close()
+    assert errors == []
+
+
+def test_a_download_link_resolves_to_a_file_that_loads(page_file, browser, results):
+    from urllib.parse import unquote, urlparse
+
+    errors = []
+    page = _open(browser, page_file, errors)
+    hrefs = page.evaluate("Array.from(document.querySelectorAll('.downloads a')).map(a => a.href)")
+    files = {Path(unquote(urlparse(h).path)).name: Path(unquote(urlparse(h).path)) for h in hrefs}
+    assert set(files) == {"rows.csv", "rows.parquet", "systems.csv", "systems.parquet"}
+    rows = pd.read_parquet(files["rows.parquet"])
+    assert len(rows) == len(results) and "x" not in rows and "history" not in rows
+    assert rows["fidelity"].tolist() == pytest.approx(results["fidelity"].tolist(), nan_ok=True)
+    flat = pd.read_csv(files["rows.csv"])
+    assert flat["solver"].tolist() == results["solver"].tolist() and "progress_fidelity" not in flat
+    systems = pd.read_csv(files["systems.csv"])
+    assert set(zip(systems["dataset"], systems["system_id"])) == set(zip(results["dataset"], results["system_id"]))
+    page.close()
+    assert errors == []
+
+
+def _share_at(budgets: list[float], shares: list[float], budget: float) -> float:
+    """A step curve's value at ``budget``: the share at the last budget at or before it (0 before the first)."""
+    before = [s for b, s in zip(budgets, shares) if b <= budget]
+    return before[-1] if before else 0.0
+
+
+def test_the_plots_follow_the_filters_and_draw_the_rankings_numbers(page_file, browser, results):
+    """A filter change redraws the plots, and what they draw is what qlsbench computes for that view."""
+    from qlsbench.bench.ranking import per_system
+
+    errors = []
+    page = _open(browser, page_file, errors)
+    before = page.inner_html("#plot-profile")
+    page.select_option("#f-group", "ising/kappa10")
+    assert page.inner_html("#plot-profile") != before
+    assert page.locator("#plot-profile .series").count() == 2  # lu and cg ran that dataset
+    assert "ising/kappa10" in page.inner_text("#plot-view")
+
+    exact, variational = tracks()
+    taus = [1.0, 1.5, 3.0, 10.0, 1e3, 1e6]
+    for group, rows in (("all", results), ("ising/kappa10", results[results["dataset"] == "ising/kappa10"])):
+        systems = per_system(rows, exact.tol, by_dataset=group != "all")
+        expected = profile(systems, np.array(taus)).set_index(["solver", "tau"])["share"]
+        drawn = page.evaluate("([group, taus]) => { const P = window.qlsbenchPlots; const names = JSON.parse("
+                              "document.getElementById('plot-data').textContent).solvers; return Object.fromEntries("
+                              "P.profileSeries({track: 'exact', group: group, band: 'all'}).map(s => [names[s.solver],"
+                              " taus.map(t => P.shareWithin(s, t))])); }", [group, taus])
+        assert set(drawn) == set(systems["solver"])
+        for solver, shares in drawn.items():
+            assert shares == pytest.approx(expected[solver].tolist()), (group, solver)
+
+    # success against budget, best and median seed, at every budget qlsbench evaluates
+    for group, rows in (("all", results), ("ising/two", results[results["dataset"] == "ising/two"])):
+        curve = success_curve(rows, variational.tol)
+        drawn = page.evaluate("(group) => window.qlsbenchPlots.budgetSeries({track: 'variational', group: group, "
+                              "band: 'all'})", group)
+        assert len(drawn) == 1 and drawn[0]["systems"] == 2 and drawn[0]["seeds"] == 2
+        for row in curve.itertuples():
+            assert _share_at(drawn[0]["budgets"], drawn[0]["best"], row.evaluations) == pytest.approx(row.best)
+            assert _share_at(drawn[0]["budgets"], drawn[0]["median"], row.evaluations) == pytest.approx(row.median)
+
+    # success against qubits on the variational track: lu solves all, cg declines 4 qubits
+    qubits = page.evaluate("() => { const names = JSON.parse(document.getElementById('plot-data').textContent)"
+                           ".solvers; return Object.fromEntries(window.qlsbenchPlots.qubitSeries({track: "
+                           "'variational', group: 'all', band: 'all'}).map(s => [names[s.solver], s.points])); }")
+    assert qubits["lu"] == [[2, 1], [3, 1], [4, 1]] and qubits["cg"] == [[2, 1], [3, 1], [4, 0]]
+    page.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("which", ["test page", "committed board page"])
+def test_no_horizontal_overflow_at_1400_px(page_file, browser, which):
+    """Neither the page nor any table scrolls sideways in a 1400-px window, on either track, drill-downs open."""
+    errors = []
+    page = _open(browser, page_file if which == "test page" else BOARD_PAGE, errors)
+    page.evaluate("document.querySelectorAll('details.drill').forEach(d => { d.open = true; })")
+    for track in ("exact", "variational"):
+        page.select_option("#f-track", track)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1400
+        wide = page.evaluate("Array.from(document.querySelectorAll('.scroll')).filter(d => d.offsetParent !== null "
+                             "&& d.scrollWidth > d.clientWidth + 1).map(d => d.closest('details, div.track, body')"
+                             ".id || d.previousElementSibling?.textContent?.slice(0, 60))")
+        assert wide == [], (track, wide)
+    page.close()
     assert errors == []
 
 
@@ -350,3 +510,43 @@ def test_what_is_not_a_solver_is_named(small_board, plain_module, capsys):
     code = main(["compare", "--solver", "plainsolvers:NoSolve", "--board", str(small_board.folder), "--quiet"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "has no 'solve' method" in err and "\n" not in err
+
+
+# ---------------------------------------------------------------- the committed board page against its results
+
+
+@pytest.fixture(scope="module")
+def board_rows():
+    """The shipped board's rows (with any submissions), as the pages rank them."""
+    from qlsbench.bench.board import DEFAULT_BOARD, Board
+    from qlsbench.report.board_pages import board_results
+
+    return board_results(Board(DEFAULT_BOARD))
+
+
+def test_the_committed_ranking_shows_measured_times_and_time_limits(board_rows):
+    """Beside the charged time, each row's measured time and its limit, as the results give them."""
+    from markdown_check import tables
+
+    md = (REPO / "leaderboard" / "leaderboard.md").read_text(encoding="utf-8")
+    table = tables(md.split("### Exact track", 1)[1])[0]
+    shown = {row[0]: dict(zip(table["header"], row)) for row in table["rows"]}
+    board = leaderboard(board_rows).set_index("solver")
+    assert set(shown) == set(board.index)
+    for solver, row in board.iterrows():
+        assert shown[solver]["measured time (ms)"] == f"{row['measured_time_ms']:.3g}", solver
+        assert shown[solver]["charged time (ms)"] == f"{row['median_time_ms']:.3g}", solver
+        assert shown[solver]["time limit (s)"] == row["time_limit_s"], solver
+    # the VNLS rows ran under 1200 s, and their measured time is seconds, not the limit
+    vnls = board.loc["vnls-crbm-exact"]
+    assert vnls["time_limit_s"] == "1200" and vnls["measured_time_ms"] < 0.1 * vnls["median_time_ms"]
+
+
+def test_the_committed_downloads_are_the_boards_rows(board_rows):
+    rows = pd.read_parquet(REPO / "leaderboard" / "data" / "rows.parquet")
+    assert len(rows) == len(board_rows)
+    for column in ("solver", "system_id", "repeat", "status"):
+        assert rows[column].tolist() == board_rows[column].tolist(), column
+    assert rows["wall_time"].to_numpy() == pytest.approx(board_rows["wall_time"].to_numpy())
+    systems = pd.read_csv(REPO / "leaderboard" / "data" / "systems.csv")
+    assert set(systems["system_id"]) == set(board_rows["system_id"]) and "name" in systems

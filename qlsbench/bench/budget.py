@@ -54,15 +54,22 @@ def budget_marks(row, axis: str) -> np.ndarray | None:
     return k
 
 
-def _solved_at(row, budgets: np.ndarray, tol: Tolerances, axis: str) -> np.ndarray:
-    """Whether one solve's read-out meets ``tol`` at each budget (False before its first read-out, or without any)."""
-    k = budget_marks(row, axis)
+def _solved_at(k: np.ndarray | None, row, budgets: np.ndarray, tol: Tolerances) -> np.ndarray:
+    """Whether one solve's read-out, at marks ``k`` (:func:`budget_marks`), meets ``tol`` at each budget (False
+    before its first read-out, or without any)."""
     if k is None:
         return np.zeros(len(budgets), dtype=bool)
     ok = (np.asarray(row.progress_fidelity, dtype=float) >= tol.fidelity) & \
         (np.asarray(row.progress_residual, dtype=float) <= tol.residual)
     last = np.searchsorted(k, budgets, side="right") - 1  # the read-out the solve had reached by each budget
     return np.where(last >= 0, ok[np.maximum(last, 0)], False)
+
+
+#: The columns :func:`success_curve` reads; the rest (solutions, histories) is left alone, since iterating
+#: over rows of every column cost seconds per curve.
+_CURVE_COLUMNS = ("solver", "system_id", "seed", "status", "n_qubits", "progress_evaluations", "progress_fidelity",
+                  "progress_residual", "progress_seconds", "circuit_executions", "shots", "mc_samples",
+                  "cost_evaluations")
 
 
 def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets=None, *,
@@ -103,6 +110,7 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
         raise InputError(f"budget axis must be one of {', '.join(AXES)}, got {axis!r}")
     if AXES[axis] not in results:
         results = results.assign(**{AXES[axis]: None})
+    results = results[[c for c in _CURVE_COLUMNS if c in results]]
     marks = pd.Series([budget_marks(row, axis) for row in results.itertuples()], index=results.index, dtype=object)
     has = marks.map(lambda v: v is not None)
     if not has.any():
@@ -115,14 +123,17 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
     rows = results[results["solver"].isin(results.loc[has, "solver"]) & (results["status"] != Status.SKIPPED)]
     rows = rows.assign(band=rows["n_qubits"].map(qubit_band) if by_band else "all")
     budgets = np.asarray(budgets, dtype=float)
+    # Each solve's verdict at every budget, once: a band's curves and the one over all systems share them.
+    solved_at = {r.Index: _solved_at(marks[r.Index], r, budgets, tol).astype(float) for r in rows.itertuples()}
     out = []
     for (solver, band), part in rows.groupby(["solver", "band"], sort=True):
         per_system = []
         seeds = 0
-        for _, solves in part.drop_duplicates(["system_id", "seed"]).groupby("system_id"):
-            solved = np.array([_solved_at(r, budgets, tol, axis) for r in solves.itertuples()], dtype=float)
+        distinct = part.drop_duplicates(["system_id", "seed"])
+        for _, positions in sorted(distinct.groupby("system_id").indices.items()):  # systems in order: same sums
+            solved = np.array([solved_at[i] for i in distinct.index[positions]])
             per_system.append((solved.max(axis=0), np.median(solved, axis=0)))
-            seeds = max(seeds, len(solves))
+            seeds = max(seeds, len(positions))
         best = np.mean([b for b, _ in per_system], axis=0)
         median = np.mean([m for _, m in per_system], axis=0)
         out.append(pd.DataFrame({"solver": solver, "band": band, axis: budgets, "best": best, "median": median,

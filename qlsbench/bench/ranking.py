@@ -9,7 +9,9 @@ solver is built for: a solution came back (``converged``, ``max_iter`` or
 read-out, not the solver's own claim (SPSA never "converges"). Each track ranks
 every solver on its own: by success rate, then the shifted geometric mean
 ``shift * expm1(mean(log1p(v / shift)))`` of time (and of relative error),
-normalised so the best solver is 1.0. The variational track also shows the
+given as "x best": how many times the best solver's its mean is, each pair of
+solvers compared on the systems both ran (:func:`times_best`; where all ran
+every system, the best solver is 1.0). The variational track also shows the
 median fidelity, so a 0.95-fidelity solver and one that never started differ.
 
 A solver is measured on the systems it was run on: a system it was not
@@ -188,10 +190,36 @@ def overlaps_above(low, high) -> np.ndarray:
     return out
 
 
-def _seed_counts(seeds: pd.Series) -> str:
-    """Seeds per system as the page prints them: ``3``, or ``2-3`` where systems had different numbers."""
-    lo, hi = int(seeds.min()), int(seeds.max())
-    return f"{lo}" if lo == hi else f"{lo}-{hi}"
+def _seed_counts(low: pd.Series, high: pd.Series) -> pd.Series:
+    """Seeds per system as the page prints them, from each row's fewest and most: ``3``, or ``2-3`` where systems
+    had different numbers."""
+    return pd.Series([f"{int(lo)}" if lo == hi else f"{int(lo)}-{int(hi)}" for lo, hi in zip(low, high)],
+                     index=low.index)
+
+
+def _limits(limits: pd.Series, solvers: pd.Series) -> pd.Series:
+    """Per solver, the time limits (seconds) its systems ran under as the page prints them: ``120``, ``120-1200``
+    where they differ, ``none`` without one."""
+    g = limits.groupby(solvers, sort=True)
+    return pd.Series([("none" if pd.isna(lo) else f"{lo:g}" if lo == hi else f"{lo:g}-{hi:g}")
+                      for lo, hi in zip(g.min(), g.max())], index=g.min().index)
+
+
+def _grouped_sgm(values: pd.Series, keys: pd.Series, shift: float) -> pd.Series:
+    """:func:`shifted_geometric_mean` of ``values`` per key (sorted keys), each group's values in their order.
+
+    One sort and one pass of slices instead of a pandas ``apply`` (a Python
+    call per group through pandas' machinery); the arithmetic per group is
+    :func:`shifted_geometric_mean`'s on the same values in the same order, so
+    the means are the same to the last bit.
+    """
+    codes, uniques = pd.factorize(keys, sort=True)
+    if len(codes) == 0:
+        return pd.Series([], index=pd.Index(uniques, name=keys.name), dtype=float)
+    order = np.argsort(codes, kind="stable")
+    parts = np.split(values.to_numpy(dtype=float)[order], np.flatnonzero(np.diff(codes[order])) + 1)
+    return pd.Series([shifted_geometric_mean(part, shift) for part in parts],
+                     index=pd.Index(uniques, name=keys.name))
 
 
 def qubit_band(n_qubits) -> str:
@@ -223,7 +251,8 @@ def _any_per_solver(results: pd.DataFrame, column: str, test) -> pd.Series:
 
 
 def mark_success(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
-    """Add ``success``, penalised ``time_ms``, penalised ``error`` and ``fidelity_or_zero`` columns."""
+    """Add ``success``, penalised ``time_ms``, penalised ``error``, ``fidelity_or_zero`` and ``measured_ms`` (the
+    wall time of a solve that returned a solution, NaN for the others) columns."""
     df = results.copy()
     statuses = (Status.CONVERGED,) if tol.require_converged else RETURNED
     returned = df["status"].isin(RETURNED)
@@ -242,6 +271,9 @@ def mark_success(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
     df["error"] = err.where(df["success"], np.maximum(err, 1.0))
     # A solve that returned nothing (error, time-out, refusal) has no state: fidelity 0 in the medians.
     df["fidelity_or_zero"] = df["fidelity"].where(returned & df["fidelity"].notna(), 0.0)
+    # What the solve took, where it came back with a solution: the ranking's time charges failures the limit,
+    # and a page that showed only that would give the limit as a variational solver's time.
+    df["measured_ms"] = 1e3 * df["wall_time"].where(returned)
     return df
 
 
@@ -269,6 +301,10 @@ def per_system(results: pd.DataFrame, tol: Tolerances, by_dataset: bool = True) 
     Rows of one system are pooled; ``solves``, ``skipped`` and ``failed``
     count distinct solves, so a system that occurs 27 times counts once per
     repeat, and ``seeds`` the distinct seeds behind its medians.
+    ``time_ms`` is the charged time (the limit for an unsuccessful solve),
+    ``measured_ms`` the median wall time of the solves that returned a
+    solution (NaN when none did) and ``time_limit`` the longest limit its
+    solves ran under (seconds; NaN without one).
     ``by_dataset=False`` takes a system in two datasets as one.
     """
     df = mark_success(results, tol)
@@ -283,11 +319,20 @@ def per_system(results: pd.DataFrame, tol: Tolerances, by_dataset: bool = True) 
     out = g.agg(success=("success", "mean"), time_ms=("time_ms", "median"), error=("error", "median"),
                 fidelity=("fidelity_or_zero", "median"), seeds=("seed", "nunique"), family=("family", "first"),
                 band=("band", "first"), dataset=("dataset", "first"), n_qubits=("n_qubits", "first"),
-                cond=("cond", "first"))
-    counts = _distinct_solves(df, "system_key").groupby(["solver", "system_key"], sort=True)["status"].agg(
-        solves=lambda s: int((s != Status.SKIPPED).sum()), skipped=lambda s: int((s == Status.SKIPPED).sum()),
-        failed=lambda s: int(s.isin(_FAILED).sum()))
-    return out.join(counts).reset_index()
+                cond=("cond", "first"), measured_ms=("measured_ms", "median"), time_limit=("time_limit", "max"))
+    return out.join(_solve_counts(_distinct_solves(df, "system_key"))).reset_index()
+
+
+def _solve_counts(solves: pd.DataFrame) -> pd.DataFrame:
+    """Per (solver, system_key): solves attempted (declined ones aside), declined and failed, as integers.
+
+    Each count is a sum of a 0/1 column in one grouped pass (a Python
+    function per group cost seconds on a board of 20 solvers).
+    """
+    status = solves["status"]
+    flags = pd.DataFrame({"solves": status != Status.SKIPPED, "skipped": status == Status.SKIPPED,
+                          "failed": status.isin(_FAILED)}, index=solves.index).astype(int)
+    return flags.groupby([solves["solver"], solves["system_key"]], sort=True).sum()
 
 
 def _costs(results: pd.DataFrame) -> pd.DataFrame:
@@ -309,6 +354,8 @@ def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: p
     ``overlaps_above`` says whether that interval meets the row above's, and
     ``seeds`` (variational rows only) how many seeds each system's median fidelity is over.
     """
+    # per-system rows made elsewhere may not say what a solve took or its limit: then neither is known
+    systems = systems.assign(**{c: np.nan for c in ("measured_ms", "time_limit") if c not in systems})
     g = systems.groupby("solver", sort=True)
     board = pd.DataFrame({
         "systems": g.size(),
@@ -318,13 +365,15 @@ def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: p
         "failed": g["failed"].sum(),
         **dict(rate_columns(systems["success"], systems["solver"]).items()),
         "median_fidelity": g["fidelity"].median(),
-        "seeds": g["seeds"].agg(_seed_counts),
-        "time_sgm_ms": g["time_ms"].apply(lambda v: shifted_geometric_mean(v, tol.shift)),
-        "error_sgm": g["error"].apply(lambda v: shifted_geometric_mean(v, tol.shift)),
+        "seeds": _seed_counts(g["seeds"].min(), g["seeds"].max()),
+        "time_sgm_ms": _grouped_sgm(systems["time_ms"], systems["solver"], tol.shift),
+        "error_sgm": _grouped_sgm(systems["error"], systems["solver"], tol.shift),
         "median_time_ms": g["time_ms"].median(),
+        "measured_time_ms": g["measured_ms"].median(),
+        "time_limit_s": _limits(systems["time_limit"], systems["solver"]),
     })
-    board["time_sgm_rel"] = board["time_sgm_ms"] / board["time_sgm_ms"].min()
-    board["error_sgm_rel"] = board["error_sgm"] / board["error_sgm"].min()
+    board["time_sgm_rel"] = times_best(systems, "time_ms", board["time_sgm_ms"], tol.shift)
+    board["error_sgm_rel"] = times_best(systems, "error", board["error_sgm"], tol.shift)
     if kinds is not None:
         board.insert(0, "kind", kinds.reindex(board.index).fillna("classical"))
         # a deterministic solver's repeats are one answer again: its seed count would say nothing
@@ -336,6 +385,55 @@ def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: p
     board.insert(board.columns.get_loc("success_rate_ci_high") + 1, "overlaps_above",
                  overlaps_above(board["success_rate_ci_low"], board["success_rate_ci_high"]))
     return board
+
+
+def times_best(systems: pd.DataFrame, column: str, sgm: pd.Series, shift: float) -> pd.Series:
+    """Each solver's "x best": how many times the best solver's shifted geometric mean of ``column`` its own is,
+    each comparison over the systems both solvers ran.
+
+    For solvers ``s`` and ``t``, ``r(s, t)`` is ``s``'s shifted geometric mean
+    over the systems both ran divided by ``t``'s over the same systems; a
+    solver's value is the largest ``r(s, t)`` over every ``t`` that shares a
+    system with it (itself included, so it is at least 1). Where every solver
+    ran every system this is qpbenchmark's ``sgm(s) / min over t of sgm(t)``,
+    to the last bit. Where they ran different systems (a workflow where HHL
+    ran only the small ones), dividing means over different systems compares
+    the systems, not the solvers; each ratio here is like with like.
+
+    Parameters
+    ----------
+    systems : pandas.DataFrame
+        :func:`per_system` rows (``solver``, ``system_key`` and ``column``), sorted by solver then system.
+    column : str
+        The per-system value (``time_ms``, ``error``).
+    sgm : pandas.Series
+        Each solver's shifted geometric mean of ``column`` over all its systems (indexed by solver), used where
+        two solvers share all their systems, so that case gives exactly the plain ratio of means.
+    shift : float
+        The geometric means' shift.
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by solver.
+    """
+    values = systems.pivot(index="solver", columns="system_key", values=column).reindex(sgm.index)
+    ran = values.notna().to_numpy()
+    v = values.to_numpy(dtype=float)
+    counts = ran.astype(int)
+    shared = counts @ counts.T  # systems each pair of solvers both ran
+    own = counts.sum(axis=1)
+    full = sgm.to_numpy(dtype=float)
+    out = np.ones(len(v))
+    for i in range(len(v)):
+        for j in np.flatnonzero(shared[i] > 0):
+            if shared[i, j] == own[i] == own[j]:  # the same systems: the means over all of them
+                mine, theirs = full[i], full[j]
+            else:
+                common = ran[i] & ran[j]  # in system order, as the full means are taken
+                mine, theirs = (shifted_geometric_mean(v[k, common], shift) for k in (i, j))
+            out[i] = max(out[i], mine / theirs)
+    return pd.Series(out, index=sgm.index)
 
 
 def track_table(results: pd.DataFrame, track: Track) -> pd.DataFrame:
@@ -365,15 +463,20 @@ def leaderboard(results: pd.DataFrame, tol: Tolerances = Tolerances(),
         ``solver, kind, systems, coverage, solves, skipped, failed, success_rate, success_rate_ci_low,
         success_rate_ci_high, overlaps_above, success_rate_low, success_rate_low_ci_low,
         success_rate_low_ci_high, median_fidelity, seeds, time_sgm_rel, error_sgm_rel, time_sgm_ms, error_sgm,
-        median_time_ms``, sorted by success rate (descending), then median fidelity, then relative time. The
+        median_time_ms, measured_time_ms, time_limit_s``, sorted by success rate (descending), then median
+        fidelity, then relative time. The
         ``_ci_`` columns are each rate's 95 % Wilson interval over systems; ``overlaps_above`` compares the
         exact track's intervals of consecutive rows; ``seeds`` is given for variational solvers.
+        ``median_time_ms`` is the median over systems of the charged time (the limit for an unsuccessful solve),
+        ``measured_time_ms`` the median over systems of the time of the solves that returned a solution (systems
+        where none did left out) and ``time_limit_s`` the limit(s) its solves ran under, as text.
     """
     exact, variational = tracks(tol, low or LOW_ACCURACY)
     board = track_table(results, exact)
     cols = ["solver", "kind", "systems", "coverage", "solves", "skipped", "failed", "success_rate",
             "success_rate_ci_low", "success_rate_ci_high", "overlaps_above", "median_fidelity", "seeds",
-            "time_sgm_rel", "error_sgm_rel", "time_sgm_ms", "error_sgm", "median_time_ms"]
+            "time_sgm_rel", "error_sgm_rel", "time_sgm_ms", "error_sgm", "median_time_ms", "measured_time_ms",
+            "time_limit_s"]
     board = board[cols]
     if low is not None:
         systems = per_system(results, low, by_dataset=False)
@@ -418,8 +521,11 @@ def band_order(band: str) -> int:
 
 
 def band_tables(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
-                by: str = "family") -> pd.DataFrame:
+                by: str = "family", rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """Success rates (both tracks), coverage and time ratios per family (or dataset) and qubit band.
+
+    ``rows``: :func:`ranking_rows` of the same results, tracks and grouping, when already computed (the page
+    has them from its ranking); computed here otherwise.
 
     Returns
     -------
@@ -427,10 +533,10 @@ def band_tables(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
         One row per (group, band, solver that ran a system there): ``systems``,
         ``coverage``, ``success_rate``, ``success_rate_low`` (each with its
         Wilson interval, ``_ci_low`` and ``_ci_high``) and ``time_sgm_rel``
-        (normalised to the fastest solver of that group and band). The group is
+        (x the fastest solver of that group and band, :func:`times_best`). The group is
         in column ``family``.
     """
-    rows = ranking_rows(results, tracks(tol, low), by)
+    rows = ranking_rows(results, tracks(tol, low), by) if rows is None else rows
     rows = rows[(rows["group"] != "all") & (rows["band"] != "all")]
     exact = rows[rows["track"] == "exact"].set_index(["group", "band", "solver"])
     variational = rows[rows["track"] == "variational"].set_index(["group", "band", "solver"])
@@ -480,6 +586,59 @@ def failing_systems(results: pd.DataFrame, solver: str, tol: Tolerances = LOW_AC
     if "message" in out:
         out["message"] = out["message"].fillna("").str.slice(0, 100)
     return out.reset_index(drop=True)
+
+
+def system_outcomes(results: pd.DataFrame, all_tracks: tuple[Track, ...], by_dataset: bool = True) -> pd.DataFrame:
+    """How each solver fared on each system it was run on: the page's per-system drill-down.
+
+    One row per (solver, system): ``system_id``, ``dataset``, ``family``,
+    ``band``, ``n_qubits``, ``cond``; per track ``success_<track>`` (the share
+    of its repeats meeting that track's bar, as the ranking counts it);
+    ``statuses`` (its distinct solves' outcomes with counts, most frequent
+    first: ``converged ×3`` or ``timeout ×2, max_iter ×1``); ``residual`` and
+    ``fidelity`` (medians over the solves that returned a solution, NaN where
+    none did); ``measured_ms`` (their median wall time); ``time_limit`` (s)
+    and ``message`` (the first non-empty message of a solve that did not
+    return a solution, else of any solve; shortened to 120 characters).
+    """
+    first = mark_success(results, all_tracks[0].tol)
+    first["system_key"] = _system_key(first, by_dataset)
+    first["band"] = first["n_qubits"].map(qubit_band)
+    returned = first["status"].isin(RETURNED)
+    first["residual"] = first["rel_residual"].where(returned)
+    first["fidelity_returned"] = first["fidelity"].where(returned)
+    g = first.groupby(["solver", "system_key"], sort=True)
+    out = g.agg(system_id=("system_id", "first"), dataset=("dataset", "first"), family=("family", "first"),
+                band=("band", "first"), n_qubits=("n_qubits", "first"), cond=("cond", "first"),
+                residual=("residual", "median"), fidelity=("fidelity_returned", "median"),
+                measured_ms=("measured_ms", "median"), time_limit=("time_limit", "max"))
+    for track in all_tracks:
+        marked = first if track is all_tracks[0] else mark_success(results, track.tol).assign(
+            system_key=first["system_key"])
+        out[f"success_{track.name}"] = marked.groupby(["solver", "system_key"], sort=True)["success"].mean()
+    solves = _distinct_solves(first, "system_key")
+    out["statuses"] = _status_counts(solves)
+    out["message"] = _first_messages(solves)
+    return out.reset_index()
+
+
+def _status_counts(solves: pd.DataFrame) -> pd.Series:
+    """Per (solver, system_key): its solves' statuses with counts, most frequent first (``timeout ×2, ...``)."""
+    counts = solves.groupby(["solver", "system_key", "status"], sort=True).size().reset_index(name="n")
+    counts = counts.sort_values(["solver", "system_key", "n", "status"], ascending=[True, True, False, True])
+    counts["text"] = counts["status"].astype(str) + " ×" + counts["n"].astype(str)
+    return counts.groupby(["solver", "system_key"], sort=True)["text"].agg(", ".join)
+
+
+def _first_messages(solves: pd.DataFrame) -> pd.Series:
+    """Per (solver, system_key): the first non-empty message, a failed solve's before a returned one's."""
+    if "message" not in solves:
+        return pd.Series(dtype=object)
+    text = solves["message"].fillna("").astype(str).str.strip()
+    ranked = solves.assign(text=text, returned=solves["status"].isin(RETURNED))[text != ""]
+    ranked = ranked.sort_values("returned", kind="stable")  # False (failed, declined) first
+    first = ranked.groupby(["solver", "system_key"], sort=True)["text"].first()
+    return first.where(first.str.len() <= 120, first.str.slice(0, 119) + "…")
 
 
 def seed_table(results: pd.DataFrame, low: Tolerances = LOW_ACCURACY) -> pd.DataFrame:

@@ -248,7 +248,8 @@ def _arguments_leaderboard(s) -> None:
     s.add_argument("results", nargs="+", help="results files or folders")
     s.add_argument("--md", default="results/leaderboard.md")
     s.add_argument("--csv", default="results/leaderboard.csv")
-    s.add_argument("--html", default=None, help="also write the page as HTML (the workflow's report shows it)")
+    s.add_argument("--html", default=None, help="also write the page as HTML (the workflow's report shows it), its downloads in <name>-data/ "
+                        "beside it")
     s.add_argument("--estimates", nargs="+", default=None, metavar="FILE",
                    help="`qlsbench resources` tables: add what a fault-tolerant solver would cost, per family")
     s.add_argument("--epsilon", type=Real(0.0, 1.0, open_low=True, open_high=True).parse, default=1e-6,
@@ -279,7 +280,7 @@ def cmd_board_publish(args) -> None:
 
     board = _board(args)
     results = publish(board, args.results, args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
-                      local=args.submissions)
+                      local=args.submissions, progress=not args.quiet)
     print(f"published {plural(len(results), 'solve')} of {plural(results['solver'].nunique(), 'solver')} -> "
           f"{board.results_path}, {Path(args.pages) / 'index.html'}")
 
@@ -289,7 +290,7 @@ def cmd_board_render(args) -> None:
 
     board = _board(args)
     render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
-                 local=args.submissions)
+                 local=args.submissions, progress=not args.quiet)
     print(f"pages rewritten from {board.results_path} in {args.pages}")
 
 
@@ -300,7 +301,7 @@ def cmd_board_add(args) -> None:
     board = _board(args)
     kept = add_submission(board, args.submission, args.submissions)
     render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
-                 local=args.submissions)
+                 local=args.submissions, progress=not args.quiet)
     print(f"added {args.submission} as {kept} (self-submitted: on your pages, not the published board; "
           f"docs/leaderboard.md says how it reaches the published one); pages rewritten in {args.pages}")
 
@@ -454,7 +455,7 @@ def cmd_compare(args) -> None:
     print(f"{result.label}: rank {result.rank('success_rate')} of {n} on the exact track "
           f"(success {mine['success_rate']:.2f}), rank {result.rank('success_rate_low')} of {n} on the variational "
           f"track (success {mine['success_rate_low']:.2f}, median fidelity {mine['median_fidelity']:.3f}); "
-          f"time {mine['time_sgm_rel']:.3g}x the fastest")
+          f"time {mine['time_sgm_rel']:.3g}x the fastest (on the systems both ran)")
     print(result.calibration.describe())
     shown = board.assign(new=np.where(board["solver"] == result.label, "<- new", ""))
     print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}"))

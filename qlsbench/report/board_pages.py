@@ -40,10 +40,10 @@ PAGES = ("index.html", "leaderboard.md", "leaderboard.csv", "budget_curves.png")
 
 def publish(board: Board, results_dir: str | os.PathLike, pages: str | os.PathLike,
             tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | None = None,
-            noisy: list | None = None, local: str | os.PathLike | None = None) -> pd.DataFrame:
+            noisy: list | None = None, local: str | os.PathLike | None = None, progress: bool = False) -> pd.DataFrame:
     """Publish a board run: ``results.parquet`` beside the pinned set, its pages in ``pages``; returns the rows."""
     results = publish_results(board, results_dir)
-    render_board(board, pages=pages, tol=tol, low=low, in_loop=in_loop, noisy=noisy, local=local)
+    render_board(board, pages=pages, tol=tol, low=low, in_loop=in_loop, noisy=noisy, local=local, progress=progress)
     return results
 
 
@@ -113,23 +113,63 @@ def _estimates(board: Board) -> pd.DataFrame:
                           for group, path in pinned_files(board).items()], ignore_index=True)
 
 
+class _Progress:
+    """The progress line of :func:`render_board`: one step per part of the pages, named as it starts."""
+
+    def __init__(self, total: int, enabled: bool):
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(total=total, desc="board pages", unit="step", disable=not enabled, leave=enabled)
+        self.started = False
+
+    def __call__(self, label: str) -> None:
+        if self.started:
+            self.bar.update()
+        self.started = True
+        self.bar.set_postfix_str(label)
+
+    def close(self) -> None:
+        self.bar.update()
+        self.bar.close()
+
+
+#: The steps of :func:`render_board` the progress line counts (the page's own steps included).
+_STEPS = ("results", "budget curves", "tracks", "estimates", "rankings", "plots and per-system results", "tables",
+          "writing")
+
+
 def render_board(board: Board, results: pd.DataFrame | None = None, pages: str | os.PathLike = "leaderboard",
                  tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | None = None,
-                 noisy: list | None = None, local: str | os.PathLike | None = None) -> list[Path]:
+                 noisy: list | None = None, local: str | os.PathLike | None = None,
+                 progress: bool = False) -> list[Path]:
     """Write :data:`PAGES` into ``pages``: the web page, Markdown and CSV (the pinned set and the submissions
-    listed), and, when solvers recorded progress, the budget curves. ``results`` default: :func:`board_results`.
-    ``in_loop``: in-loop results files (``qlsbench in-loop``) for the physics track, ``noisy``: solve results of
-    the device backends for the noisy track; ``None`` leaves a track out. ``local``: a folder of self-submitted
-    files to rank too, marked."""
-    pages = Path(pages)
+    listed), the downloads beside them (``data/``: the rows and the pinned systems) and, when solvers recorded
+    progress, the budget curves. ``results`` default: :func:`board_results`. ``in_loop``: in-loop results files
+    (``qlsbench in-loop``) for the physics track, ``noisy``: solve results of the device backends for the noisy
+    track; ``None`` leaves a track out. ``local``: a folder of self-submitted files to rank too, marked.
+    ``progress`` shows a progress line (on stderr)."""
+    step = _Progress(len(_STEPS), progress)
+    try:
+        return _render(board, results, Path(pages), tol, low, in_loop, noisy, local, step)
+    finally:
+        step.close()
+
+
+def _render(board: Board, results: pd.DataFrame | None, pages: Path, tol: Tolerances, low: Tolerances,
+            in_loop: list | None, noisy: list | None, local: str | os.PathLike | None, step) -> list[Path]:
+    step("results")
     results = board_results(board, local) if results is None else results
     written = []
+    step("budget curves")
     if results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0).any():
         written.append(plot_budget_curves(results, pages / "budget_curves.png", tol=low))
+    step("tracks")
     track = physics_track_blocks([str(p) for p in in_loop], low.fidelity) if in_loop is not None else []
     track += noisy_track_blocks([str(p) for p in noisy]) if noisy is not None else []
+    step("estimates")
+    pinned = pinned_table(board)
     extra = [*track, *estimate_blocks(_estimates(board), RESOURCE_EPSILON, by="group"),
-             ("h2", "The pinned set"), ("table", display_table(pinned_table(board)))]
+             ("h2", "The pinned set"), ("table", display_table(pinned))]
     submissions = _submissions_table(board, local)
     if not submissions.empty:
         extra = [("h2", "Submissions"),
@@ -139,6 +179,7 @@ def render_board(board: Board, results: pd.DataFrame | None = None, pages: str |
                        "time / LU time there; the range over repeats)."),
                  ("table", submissions), *extra]
     write_leaderboard(results, pages / "leaderboard.md", pages / "leaderboard.csv", tol, low,
-                      html_path=pages / "index.html", title="qlsbench leaderboard v2",
-                      preamble=_preamble(board, results), by="dataset", extra=extra)
+                      html_path=pages / "index.html", systems=pinned, title="qlsbench leaderboard v2",
+                      preamble=_preamble(board, results), by="dataset", extra=extra,
+                      names=dict(zip(pinned["system_id"], pinned["name"])), step=step)
     return written + [pages / name for name in PAGES if name != "budget_curves.png"]

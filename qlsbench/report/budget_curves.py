@@ -15,6 +15,7 @@ from qlsbench.errors import InputError
 from qlsbench.options import Options, option
 from qlsbench.report.base import Figure
 from qlsbench.report.plotting import pyplot, save_figure
+from qlsbench.report.styles import solver_styles
 
 
 #: x-axis labels per budget axis.
@@ -39,25 +40,31 @@ def plot_budget_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers
     if by_band:
         curves = pd.concat([curves, success_curve(results, tol, axis=axis, by_band=True)], ignore_index=True)
     panels = ["all", *sorted(set(curves["band"]) - {"all"}, key=band_order)]
-    colors = {solver: f"C{i % 10}" for i, solver in enumerate(sorted(curves["solver"].unique()))}
+    styles = solver_styles(results["solver"])  # the page's and every figure's colour and marker for a solver
     plt = pyplot()
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 1.5, 4.2), squeeze=False, sharey=True)
     for ax, band in zip(axes[0], panels):
         for solver, c in curves[curves["band"] == band].groupby("solver", sort=True):
-            label = f"{solver} ({int(c['systems'].iloc[0])} systems, {int(c['seeds'].iloc[0])} seed(s))"
-            ax.step(c[axis], c["best"], where="post", color=colors[solver], label=label)
+            style = styles[solver]
+            ax.step(c[axis], c["best"], where="post", color=style.color, marker=style.mpl_marker, ms=4,
+                    markevery=max(1, len(c) // 6), label=solver)
             if c["seeds"].iloc[0] > 1:
-                ax.step(c[axis], c["median"], where="post", color=colors[solver], linestyle="--")
+                ax.step(c[axis], c["median"], where="post", color=style.color, linestyle="--")
         ax.set_xscale("log")
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel(AXIS_LABELS[axis])
         ax.set_title("all systems" if band == "all" else f"{band} qubits", fontsize=9)
-        ax.legend(fontsize=6, loc="upper left")
     axes[0][0].set_ylabel("share of systems solved")
     fig.suptitle(f"Success against budget (fidelity >= {tol.fidelity:g}, residual <= {tol.residual:g}); "
                  "dashed: median seed", fontsize=9)
     fig.tight_layout()
-    return save_figure(fig, out)
+    # One legend below the panels (a panel's own legend covered its curves); systems and seeds per solver in it.
+    whole = curves[curves["band"] == "all"].groupby("solver", sort=True).first()
+    handles = [pyplot().Line2D([], [], color=styles[s].color, marker=styles[s].mpl_marker, ms=4) for s in whole.index]
+    labels = [f"{s} ({int(r['systems'])} systems, {int(r['seeds'])} seed(s))" for s, r in whole.iterrows()]
+    fig.legend(handles, labels, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=min(4, len(labels)), frameon=False)
+    return save_figure(fig, out, tight=True)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,11 +33,12 @@ from qlsbench.checks import FRACTION, POSITIVE
 from qlsbench.data import atomic_write_text
 from qlsbench.options import Options, option
 from qlsbench.report.base import Figure
-from qlsbench.report.tables import markdown_table
+from qlsbench.report.tables import Link, markdown_table
 
 #: A page is a list of blocks ``(kind, content)``: headings ``h1``-``h3`` and paragraphs ``p`` (text), ``list``
 #: (list of text), ``table`` (DataFrame of display columns), ``ranking`` (:func:`ranking_rows`' rows, which the
-#: HTML page filters and Markdown shows per track) and ``figure`` ((caption, PNG bytes)).
+#: HTML page filters and Markdown shows per track), ``figure`` ((caption, PNG bytes)) and ``plots`` (the HTML
+#: page's plots section, a list of ``figure`` blocks; Markdown leaves it out).
 Block = tuple[str, object]
 
 #: Human names and tooltips of the columns the page shows: ``{column: (name, what it means)}``.
@@ -61,12 +61,20 @@ COLUMNS: dict[str, tuple[str, str]] = {
                                            "with no solution counts 0"),
     "seeds": ("n seeds", "seeds per system behind a variational row's median fidelity (repeat r uses seed r)"),
     "time_sgm_rel": ("time (x best)", "shifted geometric mean (shift 10 ms) of time per system, unsuccessful "
-                                      "solves charged the time limit, relative to the fastest solver in view"),
+                                      "solves charged the time limit, over the fastest solver's: the largest ratio "
+                                      "to any solver in view, each pair compared on the systems both ran"),
     "error_sgm_rel": ("error (x best)", "shifted geometric mean of the relative error, unsuccessful solves "
-                                        "charged at least 1, relative to the most accurate solver in view"),
+                                        "charged at least 1, over the most accurate solver's: the largest ratio to "
+                                        "any solver in view, each pair compared on the systems both ran"),
     "time_sgm_ms": ("time SGM (ms)", "shifted geometric mean of time per system, in milliseconds"),
     "error_sgm": ("error SGM", "shifted geometric mean of the relative error"),
-    "median_time_ms": ("median time (ms)", "median over systems of the (charged) time"),
+    "median_time_ms": ("charged time (ms)", "median over systems of the time the ranking charges: the measured "
+                                            "time of a successful solve, the time limit of an unsuccessful one"),
+    "measured_time_ms": ("measured time (ms)", "median over systems of the measured time of the solves that "
+                                               "returned a solution (each system's median over its repeats); "
+                                               "time-outs, errors and declined solves are left out"),
+    "time_limit_s": ("time limit (s)", "the limit each solve ran under; a solve still running at it was stopped "
+                                       "and counts as a time-out"),
     "cost_evaluations": ("cost evaluations", "median per solve: evaluations of the cost (optimiser calls or SR steps)"),
     "circuit_executions": ("circuit executions", "median per solve: circuits run on a simulator"),
     "shots": ("shots per circuit", "median per solve; exact: expectation values without sampling"),
@@ -85,10 +93,10 @@ COLUMNS: dict[str, tuple[str, str]] = {
 #: The columns of each track's ranking, in order.
 TRACK_COLUMNS = {
     "exact": ("solver", "kind", "systems", "coverage", "success_rate", "overlaps_above", "time_sgm_rel",
-              "error_sgm_rel", "failed", "skipped", "median_time_ms"),
+              "error_sgm_rel", "failed", "skipped", "measured_time_ms", "median_time_ms", "time_limit_s"),
     "variational": ("solver", "kind", "systems", "coverage", "success_rate", "overlaps_above", "median_fidelity",
                     "seeds", "cost_evaluations", "circuit_executions", "shots", "mc_samples", "time_sgm_rel",
-                    "failed"),
+                    "failed", "measured_time_ms", "time_limit_s"),
 }
 
 #: The line under each ranking that says what its ≈ means.
@@ -108,6 +116,8 @@ def display_value(column: str, value) -> str:
     ``mc_samples`` 0 as ``full sum`` (a cost computed exactly draws no samples, which is not a cost of zero)."""
     if value is None or (isinstance(value, (float, np.floating)) and np.isnan(value)):
         return "—"
+    if isinstance(value, Link):
+        return value
     if column == "coverage":
         return f"{100 * value:.0f} %"
     if column in ZERO_MEANS and float(value) == 0:
@@ -178,66 +188,84 @@ def _header(results: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list[str]:
         f"**packages**: {versions}",
         *[f"**{t.name} track**: {t.tol.describe()}" for t in all_tracks],
         f"**ranking**: per track by success rate over the systems each solver was run on, then median fidelity, "
-        f"then the shifted geometric mean (shift {all_tracks[0].tol.shift:g}) of time in ms relative to the fastest "
-        "solver. A system a solver was not configured for is not run (—) and left out of its rates (see coverage); "
-        "declined, failed and unsuccessful solves count at the time limit and at error >= 1; repeats of a system "
-        "count once (median), and so does a system that occurs more than once. Every success rate has its 95 % "
-        "Wilson interval in brackets, the systems as trials (a system solved by 2 of 3 seeds adds 2/3); ≈ marks a "
-        "row whose interval overlaps the row above's",
+        f"then the shifted geometric mean (shift {all_tracks[0].tol.shift:g}) of time in ms over the fastest "
+        "solver's (x best: each pair of solvers compared on the systems both ran). A system a solver was not "
+        "configured for is not run (—) and left out of its rates (see coverage); declined, failed and "
+        "unsuccessful solves count at the time limit and at error >= 1; repeats of a system count once (median), "
+        "and so does a system that occurs more than once. Every success rate has its 95 % Wilson interval in "
+        "brackets, the systems as trials (a system solved by 2 of 3 seeds adds 2/3); ≈ marks a row whose interval "
+        "overlaps the row above's. The measured time (of the solves that returned a solution) is beside the charged "
+        "one, and each row's time limit beside both",
         "**datasets**: " + "; ".join(f"`{d}` ({h})" for d, h in hashes.items()),
     ]
 
 
-def _options_table(results: pd.DataFrame) -> pd.DataFrame:
-    """One row per solver configuration (submission): its label, registered name and exact options."""
+def _versions(results: pd.DataFrame) -> pd.Series:
+    """Per solver, the qlsbench version(s) its rows were written by (``?`` where not recorded)."""
+    versions = results["qlsbench_version"] if "qlsbench_version" in results else pd.Series(None, index=results.index)
+    text = pd.Series(["?" if pd.isna(v) else str(v) for v in versions], index=results.index)
+    return text.groupby(results["solver"]).agg(lambda v: ", ".join(sorted(set(v))))
+
+
+def solver_info(results: pd.DataFrame, page_folder: str | os.PathLike | None) -> dict[str, dict]:
+    """Per solver label: its registered ``name``, the qlsbench ``versions`` of its rows, and links to its
+    ``docs`` (relative to ``page_folder``; none without one) and ``paper`` (:mod:`~qlsbench.report.solver_links`)."""
+    from qlsbench.report.solver_links import solver_links
+
+    names = results.drop_duplicates("solver").set_index("solver")["solver_name"]
+    links = solver_links(set(names), page_folder) if page_folder is not None else {}
+    versions = _versions(results)
+    return {label: {"name": name, "versions": versions[label],
+                    "docs": links[name].docs if name in links else None,
+                    "paper": links[name].paper if name in links else None} for label, name in names.items()}
+
+
+def _options_table(results: pd.DataFrame, info: dict[str, dict]) -> pd.DataFrame:
+    """One row per solver configuration (submission): its label, registered name, exact options, the qlsbench
+    version its rows were written by, and links to its documentation and paper where known."""
     rows = results.drop_duplicates("solver")[["solver", "solver_name", "solver_options"]].sort_values("solver")
-    return pd.DataFrame({"solver": rows["solver"], "name": rows["solver_name"],
-                         "options": [json.dumps(json.loads(o or "{}"), sort_keys=True) for o in rows["solver_options"]]})
-
-
-def plot_blocks(results: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list[Block]:
-    """The leaderboard's plots as inline figures: performance profiles, success against qubits, fidelity
-    against kappa and, when variational solvers recorded progress, success against budget."""
-    from qlsbench.report.budget_curves import plot_budget_curves
-    from qlsbench.report.leaderboard_plots import (
-        plot_fidelity_by_kappa,
-        plot_performance_profiles,
-        plot_success_by_qubits,
-    )
-
-    plots = [("Performance profiles: share of each solver's systems solved within tau times the fastest solver's "
-              "time on that system", lambda out: plot_performance_profiles(results, out, all_tracks)),
-             ("Success rate against qubits, per family and track", lambda out: plot_success_by_qubits(results, out,
-                                                                                                      all_tracks)),
-             ("1 - fidelity against the condition number, one point per (solver, system)",
-              lambda out: plot_fidelity_by_kappa(results, out, all_tracks))]
-    if results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0).any():
-        plots.append(("Success against budget (variational track), all systems and per qubit band; dashed: "
-                      "median seed", lambda out: plot_budget_curves(results, out, tol=all_tracks[-1].tol)))
-    blocks: list[Block] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for i, (caption, draw) in enumerate(plots):
-            path = Path(tmp) / f"{i}.png"
-            draw(path)
-            blocks.append(("figure", (caption, path.read_bytes())))
-    return blocks
+    options = [json.dumps(json.loads(o or "{}"), sort_keys=True) for o in rows["solver_options"]]
+    table = pd.DataFrame({"solver": rows["solver"], "name": rows["solver_name"], "options": options,
+                          "qlsbench": [info[s]["versions"] for s in rows["solver"]]})
+    docs = [Link("docs", info[s]["docs"]) if info[s]["docs"] else None for s in rows["solver"]]
+    papers = [Link(info[s]["paper"][0], info[s]["paper"][1]) if info[s]["paper"] else None for s in rows["solver"]]
+    if any(docs):
+        table["docs"] = docs
+    if any(papers):
+        table["paper"] = papers
+    return table
 
 
 def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
                 title: str = "qlsbench leaderboard", preamble: str = "", by: str = "family",
-                extra: list[Block] | None = None, plots: bool = False) -> list[Block]:
+                extra: list[Block] | None = None, plots: bool = False, names: dict[str, str] | None = None,
+                page_folder: str | os.PathLike | None = None, step=None) -> list[Block]:
     """The leaderboard page; ``preamble`` is a paragraph under the title, ``extra`` blocks come last.
 
     ``by`` groups the per-group tables by ``family`` or ``dataset``; ``plots``
-    adds the plots (drawn here: a few seconds).
+    adds what only the web page shows: the plots' data and the per-system
+    drill-down (``names``: systems' names by id). ``page_folder`` is where
+    the page is written (the solvers' documentation is linked relative to
+    it); ``step(label)``, when given, is called as each part is computed.
     """
+    from qlsbench.report.page_data import drilldown, plot_data
+
+    step = step or (lambda label: None)
     all_tracks = tracks(tol, low)
-    blocks: list[Block] = [("h1", title), *([("p", preamble)] if preamble else []), ("list", _header(results, all_tracks)),
-                           ("h2", "Ranking"), ("ranking", (ranking_rows(results, all_tracks, by), all_tracks, by))]
+    info = solver_info(results, page_folder)
+    step("rankings")
+    ranking = ranking_rows(results, all_tracks, by)
+    blocks: list[Block] = [("h1", title), *([("p", preamble)] if preamble else []),
+                           ("list", _header(results, all_tracks)), ("h2", "Ranking"), ("ranking", (ranking, all_tracks, by))]
+    if plots:
+        step("plots and per-system results")
+        blocks += [("plots", plot_data(results, all_tracks, by)),
+                   ("drilldown", (drilldown(results, all_tracks, by, names), info, all_tracks))]
+    step("tables")
     blocks += [("h2", f"By {by} and qubit band"),
                ("p", "Each cell: exact-track success rate / variational-track success rate, each with its 95 % "
                      "Wilson interval over the band's systems (coverage of that band). — : not run there.")]
-    blocks += _band_blocks(band_tables(results, tol, low, by))
+    blocks += _band_blocks(band_tables(results, tol, low, by, rows=ranking))
     blocks += [("h2", "Resources"),
                ("p", "What a solve cost, medians over solves that returned a solution; — : the solver has no such "
                      "cost. Circuit depth is transpiled; shots are per circuit (exact: no sampling)."),
@@ -254,9 +282,7 @@ def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
     blocks += [("h2", "Success rate by dataset"),
                ("p", "exact / variational, each with its 95 % Wilson interval over the dataset's systems; — : not "
                      "run on that dataset."), ("table", _dataset_table(results, tol, low))]
-    blocks += [("h2", "Solvers and their options"), ("table", display_table(_options_table(results)))]
-    if plots:
-        blocks += [("h2", "Plots"), *plot_blocks(results, all_tracks)]
+    blocks += [("h2", "Solvers and their options"), ("table", display_table(_options_table(results, info)))]
     return blocks + list(extra or [])
 
 
@@ -292,6 +318,10 @@ def blocks_markdown(blocks: list[Block]) -> str:
             out += _ranking_markdown(rows, all_tracks)
         elif kind == "table":
             out += [markdown_table(content), ""]
+        elif kind == "downloads":
+            lead, files = content
+            out += ["**Downloads**: " + " · ".join(f"[{label}]({href}) ({what})" for label, href, what in files)
+                    + f". {lead}", ""]
     return "\n".join(out)
 
 
@@ -301,28 +331,71 @@ def render_markdown(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: 
     return blocks_markdown(page_blocks(results, tol, low, **page))
 
 
+def ranking_csv(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY) -> str:
+    """The CSV of a page: the exact track's ranking with the variational rates, each solver's resources and the
+    qlsbench version(s) its rows were written by."""
+    table = leaderboard(results, tol, low).merge(resource_table(results), on="solver", how="left")
+    return table.assign(qlsbench_version=table["solver"].map(_versions(results))).to_csv(index=False)
+
+
+def with_downloads(blocks: list[Block], html_path: str | os.PathLike, results: pd.DataFrame,
+                   systems: pd.DataFrame | None = None) -> list[Block]:
+    """Write the page's downloads beside ``html_path`` (:func:`~qlsbench.report.page_data.write_downloads`) and
+    return ``blocks`` with a section linking them before the ranking (links relative to the page's folder)."""
+    from qlsbench.report.page_data import downloads_folder, write_downloads
+
+    folder = Path(html_path).parent
+    files = write_downloads(results, downloads_folder(html_path), systems)
+    links = [(label, path.relative_to(folder).as_posix(), what) for label, path, what in files]
+    at = next((i for i, (kind, _) in enumerate(blocks) if kind == "h2"), len(blocks))
+    lead = ("The rows this page is computed from and the systems they were run on, written beside it; solutions "
+            "and per-iteration histories are left out (the results files keep them), and the CSV also leaves out "
+            "the variational solvers' read-out lists.")
+    return blocks[:at] + [("downloads", (lead, links))] + blocks[at:]
+
+
 def write_page(results: pd.DataFrame, out: str | os.PathLike, tol: Tolerances = Tolerances(),
-               low: Tolerances = LOW_ACCURACY, **page) -> Path:
-    """Write the page in the format ``out``'s suffix names: ``.md``, ``.html`` (with the plots), or ``.csv`` (the
-    exact track's ranking with each solver's resources beside it), atomically; ``page`` goes to :func:`page_blocks`."""
+               low: Tolerances = LOW_ACCURACY, systems: pd.DataFrame | None = None, **page) -> Path:
+    """Write the page in the format ``out``'s suffix names: ``.md``, ``.html`` (with the plots, the drill-down
+    and its downloads beside it, ``systems`` the systems list they give, default the results' own), or ``.csv``
+    (:func:`ranking_csv`), atomically; ``page`` goes to :func:`page_blocks`."""
     from qlsbench.report.web_page import blocks_html
 
     suffix = Path(out).suffix
+    page.setdefault("page_folder", Path(out).parent)
     if suffix == ".csv":
-        table = leaderboard(results, tol, low).merge(resource_table(results), on="solver", how="left")
-        return atomic_write_text(out, table.to_csv(index=False))
+        return atomic_write_text(out, ranking_csv(results, tol, low))
     if suffix == ".html":
-        return atomic_write_text(out, blocks_html(page_blocks(results, tol, low, plots=True, **page)))
+        blocks = with_downloads(page_blocks(results, tol, low, plots=True, **page), out, results, systems)
+        return atomic_write_text(out, blocks_html(blocks))
     return atomic_write_text(out, blocks_markdown(page_blocks(results, tol, low, **page)))
 
 
 def write_leaderboard(results: pd.DataFrame, md_path: str | os.PathLike, csv_path: str | os.PathLike,
                       tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
-                      html_path: str | os.PathLike | None = None, **page) -> None:
-    """Write ``leaderboard.md``, ``leaderboard.csv`` and optionally the HTML page (:func:`write_page` each)."""
-    for out in (md_path, csv_path, html_path):
-        if out is not None:
-            write_page(results, out, tol, low, **page)
+                      html_path: str | os.PathLike | None = None, systems: pd.DataFrame | None = None,
+                      **page) -> None:
+    """Write ``leaderboard.md``, ``leaderboard.csv`` and optionally the HTML page, as :func:`write_page` would.
+
+    The page's blocks are computed once for both the Markdown and the HTML
+    page (Markdown leaves the plots and the drill-down out), not once per
+    format. With an HTML page the downloads are written beside it and both
+    pages link them.
+    """
+    from qlsbench.report.web_page import blocks_html
+
+    page.setdefault("page_folder", Path(html_path or md_path).parent)
+    blocks = md = page_blocks(results, tol, low, plots=html_path is not None, **page)
+    (page.get("step") or (lambda label: None))("writing")
+    if html_path is not None:
+        blocks = with_downloads(blocks, html_path, results, systems)
+        atomic_write_text(html_path, blocks_html(blocks))
+        if md_path is not None and Path(md_path).parent.resolve() == Path(html_path).parent.resolve():
+            md = blocks  # the downloads' links are relative to the HTML page's folder: right for a page beside it
+    if md_path is not None:
+        atomic_write_text(md_path, blocks_markdown(md))
+    if csv_path is not None:
+        atomic_write_text(csv_path, ranking_csv(results, tol, low))
 
 
 @dataclass(frozen=True)

@@ -18,15 +18,19 @@ from qlsbench.bench.ranking import Track, per_system, tracks
 from qlsbench.bench.results import load_results
 from qlsbench.report.base import Figure
 from qlsbench.report.plotting import pyplot, save_figure
+from qlsbench.report.styles import solver_styles
 
 
-def _colors(solvers) -> dict[str, str]:
-    return {s: f"C{i % 10}" for i, s in enumerate(sorted(solvers))}
-
-
-def _styles(solvers) -> dict[str, str]:
-    """A second cue beside colour, so more than ten solvers stay apart."""
-    return {s: ("-", "--", ":", "-.")[(i // 10) % 4] for i, s in enumerate(sorted(solvers))}
+def _legend_outside(fig, axes, columns: int = 1) -> None:
+    """One legend for the figure, right of the panels, so it never covers a curve; labels in the order first met."""
+    handles, labels = [], []
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            if label not in labels:
+                handles.append(h)
+                labels.append(label)
+    fig.legend(handles, labels, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5), ncol=columns,
+               frameon=False)
 
 
 def profile(systems: pd.DataFrame, taus: np.ndarray) -> pd.DataFrame:
@@ -51,19 +55,21 @@ def plot_performance_profiles(results: pd.DataFrame, out: str | os.PathLike, all
     """One panel per track: share of systems solved within tau x the fastest solver's time (log tau)."""
     plt = pyplot()
     fig, axes = plt.subplots(1, len(all_tracks), figsize=(6.2 * len(all_tracks), 4.4), squeeze=False)
-    colors, styles = _colors(results["solver"].unique()), _styles(results["solver"].unique())
+    styles = solver_styles(results["solver"])
     for ax, track in zip(axes[0], all_tracks):
         systems = per_system(results, track.tol, by_dataset=False)
         taus = np.logspace(0, 7, 200)
         for solver, c in profile(systems, taus).groupby("solver", sort=True):
-            ax.step(c["tau"], c["share"], where="post", color=colors[solver], linestyle=styles[solver], label=solver)
+            style = styles[solver]
+            ax.step(c["tau"], c["share"], where="post", color=style.color, marker=style.mpl_marker, markevery=25,
+                    ms=4, label=solver)
         ax.set(xscale="log", ylim=(-0.02, 1.02), xlabel="tau (time / fastest solver's time on the system)",
                ylabel="share of the solver's systems",
                title=f"{track.name} track\n{textwrap.fill(track.tol.describe(), 70)}")
         ax.title.set_fontsize(8)
-    axes[0][-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
-    return save_figure(fig, out)
+    _legend_outside(fig, axes[0])
+    return save_figure(fig, out, tight=True)
 
 
 def plot_success_by_qubits(results: pd.DataFrame, out: str | os.PathLike, all_tracks: tuple[Track, ...]) -> Path:
@@ -72,28 +78,22 @@ def plot_success_by_qubits(results: pd.DataFrame, out: str | os.PathLike, all_tr
     families = sorted(results["family"].dropna().astype(str).unique())
     fig, axes = plt.subplots(len(all_tracks), len(families), figsize=(3.8 * len(families) + 2, 3.2 * len(all_tracks)),
                              squeeze=False, sharey=True)
-    colors, styles = _colors(results["solver"].unique()), _styles(results["solver"].unique())
+    styles = solver_styles(results["solver"])
     for row, track in zip(axes, all_tracks):
         systems = per_system(results, track.tol, by_dataset=False)
         for ax, family in zip(row, families):
             part = systems[systems["family"].astype(str) == family]
             rates = part.groupby(["solver", "n_qubits"])["success"].mean().reset_index()
             for solver, c in rates.groupby("solver", sort=True):
-                ax.plot(c["n_qubits"], c["success"], marker="o", ms=3, color=colors[solver], linestyle=styles[solver],
-                        label=solver)
+                ax.plot(c["n_qubits"], c["success"], marker=styles[solver].mpl_marker, ms=4,
+                        color=styles[solver].color, label=solver)
             ax.set(ylim=(-0.05, 1.05), xlabel="qubits", title=f"{family} ({track.name})")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.title.set_fontsize(8)
         row[0].set_ylabel("success rate")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    for ax in axes.flat:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in labels:
-                handles.append(h)
-                labels.append(lab)
-    fig.legend(handles, labels, fontsize=7, loc="center right")
-    fig.tight_layout(rect=(0, 0, 0.84, 1))
-    return save_figure(fig, out)
+    fig.tight_layout()
+    _legend_outside(fig, axes.flat)
+    return save_figure(fig, out, tight=True)
 
 
 def plot_fidelity_by_kappa(results: pd.DataFrame, out: str | os.PathLike, all_tracks: tuple[Track, ...]) -> Path:
@@ -102,20 +102,19 @@ def plot_fidelity_by_kappa(results: pd.DataFrame, out: str | os.PathLike, all_tr
     systems = per_system(results, all_tracks[0].tol, by_dataset=False)
     systems = systems[systems["solves"] > 0]  # a system the solver only declined has no state to draw
     fig, ax = plt.subplots(figsize=(8, 4.6))
-    colors = _colors(systems["solver"].unique())
-    markers = "os^vDP*Xh<>"
-    for i, (solver, c) in enumerate(systems.groupby("solver", sort=True)):
+    styles = solver_styles(results["solver"])
+    for solver, c in systems.groupby("solver", sort=True):
         kappa = c["cond"].where(np.isfinite(c["cond"]), np.nan)
-        ax.scatter(kappa, 1 - c["fidelity"] + 1e-16, s=14, color=colors[solver], marker=markers[i % len(markers)],
-                   alpha=0.75, label=solver)
+        ax.scatter(kappa, 1 - c["fidelity"] + 1e-16, s=14, color=styles[solver].color,
+                   marker=styles[solver].mpl_marker, alpha=0.75, label=solver)
     bar = 1 - all_tracks[-1].tol.fidelity
     ax.axhline(bar, color="k", lw=0.8, ls="--", label=f"fidelity {all_tracks[-1].tol.fidelity:g}")
     ax.set(xscale="log", yscale="log", xlabel="condition number κ", ylabel="1 − fidelity (median over repeats)",
            title="Infidelity against κ (below the dashed line: fidelity bar met)")
     ax.title.set_fontsize(9)
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
-    return save_figure(fig, out)
+    _legend_outside(fig, [ax])
+    return save_figure(fig, out, tight=True)
 
 
 def _drawer(plot):

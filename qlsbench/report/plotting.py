@@ -18,10 +18,15 @@ def pyplot():
     return plt
 
 
-def save_figure(fig, out: str | os.PathLike) -> Path:
-    """Write ``fig`` to ``out`` through a temporary file, so no half-written image is left; close it."""
+def save_figure(fig, out: str | os.PathLike, tight: bool = False) -> Path:
+    """Write ``fig`` to ``out`` through a temporary file, so no half-written image is left; close it.
+
+    ``tight`` grows the image to hold everything drawn, a legend placed outside the panels included.
+    """
     out = Path(out)
+    extent = {"bbox_inches": "tight", "pad_inches": 0.1} if tight else {}
     try:
-        return atomic_write(out, lambda tmp: fig.savefig(tmp, dpi=120, format=out.suffix.lstrip(".") or "png"))
+        return atomic_write(out, lambda tmp: fig.savefig(tmp, dpi=120, format=out.suffix.lstrip(".") or "png",
+                                                         **extent))
     finally:
         pyplot().close(fig)

@@ -13,10 +13,24 @@ import numpy as np
 import pandas as pd
 
 
+class Link(str):
+    """A cell's text with where it points: Markdown tables write ``[text](href)``, HTML tables a link."""
+
+    href: str
+
+    def __new__(cls, text: str, href: str) -> Link:
+        link = super().__new__(cls, text)
+        link.href = href
+        return link
+
+
 def cell(v, floatfmt: str = ".3g") -> str:
-    """One cell's text: floats by ``floatfmt``, NaN blank, anything else as ``str``."""
+    """One cell's text: floats by ``floatfmt``, NaN blank, a :class:`Link` as ``[text](href)``, anything else as
+    ``str``."""
     if isinstance(v, (float, np.floating)):
         return "" if np.isnan(v) else format(v, floatfmt)
+    if isinstance(v, Link):
+        return f"[{v}]({v.href})"
     return str(v)
 
 
@@ -36,9 +50,16 @@ def html_inline(text: str) -> str:
     return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
 
 
+def html_cell(v, floatfmt: str = ".3g") -> str:
+    """One cell as HTML: its text escaped, a :class:`Link` as a link."""
+    if isinstance(v, Link):
+        return f"<a href=\"{html.escape(v.href)}\">{html.escape(str(v))}</a>"
+    return html.escape(cell(v, floatfmt))
+
+
 def html_table(df: pd.DataFrame, floatfmt: str = ".3g") -> str:
     """An HTML table of ``df`` with the same cell formatting as :func:`markdown_table`."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
-    rows = "".join("<tr>" + "".join(f"<td>{html.escape(cell(v, floatfmt))}</td>" for v in row) + "</tr>"
+    rows = "".join("<tr>" + "".join(f"<td>{html_cell(v, floatfmt)}</td>" for v in row) + "</tr>"
                    for row in df.itertuples(index=False))
     return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>{rows}</tbody>\n</table>"

@@ -6,6 +6,8 @@ rule leaderboard:
         md="results/leaderboard.md",
         csv="results/leaderboard.csv",
         html=report("results/leaderboard.html", caption="../report/leaderboard.rst", category="Leaderboard"),
+        # the page's downloads (its rows and systems as CSV and Parquet), written beside it
+        data=directory("results/leaderboard-data"),
     params:
         tolerances=leaderboard_args(config),
         # a configuration without datasets of linear systems has no estimates to add (and an empty list would not parse)
