@@ -426,6 +426,7 @@ def _page_options(a) -> None:
     a.add_argument("--submissions", default="submissions", metavar="DIR",
                    help="self-submitted files to rank too, marked; add keeps the submission there (default: "
                         "./submissions, where it exists)")
+    a.add_argument("--quiet", action="store_true", help="no progress line")
     a.set_defaults(writes=[("pages", "--pages", "folder")], reads=["in_loop", "noisy"])
 
 

@@ -65,7 +65,8 @@ def _preamble(board: Board, results: pd.DataFrame) -> str:
             f"{len(manifest['groups'])} groups ({', '.join(f'`{g}` {h}' for g, h in manifest['groups'].items())}). "
             f"{_coverage_sentence(board, manifest, results)} `qlsbench compare --solver module:Class` ranks a new "
             "one against these rows without running them again and writes a submission; `qlsbench board add` puts "
-            "it here.")
+            "it on your own copy of these pages, marked self-submitted; a pull request checked by `qlsbench board "
+            "verify` puts it here (docs/leaderboard.md).")
 
 
 def _coverage_sentence(board: Board, manifest: dict, results: pd.DataFrame) -> str:
