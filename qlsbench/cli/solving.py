@@ -465,7 +465,8 @@ def cmd_compare(args) -> None:
         print(f"\nnot solved at the variational track's bar ({len(failing)} of "
               f"{plural(len(result.results), 'solve')}):")
         print(failing.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
-    print(f"\nsubmission: {result.submission} (`qlsbench board add {result.submission}` puts it on the board)")
+    print(f"\nsubmission: {result.submission} (`qlsbench board add {result.submission}` puts it on your pages; "
+          "docs/leaderboard.md says how it reaches the published board)")
 
 
 def _arguments_compare(s) -> None:
