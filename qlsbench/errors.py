@@ -29,3 +29,7 @@ class UnknownSolverError(QlsbenchError, KeyError):
 
     def __str__(self) -> str:  # KeyError would otherwise quote the message
         return str(self.args[0]) if self.args else ""
+
+
+class SolverProcessError(QlsbenchError, RuntimeError):
+    """A solver's child process could not be started or answered in a way no row can hold (one line, the cause)."""

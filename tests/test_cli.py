@@ -228,3 +228,16 @@ def test_resources_largest_is_the_largest_query_count(tmp_path, capsys):
         assert (f"largest {costliest['adiabatic_queries_practical']:.3g} (system {costliest['system_id']}: 2 qubits, "
                 in line), line
         assert costliest["adiabatic_queries_practical"] >= rows["adiabatic_queries_practical"].median()
+
+
+def test_ctrl_c_while_a_command_starts_ends_in_one_line(monkeypatch, capsys):
+    """An interrupt while the parser and the command's modules load is a line, not a KeyboardInterrupt traceback."""
+    import qlsbench.cli as cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["info", "x.parquet"]) == 130
+    err = capsys.readouterr().err.strip()
+    assert err == "qlsbench: interrupted while starting; nothing was run"

@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 
 from qlsbench.bench import SolverSpec, leaderboard, load_results, run_solver
+from qlsbench.errors import SolverProcessError
 from qlsbench.bench.board import Board, run_board
 from qlsbench.bench.isolation import IsolatedSolver, private_copy
 from qlsbench.data import atomic_write_text, iter_systems, write_systems
@@ -125,6 +126,16 @@ FAULTS = textwrap.dedent('''
             if multiprocessing.parent_process() is not None:
                 os._exit(3)
             self.options = {}
+
+
+    class Unsendable(Picky):
+        """Returns a result whose resources hold a function: fine in this process, unpicklable for a worker's."""
+
+        def __init__(self):
+            self.options = {}
+
+        def solve(self, system, *, seed=0):
+            return SolveResult(_dense(system), Status.CONVERGED, resources={"callback": lambda: None})
 
 
     class Loose(Picky):
@@ -418,7 +429,8 @@ def test_a_worker_whose_parent_was_killed_ends_at_once_and_quietly(ising_dataset
 def test_a_worker_dying_while_it_starts_is_named_and_leaves_nothing_open(ising_dataset, faults):
     system = next(iter_systems(ising_dataset))
     worker = IsolatedSolver("faults_plugin:DiesWhenBuilt", {}, time_limit=30.0)
-    with pytest.raises(RuntimeError, match="'faults_plugin:DiesWhenBuilt' worker died while starting"):
+    with pytest.raises(SolverProcessError, match=r"'faults_plugin:DiesWhenBuilt': its process died while starting "
+                                                  r"\(exit code 3\)"):
         worker.solve(system, 0)
     worker.close()  # nothing left to close: no AttributeError on the pipe
     assert worker._proc is None and worker._conn is None
@@ -457,3 +469,22 @@ def test_a_system_that_occurs_many_times_is_ranked_once(tmp_path, faults):
     again = results[results["system_id"] == small.system_id].assign(dataset="other")
     board = leaderboard(pd.concat([results, again], ignore_index=True)).set_index("solver")
     assert (board["systems"] == 4).all() and board.loc["fails-small", "success_rate"] == pytest.approx(3 / 4)
+
+
+def test_a_result_that_cannot_leave_the_worker_is_an_error_row_saying_why(ising_dataset, tmp_path, faults):
+    """Under a time limit the result is pickled back to the runner: one that cannot be is a row naming the cause,
+    not 'solver process died (exit code 1)' and a worker traceback."""
+    df = run_solver(SolverSpec("faults_plugin:Unsendable"), ising_dataset, tmp_path / "r.parquet", time_limit=60,
+                    progress=False)
+    assert (df["status"] == "error").all()
+    assert df["message"].str.contains("cannot be sent back from its process").all()
+    assert not df["message"].str.contains("process died").any()
+
+
+def test_a_solver_process_that_cannot_start_ends_the_command_in_one_line(ising_dataset, tmp_path, faults, capsys):
+    from qlsbench.cli import main
+
+    code = main(["solve", "--solver", "faults_plugin:DiesWhenBuilt", "--dataset", str(ising_dataset), "--out",
+                 str(tmp_path / "r.parquet"), "--time-limit", "30", "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err and "its process died while starting (exit code 3)" in err, err

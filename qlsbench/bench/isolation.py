@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from qlsbench.errors import SolverProcessError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers import SolveResult, Status, get
 from qlsbench.solvers.base import RETURNED
@@ -142,7 +143,21 @@ def _serve(conn, name: str, options: dict[str, Any]) -> None:
             return
         system, seed = task
         result, wall = call_solver(solver, system, seed)
-        conn.send((dataclasses.replace(result, state=None), wall))  # a warm-start state stays in the worker
+        _send_result(conn, dataclasses.replace(result, state=None), wall)  # a warm-start state stays here
+
+
+def _send_result(conn, result: SolveResult, wall: float) -> None:
+    """Send a result to the parent; one that cannot be pickled (a lambda or an open file in its resources)
+    becomes an error row saying so, instead of a worker dying with a traceback nobody reads."""
+    import pickle
+
+    try:
+        payload = pickle.dumps((result, wall))
+    except Exception as exc:
+        payload = pickle.dumps((SolveResult(None, Status.ERROR, (
+            f"the solver's result cannot be sent back from its process ({type(exc).__name__}: {exc}); keep "
+            "SolveResult's resources and progress to plain data"), resources={"raised": type(exc).__name__}), wall))
+    conn.send_bytes(payload)
 
 
 def _worker_main(conn, name: str, options: dict[str, Any]) -> None:
@@ -182,15 +197,19 @@ class IsolatedSolver:
             child.close()
         if not parent.poll(STARTUP_TIMEOUT):
             self.close()
-            raise RuntimeError(f"solver {self.name!r} worker did not start within {STARTUP_TIMEOUT:g} s")
+            raise SolverProcessError(f"solver {self.name!r}: its process did not start within {STARTUP_TIMEOUT:g} s")
         try:
             kind, detail = parent.recv()
         except EOFError:  # it died while importing (an unguarded __main__ under spawn, a crash in an import)
+            self._proc.join(timeout=5.0)
+            why = _death(self._proc.exitcode)
             self.close(graceful=False)
-            raise RuntimeError(f"solver {self.name!r} worker died while starting") from None
+            raise SolverProcessError(f"solver {self.name!r}: its process died while starting ({why}); a solver run "
+                                     "under a time limit is imported afresh in a child process, so its module must "
+                                     "import on its own (not a class defined in __main__ or a notebook)") from None
         if kind != "ready":
             self.close()
-            raise RuntimeError(f"solver {self.name!r} worker failed to start: {detail}")
+            raise SolverProcessError(f"solver {self.name!r}: its process could not build it: {detail}")
 
     def solve(self, system: LinearSystem, seed: int) -> tuple[SolveResult, float]:
         """Solve in the worker; a timeout or a dead worker becomes a result."""
@@ -203,7 +222,7 @@ class IsolatedSolver:
             return (SolveResult(None, Status.TIMEOUT, f"exceeded the time limit of {self.time_limit:g} s"),
                     time.perf_counter() - t0)
         try:
-            return self._conn.recv()
+            return self._conn.recv()  # send_bytes of a pickle: recv unpickles it
         except EOFError:  # the process died (segfault, os._exit, out of memory)
             self._proc.join(timeout=5.0)  # the pipe closes before the exit code is collected
             why = _death(self._proc.exitcode)

@@ -110,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser(complete=[_named_command(argv)]).parse_args(argv)
     except SystemExit as exc:  # a usage error (one line, already printed) or --help: return its code like any other
         return exc.code if isinstance(exc.code, int) else 2
+    except KeyboardInterrupt:  # Ctrl-C while the command's modules load: nothing has run yet
+        print("qlsbench: interrupted while starting; nothing was run", file=sys.stderr)
+        return 130
     try:
         if args.threads is not None:
             from qlsbench.threads import set_threads
