@@ -177,12 +177,14 @@ class IsolatedSolver:
         Registered solver name.
     options : dict
         Options for :func:`qlsbench.solvers.get`.
-    time_limit : float
-        Seconds allowed for one solve.
+    time_limit : float or None
+        Seconds allowed for one solve; ``None``: no limit (a solve that might
+        take its process down, retried where a dead runner left it).
     """
 
-    def __init__(self, name: str, options: dict[str, Any], time_limit: float) -> None:
-        self.name, self.options, self.time_limit = name, dict(options), float(time_limit)
+    def __init__(self, name: str, options: dict[str, Any], time_limit: float | None) -> None:
+        self.name, self.options = name, dict(options)
+        self.time_limit = None if time_limit is None else float(time_limit)
         self._ctx = mp.get_context("spawn")  # fork is unsafe once JAX or BLAS threads exist
         self._proc = None
         self._conn = None

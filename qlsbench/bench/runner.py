@@ -6,9 +6,13 @@ solves already in the journal are not repeated. The results file itself is
 written once, atomically, when every solve is done, and the journal removed.
 
 A solve in this process (no time limit) is announced in the journal before it
-starts. A solver that takes the process down (``os.abort``, a segfault) leaves
-that mark without a result, and the rerun records the solve as ``crashed``
-instead of dying on it again.
+starts. When the process dies during it, the mark stays without a result. That
+is not held against the solver: the runner itself may have been killed (``kill
+-9``, the OOM killer, a lost cluster node). The rerun solves it again, in a
+child process, so a solver that does take its process down (``os.abort``, a
+segfault) is seen to by the live runner: a ``crashed`` row naming how its
+process ended, and the run goes on. A rerun after a killed runner so writes the
+rows an uninterrupted run writes.
 """
 
 from __future__ import annotations
@@ -218,6 +222,7 @@ class _Run:
     solver: Any = None  # the solver, when solves run in this process
     isolated: IsolatedSolver | None = None  # the worker, when they run in a child process
     crashed: set[str] = field(default_factory=set)  # systems whose solve took the process down
+    retry: IsolatedSolver | None = None  # the child process that retries where a dead runner left off
     sequence: bool = False  # each solve starts from the previous one's state (run_solver's ``sequence``)
 
 
@@ -235,9 +240,10 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     results file is written once at the end, atomically.
 
     The solver gets a private copy of each system; metrics are computed on
-    the stored one. Without a time limit, a solve that takes this process
-    down is a ``crashed`` row on the next call (and so are the system's
-    later repeats, which would take it down again), and the run goes on.
+    the stored one. Without a time limit, a solve during which this process
+    died (the solver's doing, or a kill of the runner) is solved again on the
+    next call, with the system's later repeats, in a child process: a row
+    like an uninterrupted run's, or ``crashed`` naming how the child ended.
 
     Parameters
     ----------
@@ -337,18 +343,18 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
                 rows.append(done[key])
                 bar.update()
     finally:
-        if run.isolated:
-            run.isolated.close()
+        for worker in (run.isolated, run.retry):
+            if worker is not None:
+                worker.close()
     table = results_table(rows)
     atomic_write_table(table, out)
     journal.clear()
     return pd.DataFrame(rows) if rows else table.to_pandas()  # an empty shard still has the columns
 
 
-#: Messages of ``crashed`` rows: the solve that took the process down, and the later repeats not tried for it.
-CRASHED_HERE = "the process died during this solve in an earlier run (abort, segfault or kill)"
-NOT_TRIED = "not tried: an earlier repeat of this system took the process down"
-_ISOLATE = "; run with a time limit to solve in a child process"
+#: Message of a ``crashed`` row: the solver took its own process down when retried in one.
+CRASHED = ("the solver took its process down ({why}); the run before died during this system's solves too, so "
+           "they were retried in a child process")
 
 
 def _check_sequence(time_limit: float | None, shard) -> None:
@@ -359,6 +365,17 @@ def _check_sequence(time_limit: float | None, shard) -> None:
         raise InputError("--sequence solves a run's systems in order: a shard would break the chain; drop --shard")
 
 
+def _retry(run: _Run, system, seed: int) -> tuple[SolveResult, float]:
+    """Solve in :attr:`_Run.retry`'s child process; its death is a ``crashed`` row naming how it ended."""
+    if run.retry is None:
+        run.retry = IsolatedSolver(run.spec.name, run.spec.options, None)
+    result, wall = run.retry.solve(system, seed)
+    died = result.resources.get("died") if isinstance(result.resources, dict) else None
+    if died is not None:
+        result = SolveResult(None, Status.CRASHED, CRASHED.format(why=died), resources=result.resources)
+    return result, wall
+
+
 def _solve_row(run: _Run, system, repeat: int, seed: int, key: str, start=None) -> tuple[dict, Any]:
     """One solve (or a configured skip, or a crash an earlier run left behind) as a results row, and its state."""
     reason = _skip_reason(system, run.max_qubits)
@@ -366,11 +383,11 @@ def _solve_row(run: _Run, system, repeat: int, seed: int, key: str, start=None) 
         result, wall = SolveResult(None, Status.SKIPPED, reason), 0.0
     elif run.isolated is not None:
         result, wall = run.isolated.solve(system, seed)
-    elif key in run.died:  # how long it ran before the process died is not known
+    elif key in run.died or system.system_id in run.crashed:
+        # The process died during this system's solves last time: the runner's fault or the solver's, which a
+        # retry in a child process tells apart without risking this one.
         run.crashed.add(system.system_id)
-        result, wall = SolveResult(None, Status.CRASHED, CRASHED_HERE + _ISOLATE), np.nan
-    elif system.system_id in run.crashed:  # it would take the process down again
-        result, wall = SolveResult(None, Status.CRASHED, NOT_TRIED + _ISOLATE), np.nan
+        result, wall = _retry(run, system, seed)
     else:
         run.journal.start(key, system_id=system.system_id, repeat=repeat, seed=seed)
         result, wall = call_solver(run.solver, system, seed, start)
