@@ -173,3 +173,21 @@ def test_a_right_hand_side_qiskits_state_preparation_cannot_build_is_prepared_an
     result = solvers.get("hhl", refine=10).solve(system)
     assert result.status == solvers.Status.CONVERGED
     assert np.linalg.norm(A @ result.x - b) <= 1e-6 * np.linalg.norm(b)
+
+
+def test_refinement_is_capped_and_stops_when_the_residual_stalls():
+    """``refine`` has an upper bound, and rounds that no longer lower the residual are not run on and on."""
+    from qlsbench.errors import InputError
+    from qlsbench.problems import ising_inspired
+    from qlsbench.solvers import registry
+    from qlsbench.solvers.hhl import MAX_REFINE, STALL, _stagnated
+
+    with pytest.raises(InputError, match="hhl: refine"):
+        registry.get("hhl", refine=MAX_REFINE + 1)
+    assert not _stagnated([1.0, 0.5]) and not _stagnated([1.0, 0.5, 0.2])
+    assert _stagnated([1.0, 0.99, 0.98]) and _stagnated([1e-3, 2e-3, 1e-3])
+    # Two clock qubits cannot resolve the spectrum: the residual stalls and the rounds stop well before 50.
+    result = registry.get("hhl", clock=2, refine=50).solve(ising_inspired(2, 10.0), seed=0)
+    rounds = result.resources["refine_rounds"]
+    assert rounds < 50 and "stopped" in result.message
+    assert result.history[-1] >= STALL * result.history[-3]

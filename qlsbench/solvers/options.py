@@ -131,7 +131,8 @@ class HHLOptions:
     evolution: str = option("exact", "exact (in the eigenbasis) or trotter (product formula of A's Pauli terms)")
     trotter_steps: int = option(4, "product-formula steps of exp(i A t), whose squares give the other controlled "
                                    "powers (evolution trotter)")
-    refine: int = option(0, "rounds of classical iterative refinement: solve A d = b - A x again, x += d")
+    refine: int = option(0, "rounds of classical iterative refinement, at most 100: solve A d = b - A x again, "
+                            "x += d; stops early when two rounds leave the residual where it was")
     inversion: str = option("grid", "grid (invert every clock state exactly) or auto (C from the clock "
                                      "distribution: likelier post-selection, less exact)")
     rtol: float = option(1e-2, "final relative residual counted as converged")

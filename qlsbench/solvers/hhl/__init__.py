@@ -89,7 +89,7 @@ class HHL(HHLOptions, BaseSolver):
         whole_number(self.clock, "hhl: clock", low=2, high=16)
         whole_number(self.shots, "hhl: shots", low=1)
         whole_number(self.trotter_steps, "hhl: trotter_steps", low=1)
-        whole_number(self.refine, "hhl: refine", low=0)
+        whole_number(self.refine, "hhl: refine", low=0, high=MAX_REFINE)
         POSITIVE.check(self.rtol, "hhl: rtol")
         if self.time is not None and not (np.isfinite(self.time) and 0 < self.time < np.pi):
             raise InputError(f"hhl: time must be in (0, pi) so eigenvalues in [-1, 1] read unambiguously, "
@@ -129,7 +129,7 @@ class HHL(HHLOptions, BaseSolver):
         history = [_relative_residual(system, x)]
         for _ in range(self.refine):
             r = system.b - system.A @ x
-            if not np.any(r):
+            if not np.any(r) or _stagnated(history):
                 break
             x = x + self._hhl_step(system, run, r, hermitian)
             history.append(_relative_residual(system, x))
@@ -142,6 +142,8 @@ class HHL(HHLOptions, BaseSolver):
         status = Status.CONVERGED if history[-1] <= self.rtol else Status.MAX_ITER
         message = (f"relative residual {history[-1]:.2e} {'<=' if status is Status.CONVERGED else '>'} rtol "
                    f"{self.rtol:g} after {len(history) - 1} refinement rounds")
+        if len(history) - 1 < self.refine and _stagnated(history):
+            message += f" (stopped: the last two rounds took the residual no lower than {STALL:g}x)"
         if self.backend != "exact":
             message += "; amplitude magnitudes from shots, signs and phases from the statevector"
         return SolveResult(x, status, message, iterations=len(history), history=history, resources=resources)
@@ -177,6 +179,18 @@ class HHL(HHLOptions, BaseSolver):
         if not hermitian:
             v = v[len(rhs):]  # the dilation's solution is (0, x)
         return least_squares_readout(LinearSystem(system.A, np.asarray(rhs)), v)
+
+
+#: Most refinement rounds a solve may ask for (each is a whole HHL run; the residual falls geometrically or not
+#: at all, so more rounds than this only run on after it has stopped falling).
+MAX_REFINE = 100
+#: Refinement stops when two rounds together did not take the residual below this share of where they started.
+STALL = 0.9
+
+
+def _stagnated(history: list[float]) -> bool:
+    """Whether the last two refinement rounds left the relative residual where it was (within :data:`STALL`)."""
+    return len(history) >= 3 and not history[-1] < STALL * history[-3]
 
 
 def _qubits(H: np.ndarray) -> int:
