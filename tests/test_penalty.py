@@ -318,3 +318,21 @@ def test_bad_scene_parameters_name_the_scene_and_parameter():
         build_penalty_scene("cloth-sphere", angle=3)
     with pytest.raises(InputError, match="mu must be >= 0"):
         build_penalty_scene("spheres-incline", mu=-0.1)
+
+
+@pytest.mark.parametrize("scene, key", [("cloth-sphere", "n"), ("cloth-sphere", "size"), ("incline-block", "n"),
+                                        ("cloth-rolling-sphere", "n"), ("cloth-on-cloth", "top_n"),
+                                        ("spheres-incline", "count"), ("spheres-incline", "radius")])
+@pytest.mark.parametrize("value", ["four", float("nan"), float("inf"), -3, 0, 3000, 10**9, True, None])
+def test_a_scene_parameter_of_the_wrong_type_or_size_is_one_line_and_never_a_hang(scene, key, value):
+    """Text, NaN, infinities, zero, negatives and sizes whose quadratic set-up would hang: one line naming the
+    parameter (or, for a value that is fine, a scene), never another exception."""
+    from qlsbench.errors import InputError
+    from qlsbench.physics.penalty import build_penalty_scene
+
+    try:
+        build_penalty_scene(scene, **{key: value})
+    except InputError as exc:
+        assert key in str(exc) and "\n" not in str(exc)
+    else:
+        assert type(value) is int and value > 0  # a valid length or count: the scene is built, at once

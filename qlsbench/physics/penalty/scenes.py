@@ -12,24 +12,29 @@ import itertools
 
 import numpy as np
 
+from qlsbench.checks import real_number, whole_number
 from qlsbench.errors import InputError
 from qlsbench.physics.penalty.levelsets import Plane, SphereObstacle, inclined_plane
 from qlsbench.physics.penalty.mesh import TriangleMesh
 from qlsbench.physics.penalty.model import Particles, PenaltyModel, Spheres
 
 
+#: Most particles per side (or edge) of a grid: a cloth of 64 x 64 particles. Setting up a scene is quadratic in
+#: its particles (the springs within reach of each), so a size of thousands would hang before the first step.
+MAX_GRID = 64
+
+
 def _check(name: str, value, low: float, *, strict: bool = True) -> float:
-    value = float(value)
-    if not np.isfinite(value) or (value <= low if strict else value < low):
-        raise InputError(f"{name} must be {'>' if strict else '>='} {low:g}, got {value!r}")
-    return value
+    """A finite real number above ``low`` (at least ``low`` when not ``strict``); one line otherwise, whatever
+    was given (text, NaN, infinity)."""
+    return real_number(value, name, low=low, open_low=strict)
 
 
 def _count(name: str, value) -> int:
-    """A grid's particles per side or edge: a whole number (``4`` or ``4.0``) of at least 2."""
-    if int(value) != value or value < 2:
-        raise InputError(f"{name} must be an integer >= 2, got {value!r}")
-    return int(value)
+    """A grid's particles per side or edge: a whole number (``4`` or ``4.0``) from 2 to :data:`MAX_GRID`."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return whole_number(value, name, low=2, high=MAX_GRID)
 
 
 def incline_frame(angle: float) -> np.ndarray:
@@ -105,8 +110,8 @@ def spheres_incline(count: int = 3, angle: float = 20.0, mu: float = 0.5, radius
     With ``mu >= 2/7 tan(angle)`` a lone ball rolls without slipping,
     ``a = 5/7 g sin(angle)``; with less friction it slides and spins up.
     """
-    if int(count) != count or count < 1:
-        raise InputError(f"spheres-incline: count must be an integer >= 1, got {count!r}")
+    count = whole_number(int(count) if isinstance(count, float) and count.is_integer() else count,
+                         "spheres-incline: count", low=1, high=MAX_GRID**2)
     count = int(count)
     a = np.radians(_check("spheres-incline: angle", angle, 0.0, strict=False))
     radius = _check("radius", radius, 0)
