@@ -102,6 +102,35 @@ def option(default: Any = dataclasses.MISSING, help: str = "", **spec: Any) -> A
     return dataclasses.field(default=default, metadata=meta)
 
 
+#: Annotations (as written: records use ``from __future__ import annotations``) whose values are checked by type
+#: here; numbers are checked by their bounds, which check the type too.
+_TEXT, _FLAG = ("str", "str | None"), ("bool",)
+
+
+def check_type(f: dataclasses.Field, value: Any, name: str) -> None:
+    """One line when a text or true/false option holds something else (a list, a number, text for a flag)."""
+    annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+    if annotation in _FLAG and not isinstance(value, bool):
+        raise InputError(f"{name} must be true or false, got {value!r}")
+    if annotation in _TEXT and not (isinstance(value, str) or (value is None and annotation.endswith("None"))):
+        raise InputError(f"{name} must be text, got {value!r}")
+
+
+def check_record(record: Any, who: str) -> None:
+    """Check, in place, every field of the dataclass ``record`` that has an option spec: its bounds or choices
+    (:meth:`OptionSpec.check`), and a ``bool`` field's type; one :class:`InputError` line naming ``who`` and the
+    field. The one path by which a solver's options record is checked before any work starts."""
+    for f in dataclasses.fields(record):
+        spec = f.metadata.get(SPEC)
+        if spec is None:
+            continue
+        name, value = f"{who}: {f.name}", getattr(record, f.name)
+        check_type(f, value, name)
+        if spec.choices is not None and value not in spec.choices and not (value is None and spec.nullable):
+            raise InputError(f"{who}: unknown {f.name} {value!r}; use one of {', '.join(spec.choices)}")
+        object.__setattr__(record, f.name, spec.check(value, name))
+
+
 @dataclass(frozen=True)
 class Options:
     """Base of every family's options: each field checked (and brought to its type) on construction.
@@ -113,6 +142,7 @@ class Options:
         for f in dataclasses.fields(self):
             spec = f.metadata.get(SPEC)
             if spec is not None:
+                check_type(f, getattr(self, f.name), f.name)
                 object.__setattr__(self, f.name, spec.check(getattr(self, f.name), f.name))
         self.check()
 

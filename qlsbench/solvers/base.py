@@ -132,6 +132,17 @@ class BaseSolver:
     #: What a warm start reuses ("" : the solver always starts cold).
     start_from: str = ""
 
+    def __post_init__(self) -> None:
+        """Check the options record's fields (bounds, choices, types: :func:`~qlsbench.options.check_record`),
+        then what needs several of them (:meth:`_check`), before the solver does anything."""
+        from qlsbench.options import check_record
+
+        check_record(self, self.name)
+        self._check()
+
+    def _check(self) -> None:
+        """Checks across options; raise :class:`~qlsbench.errors.InputError` naming them."""
+
     @property
     def options(self) -> dict[str, Any]:
         """The dataclass fields, or for a plain subclass its public attributes: what a results row records."""

@@ -164,7 +164,7 @@ class MINRES(_Krylov):
     needs_hermitian: ClassVar[bool] = True
     _fn: ClassVar = staticmethod(spla.minres)
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         if self.atol != 0.0:
             raise TypeError("minres has no absolute tolerance; leave atol at 0")
 

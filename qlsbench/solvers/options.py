@@ -17,18 +17,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import math
+
+from qlsbench.checks import Real, Whole
 from qlsbench.options import option
 from qlsbench.solvers.devices import DEFAULT_DEVICE, DEVICES, MITIGATIONS
+
+# Bounds shared by several records. The caps keep one solve's work finite (an iteration count of 10^12 would
+# never end; a shot count of 10^12 would never be sampled) while staying far above anything the board runs.
+#: A relative tolerance: above 0, at most 1.
+TOLERANCE = Real(0.0, 1.0, open_low=True)
+#: A tolerance or floor that may be 0.
+NON_NEGATIVE = Real(0.0)
+#: Iterations or steps of a loop.
+STEPS = Whole(1, 10**7)
+#: Shots per circuit.
+SHOTS = Whole(1, 10**8)
+#: Noise scale of a device: 0 is ideal, 1 the device; errors are capped at MAX_SCALED_ERROR above.
+NOISE_SCALE = Real(0.0, 1000.0)
+#: Qiskit's transpiler optimisation levels.
+OPT_LEVEL = Whole(0, 3)
 
 
 @dataclass
 class KrylovOptions:
     """Options of scipy's Krylov methods (``cg``, ``minres``, ``bicgstab``; ``gmres`` adds ``restart``)."""
 
-    rtol: float = option(1e-10, "stop when |b - A x| <= max(rtol |b|, atol)")
-    atol: float = option(0.0, "absolute floor of that stopping test (minres has none: keep 0)")
+    rtol: float = option(1e-10, "stop when |b - A x| <= max(rtol |b|, atol)", bounds=TOLERANCE)
+    atol: float = option(0.0, "absolute floor of that stopping test (minres has none: keep 0)", bounds=NON_NEGATIVE)
     maxiter: int | None = option(None, "iteration cap (gmres: restart cycles); none: scipy's default (gmres: "
-                                       "enough cycles for 10 dim inner iterations)")
+                                       "enough cycles for 10 dim inner iterations)", bounds=STEPS)
     history: bool = option(True, "record the relative residual at every iteration (cg, minres and bicgstab pay "
                                  "one extra product per iteration for it)")
 
@@ -37,23 +55,25 @@ class KrylovOptions:
 class GMRESOptions(KrylovOptions):
     """Options of ``gmres``: the Krylov options and the restart length."""
 
-    restart: int = option(20, "inner iterations between restarts")
+    restart: int = option(20, "inner iterations between restarts", bounds=Whole(1, 10**5))
 
 
 @dataclass
 class SparseLUOptions:
     """Options of ``splu``."""
 
-    permc_spec: str = option("COLAMD", "SuperLU's column ordering: COLAMD, MMD_ATA, MMD_AT_PLUS_A or NATURAL")
+    permc_spec: str = option("COLAMD", "SuperLU's column ordering: COLAMD, MMD_ATA, MMD_AT_PLUS_A or NATURAL",
+                             choices=("COLAMD", "MMD_ATA", "MMD_AT_PLUS_A", "NATURAL"))
 
 
 @dataclass
 class OracleOptions:
     """Options of ``oracle``: the accuracy its answers are perturbed to."""
 
-    fidelity: float = option(1.0, "target |<x_hat|answer>|^2 in [0, 1]; 1 returns the exact solution")
+    fidelity: float = option(1.0, "target |<x_hat|answer>|^2 in [0, 1]; 1 returns the exact solution",
+                             bounds=Real(0.0, 1.0))
     rel_residual: float | None = option(None, "target |A answer - b| / |b| (>= 0); when given, fidelity is "
-                                              "not used")
+                                              "not used", bounds=NON_NEGATIVE)
 
 
 def _either(names) -> str:
@@ -62,6 +82,12 @@ def _either(names) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
+#: Where VQLS's cost is evaluated (:data:`qlsbench.solvers.vqls.backends.BACKENDS`, kept equal by a test).
+VQLS_BACKENDS = ("exact", "circuits", "shots", "shots-emulated", "device")
+#: VQLS's optimisers (``auto`` picks one by backend).
+VQLS_OPTIMIZERS = ("auto", "lbfgsb", "cobyla", "spsa", "qnspsa")
+#: Where HHL's circuits run (:data:`qlsbench.solvers.hhl.BACKENDS`, kept equal by a test).
+HHL_BACKENDS = ("exact", "shots", "shots-emulated", "device")
 #: Which backend the circuit solvers' device options apply to.
 _DEVICE_NOTE = "(backend device)"
 #: The meanings of the device options VQLS and HHL share.
@@ -79,67 +105,77 @@ class VQLSOptions:
 
     backend: str = option("exact", "where the cost is evaluated: exact (state vectors), circuits (Aer), shots "
                                    "(sampled on Aer), shots-emulated (the same counts without circuits) or device "
-                                   "(a device's calibrated noise)")
+                                   "(a device's calibrated noise)", choices=VQLS_BACKENDS)
     ansatz: str = option("brickwall", "brickwall (reaches every real state) or ladder (the earlier, less "
-                                      "expressive one)")
-    layers: int = option(4, "layers of the ansatz (R_y then CZ)")
+                                      "expressive one)", choices=("brickwall", "ladder"))
+    layers: int = option(4, "layers of the ansatz (R_y then CZ)", bounds=Whole(0, 256))
     optimizer: str = option("auto", "lbfgsb, cobyla, spsa or qnspsa; auto: lbfgsb for exact, cobyla for "
-                                    "circuits, qnspsa for the shot backends")
-    maxiter: int = option(200, "optimiser iterations")
-    shots: int = option(1000, "shots per circuit (shot and device backends)")
+                                    "circuits, qnspsa for the shot backends", choices=VQLS_OPTIMIZERS)
+    maxiter: int = option(200, "optimiser iterations", bounds=STEPS)
+    shots: int = option(1000, "shots per circuit (shot and device backends)", bounds=SHOTS)
     normalized: bool = option(True, "divide the cost by <psi|psi>, so it lies in [0, 1]")
-    depolarizing: float = option(0.0, "depolarising error per gate, in [0, 1) (backend shots)")
-    tol: float = option(1e-12, "the optimiser stops once the cost is this low")
-    max_circuits: int = option(20_000, "most circuits one cost evaluation may take; more is refused, with the count")
-    pauli_rtol: float = option(1e-12, "drop Pauli terms of A below pauli_rtol times the largest (circuit backends)")
-    rtol: float = option(1e-2, "read-out relative residual counted as converged")
-    device: str = option(DEFAULT_DEVICE, _DEVICE_HELP["device"])
-    noise_scale: float = option(1.0, _DEVICE_HELP["noise_scale"])
-    optimization_level: int = option(1, _DEVICE_HELP["optimization_level"])
-    mitigation: str = option("none", _DEVICE_HELP["mitigation"])
+    depolarizing: float = option(0.0, "depolarising error per gate, in [0, 1) (backend shots)",
+                                 bounds=Real(0.0, 1.0, open_high=True))
+    tol: float = option(1e-12, "the optimiser stops once the cost is this low", bounds=NON_NEGATIVE)
+    max_circuits: int = option(20_000, "most circuits one cost evaluation may take; more is refused, with the count",
+                               bounds=Whole(1, 10**7))
+    pauli_rtol: float = option(1e-12, "drop Pauli terms of A below pauli_rtol times the largest (circuit backends)",
+                               bounds=Real(0.0, 1.0, open_high=True))
+    rtol: float = option(1e-2, "read-out relative residual counted as converged", bounds=TOLERANCE)
+    device: str = option(DEFAULT_DEVICE, _DEVICE_HELP["device"], choices=tuple(sorted(DEVICES)))
+    noise_scale: float = option(1.0, _DEVICE_HELP["noise_scale"], bounds=NOISE_SCALE)
+    optimization_level: int = option(1, _DEVICE_HELP["optimization_level"], bounds=OPT_LEVEL)
+    mitigation: str = option("none", _DEVICE_HELP["mitigation"], choices=MITIGATIONS)
 
 
 @dataclass
 class VNLSOptions:
     """Options of ``vnls``."""
 
-    model: str = option("crbm", "neural quantum state: rbm (real), crbm (complex RBM) or arnn (autoregressive)")
+    model: str = option("crbm", "neural quantum state: rbm (real), crbm (complex RBM) or arnn (autoregressive)",
+                        choices=("rbm", "crbm", "arnn"))
     exact: bool = option(False, "sum the loss over the whole basis instead of Monte Carlo sampling (up to 12 "
                                 "qubits)")
-    n_samples: int = option(1024, "Monte Carlo samples per SR step")
-    learning_rate: float = option(0.05, "SR step size")
-    n_iter: int = option(2500, "SR steps")
-    diag_shift: float = option(0.01, "diagonal shift of SR's quantum geometric tensor")
-    alpha: int = option(1, "hidden units per qubit")
-    rtol: float = option(1e-2, "read-out relative residual counted as converged")
-    warm_start: str = option("none", "none, or gmres: first train the state towards a few GMRES iterations' guess")
-    warm_start_iters: int = option(10, "GMRES iterations of that guess")
-    warm_start_steps: int = option(500, "SR steps towards the guess before the main run")
-    stop_every: int = option(0, "read the state out every k steps and stop once within rtol; 0: run every step")
+    n_samples: int = option(1024, "Monte Carlo samples per SR step", bounds=Whole(1, 10**7))
+    learning_rate: float = option(0.05, "SR step size", bounds=Real(0.0, open_low=True))
+    n_iter: int = option(2500, "SR steps", bounds=STEPS)
+    diag_shift: float = option(0.01, "diagonal shift of SR's quantum geometric tensor", bounds=NON_NEGATIVE)
+    alpha: int = option(1, "hidden units per qubit", bounds=Whole(1, 64))
+    rtol: float = option(1e-2, "read-out relative residual counted as converged", bounds=TOLERANCE)
+    warm_start: str = option("none", "none, or gmres: first train the state towards a few GMRES iterations' guess",
+                             choices=("none", "gmres"))
+    warm_start_iters: int = option(10, "GMRES iterations of that guess", bounds=Whole(1, 10**5))
+    warm_start_steps: int = option(500, "SR steps towards the guess before the main run", bounds=STEPS)
+    stop_every: int = option(0, "read the state out every k steps and stop once within rtol; 0: run every step",
+                             bounds=Whole(0, 10**7))
 
 
 @dataclass
 class HHLOptions:
     """Options of ``hhl``."""
 
-    clock: int = option(8, "clock qubits of phase estimation, 2-16")
+    clock: int = option(8, "clock qubits of phase estimation, 2-16", bounds=Whole(2, 16))
     time: float | None = option(None, "evolution time t in (0, pi); none: pi (1 - 2^(1 - clock)), which puts "
-                                      "eigenvalue 1 on the last positive clock state")
+                                      "eigenvalue 1 on the last positive clock state",
+                                bounds=Real(0.0, math.pi, open_low=True, open_high=True))
     backend: str = option("exact", "exact (Aer statevector), shots (sampled on Aer), shots-emulated (the same "
-                                   "counts without the circuit run) or device (a device's calibrated noise)")
-    shots: int = option(10_000, "shots per circuit (shot and device backends)")
-    evolution: str = option("exact", "exact (in the eigenbasis) or trotter (product formula of A's Pauli terms)")
+                                   "counts without the circuit run) or device (a device's calibrated noise)",
+                         choices=HHL_BACKENDS)
+    shots: int = option(10_000, "shots per circuit (shot and device backends)", bounds=SHOTS)
+    evolution: str = option("exact", "exact (in the eigenbasis) or trotter (product formula of A's Pauli terms)",
+                            choices=("exact", "trotter"))
     trotter_steps: int = option(4, "product-formula steps of exp(i A t), whose squares give the other controlled "
-                                   "powers (evolution trotter)")
+                                   "powers (evolution trotter)", bounds=Whole(1, 10**4))
     refine: int = option(0, "rounds of classical iterative refinement, at most 100: solve A d = b - A x again, "
-                            "x += d; stops early when two rounds leave the residual where it was")
+                            "x += d; stops early when two rounds leave the residual where it was",
+                         bounds=Whole(0, 100))
     inversion: str = option("grid", "grid (invert every clock state exactly) or auto (C from the clock "
-                                     "distribution: likelier post-selection, less exact)")
-    rtol: float = option(1e-2, "final relative residual counted as converged")
-    device: str = option(DEFAULT_DEVICE, _DEVICE_HELP["device"])
-    noise_scale: float = option(1.0, _DEVICE_HELP["noise_scale"])
-    optimization_level: int = option(1, _DEVICE_HELP["optimization_level"])
-    mitigation: str = option("none", _DEVICE_HELP["mitigation"])
+                                     "distribution: likelier post-selection, less exact)", choices=("grid", "auto"))
+    rtol: float = option(1e-2, "final relative residual counted as converged", bounds=TOLERANCE)
+    device: str = option(DEFAULT_DEVICE, _DEVICE_HELP["device"], choices=tuple(sorted(DEVICES)))
+    noise_scale: float = option(1.0, _DEVICE_HELP["noise_scale"], bounds=NOISE_SCALE)
+    optimization_level: int = option(1, _DEVICE_HELP["optimization_level"], bounds=OPT_LEVEL)
+    mitigation: str = option("none", _DEVICE_HELP["mitigation"], choices=MITIGATIONS)
 
 
 __all__ = ["GMRESOptions", "HHLOptions", "KrylovOptions", "OracleOptions", "SparseLUOptions", "VNLSOptions",

@@ -40,7 +40,7 @@ class Oracle(OracleOptions, BaseSolver):
 
     name: ClassVar[str] = "oracle"
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         self.fidelity = UNIT.check(self.fidelity, "oracle: fidelity")
         if self.rel_residual is not None:
             self.rel_residual = NON_NEGATIVE.check(self.rel_residual, "oracle: rel_residual")

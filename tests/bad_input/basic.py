@@ -126,7 +126,7 @@ CASES = {
                                          "loss_figures.loss_curves.solvers ['vqls-globl'] are not configured"),
     "dataset pattern matching nothing": (["check-config", "{cfg_pattern}"], "solver 'lu': datasets ['isng/*'] match none"),
     "penalty run with a bad parameter": (["check-config", "{cfg_penalty}"],
-                                         "penalty[0]: incline-block: n (particles per edge) must be an integer >= 2"),
+                                         "penalty[0]: incline-block: n (particles per edge) must be an integer from 2 to 64"),
     "CD-Lagrange run with restitution above 1": (["check-config", "{cfg_restitution}"],
                                                  "cd_lagrange[0].restitution: 2 is greater than the maximum of 1"),
     "trajectory with a parameter its scene lacks": (["check-config", "{cfg_trajectory}"],

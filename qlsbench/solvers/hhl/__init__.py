@@ -85,7 +85,7 @@ class HHL(HHLOptions, BaseSolver):
 
     name = "hhl"
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         whole_number(self.clock, "hhl: clock", low=2, high=16)
         whole_number(self.shots, "hhl: shots", low=1)
         whole_number(self.trotter_steps, "hhl: trotter_steps", low=1)

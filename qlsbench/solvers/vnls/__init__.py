@@ -103,7 +103,7 @@ class VNLS(VNLSOptions, BaseSolver):
     name: ClassVar[str] = "vnls"
     start_from: ClassVar[str] = "the previous solve's network weights (same qubits, model and alpha)"
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         from qlsbench.solvers.vnls.models import MODELS
 
         if self.model not in MODELS:

@@ -61,7 +61,7 @@ class _VQLS(VQLSOptions, BaseSolver):
     cost: ClassVar[str] = ""
     start_from: ClassVar[str] = "the previous solve's best angles (same qubits, ansatz and layers)"
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         if self.ansatz not in STRUCTURES:
             raise InputError(f"{self.name}: unknown ansatz {self.ansatz!r}; use one of {', '.join(STRUCTURES)}")
         POSITIVE.check(self.rtol, f"{self.name}: rtol")
