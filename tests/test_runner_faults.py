@@ -508,3 +508,21 @@ def test_a_solver_process_that_cannot_start_ends_the_command_in_one_line(ising_d
                  str(tmp_path / "r.parquet"), "--time-limit", "30", "--quiet"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in err and "its process died while starting (exit code 3)" in err, err
+
+
+@pytest.mark.parametrize("yaml_text, culprit", [
+    ("run: {repeats: three}\nsolvers: [{name: lu}]\n", "board.yaml: run: repeats must be"),
+    ("run: {time_limt: 30}\nsolvers: [{name: lu}]\n", "board.yaml: run: unknown key(s) time_limt"),
+    ("run: {time_limit: -1}\nsolvers: [{name: lu}]\n", "board.yaml: run: time_limit must be"),
+    ("solvers: [{name: lu}, {name: cg, repeat: 2}]\n", "board.yaml: solvers[1]: unknown key(s) repeat"),
+    ("solvers: [{name: cg, max_qubits: .nan}]\n", "board.yaml: solvers[0]: max_qubits must be"),
+    ("solvers: [{name: cg, options: [1, 2]}]\n", "board.yaml: solvers[0]: options must be a mapping"),
+])
+def test_a_board_config_error_names_the_file_the_entry_and_the_key(tmp_path, yaml_text, culprit):
+    folder = tmp_path / "board"
+    folder.mkdir()
+    (folder / "board.yaml").write_text("version: 1\n" + yaml_text)
+    with pytest.raises(InputError) as error:
+        run_board(Board(folder), tmp_path / "results", progress=False)
+    assert culprit in str(error.value) and "\n" not in str(error.value)
+    assert not (tmp_path / "results").exists()

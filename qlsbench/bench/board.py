@@ -42,6 +42,7 @@ from qlsbench.bench.results import (
     results_table,
 )
 from qlsbench.bench.runner import SolverSpec, run_solver
+from qlsbench.checks import Real, Whole
 from qlsbench.data import (
     atomic_write,
     atomic_write_table,
@@ -264,13 +265,37 @@ def pinned_files(board: Board = Board()) -> dict[str, Path]:
     return files
 
 
+#: What a board's ``run:`` section and each ``solvers:`` entry may set, and each value's bounds.
+_RUN_KEYS = {"repeats": Whole(1, 1000), "seed": Whole(0), "time_limit": Real(0.0, open_low=True)}
+_ENTRY_KEYS = {"name", "options", "label", "repeats", "time_limit", "max_qubits"}
+
+
+def _checked(section: dict, where: str, allowed) -> dict:
+    """``section`` when a mapping of only ``allowed`` keys, each value within its bounds; one line otherwise."""
+    if not isinstance(section, dict):
+        raise InputError(f"{where}: must be a mapping, got {section!r}")
+    unknown = sorted(set(section) - set(allowed))
+    if unknown:
+        raise InputError(f"{where}: unknown key(s) {', '.join(unknown)}; it takes {', '.join(sorted(allowed))}")
+    for key, bounds in _RUN_KEYS.items():
+        if key in section:
+            bounds.check(section[key], f"{where}: {key}")
+    if section.get("max_qubits") is not None:
+        Whole(1, 64).check(section["max_qubits"], f"{where}: max_qubits")
+    return section
+
+
 def solver_runs(config: dict[str, Any]) -> list[dict[str, Any]]:
-    """The board's solver entries with their spec, repeats, time limit and qubit cap resolved."""
-    run = config.get("run") or {}
+    """The board's solver entries with their spec, repeats, time limit and qubit cap resolved, every key and
+    value checked (one line naming the entry and key)."""
+    run = _checked(config.get("run") or {}, "run", _RUN_KEYS)
     out = []
     for i, entry in enumerate(config.get("solvers") or []):
         if not isinstance(entry, dict) or "name" not in entry:
             raise InputError(f"solvers[{i}]: a solver entry is a mapping with a 'name', got {entry!r}")
+        _checked(entry, f"solvers[{i}]", _ENTRY_KEYS)
+        if not isinstance(entry.get("options") or {}, dict):
+            raise InputError(f"solvers[{i}]: options must be a mapping, got {entry['options']!r}")
         spec = SolverSpec(entry["name"], dict(entry.get("options") or {}), entry.get("label", ""))
         out.append({"spec": spec, "repeats": entry.get("repeats", run.get("repeats", 1)),
                     "seed": run.get("seed", 0), "time_limit": entry.get("time_limit", run.get("time_limit", 120)),
