@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import scipy.sparse as sp
@@ -77,3 +78,18 @@ def test_info_refuses_what_solve_refuses(ising_dataset, tmp_path, capsys):
         assert len(err) == 1 and "meta_json" in err[0], err
         lines.append(err[0].split("error: ", 1)[1])
     assert lines[0] == lines[1]
+
+
+def test_a_stored_condition_number_is_checked_against_the_matrix_where_it_is_used(ising_dataset, tmp_path, capsys):
+    """`qlsbench resources` builds every estimate on kappa: an edited `cond` (10 -> 1 made the estimate 11x
+    smaller) is refused naming file, row and column; a good file's kappa is recomputed, and said so."""
+    from qlsbench.cli import main
+
+    edited = corrupt("cond", lambda v: 1.0, "edited")(tmp_path, ising_dataset)
+    assert main(["resources", str(edited), "--out", str(tmp_path / "r.parquet"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert str(edited) in err and "(row 1)" in err and "column 'cond' holds 1 but the matrix's condition number" in err
+    assert not (tmp_path / "r.parquet").exists()
+    assert main(["resources", str(ising_dataset), "--out", str(tmp_path / "good.parquet"), "--quiet"]) == 0
+    assert "every kappa recomputed from its matrix" in capsys.readouterr().out
+    assert pd.read_parquet(tmp_path / "good.parquet")["kappa_checked"].all()

@@ -150,8 +150,10 @@ def resource_table(dataset: str | os.PathLike, out: str | os.PathLike, *, epsilo
 
     One row per system, truncation tolerance (``tol``: terms with ``|c| > tol max |c|`` are kept, so the 1-norm
     ``alpha`` and the term count shrink with it) and target error ``epsilon``: the system's identity, ``terms``,
-    ``alpha``, ``kappa`` (the stored ``cond``) and :func:`~qlsbench.pauli.estimates.estimate`'s columns. A system
-    that occurs several times is one set of rows; a system without a finite ``cond`` gets none.
+    ``alpha``, ``kappa`` and :func:`~qlsbench.pauli.estimates.estimate`'s columns. ``kappa`` is recomputed from the
+    matrix up to :data:`~qlsbench.data.validate.COND_CHECK_DIM` (a stored ``cond`` that disagrees is refused,
+    naming file, row and column) and otherwise taken from the file, which ``kappa_checked`` says. A system
+    that occurs several times is one set of rows; a system without a finite condition number gets none.
     """
     from qlsbench.pauli.estimates import estimate
     from qlsbench.pauli.lcu import LCU_TOLS, lcu_form, lcu_summary, tol_label
@@ -159,12 +161,15 @@ def resource_table(dataset: str | os.PathLike, out: str | os.PathLike, *, epsilo
     for epsilon in epsilons:
         if not 0 < epsilon < 1:
             raise InputError(f"--epsilon must be in (0, 1), got {epsilon!r}")
+    from qlsbench.data.validate import checked_cond
+
     df = load_dataset(dataset).drop_duplicates("system_id")
     rows = []
-    for _, record in tqdm(df.iterrows(), total=len(df), desc=f"resources {dataset_name(dataset)}",
+    for i, record in tqdm(df.iterrows(), total=len(df), desc=f"resources {dataset_name(dataset)}",
                           disable=not progress):
         system = to_system(record)
-        kappa = float(system.meta.get("cond", np.nan))
+        # kappa drives every estimate: recomputed where cheap, else labelled as the file's (kappa_checked).
+        kappa, kappa_checked = checked_cond(system, f"{dataset}: system {system.system_id} (row {i})")
         if not np.isfinite(kappa):
             continue
         decomposition = lcu_form(system.A)
@@ -176,7 +181,7 @@ def resource_table(dataset: str | os.PathLike, out: str | os.PathLike, *, epsilo
                              "family": system.meta.get("family", ""), "scene": system.meta.get("scene", ""),
                              "n_qubits": int(decomposition.n_qubits), "symmetric": bool(system.meta.get("symmetric",
                                                                                                        False)),
-                             "tol": tol, "terms": terms,
+                             "tol": tol, "terms": terms, "kappa_checked": kappa_checked,
                              **estimate(int(decomposition.n_qubits), terms, alpha, max(kappa, 1.0), epsilon)})
     table = pd.DataFrame(rows)
     atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), out)

@@ -47,6 +47,7 @@ def _arguments_lcu(s) -> None:
 
 def cmd_resources(args) -> None:
     from qlsbench.bench.pauli_study import resource_table
+    from qlsbench.data.validate import COND_CHECK_DIM
 
     df = resource_table(args.dataset, args.out, epsilons=args.epsilon, progress=not args.quiet)
     if df.empty:
@@ -63,7 +64,10 @@ def cmd_resources(args) -> None:
               f"{costliest['adiabatic_queries_practical']:.3g} (system {costliest['system_id']}: "
               f"{plural(int(costliest['n_qubits']), 'qubit')}, {plural(int(costliest['terms']), 'term')}, kappa_eff "
               f"{costliest['kappa_eff']:.3g})")
-    print(f"{plural(df['system_id'].nunique(), 'system')} -> {args.out}")
+    unchecked = df.loc[~df["kappa_checked"], "system_id"].nunique()
+    note = (f"; kappa of {plural(unchecked, 'system')} (above dimension {COND_CHECK_DIM}) taken from the file, "
+            "not recomputed") if unchecked else "; every kappa recomputed from its matrix"
+    print(f"{plural(df['system_id'].nunique(), 'system')} -> {args.out}{note}")
 
 
 def _arguments_resources(s) -> None:

@@ -149,3 +149,30 @@ def check_rows(table: pa.Table, path: str | os.PathLike) -> None:
     _check_indices(rows)
     _check_finite(rows)
     _check_metadata(rows)
+
+
+#: Largest dimension whose condition number is recomputed on use (a dense SVD: well under a second); above it
+#: the stored value is used and labelled as taken from the file.
+COND_CHECK_DIM = 1024
+
+
+def checked_cond(system, where: str) -> tuple[float, bool]:
+    """The system's condition number, recomputed and compared with the stored ``cond`` where that is cheap.
+
+    Returns ``(kappa, checked)``: ``checked`` is False above :data:`COND_CHECK_DIM`, where ``kappa`` is the
+    file's value as stored. A stored value that disagrees with the matrix (beyond what rounding explains:
+    an SVD's smallest singular value carries a relative error of about eps times kappa) is one line naming
+    ``where`` (file and row) and the column.
+    """
+    stored = float(system.meta.get("cond", np.nan))
+    if system.dim > COND_CHECK_DIM:
+        return stored, False
+    singular = np.linalg.svd(system.A.toarray(), compute_uv=False)
+    true = float(singular[0] / singular[-1]) if singular[-1] > 0 else np.inf
+    if np.isinf(true) and np.isinf(stored):
+        return stored, True
+    tolerance = max(1e-6, 100 * np.finfo(float).eps * true) if np.isfinite(true) else 0.0
+    if not np.isfinite(stored) or not np.isfinite(true) or abs(stored - true) > tolerance * true:
+        raise DatasetError(f"{where}: column 'cond' holds {stored:.6g} but the matrix's condition number is "
+                           f"{true:.6g}")
+    return true, True
