@@ -46,6 +46,7 @@ def test_a_partly_missing_reference_solution_is_refused_even_when_singular(tmp_p
     ("nnz", lambda v: v + 1, "holds"),
     ("meta_json", lambda v: v[:-1], "column 'meta_json' is not valid JSON"),  # lost its closing brace
     ("meta_json", lambda v: "[1, 2]", "column 'meta_json' must hold a JSON object, got list"),
+    ("scale_A", lambda v: -1.0, "column 'scale_A' is -1.0, expected a positive finite factor"),
 ])
 def test_each_corruption_names_the_file_the_system_and_the_column(column, change, message, ising_dataset, tmp_path):
     path = corrupt(column, change, "bad")(tmp_path, ising_dataset)
@@ -93,3 +94,16 @@ def test_a_stored_condition_number_is_checked_against_the_matrix_where_it_is_use
     assert main(["resources", str(ising_dataset), "--out", str(tmp_path / "good.parquet"), "--quiet"]) == 0
     assert "every kappa recomputed from its matrix" in capsys.readouterr().out
     assert pd.read_parquet(tmp_path / "good.parquet")["kappa_checked"].all()
+
+
+def test_a_padded_unknown_with_a_right_hand_side_is_refused(tmp_path):
+    """Padding promises b = 0 on the added unknowns (n_orig on): a file that breaks it is named by row."""
+    from qlsbench.problems.padding import pad_and_normalize
+
+    A = sp.csr_matrix(np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]]))
+    system = pad_and_normalize(LinearSystem(A, np.array([1.0, 2.0, 3.0]), {"family": "test", "scene": "s"}))
+    path = write_systems([system], tmp_path / "padded.parquet")
+    load_dataset(path)  # as written: fine
+    bad = corrupt("b", lambda v: v[:3] + [0.5], "bad_padding", row=0)(tmp_path, path)
+    with pytest.raises(DatasetError, match=r"row 0\): column 'b' holds 0.5 at padded unknown 3 \(n_orig 3\)"):
+        load_dataset(bad)

@@ -133,6 +133,26 @@ def _check_metadata(rows: _Rows) -> None:
             rows.fail(i, f"column 'meta_json' must hold a JSON object, got {type(meta).__name__}")
 
 
+def _check_padding_and_scales(rows: _Rows) -> None:
+    """A padded system's added unknowns have right-hand side 0 (the padding is a unit diagonal and zero ``b``),
+    and the normalisation factors are positive and finite: both recorded promises, checked where cheap."""
+    n_orig = _ints(rows.table, "n_orig")
+    values, owner = rows.flat("b")
+    starts = np.concatenate([[0], np.cumsum(np.maximum(rows.lengths("b"), 0))[:-1]])
+    position = np.arange(len(values)) - starts[owner]
+    padded = (n_orig[owner] >= 0) & (position >= n_orig[owner])
+    bad = np.flatnonzero(padded & (values != 0))
+    if len(bad):
+        i = owner[bad[0]]
+        rows.fail(i, f"column 'b' holds {float(values[bad[0]]):g} at padded unknown {position[bad[0]]} (n_orig "
+                     f"{n_orig[i]}): padding must leave b at 0")
+    for name in ("scale_A", "scale_b"):
+        if name in rows.table.column_names:
+            scale = rows.table.column(name).fill_null(1.0).to_numpy(zero_copy_only=False).astype(float)
+            for i in np.flatnonzero(~(np.isfinite(scale) & (scale > 0))):
+                rows.fail(i, f"column {name!r} is {float(scale[i])!r}, expected a positive finite factor")
+
+
 def check_rows(table: pa.Table, path: str | os.PathLike) -> None:
     """Refuse a dataset file with no rows or with a row whose arrays do not make a system.
 
@@ -148,6 +168,7 @@ def check_rows(table: pa.Table, path: str | os.PathLike) -> None:
     _check_lengths(rows)
     _check_indices(rows)
     _check_finite(rows)
+    _check_padding_and_scales(rows)
     _check_metadata(rows)
 
 
