@@ -121,3 +121,27 @@ def test_every_numeric_solver_option_is_bounded():
              for f in dataclasses.fields(builtin.options)
              if str(f.type).split(" |")[0] in ("int", "float") and f.metadata[SPEC].bounds is None]
     assert not loose, loose
+
+
+def _scene_parameters():
+    import inspect
+
+    from qlsbench.physics.penalty.scenes import PENALTY_SCENES
+
+    return [(scene, name) for scene, (builder, _) in PENALTY_SCENES.items()
+            for name in inspect.signature(builder).parameters]
+
+
+@pytest.mark.parametrize("scene, parameter", _scene_parameters())
+@settings(max_examples=25, deadline=20_000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=VALUES)
+def test_every_penalty_scene_parameter_takes_a_good_value_or_refuses_it_in_one_line(scene, parameter, value):
+    """A scene's parameters (`--param KEY=VALUE`, a config's params) are checked by its builder before any set-up:
+    one line naming the parameter, or a scene built within the deadline (grids are capped at 64 per side)."""
+    from qlsbench.physics.penalty import build_penalty_scene
+
+    try:
+        build_penalty_scene(scene, **{parameter: value})
+    except InputError as exc:
+        text = str(exc)
+        assert "\n" not in text and parameter in text, text

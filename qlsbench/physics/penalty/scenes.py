@@ -24,10 +24,15 @@ from qlsbench.physics.penalty.model import Particles, PenaltyModel, Spheres
 MAX_GRID = 64
 
 
+#: Largest value of any scene quantity (a length, mass, stiffness or speed in SI units): far beyond a physical
+#: scene, and small enough that squaring it in the set-up cannot overflow.
+MAX_QUANTITY = 1e12
+
+
 def _check(name: str, value, low: float, *, strict: bool = True) -> float:
-    """A finite real number above ``low`` (at least ``low`` when not ``strict``); one line otherwise, whatever
-    was given (text, NaN, infinity)."""
-    return real_number(value, name, low=low, open_low=strict)
+    """A finite real number above ``low`` (at least ``low`` when not ``strict``) and at most
+    :data:`MAX_QUANTITY`; one line otherwise, whatever was given (text, NaN, infinity)."""
+    return real_number(value, name, low=low, open_low=strict, high=MAX_QUANTITY)
 
 
 def _count(name: str, value) -> int:
