@@ -304,6 +304,7 @@ def test_a_solver_aborting_the_process_is_a_crashed_row_on_the_rerun(ising_datas
             "--dataset", ising_dataset, "--out", out, "--quiet"]
     first = _cli(*args, cwd=tmp_path)
     assert first.returncode == -signal.SIGABRT, first.stderr
+    assert "Fatal Python error: Aborted" in first.stderr and "_solve" in first.stderr  # the cause, and where
     assert not out.exists()
     journal = tmp_path / "results" / ".abort.parquet.journal"
     assert len(list(journal.glob("*.started"))) == 1 and len(list(journal.glob("*.parquet"))) == 2

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -177,6 +178,27 @@ _POLITE_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") 
 
 
 @contextlib.contextmanager
+def _report_fatal_signals():
+    """While solving in this process, a solver that aborts or segfaults it leaves Python's fault report on
+    standard error (the cause and the solver's frames) instead of a silent exit code; nothing can run after
+    such a signal, so the rerun's row names it too (:func:`_retry`)."""
+    import faulthandler
+    import sys
+
+    was = faulthandler.is_enabled()
+    try:
+        faulthandler.enable(file=sys.stderr, all_threads=False)
+    except (ValueError, OSError, AttributeError, io.UnsupportedOperation):  # no usable stderr (captured, closed)
+        yield
+        return
+    try:
+        yield
+    finally:
+        if not was:
+            faulthandler.disable()
+
+
+@contextlib.contextmanager
 def _polite_kills_abandon_the_mark(journal: Journal):
     """While solving in this process, let SIGTERM and SIGHUP remove the solve's mark, then end as they would.
 
@@ -312,7 +334,9 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
         run.solver = get(spec.name, **spec.options)
         if sequence and not can_start(run.solver):
             raise InputError(f"--sequence: solver {spec.name!r} cannot start from an earlier solve (no start_from)")
-        guard = _polite_kills_abandon_the_mark(journal)
+        guard = contextlib.ExitStack()
+        guard.enter_context(_polite_kills_abandon_the_mark(journal))
+        guard.enter_context(_report_fatal_signals())
     else:
         run.isolated = IsolatedSolver(spec.name, spec.options, time_limit)
         guard = contextlib.nullcontext()
