@@ -145,3 +145,25 @@ def test_every_penalty_scene_parameter_takes_a_good_value_or_refuses_it_in_one_l
     except InputError as exc:
         text = str(exc)
         assert "\n" not in text and parameter in text, text
+
+
+def _cd_scene_parameters():
+    import inspect
+
+    from qlsbench.physics.cdlagrange import CD_SCENES
+
+    return [(scene, name) for scene, builder in CD_SCENES.items() for name in inspect.signature(builder).parameters]
+
+
+@pytest.mark.parametrize("scene, parameter", _cd_scene_parameters())
+@QUICK
+@given(value=VALUES)
+def test_every_cd_lagrange_scene_parameter_takes_a_good_value_or_refuses_it_in_one_line(scene, parameter, value):
+    """The trajectory scenes' parameters (`qlsbench trajectory --param`): checked before anything is built."""
+    from qlsbench.physics.cdlagrange import run_scene
+
+    try:
+        run_scene(scene, 3, **{parameter: value})
+    except InputError as exc:
+        text = str(exc)
+        assert "\n" not in text and parameter in text, text

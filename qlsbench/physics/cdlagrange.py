@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from qlsbench.checks import POSITIVE, whole_number
+from qlsbench.checks import POSITIVE, Real, Whole, whole_number
 from qlsbench.errors import InputError
 from qlsbench.physics.lcp import LCP
 from qlsbench.physics.lcp.methods import solve_lcp
@@ -230,6 +230,25 @@ def newtons_cradle(balls: int = 2, speed: float = 2.0, e: float = 1.0, mass: flo
 #: Scene builders by name, with the paper's time step.
 CD_SCENES = {"pendulum": pendulum, "bouncing-ball": bouncing_ball, "newtons-cradle": newtons_cradle}
 
+#: Every scene parameter's bounds, checked before a scene is built (one line naming the scene and parameter):
+#: angles, heights and speeds in [-1e6, 1e6], masses in [1e-12, 1e12] and lengths in [1e-6, 1e6] (so that the
+#: inertia m l^2 stays a positive double), gravity in [0, 1e6], restitution in [0, 1], from 2 to 100 balls.
+SCENE_PARAMETERS = {
+    "q0": Real(-1e6, 1e6), "speed": Real(-1e6, 1e6), "mass": Real(1e-12, 1e12), "length": Real(1e-6, 1e6),
+    "g": Real(0.0, 1e6), "e": Real(0.0, 1.0), "balls": Whole(2, 100),
+}
+
+
+def check_scene_parameters(name: str, params: dict) -> dict:
+    """``params`` of scene ``name`` checked against its builder's parameters and :data:`SCENE_PARAMETERS`."""
+    import inspect
+
+    taken = list(inspect.signature(CD_SCENES[name]).parameters)
+    unknown = sorted(set(params) - set(taken))
+    if unknown:
+        raise InputError(f"scene {name}: unknown parameter(s) {', '.join(unknown)}; it takes {', '.join(taken)}")
+    return {key: SCENE_PARAMETERS[key].check(value, f"scene {name}: {key}") for key, value in params.items()}
+
 
 def run_scene(name: str, steps: int, h: float = 0.02, mode: str = "sequential", **params) -> pd.DataFrame:
     """Simulate scene ``name`` (``pendulum``, ``bouncing-ball``, ``newtons-cradle``) for ``steps`` steps.
@@ -238,8 +257,5 @@ def run_scene(name: str, steps: int, h: float = 0.02, mode: str = "sequential", 
     """
     if name not in CD_SCENES:
         raise InputError(f"unknown CD-Lagrange scene {name!r}; choose from {', '.join(CD_SCENES)}")
-    try:
-        system, Q0, Qdot0 = CD_SCENES[name](**params)
-    except TypeError as exc:
-        raise InputError(f"scene {name}: {exc}") from None
+    system, Q0, Qdot0 = CD_SCENES[name](**check_scene_parameters(name, params))
     return integrate(system, Q0, Qdot0, h, steps, mode)
