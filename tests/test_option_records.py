@@ -35,7 +35,7 @@ VALUES = st.one_of(
     st.text(max_size=8),
 )
 #: Each draw builds one record: milliseconds. A deadline far above that still catches a hang.
-QUICK = settings(max_examples=40, deadline=3000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+QUICK = settings(max_examples=25, deadline=3000, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 SOLVER_OPTIONS = [(name, f.name) for name, builtin in BUILTINS.items() if builtin.options is not None
                   for f in dataclasses.fields(builtin.options)]
@@ -133,7 +133,7 @@ def _scene_parameters():
 
 
 @pytest.mark.parametrize("scene, parameter", _scene_parameters())
-@settings(max_examples=25, deadline=20_000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=20_000, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=VALUES)
 def test_every_penalty_scene_parameter_takes_a_good_value_or_refuses_it_in_one_line(scene, parameter, value):
     """A scene's parameters (`--param KEY=VALUE`, a config's params) are checked by its builder before any set-up:
