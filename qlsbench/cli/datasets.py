@@ -99,8 +99,25 @@ def _arguments_info(s) -> None:
     s.set_defaults(func=cmd_info)
 
 
-#: This module's commands, in the order ``qlsbench --help`` lists them: the dataset commands, then ``info``.
+def cmd_export(args) -> None:
+    from qlsbench.data.matrix_market import export_matrix_market
+
+    written = export_matrix_market(args.dataset, args.out)
+    systems = sum(1 for path in written if path.suffix == ".json")
+    print(f"{plural(systems, 'system')} as Matrix Market (A, b, x_ref) with metadata -> {args.out}")
+
+
+def _arguments_export(s) -> None:
+    s.add_argument("dataset", help="dataset file or folder (e.g. the pinned set: qlsbench/pinned/systems)")
+    s.add_argument("--out", required=True, help="output folder: <name>.mtx, .b.mtx, .x_ref.mtx and .json per system")
+    s.set_defaults(func=cmd_export, writes=[("out", "--out", "folder")], reads=["dataset"])
+
+
+#: This module's commands, in the order ``qlsbench --help`` lists them: the dataset commands, then ``info`` and
+#: ``export``.
 COMMANDS = tuple(Command(name, line, partial(_arguments_for, name)) for name, line in DATASET_COMMANDS.items()) + (
-    Command("info", "summarise a dataset", _arguments_info),)
+    Command("info", "summarise a dataset", _arguments_info),
+    Command("export", "write a dataset's systems as Matrix Market files (A, b, x_ref) with their metadata",
+            _arguments_export))
 
 __all__ = ["COMMANDS", "DATASET_COMMANDS", "run_family_command"]
