@@ -108,7 +108,11 @@ _TEXT, _FLAG = ("str", "str | None"), ("bool",)
 
 
 def check_type(f: dataclasses.Field, value: Any, name: str) -> None:
-    """One line when a text or true/false option holds something else (a list, a number, text for a flag)."""
+    """One line when a text or true/false option holds something else (a list, a number, text for a flag); a
+    path option is the spec's to check (text or a path object)."""
+    spec = f.metadata.get(SPEC)
+    if spec is not None and spec.path is not None:
+        return
     annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
     if annotation in _FLAG and not isinstance(value, bool):
         raise InputError(f"{name} must be true or false, got {value!r}")

@@ -118,7 +118,7 @@ def test_progress_marks():
 
 
 @pytest.mark.parametrize("options, match", [({"ansatz": "spiral"}, "unknown ansatz 'spiral'; use one of brickwall, ladder"),
-                                            ({"rtol": 0.0}, "rtol must be a finite number > 0")])
+                                            ({"rtol": 0.0}, r"rtol must be a finite number in \(0, 1\]")])
 def test_bad_vqls_options_are_refused(options, match):
     from qlsbench.errors import InputError
 
