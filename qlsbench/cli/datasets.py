@@ -100,16 +100,29 @@ def _arguments_info(s) -> None:
 
 
 def cmd_export(args) -> None:
-    from qlsbench.data.matrix_market import export_matrix_market
+    if "mtx" in args.format:
+        from qlsbench.data.matrix_market import export_matrix_market
 
-    written = export_matrix_market(args.dataset, args.out)
-    systems = sum(1 for path in written if path.suffix == ".json")
-    print(f"{plural(systems, 'system')} as Matrix Market (A, b, x_ref) with metadata -> {args.out}")
+        written = export_matrix_market(args.dataset, args.out)
+        systems = sum(1 for path in written if path.suffix == ".json")
+        print(f"{plural(systems, 'system')} as Matrix Market (A, b, x_ref) with metadata -> {args.out}")
+    if "qasm" in args.format:
+        from qlsbench.solvers.qasm import MAX_QASM_QUBITS, export_hhl_qasm
+
+        written = export_hhl_qasm(args.dataset, args.out, clock=args.clock)
+        print(f"{plural(len(written), 'HHL circuit')} (systems up to {MAX_QASM_QUBITS} qubits, {args.clock} clock "
+              f"qubits, CX + U) as OpenQASM 3 -> {args.out}")
 
 
 def _arguments_export(s) -> None:
+    from qlsbench.checks import Whole
+
     s.add_argument("dataset", help="dataset file or folder (e.g. the pinned set: qlsbench/pinned/systems)")
-    s.add_argument("--out", required=True, help="output folder: <name>.mtx, .b.mtx, .x_ref.mtx and .json per system")
+    s.add_argument("--out", required=True, help="output folder: <name>.mtx, .b.mtx, .x_ref.mtx and .json per system; "
+                                                "<name>.hhl.qasm with --format qasm")
+    s.add_argument("--format", nargs="+", choices=["mtx", "qasm"], default=["mtx"],
+                   help="mtx: Matrix Market; qasm: each small system's HHL circuit in OpenQASM 3 (default: mtx)")
+    s.add_argument("--clock", type=Whole(2, 8).parse, default=4, help="clock qubits of the HHL circuits (default 4)")
     s.set_defaults(func=cmd_export, writes=[("out", "--out", "folder")], reads=["dataset"])
 
 

@@ -29,7 +29,7 @@ from qlsbench.data.writer import atomic_write, atomic_write_text
 DIGITS = 17
 
 
-def _pinned_names() -> dict[str, str]:
+def system_names() -> dict[str, str]:
     """``system_id`` to the pinned set's name of the system (the first group's, for one in two groups)."""
     manifest = json.loads((PINNED / "manifest.json").read_text())
     names: dict[str, str] = {}
@@ -59,7 +59,7 @@ def export_matrix_market(dataset: str | os.PathLike, out: str | os.PathLike) -> 
     A system that occurs several times in the dataset (the same content) is written once.
     """
     out = Path(out)
-    names, source = _pinned_names(), dataset_name(dataset)
+    names, source = system_names(), dataset_name(dataset)
     written: list[Path] = []
     seen: set[str] = set()
     for system in iter_systems(dataset):
@@ -89,4 +89,4 @@ def _plain(value):
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-__all__ = ["DIGITS", "export_matrix_market"]
+__all__ = ["DIGITS", "export_matrix_market", "system_names"]

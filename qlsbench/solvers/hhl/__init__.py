@@ -155,6 +155,19 @@ class HHL(HHLOptions, BaseSolver):
             return hhl_circuit.PhaseEstimation.in_eigenbasis(w, V, self._time, self.clock)
         return hhl_circuit.PhaseEstimation.from_powers(self._trotter_powers(H, resources), _qubits(H))
 
+    def circuit(self, system: LinearSystem):
+        """The circuit one solve of ``system`` runs (no refinement round): ``|b>`` prepared, phase estimation as
+        controlled powers, inversion, uncomputation, every qubit measured; what ``qlsbench export --format qasm``
+        writes."""
+        n = qubits_of(system, "HHL")
+        A = system.A.toarray()
+        hermitian = bool(np.allclose(A, A.conj().T, rtol=0, atol=1e-14 * np.abs(A).max(initial=1.0)))
+        H = A if hermitian else np.block([[np.zeros_like(A), A], [A.conj().T, np.zeros_like(A)]])
+        H = H / float(np.linalg.norm(H, 2))
+        run = _Runner(self, self._phase_estimation(H, {}), n if hermitian else n + 1, 0)
+        b = _rhs_state(system.b, hermitian)
+        return hhl_circuit.build(b, self._textbook(H), run._angles(b), measure=True)
+
     def _textbook(self, H: np.ndarray) -> hhl_circuit.PhaseEstimation:
         """The controlled-power form whose transpiled gates are counted."""
         if self.evolution == "exact":

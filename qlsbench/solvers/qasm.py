@@ -1,0 +1,53 @@
+"""The circuit solvers' circuits in OpenQASM 3, the format quantum compilers and benchmark suites read.
+
+``hhl_qasm`` gives the HHL circuit of one system (:meth:`qlsbench.solvers.hhl.HHL.circuit`: state preparation,
+phase estimation, inversion, uncomputation, every qubit measured) transpiled to CX and U gates (Qiskit level 1,
+seed 0), the level at which every tool reads it: the dense controlled powers and the state preparation have no
+QASM spelling of their own. ``qiskit.qasm3.loads`` reads it back to the same circuit (test).
+"""
+
+from __future__ import annotations
+
+#: The gates a written circuit is expressed in.
+BASIS = ("cx", "u")
+#: Largest system (qubits) whose HHL circuit is written: the controlled powers are synthesised from dense
+#: unitaries, which takes seconds at 3 system qubits and grows as 4^n.
+MAX_QASM_QUBITS = 3
+
+
+def hhl_transpiled(system, clock: int = 4):
+    """The HHL circuit of ``system`` with ``clock`` clock qubits, transpiled to :data:`BASIS`."""
+    from qiskit import transpile
+
+    from qlsbench.solvers import registry
+
+    circuit = registry.get("hhl", clock=clock).circuit(system)
+    return transpile(circuit, basis_gates=list(BASIS), optimization_level=1, seed_transpiler=0)
+
+
+def hhl_qasm(system, clock: int = 4) -> str:
+    """OpenQASM 3 text of :func:`hhl_transpiled`."""
+    from qiskit import qasm3
+
+    return qasm3.dumps(hhl_transpiled(system, clock))
+
+
+def export_hhl_qasm(dataset, out, clock: int = 4) -> list:
+    """``<name>.hhl.qasm`` in ``out`` for every system of ``dataset`` up to :data:`MAX_QASM_QUBITS` qubits (named
+    as :func:`~qlsbench.data.matrix_market.export_matrix_market` names them); the paths written."""
+    from pathlib import Path
+
+    from qlsbench.data import atomic_write_text, iter_systems
+    from qlsbench.data.matrix_market import system_names
+
+    names, written, seen = system_names(), [], set()
+    for system in iter_systems(dataset):
+        if system.system_id in seen or system.dim > 2**MAX_QASM_QUBITS:
+            continue
+        seen.add(system.system_id)
+        name = names.get(system.system_id, system.system_id)
+        written.append(atomic_write_text(Path(out) / f"{name}.hhl.qasm", hhl_qasm(system, clock)))
+    return written
+
+
+__all__ = ["BASIS", "MAX_QASM_QUBITS", "export_hhl_qasm", "hhl_qasm", "hhl_transpiled"]
