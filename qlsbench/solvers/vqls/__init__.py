@@ -62,26 +62,12 @@ class _VQLS(VQLSOptions, BaseSolver):
     start_from: ClassVar[str] = "the previous solve's best angles (same qubits, ansatz and layers)"
 
     def _check(self) -> None:
-        if self.ansatz not in STRUCTURES:
-            raise InputError(f"{self.name}: unknown ansatz {self.ansatz!r}; use one of {', '.join(STRUCTURES)}")
-        POSITIVE.check(self.rtol, f"{self.name}: rtol")
-        if self.backend not in BACKENDS:
-            raise InputError(f"{self.name}: unknown backend {self.backend!r}; use one of {', '.join(BACKENDS)}")
-        if self.optimizer != "auto" and self.optimizer not in OPTIMIZERS:
-            raise InputError(f"{self.name}: unknown optimizer {self.optimizer!r}; "
-                             f"use 'auto' or one of {', '.join(OPTIMIZERS)}")
+        """What needs several options (each one alone is checked by its record, :class:`VQLSOptions`)."""
+        from qlsbench.solvers.devices import check_mitigation_backend
+
         if self.optimizer == "lbfgsb" and self.backend != "exact":
             raise InputError(f"{self.name}: optimizer 'lbfgsb' needs exact gradients: use backend='exact'")
-        for key in ("layers", "maxiter", "shots", "max_circuits"):
-            whole_number(getattr(self, key), f"{self.name}: {key}", low=0 if key == "layers" else 1)
-        if not 0.0 <= self.pauli_rtol < 1.0:
-            raise InputError(f"{self.name}: pauli_rtol must be in [0, 1), got {self.pauli_rtol!r}")
-        if not 0.0 <= self.depolarizing < 1.0:
-            raise InputError(f"{self.name}: depolarizing must be in [0, 1), got {self.depolarizing!r}")
-        from qlsbench.solvers.devices import check_options
-
-        check_options(self.device, self.noise_scale, self.optimization_level, self.name, self.mitigation,
-                      self.backend)
+        check_mitigation_backend(self.mitigation, self.backend, self.name)
         if self.depolarizing and self.backend != "shots":
             raise InputError(f"{self.name}: depolarizing noise needs backend='shots' (Aer), got "
                              f"backend={self.backend!r}")
