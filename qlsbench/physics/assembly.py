@@ -129,6 +129,23 @@ class ContactLCP:
             f = f + self.D_hat @ beta
         return self.inv_mass * f
 
+    def global_form(self) -> tuple[sp.csr_matrix, sp.csr_matrix, np.ndarray, np.ndarray, np.ndarray]:
+        """The step's frictional contact problem in FCLIB's global form, ``M v = H r + f``, ``u = H^T v + w``.
+
+        ``H`` has three columns per contact, its frame ``(normal, t1, t2)`` on sphere ``j`` and minus it on
+        sphere ``i`` (none for a wall), so ``u`` is the relative velocity in the contact frame; ``f = M v_known``;
+        ``w`` carries this step's normal offset (``gap / h`` or the impact term) on the normal rows; ``mu`` is
+        the Coulomb coefficient of every contact, the cone the polygon of ``s`` directions approximates.
+        Returns ``(M, H, f, w, mu)``.
+        """
+        c = self.contacts
+        frames = np.stack([c.normal, c.t1, c.t2], axis=1).reshape(-1, 3)  # rows 3k, 3k+1, 3k+2: contact k
+        H = _generalised(np.repeat(c.body_i, 3), np.repeat(c.body_j, 3), frames, len(self.inv_mass) // 3)
+        M = sp.diags(1.0 / self.inv_mass, format="csr")
+        w = np.zeros(3 * self.nc)
+        w[0::3] = self.normal_offset
+        return M, H.tocsr(), M @ self.v_known, w, np.full(self.nc, self.mu)
+
     def natural_residual(self, y: np.ndarray) -> float:
         """``||min(y, Q y + r)||_2`` without ``Q``: ``Q y + r`` read off the velocities ``y`` gives.
 

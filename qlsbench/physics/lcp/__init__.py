@@ -11,7 +11,7 @@ reads files.
 """
 
 from qlsbench.physics.lcp.dat import read_lcp_dat
-from qlsbench.physics.lcp.fclib import FrictionalContactProblem, normal_lcp, read_fclib
+from qlsbench.physics.lcp.fclib import FrictionalContactProblem, normal_lcp, read_fclib, write_fclib_global
 from qlsbench.physics.lcp.lemke import lemke
 from qlsbench.physics.lcp.methods import LCP_METHODS, solve_lcp
 from qlsbench.physics.lcp.minmap import Capture, LinearSolve, NewtonOptions, minmap_newton
@@ -23,4 +23,5 @@ __all__ = [
     "LCP", "LCP_METHODS", "Capture", "FrictionalContactProblem", "LCPResult", "LinearSolve", "NewtonOptions",
     "ProximalOptions",
     "lemke", "minmap_newton", "normal_lcp", "pgs", "proximal_minmap", "read_fclib", "read_lcp_dat", "solve_lcp",
+    "write_fclib_global",
 ]

@@ -112,6 +112,44 @@ def read_fclib(path) -> FrictionalContactProblem:
     return FrictionalContactProblem(W, q, mu, mu.shape[0], path, kind)
 
 
+def write_fclib_global(path, M: sp.spmatrix, H: sp.spmatrix, f: np.ndarray, w: np.ndarray, mu: np.ndarray,
+                       title: str = "") -> Path:
+    """Write a 3-D frictional contact problem in FCLIB's global form (``M v = H r + f``, ``u = H^T v + w``).
+
+    The layout is the one :func:`read_fclib` and FCLIB's own reader take: a group ``fclib_global`` with the
+    integer ``spacedim`` (3), the matrices ``M`` and ``H`` as compressed rows (``nz = -2``: ``nzmax``, ``m``,
+    ``n``, ``nz``, ``p``, ``i``, ``x``), the vectors ``f``, ``w``, ``mu`` in ``vectors``, and ``info/title``.
+    ``path`` is written as given; a caller that must never leave half a file writes a temporary name and
+    renames it (:func:`qlsbench.data.atomic_write`).
+    """
+    M, H = sp.csr_matrix(M), sp.csr_matrix(H)
+    ndof, m = H.shape
+    if M.shape != (ndof, ndof) or m % 3 or len(f) != ndof or len(w) != m or len(mu) != m // 3:
+        raise InputError(f"{path}: inconsistent FCLIB problem: M {M.shape}, H {H.shape}, f {len(f)}, w {len(w)}, "
+                         f"mu {len(mu)}")
+    with h5py.File(path, "w") as handle:
+        group = handle.create_group("fclib_global")
+        group.create_dataset("spacedim", data=np.array([3], dtype=np.int32))
+        for name, matrix in (("M", M), ("H", H)):
+            _write_sparse(group.create_group(name), matrix)
+        vectors = group.create_group("vectors")
+        for name, vector in (("f", f), ("w", w), ("mu", mu)):
+            vectors.create_dataset(name, data=np.asarray(vector, dtype=np.float64))
+        group.create_group("info").create_dataset("title", data=title or "qlsbench contact problem")
+    return Path(path)
+
+
+def _write_sparse(group: h5py.Group, matrix: sp.csr_matrix) -> None:
+    """A CSR matrix in FCLIB's compressed-row form (``nz = -2``)."""
+    matrix = matrix.copy()
+    matrix.sum_duplicates()
+    for name, value in (("nzmax", matrix.nnz), ("m", matrix.shape[0]), ("n", matrix.shape[1]), ("nz", -2)):
+        group.create_dataset(name, data=np.array([value], dtype=np.int32))
+    group.create_dataset("p", data=matrix.indptr.astype(np.int32))
+    group.create_dataset("i", data=matrix.indices.astype(np.int32))
+    group.create_dataset("x", data=matrix.data.astype(np.float64))
+
+
 def normal_lcp(problem: FrictionalContactProblem) -> LCP:
     """The frictionless normal sub-problem ``LCP(W_nn, q_n)``.
 
