@@ -172,3 +172,22 @@ def test_siconos_solves_an_exported_step_to_the_steppers_velocities_within_the_c
     normal = np.arange(0, 3 * problem.nc, 3)
     gamma = ours.y[: problem.nc]
     np.testing.assert_allclose(siconos["r"][normal], gamma, atol=0.25 * np.abs(gamma).max())
+
+
+def test_a_simulation_writes_its_steps_contact_problems_as_fclib_without_changing_its_dataset(tmp_path):
+    from qlsbench.families import FAMILIES
+    from qlsbench.physics.lcp import read_fclib
+
+    family = FAMILIES["dem_c"]
+    base = {"scene": "sedimentation", "n_spheres": 8, "steps": 60, "mu": 0.3}
+    family.build(family.options.from_mapping(base), tmp_path / "plain", False)
+    facts = family.build(family.options.from_mapping({**base, "fclib": str(tmp_path / "fclib"), "fclib_every": 20}),
+                         tmp_path / "with", False)
+    files = sorted((tmp_path / "fclib").glob("step-*.hdf5"))
+    assert [f.name for f in files] == ["step-000000.hdf5", "step-000020.hdf5", "step-000040.hdf5"]
+    assert facts["fclib_files"] == 3
+    for path in files:
+        problem = read_fclib(path)
+        assert problem.kind == "global" and problem.nc >= 1 and np.all(problem.mu == 0.3)
+    assert ((tmp_path / "with" / "part-0000.parquet").read_bytes()
+            == (tmp_path / "plain" / "part-0000.parquet").read_bytes())  # the export leaves the dataset as it was

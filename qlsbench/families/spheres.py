@@ -80,6 +80,9 @@ class SphereOptions(Options):
     snapshots: str | None = option(None, "also write sphere states and contact impulses at evenly spaced steps to "
                                    "this .parquet (fig. 3)", path="file")
     snapshot_count: int = option(4, "number of snapshot steps, the last step always among them", bounds=COUNT)
+    fclib: str | None = option(None, "also write each step's contact problem (every fclib_every-th step with "
+                               "contacts) in FCLIB's global form to this folder, step-NNNNNN.hdf5", path="folder")
+    fclib_every: int = option(1, "with fclib: write every k-th step", bounds=COUNT)
     name: str | None = option(None, "dataset name (default: scene-nN-muM): two runs of one scene and size, e.g. a "
                               "short and a long one, need different names")
 
@@ -128,7 +131,9 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
     recorder = SubsystemRecorder(every=options.every, max_systems=options.max_systems)
     observer = SnapshotRecorder(chosen) if chosen is not None else None
     t0 = time.perf_counter()
-    reports = simulate(state, options.steps, step_options, capture=recorder, observer=observer, progress=progress)
+    problems = FclibWriter(Path(options.fclib), options.fclib_every, label) if options.fclib is not None else None
+    reports = simulate(state, options.steps, step_options, capture=recorder, observer=observer, problems=problems,
+                       progress=progress)
     elapsed = time.perf_counter() - t0
     systems, stats = export_systems(recorder, kappa_cap=options.kappa_cap, seed=options.seed, scene=label,
                                     family=family)
@@ -152,7 +157,28 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
                                                                                  options.snapshot_count))
         facts.update(snapshots=str(options.snapshots), snapshot_steps=observer.steps,
                      snapshot_write_seconds=time.perf_counter() - t0)
+    if problems is not None:
+        facts.update(fclib=str(options.fclib), fclib_files=problems.written)
     return facts
+
+
+class FclibWriter:
+    """Writes a step's contact problem as ``folder/step-NNNNNN.hdf5`` in FCLIB's global form (a
+    :data:`~qlsbench.physics.sphere_stepping.ProblemSink`), every ``every``-th step, each file atomically."""
+
+    def __init__(self, folder: Path, every: int, label: str) -> None:
+        self.folder, self.every, self.label, self.written = folder, every, label, 0
+
+    def __call__(self, step: int, problem) -> None:
+        if step % self.every:
+            return
+        from qlsbench.data import atomic_write
+        from qlsbench.physics.lcp import write_fclib_global
+
+        title = f"qlsbench {self.label} step {step} (mu {problem.mu:g}, {plural(problem.nc, 'contact')})"
+        atomic_write(self.folder / f"step-{step:06d}.hdf5",
+                     lambda tmp: write_fclib_global(tmp, *problem.global_form(), title=title))
+        self.written += 1
 
 
 def _metadata(options: SphereOptions, stats: dict, reports: list, step_options: StepOptions) -> dict:
@@ -214,6 +240,8 @@ def report(facts: dict) -> list[str]:
              f"{facts['cond_max']} -> {facts['out']}"]
     if facts.get("snapshots"):
         lines.append(f"sphere snapshots at steps {facts['snapshot_steps']} -> {facts['snapshots']}")
+    if facts.get("fclib"):
+        lines.append(f"{plural(facts['fclib_files'], 'contact problem')} as FCLIB (global form) -> {facts['fclib']}")
     if "nsgs_sweeps_mean" in facts:
         lines.append("steps finished by " + ", ".join(f"{name} {count}" for name, count in
                                                       facts["steps_by_solver"].items() if count)

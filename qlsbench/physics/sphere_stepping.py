@@ -313,16 +313,19 @@ def _gap_offset(scene: Scene, contacts: Contacts, options: StepOptions) -> np.nd
 
 
 def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture | None = None,
-         warm: WarmStart | None = None, linear: LinearSolve | None = None) -> StepReport:
+         warm: WarmStart | None = None, linear: LinearSolve | None = None,
+         problems: ProblemSink | None = None) -> StepReport:
     """Advance ``scene`` by one step in place with ``options.integrator``.
 
     ``dem_c`` (alg. 1): velocities first take the external force, then the
     contact impulses of the LCP (eq. 5); positions follow with the new
     velocities. ``cd_lagrange``: see :func:`step_cd_lagrange`. ``linear``
-    solves the min-map Newton subsystems (:data:`~qlsbench.physics.lcp.minmap.LinearSolve`).
+    solves the min-map Newton subsystems (:data:`~qlsbench.physics.lcp.minmap.LinearSolve`). ``problems``
+    receives the step's contact problem (:data:`ProblemSink`) before it is solved.
     """
     if options.integrator == "cd_lagrange":
-        return step_cd_lagrange(scene, options, index=index, capture=capture, warm=warm, linear=linear)
+        return step_cd_lagrange(scene, options, index=index, capture=capture, warm=warm, linear=linear,
+                                problems=problems)
     h = options.h
     v_known = scene.velocities + h * scene.gravity
     contacts = detect_contacts(scene, _margin(scene, v_known, options))
@@ -330,6 +333,8 @@ def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture
     if contacts.count:
         problem = assemble(contacts, scene.masses, v_known, h, options.mu, options.s,
                            normal_offset=_gap_offset(scene, contacts, options))
+        if problems is not None:
+            problems(index, problem)
         context = _context(scene, options, index, contacts)
         v_known = v_known + _resolve(scene, contacts, problem, options, context, capture, warm, report,
                                      linear).reshape(-1, 3)
@@ -340,7 +345,8 @@ def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture
 
 
 def step_cd_lagrange(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture | None = None,
-                     warm: WarmStart | None = None, linear: LinearSolve | None = None) -> StepReport:
+                     warm: WarmStart | None = None, linear: LinearSolve | None = None,
+                     problems: ProblemSink | None = None) -> StepReport:
     """One CD-Lagrange step (seed 000, eqs. 45-50) of the sphere system, in place.
 
     The scene's velocities are the half-step velocities ``v_{n+1/2}``:
@@ -365,6 +371,8 @@ def step_cd_lagrange(scene: Scene, options: StepOptions, *, index: int = 0, capt
     if contacts.count:
         problem = assemble_impact(contacts, scene.masses, v_free, v_before, options.restitution, h, options.mu,
                                   options.s)
+        if problems is not None:
+            problems(index, problem)
         context = _context(scene, options, index, contacts)
         v_free = v_free + _resolve(scene, contacts, problem, options, context, capture, warm, report,
                                    linear).reshape(-1, 3)
@@ -375,10 +383,14 @@ def step_cd_lagrange(scene: Scene, options: StepOptions, *, index: int = 0, capt
 
 #: Called after every step with the advanced scene and that step's report.
 Observer = Callable[[Scene, StepReport], None]
+#: Called with each step's index and contact problem (before it is solved; steps without contacts have none):
+#: how a caller exports the problems (FCLIB) without the stepper knowing where they go.
+ProblemSink = Callable[[int, ContactLCP], None]
 
 
 def simulate(scene: Scene, steps: int, options: StepOptions, *, capture: Capture | None = None,
-             observer: Observer | None = None, progress: bool = False) -> list[StepReport]:
+             observer: Observer | None = None, problems: ProblemSink | None = None,
+             progress: bool = False) -> list[StepReport]:
     """Run ``steps`` time steps, returning one report per step.
 
     Parameters
@@ -398,6 +410,8 @@ def simulate(scene: Scene, steps: int, options: StepOptions, *, capture: Capture
         report (contact pairs and normal impulses). It must not modify the
         scene; it is how callers record states without the stepper knowing
         what they keep or where it goes.
+    problems : callable, optional
+        ``problems(step, contact_problem)`` with each step's contact LCP before it is solved (:data:`ProblemSink`).
     progress : bool
         Show a progress bar with steps/s, contacts and Newton iterations.
     """
@@ -410,7 +424,7 @@ def simulate(scene: Scene, steps: int, options: StepOptions, *, capture: Capture
     with tqdm(total=steps, desc=label, unit="step",
               disable=not progress) as bar:
         for k in range(steps):
-            rep = step(scene, options, index=k, capture=capture, warm=warm)
+            rep = step(scene, options, index=k, capture=capture, warm=warm, problems=problems)
             reports.append(rep)
             if observer is not None:
                 observer(scene, rep)
