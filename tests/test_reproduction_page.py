@@ -146,3 +146,25 @@ def test_ship_adds_parts_that_belong_together_and_refuses_those_that_do_not(tmp_
     with pytest.raises(InputError, match="different bytes of a dataset"):
         collect(_tiny_run(tmp_path / "b", "100", "vqls-global"), shipped, config=config, add=True)
     assert verify(shipped) == manifest, "a refused part changed the shipped folder"
+
+
+def test_a_later_part_of_the_same_run_counts_each_snakemake_invocation_once():
+    """Snakemake keeps every invocation's log in the run folder: a later part reads the earlier parts' logs
+    again, and the wall time must count each invocation once, at its last reading."""
+    from qlsbench.bench.shipped import _superseded
+
+    def inv(started, jobs, wall):
+        return {"started": started, "jobs": jobs, "wall_minutes": wall, "rules": {}}
+
+    legacy = {"jobs": 9, "wall_minutes": 48.4, "rules": {}}  # written before starts were recorded
+    first = {"commit": "abc", "invocations": [legacy, inv("t2", 87, 24.2)], "wall_minutes": 72.6}
+    growing = {"commit": "abc", "invocations": [inv("t3", 13, 89.8)], "wall_minutes": 89.8}
+    other_run = {"commit": "zzz", "invocations": [inv("t1", 9, 48.4)], "wall_minutes": 48.4}
+    later = {"commit": "abc", "invocations": [inv("t1", 9, 48.4), inv("t2", 87, 24.2), inv("t3", 13, 137.2),
+                                             inv("t4", 12, 103.0)]}
+    kept = _superseded([first, growing, other_run], later)
+    assert kept[0]["invocations"] == [] and kept[0]["wall_minutes"] == 0  # read again by the later part
+    assert kept[1]["invocations"] == []  # the same invocation, read when it had run longer
+    assert kept[2] == other_run  # another run's logs are not this run's
+    total = sum(p["wall_minutes"] for p in kept) + sum(i["wall_minutes"] for i in later["invocations"])
+    assert total == pytest.approx(48.4 + 24.2 + 137.2 + 103.0 + 48.4)

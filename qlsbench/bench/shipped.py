@@ -133,7 +133,30 @@ def job_times(log: str | os.PathLike) -> dict:
             entry["minutes"] += (stamp - started.pop(m.group(1))).total_seconds() / 60
     wall = (last - first).total_seconds() / 60 if first else 0.0
     return {"wall_minutes": wall, "jobs": sum(r["jobs"] for r in rules.values()),
-            "rules": {name: dict(r) for name, r in sorted(rules.items())}}
+            "rules": {name: dict(r) for name, r in sorted(rules.items())},
+            "started": first.isoformat() if first else None}
+
+
+def _same_invocation(old: dict, new: dict) -> bool:
+    """Whether an earlier collection's invocation is ``new`` again: the same start, or, for an entry written
+    before starts were recorded, the same jobs in no more wall time (a log read again can only have grown)."""
+    if old.get("started") and new.get("started"):
+        return old["started"] == new["started"]
+    return old.get("jobs") == new.get("jobs") and old.get("wall_minutes", 0.0) <= new.get("wall_minutes", 0.0) + 1e-9
+
+
+def _superseded(parts: list[dict], part: dict) -> list[dict]:
+    """Earlier collections without the invocations ``part`` counts again: Snakemake keeps every invocation's
+    log in the run folder, so a later part of the same run reads the earlier parts' logs too (a part's wall
+    time must count each invocation once, at its last reading)."""
+    out = []
+    for old in parts:
+        if old.get("commit") == part.get("commit"):
+            kept = [inv for inv in old.get("invocations", [])
+                    if not any(_same_invocation(inv, new) for new in part["invocations"])]
+            old = {**old, "invocations": kept, "wall_minutes": sum(t["wall_minutes"] for t in kept)}
+        out.append(old)
+    return out
 
 
 def _copy(source: Path, out: Path, relative: Path, files: dict, transform=None) -> None:
@@ -265,7 +288,7 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
     times = [t for t in map(job_times, logs) if t["jobs"]]
     part = {"machine": machine_info(), "packages": package_versions(), "commit": _git_commit(run),
             "invocations": times, "wall_minutes": sum(t["wall_minutes"] for t in times), "files": sorted(files)}
-    parts = (earlier or {}).get("collections", []) + [part]
+    parts = _superseded((earlier or {}).get("collections", []), part) + [part]
     every = {p.relative_to(staging).as_posix(): sha256(p) for p in staging.rglob("*") if p.is_file()}
     manifest = {"files": dict(sorted(every.items())), "config": Path(config).name, "config_sha256": sha256(config),
                 "collections": parts, "wall_minutes": sum(p["wall_minutes"] for p in parts)}

@@ -194,8 +194,11 @@ def loss_falls(history, window: int = 51) -> bool:
 def _part_line(k: int, part: dict) -> str:
     machine = part.get("machine", {})
     jobs = sum(i.get("jobs", 0) for i in part.get("invocations", []))
-    return (f"- part {k}: {jobs} finished jobs over {len(part.get('invocations', []))} invocation(s), "
-            f"{part.get('wall_minutes', 0):.0f} min of wall clock, on {machine.get('cpu', 'unknown')} "
+    # A later part of the same run reads this part's Snakemake logs again and counts them (shipped._superseded).
+    work = (f"{jobs} finished jobs over {len(part['invocations'])} invocation(s), {part.get('wall_minutes', 0):.0f} "
+            "min of wall clock" if part.get("invocations") else "its invocations counted with a later part of the "
+            "same run")
+    return (f"- part {k}: {work}, on {machine.get('cpu', 'unknown')} "
             f"({machine.get('cores', '?')} cores, {machine.get('memory', '?')}), {machine.get('os', '')}, Python "
             f"{machine.get('python', '')}, qlsbench commit `{part.get('commit', 'unknown')[:12]}`, collected "
             f"{machine.get('date', '')}")
