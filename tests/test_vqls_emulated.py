@@ -132,3 +132,17 @@ def test_emulated_cost_is_unbiased_and_the_solve_is_deterministic():
 def test_noise_is_refused_on_the_emulated_backend():
     with pytest.raises(InputError, match="depolarizing noise needs backend='shots'"):
         registry.get("vqls-local", backend="shots-emulated", depolarizing=1e-3)
+
+
+def test_aer_seeds_of_different_evaluations_and_solve_seeds_never_share_a_circuits_stream():
+    """Aer seeds experiment i of a batch with seed_simulator + i: the batches of 200 evaluations of 5 solve
+    seeds, each 100 circuits wide, must not overlap (seed + evaluation made circuit i + 1 of one evaluation
+    replay circuit i of the next, and seed r + 1 replay seed r), on both streams."""
+    from qlsbench.solvers.vqls.backends import COST, OVERLAP, aer_seed
+
+    width = 100
+    starts = sorted(aer_seed(seed, stream, evaluation) for seed in range(5) for stream in (COST, OVERLAP)
+                    for evaluation in range(200))
+    assert len(set(starts)) == len(starts)
+    assert min(b - a for a, b in zip(starts, starts[1:])) >= width
+    assert all(0 <= s < 2**32 for s in starts)

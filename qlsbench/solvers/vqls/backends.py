@@ -112,7 +112,7 @@ class CircuitBackend(ExactBackend):
         """The ancilla's ``<Z>`` of every Hadamard test at ``alpha``: exact, or estimated from the shots."""
         alpha = self.ansatz._check(alpha)
         bound = self._bind(alpha)
-        run = self.simulator.run(bound, shots=self.shots or 1, seed_simulator=self.seed + self.evaluations)
+        run = self.simulator.run(bound, shots=self.shots or 1, seed_simulator=aer_seed(self.seed, COST, self.evaluations))
         result = run.result()
         self.executions += len(bound)
         if self.shots is None:
@@ -146,7 +146,8 @@ class CircuitBackend(ExactBackend):
         bound = [self._overlap.assign_parameters({p: (yi if p.vector.name == "alpha" else xi)[p.index]
                                                   for p in self._overlap.parameters})
                  for xi, yi in zip(x, y)]
-        result = self.simulator.run(bound, shots=self.shots, seed_simulator=self.seed + 7919 * self.evaluations).result()
+        result = self.simulator.run(bound, shots=self.shots,
+                                    seed_simulator=aer_seed(self.seed, OVERLAP, self.evaluations)).result()
         self.executions += len(bound)
         zero = "0" * n
         return np.array([result.get_counts(i).get(zero, 0) / self.shots for i in range(len(bound))])
@@ -289,7 +290,7 @@ class DeviceBackend(CircuitBackend):
         alpha = self.ansatz._check(alpha)
         batch = [qc.assign_parameters({p: alpha[p.index] for p in qc.parameters}) if qc.num_parameters else qc
                  for qc in self.batch]
-        result = self.simulator.run(batch, shots=self.shots, seed_simulator=self.seed + self.evaluations).result()
+        result = self.simulator.run(batch, shots=self.shots, seed_simulator=aer_seed(self.seed, COST, self.evaluations)).result()
         self.executions += len(batch)
         self.mitigation_circuits += len(batch) - len(self.templates)
         # A circuit folded to f times its gates runs about f times as long.
@@ -332,7 +333,7 @@ class DeviceBackend(CircuitBackend):
                                                   for p in self._overlap.parameters})
                  for xi, yi in zip(x, y)]
         result = self._overlap_simulator.run(bound, shots=self.shots,
-                                             seed_simulator=self.seed + 7919 * self.evaluations).result()
+                                             seed_simulator=aer_seed(self.seed, OVERLAP, self.evaluations)).result()
         self.executions += len(bound)
         self.gate_seconds += self.shots * len(bound) * self._overlap_seconds
         zero = "0" * self.problem.n_qubits
@@ -346,6 +347,22 @@ class DeviceBackend(CircuitBackend):
                 "routed_depth": self.routed.depth, "two_qubit_gates": self.routed.two_qubit_gates,
                 "device_qubits": self.routed.qubits,
                 "device_seconds": self.gate_seconds}
+
+
+#: Streams of Aer seeds: the cost's Hadamard tests and QN-SPSA's overlap circuits.
+COST, OVERLAP = 0, 1
+
+
+def aer_seed(seed: int, stream: int, evaluation: int) -> int:
+    """Aer's ``seed_simulator`` for one batch: drawn from ``(seed, stream, evaluation)``.
+
+    Aer seeds experiment ``i`` of a batch with ``seed_simulator + i``. With ``seed + evaluation`` (as
+    before), circuit ``i + 1`` of one evaluation drew the same random numbers as circuit ``i`` of the next,
+    and the solve of seed ``r + 1`` the numbers of seed ``r`` one evaluation later: shot noise correlated
+    across circuits, evaluations and the seeds whose spread a result reports. A hashed base makes such
+    overlaps as unlikely as any two draws from 2^32.
+    """
+    return int(np.random.SeedSequence([int(seed), int(stream), int(evaluation)]).generate_state(1)[0])
 
 
 def _apply_pauli(label: str, v: np.ndarray) -> np.ndarray:
