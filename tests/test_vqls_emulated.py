@@ -146,3 +146,28 @@ def test_aer_seeds_of_different_evaluations_and_solve_seeds_never_share_a_circui
     assert len(set(starts)) == len(starts)
     assert min(b - a for a, b in zip(starts, starts[1:])) >= width
     assert all(0 <= s < 2**32 for s in starts)
+
+
+@pytest.mark.parametrize("backend", ["shots", "device"])
+def test_each_overlap_estimate_draws_new_shots(backend):
+    """QN-SPSA estimates its metric several times between two cost evaluations: each estimate is a new
+    1000-shot sample (its spread over 60 calls is the binomial one), not the same shots again (it was: the
+    seed followed the cost evaluations only, so the metric's noise was frozen)."""
+    from qlsbench.pauli import decompose
+    from qlsbench.problems import ising_inspired
+    from qlsbench.solvers.vqls.ansatz import initial_parameters
+    from qlsbench.solvers.vqls.backends import BACKENDS
+    from qlsbench.solvers.vqls.problem import VQLSProblem
+
+    system = ising_inspired(2, 10.0)
+    problem = VQLSProblem.from_system(system)
+    sampled = BACKENDS[backend](problem, 2, "global", True, decomposition=decompose(system.A), shots=1000, seed=0,
+                                **({"noise_scale": 0.0} if backend == "device" else {}))
+    exact = BACKENDS["exact"](problem, 2, "global", True)
+    a = initial_parameters(2, 2, 0)
+    b = a + 0.3
+    p = float(exact.fidelity(a, b)[0])
+    draws = np.array([sampled.fidelity(a, b)[0] for _ in range(60)])
+    binomial = np.sqrt(p * (1 - p) / 1000)
+    assert 0.5 * binomial < draws.std() < 2.0 * binomial
+    assert abs(draws.mean() - p) < 4 * binomial / np.sqrt(60)

@@ -129,6 +129,13 @@ class CircuitBackend(ExactBackend):
             return super().fidelity(x, y)
         return self._sampled_fidelity(x, y)
 
+    def _next_overlap(self) -> int:
+        """The number of this overlap batch in the solve: QN-SPSA estimates its metric several times between
+        two cost evaluations, and each estimate must draw new shots (seeded by the evaluation count, as
+        before, they were the same shots every time: the metric's noise frozen)."""
+        self._overlaps = getattr(self, "_overlaps", 0) + 1
+        return self._overlaps
+
     def _sampled_fidelity(self, x, y) -> np.ndarray:
         """Compute-uncompute ``|<0|V(x)^dagger V(y)|0>|^2`` estimated from ``shots`` samples."""
         from qiskit import transpile
@@ -147,7 +154,7 @@ class CircuitBackend(ExactBackend):
                                                   for p in self._overlap.parameters})
                  for xi, yi in zip(x, y)]
         result = self.simulator.run(bound, shots=self.shots,
-                                    seed_simulator=aer_seed(self.seed, OVERLAP, self.evaluations)).result()
+                                    seed_simulator=aer_seed(self.seed, OVERLAP, self._next_overlap())).result()
         self.executions += len(bound)
         zero = "0" * n
         return np.array([result.get_counts(i).get(zero, 0) / self.shots for i in range(len(bound))])
@@ -333,7 +340,7 @@ class DeviceBackend(CircuitBackend):
                                                   for p in self._overlap.parameters})
                  for xi, yi in zip(x, y)]
         result = self._overlap_simulator.run(bound, shots=self.shots,
-                                             seed_simulator=aer_seed(self.seed, OVERLAP, self.evaluations)).result()
+                                             seed_simulator=aer_seed(self.seed, OVERLAP, self._next_overlap())).result()
         self.executions += len(bound)
         self.gate_seconds += self.shots * len(bound) * self._overlap_seconds
         zero = "0" * self.problem.n_qubits
@@ -351,6 +358,7 @@ class DeviceBackend(CircuitBackend):
 
 #: Streams of Aer seeds: the cost's Hadamard tests and QN-SPSA's overlap circuits.
 COST, OVERLAP = 0, 1
+
 
 
 def aer_seed(seed: int, stream: int, evaluation: int) -> int:
