@@ -62,19 +62,16 @@ def load(name: str):
     return getattr(fake_provider, DEVICES[name][0])()
 
 
-def check_options(device: str, noise_scale: float, optimization_level: int, who: str = "",
-                  mitigation: str = "none", backend: str = "device") -> None:
-    """Refuse, in one line prefixed by ``who``, a device that does not exist, a negative noise scale, an
-    optimisation level other than 0-3, an unknown mitigation or one asked of a backend other than ``device``
-    (a solver checks its options with this before any circuit is built)."""
+def check_options(device: str, noise_scale: float, optimization_level: int, who: str = "") -> None:
+    """Refuse, in one line prefixed by ``who``, a device that does not exist, a negative noise scale or an
+    optimisation level other than 0-3 (a :class:`Device` checks its settings with this; a solver's are its
+    options record's to check)."""
     prefix = f"{who}: " if who else ""
     if device not in DEVICES:
         raise InputError(f"{prefix}unknown device {device!r}; use one of {', '.join(sorted(DEVICES))}")
     NON_NEGATIVE.check(noise_scale, f"{prefix}noise_scale")
     if optimization_level not in (0, 1, 2, 3):
         raise InputError(f"{prefix}optimization_level must be 0, 1, 2 or 3, got {optimization_level!r}")
-    check_mitigation(mitigation, prefix)
-    check_mitigation_backend(mitigation, backend, who)
 
 
 def check_mitigation_backend(mitigation: str, backend: str, who: str = "") -> None:

@@ -65,6 +65,10 @@ class ExactBackend:
 class CircuitBackend(ExactBackend):
     """Hadamard-test circuits on Aer: exact expectation values (``shots=None``) or sampled."""
 
+    #: Overlap batches sampled so far (:meth:`_next_overlap`); the device backend shares it without this
+    #: class's ``__init__``.
+    _overlaps = 0
+
     name = "circuits"
 
     def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *, decomposition,
@@ -133,7 +137,7 @@ class CircuitBackend(ExactBackend):
         """The number of this overlap batch in the solve: QN-SPSA estimates its metric several times between
         two cost evaluations, and each estimate must draw new shots (seeded by the evaluation count, as
         before, they were the same shots every time: the metric's noise frozen)."""
-        self._overlaps = getattr(self, "_overlaps", 0) + 1
+        self._overlaps += 1
         return self._overlaps
 
     def _sampled_fidelity(self, x, y) -> np.ndarray:
