@@ -77,7 +77,7 @@ def merge(dataset: str | os.PathLike, shards: Sequence[str | os.PathLike], out: 
             seen[key] = str(path)
     _check_same_run(shards, frames)
     rows = pd.concat(frames, ignore_index=True)
-    if rows["dataset_hash"].iloc[0] != dataset_hash(dataset):
+    if not rows.empty and rows["dataset_hash"].iloc[0] != dataset_hash(dataset):
         raise InputError(f"shards were run on another version of {dataset} (hash {rows['dataset_hash'].iloc[0]})")
     keyed = set(zip(rows["system_id"], rows["repeat"]))
     repeats = sorted(rows["repeat"].unique())
@@ -105,6 +105,8 @@ def _check_same_run(shards: Sequence[str | os.PathLike], frames: list[pd.DataFra
     """Refuse, in one line naming two files and the field, shards that are not parts of one solve."""
     first = None
     for path, frame in zip(shards, frames):
+        if frame.empty:  # a shard given no systems (more shards than systems) says nothing about its run
+            continue
         facts = frame.assign(base_seed=frame["seed"] - frame["repeat"],
                              time_limit=frame["time_limit"].fillna(-1.0))
         for column, words in SAME_RUN.items():
