@@ -172,6 +172,32 @@ def test_sharded_results_merge_into_an_unsharded_runs_rows(tmp_path):
                                   merged.drop(columns="wall_time"))
 
 
+def test_raising_repeats_solves_only_the_new_seeds(tmp_path):
+    """3 repeats, then raised to 5: the rows equal a 5-repeat run's and the first three are kept as they were."""
+    from qlsbench.bench import SolverSpec, add_repeats, read_results, run_solver
+    from qlsbench.data import write_systems
+    from qlsbench.problems import ising_inspired
+
+    data = tmp_path / "d.parquet"
+    write_systems([ising_inspired(n, 10.0) for n in (2, 3)], data)
+    spec = SolverSpec("vqls-local", {"backend": "shots-emulated", "maxiter": 5, "layers": 1})
+    run_solver(spec, data, tmp_path / "whole.parquet", repeats=5, progress=False)
+    out = tmp_path / "grown.parquet"
+    first = run_solver(spec, data, out, repeats=3, progress=False)
+    grown = add_repeats(spec, data, out, repeats=5, progress=False)
+    assert list(grown["repeat"]) == [0, 1, 2, 3, 4] * 2
+    timing = ["wall_time", "progress_seconds"]
+    pd.testing.assert_frame_equal(read_results(out).drop(columns=timing),
+                                  read_results(tmp_path / "whole.parquet").drop(columns=timing))
+    kept = read_results(out).set_index(["system_id", "repeat"]).loc[list(zip(first["system_id"], first["repeat"]))]
+    assert kept["wall_time"].tolist() == first["wall_time"].tolist()  # the earlier solves were not redone
+    assert list(tmp_path.glob("grown.*")) == [out]  # the part file is gone
+    assert add_repeats(spec, data, out, repeats=5, progress=False).equals(read_results(out))  # nothing to add
+    with pytest.raises(InputError, match="seed"):  # parts of another solve are refused, out unchanged
+        add_repeats(spec, data, out, repeats=7, seed=1, progress=False)
+    assert len(read_results(out)) == 10
+
+
 def test_runtime_follows_the_work_and_check_config_refuses_what_cannot_fit():
     config = {"ising": {"n_qubits": [2, 3, 4, 5, 6, 7, 8], "kappas": [10]}, "run": {"repeats": 2, "time_limit": 60},
               "solvers": [{"name": "lu", "shards": 3}]}

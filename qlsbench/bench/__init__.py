@@ -6,7 +6,7 @@ The figures and pages drawn from results are :mod:`qlsbench.report`'s.
 from qlsbench.bench.metrics import metrics
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, leaderboard
 from qlsbench.bench.results import load_results, read_results
-from qlsbench.bench.runner import SolverSpec, run_solver
+from qlsbench.bench.runner import SolverSpec, add_repeats, run_solver
 
-__all__ = ["LOW_ACCURACY", "SolverSpec", "Tolerances", "leaderboard", "load_results", "metrics", "read_results",
-           "run_solver"]
+__all__ = ["LOW_ACCURACY", "SolverSpec", "Tolerances", "add_repeats", "leaderboard", "load_results", "metrics",
+           "read_results", "run_solver"]

@@ -41,7 +41,7 @@ from qlsbench.bench.results import (
     results_files,
     results_table,
 )
-from qlsbench.bench.runner import SolverSpec, run_solver
+from qlsbench.bench.runner import SolverSpec, add_repeats, run_solver
 from qlsbench.checks import Real, Whole
 from qlsbench.data import (
     atomic_write,
@@ -337,9 +337,10 @@ def run_board(board: Board, results_dir: str | os.PathLike, progress: bool = Tru
     for run in runs:
         for group, path in files.items():
             out = Path(results_dir) / run["spec"].label / f"{group}.parquet"
-            if not out.exists():
-                run_solver(run["spec"], path, out, name=f"pinned/{group}", repeats=run["repeats"], seed=run["seed"],
-                           time_limit=run["time_limit"], max_qubits=run["max_qubits"], progress=progress)
+            how = dict(name=f"pinned/{group}", repeats=run["repeats"], seed=run["seed"], time_limit=run["time_limit"],
+                       max_qubits=run["max_qubits"], progress=progress)
+            # A finished file is kept; raising a row's repeats in board.yaml solves only the new seeds.
+            (add_repeats if out.exists() else run_solver)(run["spec"], path, out, **how)
             written.append(out)
     return written
 

@@ -40,6 +40,7 @@ from qlsbench.bench.results import (
     RESULTS_SCHEMA_VERSION,
     RESULTS_VERSION_KEY,
     jsonable,
+    read_results,
     result_row,
     results_table,
 )
@@ -251,7 +252,8 @@ class _Run:
 def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathLike, *,
                repeats: int = 1, seed: int = 0, time_limit: float | None = None,
                max_qubits: int | None = None, name: str | None = None, progress: bool = True,
-               shard: tuple[int, int] | None = None, sequence: bool = False) -> pd.DataFrame:
+               shard: tuple[int, int] | None = None, sequence: bool = False,
+               first_repeat: int = 0) -> pd.DataFrame:
     """Run one solver configuration on every system of a dataset.
 
     Each (system, repeat) gives a row, failures included: an exception in the
@@ -297,6 +299,9 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
         :func:`~qlsbench.solvers.base.can_start`). Each row's resources say ``started_from``. A resumed
         sequence starts cold at its first unfinished solve. Runs in this process: no ``time_limit``, no
         ``shard``.
+    first_repeat : int
+        Solve only repeats ``first_repeat .. repeats - 1`` (seeds ``seed + r`` as always): the new seeds of
+        a run whose earlier ones are done (:func:`add_repeats`).
 
     Returns
     -------
@@ -310,6 +315,8 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
         before anything is read, solved or written.
     """
     COUNT.check(repeats, "repeats")
+    if not (isinstance(first_repeat, int) and 0 <= first_repeat < repeats):
+        raise InputError(f"first_repeat must be an integer in [0, repeats) = [0, {repeats}), got {first_repeat!r}")
     if time_limit is not None:
         POSITIVE.check(time_limit, "time_limit (seconds)")
     if max_qubits is not None:
@@ -341,12 +348,13 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
         run.isolated = IsolatedSolver(spec.name, spec.options, time_limit)
         guard = contextlib.nullcontext()
     try:
-        with tqdm(total=len(systems) * repeats, desc=f"{spec.label} on {run.name}", disable=not progress,
+        with tqdm(total=len(systems) * (repeats - first_repeat), desc=f"{spec.label} on {run.name}", disable=not progress,
                   unit="solve") as bar, guard:
             # A sequence runs each repeat's chain through the systems in order; otherwise a system's repeats
             # are solved together, as always.
-            order = ([(system, r) for r in range(repeats) for system in systems] if sequence else
-                     [(system, r) for system in systems for r in range(repeats)])
+            wanted = range(first_repeat, repeats)
+            order = ([(system, r) for r in wanted for system in systems] if sequence else
+                     [(system, r) for system in systems for r in wanted])
             state = None
             for i, (system, r) in enumerate(order):
                 s = seed + r
@@ -374,6 +382,38 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     atomic_write_table(table, out)
     journal.clear()
     return pd.DataFrame(rows) if rows else table.to_pandas()  # an empty shard still has the columns
+
+
+def add_repeats(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathLike, *, repeats: int,
+                seed: int = 0, **run) -> pd.DataFrame:
+    """Bring the finished results file ``out`` up to ``repeats`` repeats, solving only the new ones.
+
+    Raising a run's seeds from 3 to 5 solves seeds 3 and 4 and keeps the
+    rows of 0-2 as they are: the new repeats go to a part file beside
+    ``out`` (resumable like any run), which is then merged with ``out`` by
+    :func:`~qlsbench.bench.shards.merge`, so the parts must be of one solve
+    (solver, options, seed, time limit, dataset) or nothing is written.
+    ``run`` takes :func:`run_solver`'s other keywords.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Every row of ``out`` afterwards.
+    """
+    from qlsbench.bench.shards import merge
+
+    out = Path(out)
+    earlier = read_results(out)
+    have = sorted(int(r) for r in earlier["repeat"].unique())
+    if have != list(range(len(have))):
+        raise InputError(f"{out}: its repeats are {have}, not 0..k-1: not a run to add repeats to")
+    if len(have) >= repeats:
+        return earlier
+    part = out.with_name(f"{out.stem}.repeats-{len(have)}-{repeats - 1}.parquet")
+    run_solver(spec, dataset, part, repeats=repeats, seed=seed, first_repeat=len(have), **run)
+    rows = merge(dataset, [out, part], out)
+    part.unlink()
+    return rows
 
 
 #: Message of a ``crashed`` row: the solver took its own process down when retried in one.
