@@ -98,7 +98,7 @@ def test_the_leaderboard_page_adds_the_estimates_per_family(tmp_path):
     assert "What a fault-tolerant solver would cost" in text
     row = next(line for line in text.splitlines() if line.startswith("| ising |"))
     exact = table[table["tol"] == 0]
-    assert f"| 2 | 2-3 |" in row and f"{exact['adiabatic_queries_practical'].max():.3g} (3 qubits)" in row
+    assert "| 2 | 2-3 |" in row and f"{exact['adiabatic_queries_practical'].max():.3g} (3 qubits)" in row
     # a file that is not a resources table is named
     assert main(["leaderboard", str(tmp_path / "results"), "--md", str(md), "--csv", str(tmp_path / "b.csv"),
                  "--estimates", str(data)]) != 0

@@ -25,7 +25,7 @@ from qlsbench.physics.penalty.attachments import (
     force_dr,
     precompute_dr,
 )
-from qlsbench.physics.penalty.geometry import project_to_moving_surface, so3_exp, so3_left_jacobian
+from qlsbench.physics.penalty.geometry import project_to_moving_surface, so3_exp
 from qlsbench.physics.penalty.scenes import springs_within
 
 from finite_differences import central_jacobian, checked_operator

@@ -51,8 +51,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qlsbench.checks import POSITIVE, whole_number
-from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
 from qlsbench.solvers.devices import DEFAULT_DEVICE

@@ -34,14 +34,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from qlsbench.checks import POSITIVE, whole_number
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status, start_used
 from qlsbench.solvers.options import VQLSOptions
 from qlsbench.solvers.variational import least_squares_readout, progress_marks
 from qlsbench.solvers.vqls import circuits
-from qlsbench.solvers.vqls.ansatz import STRUCTURES, initial_parameters, n_parameters
+from qlsbench.solvers.vqls.ansatz import initial_parameters, n_parameters
 from qlsbench.solvers.vqls.backends import BACKENDS
 from qlsbench.solvers.vqls.optimizers import (
     DEFAULT_OPTIMIZER,
