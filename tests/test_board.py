@@ -119,7 +119,11 @@ def test_compare_ranks_a_module_class_without_rerunning_the_board(small_board, t
     assert (work / "submission.parquet").exists()
     # Jacobi solves the diagonally dominant group (2 of 5 systems) and not the Ising ones (not dominant).
     first = out.splitlines()[0]
-    assert first.startswith("jacobi: rank 3 of 3 on the exact track (success 0.40)")
+    # 2 of 5 systems: the Wilson 95 % interval is [0.118, 0.769] (z = 1.96, by hand); LU's 5 of 5, [0.566, 1],
+    # overlaps it, so the rank does not separate them and the line after says so.
+    assert first.startswith("jacobi: rank 3 of 3 on the exact track (success 0.40 [0.12, 0.77])")
+    tied = out.splitlines()[1]
+    assert "exact track, not separated at 95 % from: " in tied and "lu" in tied.split(";")[1]
     assert "times scaled by" in out and "5 repeats ranged" in out and "<- new" in out
 
 

@@ -426,6 +426,19 @@ class Comparison:
                                        ascending=[False, False, True]).reset_index(drop=True)
         return int(order.index[order["solver"] == self.label][0]) + 1
 
+    def interval(self, column: str = "success_rate") -> tuple[float, float, float]:
+        """The new solver's rate ``column`` and its 95 % Wilson interval over the systems it counts."""
+        mine = self.board[self.board["solver"] == self.label].iloc[0]
+        return float(mine[column]), float(mine[f"{column}_ci_low"]), float(mine[f"{column}_ci_high"])
+
+    def not_separated(self, column: str = "success_rate") -> list[str]:
+        """The other rows whose interval of ``column`` overlaps the new solver's: at 95 %, the ranking does not
+        order the new solver against them, whatever their places say."""
+        _, low, high = self.interval(column)
+        others = self.board[self.board["solver"] != self.label]
+        meets = (others[f"{column}_ci_low"] <= high) & (others[f"{column}_ci_high"] >= low)
+        return others.loc[meets, "solver"].tolist()
+
     def failing(self, tol: Tolerances = LOW_ACCURACY) -> pd.DataFrame:
         """The pinned systems the new solver did not solve at ``tol`` (default: the variational track's bar)."""
         return failing_systems(self.results, self.label, tol)

@@ -453,10 +453,20 @@ def cmd_compare(args) -> None:
                      local=args.with_local)
     board, n = result.board, len(result.board)
     mine = board[board["solver"] == result.label].iloc[0]
+
+    def rate(column: str) -> str:
+        value, low, high = result.interval(column)
+        return f"success {value:.2f} [{low:.2f}, {high:.2f}]"
+
     print(f"{result.label}: rank {result.rank('success_rate')} of {n} on the exact track "
-          f"(success {mine['success_rate']:.2f}), rank {result.rank('success_rate_low')} of {n} on the variational "
-          f"track (success {mine['success_rate_low']:.2f}, median fidelity {mine['median_fidelity']:.3f}); "
+          f"({rate('success_rate')}), rank {result.rank('success_rate_low')} of {n} on the variational "
+          f"track ({rate('success_rate_low')}, median fidelity {mine['median_fidelity']:.3f}); "
           f"time {mine['time_sgm_rel']:.3g}x the fastest (on the systems both ran)")
+    print("rates are over systems, with their 95 % Wilson intervals; ", end="")
+    for track, column in (("exact", "success_rate"), ("variational", "success_rate_low")):
+        tied = result.not_separated(column)
+        print(f"{track} track, not separated at 95 % from: {', '.join(tied) if tied else 'none'}",
+              end="; " if track == "exact" else "\n")
     print(result.calibration.describe())
     shown = board.assign(new=np.where(board["solver"] == result.label, "<- new", ""))
     print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
