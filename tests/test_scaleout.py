@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pytest
 import yaml
 
@@ -196,6 +198,17 @@ def test_raising_repeats_solves_only_the_new_seeds(tmp_path):
     with pytest.raises(InputError, match="seed"):  # parts of another solve are refused, out unchanged
         add_repeats(spec, data, out, repeats=7, seed=1, progress=False)
     assert len(read_results(out)) == 10
+    # A finished file of the previous results schema (no device columns) takes new repeats in the current one.
+    import pyarrow.parquet as pq
+
+    from qlsbench.bench.results import RESULTS_VERSION_KEY
+
+    old = pq.read_table(out).drop_columns(["routed_depth", "two_qubit_gates", "device_seconds"])
+    old = old.replace_schema_metadata({RESULTS_VERSION_KEY: b"4"}).filter(pa.compute.less(old["repeat"], 2))
+    pq.write_table(old, out)
+    grown = add_repeats(spec, data, out, repeats=3, progress=False)
+    assert list(grown["repeat"]) == [0, 1, 2] * 2
+    assert grown["routed_depth"].isna().tolist() == [True, True, False] * 2  # kept as stored; the new has them
 
 
 def test_runtime_follows_the_work_and_check_config_refuses_what_cannot_fit():

@@ -38,6 +38,7 @@ from qlsbench.bench.results import (
     jsonable,
     load_results,
     read_results,
+    read_results_table,
     results_files,
     results_table,
 )
@@ -357,8 +358,8 @@ def publish_results(board: Board, results_dir: str | os.PathLike) -> pd.DataFram
     The pages drawn from them are :func:`qlsbench.report.board_pages.publish`'s.
     """
     results = load_results([results_dir])  # checks every file's schema first
-    tables = [pq.read_table(f) for f in results_files([results_dir])]
-    table = pa.concat_tables(tables)
+    # In the current schema: a board whose rows grew new seeds holds files of two schema versions.
+    table = pa.concat_tables([read_results_table(f) for f in results_files([results_dir])])
     for column in _UNPUBLISHED:
         i = table.schema.get_field_index(column)
         table = table.set_column(i, table.schema.field(i), pa.nulls(len(table), table.schema.field(i).type))

@@ -157,6 +157,42 @@ def results_table(rows: list[dict]) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
+def _readable(path: str | os.PathLike) -> tuple[pa.Table, str]:
+    """A results file's table and schema version, refused in one line when this qlsbench cannot read it."""
+    table = read_parquet(path, kind="results file", error=InputError)
+    version = (table.schema.metadata or {}).get(RESULTS_VERSION_KEY, b"none").decode()
+    if version not in READABLE_SCHEMA_VERSIONS:
+        raise InputError(f"{path}: results schema version {version}, this qlsbench reads "
+                         f"{' and '.join(READABLE_SCHEMA_VERSIONS)}")
+    return table, version
+
+
+def read_results_table(path: str | os.PathLike) -> pa.Table:
+    """One results file as an Arrow table in the current schema, every stored value kept as stored.
+
+    A file of an older readable version gains the columns added since, as nulls, so files of both versions
+    concatenate (a merge of new repeats into an older run, a board published from both).
+
+    Raises
+    ------
+    InputError
+        Naming the file and the version or column at fault.
+    """
+    table, _ = _readable(path)
+    schema = results_table([]).schema
+    columns = []
+    for field in schema:
+        if field.name not in table.schema.names:
+            columns.append(pa.nulls(len(table), field.type))
+            continue
+        try:
+            columns.append(table[field.name].cast(field.type))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            raise InputError(f"{path}: column {field.name!r} is {table.schema.field(field.name).type}, "
+                             f"a results file's is {field.type}") from None
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
 def read_results(path: str | os.PathLike) -> pd.DataFrame:
     """Read one results file, checking its schema version and columns.
 
@@ -165,11 +201,7 @@ def read_results(path: str | os.PathLike) -> pd.DataFrame:
     InputError
         Naming the file and the version or column at fault.
     """
-    table = read_parquet(path, kind="results file", error=InputError)
-    version = (table.schema.metadata or {}).get(RESULTS_VERSION_KEY, b"none").decode()
-    if version not in READABLE_SCHEMA_VERSIONS:
-        raise InputError(f"{path}: results schema version {version}, this qlsbench reads "
-                         f"{' and '.join(READABLE_SCHEMA_VERSIONS)}")
+    table, version = _readable(path)
     present = set(table.schema.names)
     wanted = [n for n, _ in RESULT_COLUMNS if n in present or version == RESULTS_SCHEMA_VERSION]
     df = read_parquet(path, kind="results file", columns=wanted, error=InputError).to_pandas()

@@ -21,8 +21,8 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from qlsbench.bench.results import read_results, results_table
-from qlsbench.data import atomic_write_table, dataset_hash, load_dataset, read_parquet
+from qlsbench.bench.results import read_results, read_results_table, results_table
+from qlsbench.data import atomic_write_table, dataset_hash, load_dataset
 from qlsbench.errors import InputError
 
 
@@ -90,7 +90,7 @@ def merge(dataset: str | os.PathLike, shards: Sequence[str | os.PathLike], out: 
     first = {}
     for i, key in enumerate(zip(rows["system_id"], rows["repeat"])):
         first.setdefault(key, i)
-    table = pa.concat_tables([read_parquet(path, kind="results file", error=InputError) for path in shards])
+    table = pa.concat_tables([read_results_table(path) for path in shards])  # an older part gains new columns
     merged = table.take(pa.array([first[key] for key in order], type=pa.int64()))
     atomic_write_table(merged.replace_schema_metadata(results_table([]).schema.metadata), Path(out))
     return merged.to_pandas()
