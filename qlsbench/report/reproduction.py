@@ -305,7 +305,36 @@ def fig2_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, dict]:
              f"*Verdicts* (rules in `qlsbench.report.reproduction`). Global cost drops off with size: "
              f"**{verdicts['global']}**. Local cost learns at every size: **{verdicts['local']}**. VNLS solves "
              f"every size: **{verdicts['vnls']}**.", ""]
+    text += _aer_note(shipped, [label for _, label in present if label in AER_LABELS])
     return "\n".join(text), verdicts
+
+
+#: The Aer cross-check's labels, and the commits that corrected how Aer's shots are seeded (a column run before
+#: both reads with correlated shot noise: see the note under fig. 2's table).
+AER_LABELS = ("vqls-global-aer", "vqls-local-aer")
+AER_SEEDING_FIXES = {"bcefa94": "each batch's seed drawn from (seed, stream, evaluation) instead of seed + "
+                                "evaluation, whose per-circuit offsets replayed one evaluation's and one seed's "
+                                "shots in the next",
+                     "75db1df": "each QN-SPSA metric estimate draws new shots (before, the estimates between two "
+                                "cost evaluations reused the same shots)"}
+
+
+def _aer_note(shipped: Shipped, labels: list[str]) -> list[str]:
+    """Which commit each Aer column was run at, beside the commits that fixed Aer's shot seeding."""
+    if not labels:
+        return []
+    commits = {}
+    for part in shipped.manifest.get("collections", []):
+        for label in labels:
+            if any(f.startswith(f"results/{label}/") for f in part.get("files", [])):
+                commits[label] = part.get("commit", "unknown")[:12]
+    ran = ", ".join(f"`{label}` at commit `{commits.get(label, 'unknown')}`" for label in labels)
+    fixes = "; ".join(f"`{c}`: {why}" for c, why in AER_SEEDING_FIXES.items())
+    return [f"The Aer columns ran as {ran}. Two later commits changed how Aer's shots are seeded ({fixes}). "
+            "A column run before them draws correlated shot noise across circuits, evaluations and seeds, so "
+            "its spread over seeds is not independent: read it as indicative until rerun. With both fixes, "
+            "Aer and the emulated shots agree in distribution on single evaluations (cost and metric: "
+            "`tests/test_vqls_emulated.py`).", ""]
 
 
 def fig3_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, str]:
