@@ -195,7 +195,8 @@ def crosscheck_table(dataset: str | os.PathLike, out: str | os.PathLike, *, qubi
 
     One row per system and truncation tolerance of ``qlsbench resources`` (``tol``: the terms kept, so ``terms``,
     are those of :func:`~qlsbench.pauli.lcu.lcu_summary`): the system's identity and pinned name, ``terms``,
-    ``ours_<part>_<quantity>``, ``tool_<part>_<quantity>`` and the tool's name and version. A system of one
+    ``ours_<part>_<quantity>``, ``tool_<part>_<quantity>``, the tool's name and version and its settings
+    (``precision``, ``phase_bits``, ``qubit_terms``: :mod:`~qlsbench.pauli.crosscheck`). A system of one
     term has no tool counts (Qualtran's SELECT needs two); ``qubit_terms`` (default
     :data:`~qlsbench.pauli.crosscheck.QUBIT_TERMS`) bounds the systems whose SELECT qubits are counted.
     """
@@ -217,7 +218,9 @@ def crosscheck_table(dataset: str | os.PathLike, out: str | os.PathLike, *, qubi
             row = {"dataset": dataset_name(dataset), "system_id": system.system_id,
                    "name": system.meta.get("pinned_name", system.system_id), "family": system.meta.get("family", ""),
                    "n_qubits": int(terms.n_qubits), "tol": tol, "terms": len(terms),
-                   "tool": crosscheck.TOOL, "tool_version": version, **crosscheck.ours(terms.n_qubits, len(terms))}
+                   "tool": crosscheck.TOOL, "tool_version": version, "precision": crosscheck.PRECISION,
+                   "phase_bits": crosscheck.PHASE_BITS, "qubit_terms": qubit_terms,
+                   **crosscheck.ours(terms.n_qubits, len(terms))}
             if len(terms) >= 2:
                 row.update(crosscheck.tool_counts(terms, qubit_terms=qubit_terms))
             rows.append(row)

@@ -175,6 +175,23 @@ def rotation_tree_angles(tree) -> dict[str, int]:
     return out
 
 
+#: Alias sampling's steps by the class of its callee (Babbush et al. 2018, fig. 11).
+ALIAS_STEPS = {"PrepareUniformSuperposition": "uniform", "QROM": "qrom", "LessThanEqual": "compare", "CSwap": "swap"}
+
+
+def alias_steps(prepare) -> dict[str, int]:
+    """Toffolis of each step of alias sampling, from its call graph: the uniform superposition over ``L``, the
+    QROM of the ``alt`` and ``keep`` values, the ``mu``-bit comparison and the controlled swap."""
+    from qualtran.resource_counting import get_bloq_callee_counts
+
+    out = dict.fromkeys(ALIAS_STEPS.values(), 0)
+    for callee, n in get_bloq_callee_counts(prepare):
+        step = ALIAS_STEPS.get(type(callee).__name__)
+        if step is not None:
+            out[step] += int(n) * gate_counts(callee)["toffolis"]
+    return out
+
+
 def select_pauli_lcu(terms: PauliDecomposition, control_val: int | None):
     """Qualtran's ``SelectPauliLCU`` over the terms' strings, decomposed (once: both counts read the same)."""
     from qualtran.bloqs.multiplexers.select_pauli_lcu import SelectPauliLCU
@@ -189,7 +206,8 @@ def tool_counts(terms: PauliDecomposition, *, qubit_terms: int = QUBIT_TERMS) ->
 
     SELECT's and the block encoding's qubits are counted up to ``qubit_terms`` terms (they decompose
     ``SelectPauliLCU``), with ``SelectPauliLCU``'s Toffolis (``tool_<select part>_pauli_lcu_toffolis``, equal to
-    ``ApplyLthBloq``'s); also the rotation tree's ``amplitude`` and ``phase`` angles and alias sampling's ``mu``.
+    ``ApplyLthBloq``'s); also the rotation tree's ``amplitude`` and ``phase`` angles, alias sampling's ``mu`` and
+    the Toffolis of its steps (:func:`alias_steps`).
     """
     bloqs = tool_bloqs(terms)
     gates_cache: dict = {}  # the block encoding's SELECT is the uncontrolled one: counted once
@@ -202,6 +220,7 @@ def tool_counts(terms: PauliDecomposition, *, qubit_terms: int = QUBIT_TERMS) ->
     angles = rotation_tree_angles(bloqs["rotation_tree"])
     out.update(tool_rotation_tree_angles=angles["amplitude"], tool_rotation_tree_phase_angles=angles["phase"],
                tool_prepare_mu=int(bloqs["prepare"].mu))
+    out.update({f"tool_prepare_{step}_toffolis": v for step, v in alias_steps(bloqs["prepare"]).items()})
     for part in ("select", "select_uncontrolled"):
         out[f"tool_{part}_pauli_lcu_toffolis"] = np.nan
     if len(terms) > qubit_terms:
@@ -219,6 +238,6 @@ def tool_counts(terms: PauliDecomposition, *, qubit_terms: int = QUBIT_TERMS) ->
     return out
 
 
-__all__ = ["EXTRA", "MISSING", "PARTS", "PHASE_BITS", "PRECISION", "QUANTITIES", "QUBIT_TERMS", "TOOL",
-           "gate_counts", "generalizer", "ours", "pauli_strings", "qubit_count", "require_tool",
+__all__ = ["ALIAS_STEPS", "EXTRA", "MISSING", "PARTS", "PHASE_BITS", "PRECISION", "QUANTITIES", "QUBIT_TERMS", "TOOL",
+           "alias_steps", "gate_counts", "generalizer", "ours", "pauli_strings", "qubit_count", "require_tool",
            "rotation_tree_angles", "select_pauli_lcu", "tool_bloqs", "tool_counts"]
