@@ -67,14 +67,19 @@ def _terms(name: str, tol: float = 0.0):
     return truncated(lcu_form(to_system(systems[systems["pinned_name"] == name].iloc[0]).A), tol)
 
 
-@needs_qualtran
-@pytest.mark.parametrize("name", SMALL)
-def test_where_the_constructions_are_the_same_the_counts_are_equal(name):
-    terms = _terms(name)
+@pytest.fixture(scope="module", params=SMALL)
+def counted(request):
+    """A small system's terms, ``n``, ``L``, ``a`` and our counts and Qualtran's (built once per system)."""
+    if not HAS_QUALTRAN:
+        pytest.skip("Qualtran is not installed (pip install 'qlsbench[estimates]')")
+    terms = _terms(request.param)
     n, L = terms.n_qubits, len(terms)
-    a = (L - 1).bit_length()
+    return terms, n, L, (L - 1).bit_length(), crosscheck.ours(n, L), crosscheck.tool_counts(terms)
+
+
+def test_where_the_constructions_are_the_same_the_counts_are_equal(counted):
+    terms, n, L, a, ours, tool = counted
     assert L == lcu_summary(terms)[f"terms_{tol_label(0.0)}"]
-    ours, tool = crosscheck.ours(n, L), crosscheck.tool_counts(terms)
     # Unary iteration with a control: L - 1 Ands of 4 T each, ours exactly; SelectPauliLCU counts as ApplyLthBloq.
     assert tool["tool_select_toffolis"] == ours["ours_select_toffolis"] == L - 1
     assert tool["tool_select_t_gates"] == ours["ours_select_t_gates"] == 4 * (L - 1)
@@ -89,13 +94,8 @@ def test_where_the_constructions_are_the_same_the_counts_are_equal(name):
     assert tool["tool_rotation_tree_rotations"] == 0
 
 
-@needs_qualtran
-@pytest.mark.parametrize("name", SMALL)
-def test_where_they_differ_the_counts_are_within_the_constructions_bounds(name):
-    terms = _terms(name)
-    n, L = terms.n_qubits, len(terms)
-    a = (L - 1).bit_length()
-    ours, tool = crosscheck.ours(n, L), crosscheck.tool_counts(terms)
+def test_where_they_differ_the_counts_are_within_the_constructions_bounds(counted):
+    _, n, L, a, ours, tool = counted
     mu = tool["tool_prepare_mu"]
     # Alias sampling: uniform superposition, QROM (at most L - 2 Ands), 2 mu - 1 for the comparison, a swaps.
     assert tool["tool_prepare_qrom_toffolis"] <= L - 2
