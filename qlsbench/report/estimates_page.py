@@ -1,7 +1,7 @@
 """``docs/estimates-crosscheck.md``: our block-encoding counts beside Qualtran's, generated from the shipped table.
 
-``qlsbench figure estimates-crosscheck docs/estimates/crosscheck.parquet --out docs/estimates-crosscheck.md``
-reads the table of ``qlsbench crosscheck`` (:func:`qlsbench.bench.pauli_study.crosscheck_table`) and writes how
+``qlsbench figure estimates-crosscheck docs/estimates/*.parquet --out docs/estimates-crosscheck.md`` reads the
+tables of ``qlsbench crosscheck`` (one per pinned group) (:func:`qlsbench.bench.pauli_study.crosscheck_table`) and writes how
 far each of our counts (:mod:`qlsbench.pauli.estimates`) is from the independent tool's, and why, with every
 number read from the table. Reading the table needs no Qualtran.
 """
@@ -64,13 +64,14 @@ COLUMNS = ("system_id", "name", "n_qubits", "tol", "terms", "tool", "tool_versio
 
 
 def read_crosscheck(paths: list[str]) -> pd.DataFrame:
-    """The ``qlsbench crosscheck`` tables of ``paths``, one frame; each file's columns checked."""
+    """The ``qlsbench crosscheck`` tables of ``paths``, one frame; each file's columns checked. A system in two
+    tables (pinned in two groups) is one set of rows, the first file's."""
     frames = [read_parquet(path, columns=COLUMNS, error=InputError,
                            hint=" (not a `qlsbench crosscheck` table?)").to_pandas() for path in paths]
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    if table.empty:
+    frames = [frame for frame in frames if len(frame)]
+    if not frames:
         raise InputError("no cross-checked systems in " + ", ".join(map(str, paths)))
-    return table
+    return pd.concat(frames, ignore_index=True).drop_duplicates(["system_id", "tol"], ignore_index=True)
 
 
 def ratios(table: pd.DataFrame, ours: str, tool: str) -> pd.Series:
@@ -210,10 +211,10 @@ encoding as `LCUBlockEncoding`. Toffolis are Qualtran's Toffoli-class gates (`To
 gates 4 per Toffoli plus bare T gates, rotations its arbitrary-angle rotations, qubits its peak count with
 every ancilla. The systems are the pinned set (`qlsbench pinned`), {table["system_id"].nunique()} systems,
 each at the truncation tolerances of `qlsbench resources` ({", ".join(map(tol_label, sorted(table["tol"].unique())))}):
-{len(table)} rows, {len(counted)} counted by the tool{single}. **This page is generated** from `docs/estimates/crosscheck.parquet` (`qlsbench pinned --out pinned &&
-qlsbench crosscheck pinned --out docs/estimates/crosscheck.parquet`, with the `estimates` extra) by `qlsbench
-figure estimates-crosscheck docs/estimates/crosscheck.parquet --out docs/estimates-crosscheck.md`;
-`tests/test_estimates_crosscheck.py` fails when they disagree.
+{len(table)} rows, {len(counted)} counted by the tool{single}. **This page is generated** from the tables in
+`docs/estimates/`, one per pinned group (`qlsbench pinned --out pinned`, then `qlsbench crosscheck pinned/GROUP
+--out docs/estimates/GROUP.parquet` with the `estimates` extra), by `qlsbench figure estimates-crosscheck
+docs/estimates/*.parquet --out docs/estimates-crosscheck.md`; `tests/test_estimates_crosscheck.py` fails when they disagree.
 """
     text = [header, "## Agreement", "",
             "Ratio: our count over Qualtran's, on the rows where Qualtran's is not 0 (— where it is 0 on every row).",
