@@ -161,7 +161,7 @@ def reasons(table: pd.DataFrame) -> list[str]:
          "iteration, at most L − 2 `And`s, fewer where a run of entries holds the same values (Qualtran's QROM "
          f"stops its tree early there: {_of(counted, qrom_short)} rows); the comparison of two μ-bit registers "
          f"(μ = {_span(counted['tool_prepare_mu'])} bits, to keep each |c_j| to "
-         f"{_span(table['precision'])} × max |c|) costs 2μ − 1, the swap a. Its qubits hold, besides the a "
+         f"{', '.join(map(tol_label, sorted(table['precision'].unique())))} × max |c|) costs 2μ − 1, the swap a. Its qubits hold, besides the a "
          "selection qubits, the junk registers σ (μ), `alt` (a), `keep` (μ) and the comparison bit, and the "
          "comparator's ancillas."),
         ("**Block encoding.** `LCUBlockEncoding` is PREPARE, the uncontrolled SELECT and PREPARE's inverse: its "
