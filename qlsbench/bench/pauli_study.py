@@ -186,3 +186,44 @@ def resource_table(dataset: str | os.PathLike, out: str | os.PathLike, *, epsilo
     table = pd.DataFrame(rows)
     atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), out)
     return table
+
+
+def crosscheck_table(dataset: str | os.PathLike, out: str | os.PathLike, *, qubit_terms: int | None = None,
+                     progress: bool = True) -> pd.DataFrame:
+    """Our LCU block-encoding counts beside Qualtran's for every system of ``dataset``
+    (:mod:`qlsbench.pauli.crosscheck`), written to ``out``.
+
+    One row per system and truncation tolerance of ``qlsbench resources`` (``tol``: the terms kept, so ``terms``,
+    are those of :func:`~qlsbench.pauli.lcu.lcu_summary`): the system's identity and pinned name, ``terms``,
+    ``ours_<part>_<quantity>``, ``tool_<part>_<quantity>``, the tool's name and version and its settings
+    (``precision``, ``phase_bits``, ``qubit_terms``: :mod:`~qlsbench.pauli.crosscheck`). A system of one
+    term has no tool counts (Qualtran's SELECT needs two); ``qubit_terms`` (default
+    :data:`~qlsbench.pauli.crosscheck.QUBIT_TERMS`) bounds the systems whose SELECT qubits are counted.
+    """
+    from qlsbench.pauli import crosscheck
+    from qlsbench.pauli.lcu import LCU_TOLS, lcu_form, truncated
+
+    version = crosscheck.require_tool()
+    qubit_terms = crosscheck.QUBIT_TERMS if qubit_terms is None else qubit_terms
+    df = load_dataset(dataset).drop_duplicates("system_id")
+    if df.empty:
+        raise DatasetError(f"{dataset}: the dataset holds no systems")
+    rows = []
+    for _, record in tqdm(df.iterrows(), total=len(df), desc=f"crosscheck {dataset_name(dataset)}", unit="system",
+                          disable=not progress):
+        system = to_system(record)
+        decomposition = lcu_form(system.A)
+        for tol in LCU_TOLS:
+            terms = truncated(decomposition, tol)
+            row = {"dataset": dataset_name(dataset), "system_id": system.system_id,
+                   "name": system.meta.get("pinned_name", system.system_id), "family": system.meta.get("family", ""),
+                   "n_qubits": int(terms.n_qubits), "tol": tol, "terms": len(terms),
+                   "tool": crosscheck.TOOL, "tool_version": version, "precision": crosscheck.PRECISION,
+                   "phase_bits": crosscheck.PHASE_BITS, "qubit_terms": qubit_terms,
+                   **crosscheck.ours(terms.n_qubits, len(terms))}
+            if len(terms) >= 2:
+                row.update(crosscheck.tool_counts(terms, qubit_terms=qubit_terms))
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), out)
+    return table

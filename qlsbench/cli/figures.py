@@ -1,10 +1,10 @@
-"""Study and figure commands: ``pauli``, ``lcu``, ``resources``, and ``figure NAME`` for every figure of :data:`qlsbench.report.FIGURES`."""
+"""Study and figure commands: ``pauli``, ``lcu``, ``resources``, ``crosscheck``, and ``figure NAME`` for every figure of :data:`qlsbench.report.FIGURES`."""
 
 from __future__ import annotations
 
 from functools import partial
 
-from qlsbench.checks import NON_NEGATIVE, POSITIVE
+from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE
 from qlsbench.cli.base import Command
 from qlsbench.cli.options import add_options, given_options
 from qlsbench.text import plural
@@ -81,6 +81,29 @@ def _arguments_resources(s) -> None:
     s.set_defaults(func=cmd_resources, writes=[("out", "--out", "file")], reads=["dataset"])
 
 
+def cmd_crosscheck(args) -> None:
+    from qlsbench.bench.pauli_study import crosscheck_table
+
+    df = crosscheck_table(args.dataset, args.out, qubit_terms=args.qubit_terms, progress=not args.quiet)
+    counted = df.dropna(subset=["tool_select_toffolis"]) if "tool_select_toffolis" in df else df.iloc[:0]
+    exact = int((counted["tool_select_toffolis"] == counted["ours_select_toffolis"]).sum())
+    print(f"{plural(df['system_id'].nunique(), 'system')}, {plural(len(df), 'row')} ({df['tool'].iloc[0]} "
+          f"{df['tool_version'].iloc[0]}); controlled SELECT Toffolis equal to ours on {exact} of {len(counted)} "
+          f"-> {args.out}")
+
+
+def _arguments_crosscheck(s) -> None:
+    from qlsbench.pauli.crosscheck import QUBIT_TERMS
+
+    s.add_argument("dataset", help="dataset file or folder (the pinned set: `qlsbench pinned --out DIR`)")
+    s.add_argument("--qubit-terms", type=COUNT.parse, default=QUBIT_TERMS,
+                   help="count SELECT's qubits (a term-by-term decomposition) up to this many terms "
+                        "(default: %(default)s)")
+    s.add_argument("--out", required=True, help="output .parquet file")
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(func=cmd_crosscheck, writes=[("out", "--out", "file")], reads=["dataset"])
+
+
 def cmd_figure(figure, args) -> None:
     options = figure.options.from_mapping(given_options(args, figure.options))
     for out in args.out:
@@ -112,5 +135,7 @@ COMMANDS = (
                    "every term", _arguments_lcu),
     Command("resources", "fault-tolerant cost estimates per system from its LCU form: block encoding, QSVT and "
                          "discrete-adiabatic query counts (no simulation)", _arguments_resources),
+    Command("crosscheck", "the LCU block encoding's qubits, Toffolis and rotations by our formulas beside "
+                          "Qualtran's count of the same terms (needs the estimates extra)", _arguments_crosscheck),
     Command("figure", FIGURE_HELP, _arguments_figure),
 )

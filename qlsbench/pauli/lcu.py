@@ -33,13 +33,24 @@ def lcu_summary(terms: PauliDecomposition, tols=LCU_TOLS) -> dict[str, float | i
         ``alpha = sum |c|``), and ``max_coeff``.
     """
     magnitude = np.abs(terms.coeffs)
-    top = float(magnitude.max(initial=0.0))
-    out: dict[str, float | int] = {"max_coeff": top}
+    out: dict[str, float | int] = {"max_coeff": float(magnitude.max(initial=0.0))}
     for tol in tols:
-        kept = magnitude > tol * top if tol > 0 else magnitude > 0
+        kept = kept_mask(terms, tol)
         out[f"terms_{tol_label(tol)}"] = int(kept.sum())
         out[f"lcu_norm_{tol_label(tol)}"] = float(magnitude[kept].sum())
     return out
+
+
+def kept_mask(terms: PauliDecomposition, tol: float) -> np.ndarray:
+    """The terms :func:`lcu_summary` keeps at relative tolerance ``tol``: ``|c| > tol * max |c|`` (``|c| > 0`` at 0)."""
+    magnitude = np.abs(terms.coeffs)
+    return magnitude > tol * magnitude.max(initial=0.0) if tol > 0 else magnitude > 0
+
+
+def truncated(terms: PauliDecomposition, tol: float) -> PauliDecomposition:
+    """The terms kept at relative tolerance ``tol`` (:func:`kept_mask`), as a decomposition of their own."""
+    kept = kept_mask(terms, tol)
+    return PauliDecomposition(terms.x_int[kept], terms.z_int[kept], terms.coeffs[kept], terms.n_qubits)
 
 
 def tol_label(tol: float) -> str:
@@ -47,7 +58,7 @@ def tol_label(tol: float) -> str:
     if tol == 0:
         return "0"
     exponent = np.log10(tol)
-    return f"1e{int(round(exponent))}" if abs(exponent - round(exponent)) < 1e-12 else f"{tol:g}"
+    return f"1e{round(exponent)}" if abs(exponent - round(exponent)) < 1e-12 else f"{tol:g}"
 
 
 def from_symplectic(x, z, coeffs_re, coeffs_im, n_qubits: int):
@@ -58,4 +69,4 @@ def from_symplectic(x, z, coeffs_re, coeffs_im, n_qubits: int):
     return PauliDecomposition(x, z, coeffs, int(n_qubits)).to_sparse_pauli_op()
 
 
-__all__ = ["LCU_TOLS", "from_symplectic", "lcu_form", "lcu_summary", "tol_label"]
+__all__ = ["LCU_TOLS", "from_symplectic", "kept_mask", "lcu_form", "lcu_summary", "tol_label", "truncated"]

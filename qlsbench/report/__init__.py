@@ -13,6 +13,7 @@ from __future__ import annotations
 from qlsbench.report import (
     budget_curves,
     checkpoint_table,
+    estimates_page,
     in_loop_page,
     leaderboard_page,
     leaderboard_plots,
@@ -33,6 +34,7 @@ FIGURES: dict[str, Figure] = {figure.name: figure for figure in (
     pauli_figures.TERM_COUNTS,  # fig. 5
     pauli_figures.TRUNCATION,
     resource_figures.FIGURE,
+    estimates_page.FIGURE,
     physics_figures.KAPPA_TIME,
     budget_curves.FIGURE,
     leaderboard_plots.PROFILES,
