@@ -178,7 +178,7 @@ class _Problem:
     kappa_eff: float
 
     @classmethod
-    def of(cls, A: np.ndarray, b: np.ndarray, rtol: float) -> "_Problem":
+    def of(cls, A: np.ndarray, b: np.ndarray, rtol: float) -> _Problem:
         from qlsbench.pauli import PauliDecomposition
         from qlsbench.pauli.lcu import lcu_form
 
@@ -283,7 +283,7 @@ def _amplification(p: float, degree: int) -> dict:
     if p <= 0:
         return {"amplification_rounds": None, "queries_amplified": None}
     theta = math.asin(min(1.0, math.sqrt(p)))
-    rounds = int(math.floor(math.pi / (4 * theta)))
+    rounds = math.floor(math.pi / (4 * theta))
     return {"amplification_rounds": rounds, "queries_amplified": degree * (2 * rounds + 1)}
 
 
