@@ -168,3 +168,22 @@ def test_too_large_a_system_or_degree_is_skipped_with_the_reason():
     result = get("qsvt", max_degree=101).solve(hard, seed=0)
     assert result.status is Status.SKIPPED and "exceeds max_degree 101" in result.message
     assert "\n" not in result.message and result.resources["predicted_degree"] > 101
+
+
+def test_the_qsvt_circuit_in_openqasm_3_reads_back_to_the_same_post_selected_state():
+    from qiskit import qasm3
+    from qiskit_aer import AerSimulator
+
+    from qlsbench.solvers.qasm import qsvt_qasm
+
+    system = LinearSystem(sp.csr_matrix(np.array([[1.0, 0.3], [0.3, 0.8]]) / 1.3), np.array([1.0, 0.5]))
+    loaded = qasm3.loads(qsvt_qasm(system, epsilon=0.1, degree=7))
+    direct = get("qsvt", epsilon=0.1, degree=7).circuit(system, measure=False)
+    states = []
+    for circuit in (loaded.remove_final_measurements(inplace=False), direct):
+        circuit.save_statevector()
+        states.append(np.asarray(AerSimulator(method="statevector").run(circuit).result().get_statevector()))
+    assert set(loaded.count_ops()) <= {"cx", "u", "measure", "barrier"}
+    read, built = qc.postselected(states[0], 1), qc.postselected(states[1], 1)
+    overlap = np.vdot(read, built)  # OpenQASM 3 as Qiskit writes it keeps no global phase
+    np.testing.assert_allclose(read * overlap / abs(overlap), built, atol=1e-8)

@@ -44,7 +44,8 @@ def _rows() -> pd.DataFrame:
                 "repeat": 0, "fidelity": 0.999, "wall_time": 12.34, "resources": json.dumps(resources)}
 
     common = {"kappa": 10.0, "alpha": 1.02, "pauli_terms": 4, "total_qubits": 5, "epsilon": 0.01,
-              "success_probability": 0.0036, "amplification_rounds": 12, "logical_two_qubit_gates": 7000}
+              "success_probability": 0.0036, "amplification_rounds": 12, "logical_two_qubit_gates": 7000,
+              "phase_seconds": 3.0, "circuit_seconds": 0.5}
     return pd.DataFrame([
         row("a", 2, "converged", "", kappa_eff=10.2, predicted_degree=193, degree=193, needed_degree=127,
             needed_degree_error=0.009, **common),
@@ -60,6 +61,7 @@ def test_the_degree_table_sets_the_predicted_against_the_needed_degree():
     table = qsvt_page.degree_table(rows).set_index("system")
     assert table.loc["a", "predicted degree"] == 193 and table.loc["a", "needed degree"] == 127
     assert table.loc["a", "predicted / needed"] == f"{193 / 127:.2f}"
+    assert table.loc["a", "seconds at the predicted degree"] == "3.5" and table.loc["a", "seconds with the bisection"] == "12.3"
     assert table.loc["b", "needed degree"] == "none ≤ max_degree" and table.loc["b", "predicted / needed"] == "—"
     declined = qsvt_page.declined_table(rows)
     assert list(declined["system"]) == ["c"] and "exceed 14" in declined["why"].iloc[0]
