@@ -117,6 +117,12 @@ def test_the_degree_bisection_finds_the_smallest_degree_that_meets_epsilon():
     needed = r["needed_degree"]
     assert needed is not None and needed <= r["predicted_degree"]
     assert r["needed_degree_error"] <= 0.05
+    # every b: the polynomial must invert both eigenvalues, 1 and 1/4, to 5 %; b = (1, 1) needs no less
+    assert needed <= r["spectral_degree"] <= r["predicted_degree"]
+    spectral = qp.cks_polynomial(r["kappa_eff"], 0.05, r["spectral_degree"])
+    sigma = np.array([1.0, 0.25]) / r["alpha"]
+    f = spectral["coefficients"] / spectral["scale"]
+    assert np.max(np.abs(sigma * chebyshev.chebval(sigma, f) - 1)) <= 0.05
     below = get("qsvt", epsilon=0.05, degree=needed - 2).solve(system, seed=0) if needed > 1 else None
     if below is not None:
         x = np.array([1.0, 4.0]) / np.linalg.norm([1.0, 4.0])

@@ -48,7 +48,7 @@ def _rows() -> pd.DataFrame:
               "phase_seconds": 3.0, "circuit_seconds": 0.5}
     return pd.DataFrame([
         row("a", 2, "converged", "", kappa_eff=10.2, predicted_degree=193, degree=193, needed_degree=127,
-            needed_degree_error=0.009, **common),
+            needed_degree_error=0.009, spectral_degree=141, **common),
         row("b", 3, "max_iter", "", kappa_eff=30.0, predicted_degree=701, degree=701, needed_degree=None, **common),
         row("c", 6, "skipped", "qsvt: 18 qubits (system 6, selection 11 for 1088 Pauli terms, signal 1) exceed 14"),
         {**row("a", 2, "converged", "", kappa_eff=10.2, predicted_degree=193, needed_degree=99), "repeat": 1},
@@ -60,7 +60,7 @@ def test_the_degree_table_sets_the_predicted_against_the_needed_degree():
     assert list(rows["system_id"]) == ["a", "b", "c"]  # one row per system: the first repeat
     table = qsvt_page.degree_table(rows).set_index("system")
     assert table.loc["a", "predicted degree"] == 193 and table.loc["a", "needed degree"] == 127
-    assert table.loc["a", "predicted / needed"] == f"{193 / 127:.2f}"
+    assert table.loc["a", "predicted / needed"] == f"{193 / 127:.2f}" and table.loc["a", "degree for any b"] == 141
     assert table.loc["a", "seconds at the predicted degree"] == "3.5" and table.loc["a", "seconds with the bisection"] == "12.3"
     assert table.loc["b", "needed degree"] == "none ≤ max_degree" and table.loc["b", "predicted / needed"] == "—"
     declined = qsvt_page.declined_table(rows)

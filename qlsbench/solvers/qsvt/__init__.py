@@ -33,7 +33,10 @@ With ``find_degree`` the solve also bisects the polynomial family
 degree) for the smallest degree whose exact post-selected state is within
 ``epsilon`` of the normalised reference solution (``||x_hat - x_ref|| <=
 epsilon``, both unit vectors, the global sign aligned): the degree that bar
-needs, beside the one the estimate predicts.
+needs, beside the one the estimate predicts. That bar is for the system's own
+``b``; ``spectral_degree`` is the smallest degree whose polynomial inverts every
+singular value of ``A / alpha`` to relative error ``epsilon`` (computed from
+the spectrum, no circuit): what every right-hand side needs.
 
 Size: at most :data:`MAX_SYSTEM_QUBITS` system qubits and
 :data:`MAX_TOTAL_QUBITS` in all, and a degree of at most ``max_degree``;
@@ -109,7 +112,8 @@ class QSVT(QSVTOptions, BaseSolver):
         resources.update(circuit_executions=1, cost_evaluations=1, queries=degree,
                          **_amplification(run.success_probability, degree), **_gate_counts(problem, run))
         if self.find_degree:
-            resources.update(problem.needed_degree(self.epsilon, predicted, self.max_degree))
+            resources.update(problem.needed_degree(self.epsilon, predicted, self.max_degree),
+                             **problem.spectral_degree(self.epsilon, predicted))
         x = least_squares_readout(system, x_state)
         residual = float(np.linalg.norm(system.A @ x - system.b) / np.linalg.norm(system.b))
         status = Status.CONVERGED if residual <= self.rtol else Status.MAX_ITER
@@ -176,6 +180,7 @@ class _Problem:
     terms: int
     kappa: float
     kappa_eff: float
+    sigma: np.ndarray  # singular values of A / alpha
 
     @classmethod
     def of(cls, A: np.ndarray, b: np.ndarray, rtol: float) -> _Problem:
@@ -190,7 +195,8 @@ class _Problem:
         sigma = np.linalg.svd(A, compute_uv=False)
         kappa = float(sigma[0] / sigma[-1]) if sigma[-1] > 0 else math.inf
         kappa_eff = float(alpha / sigma[-1]) if sigma[-1] > 0 else math.inf
-        return cls(A, np.asarray(b, dtype=complex) / np.linalg.norm(b), n, block, alpha, len(kept), kappa, kappa_eff)
+        return cls(A, np.asarray(b, dtype=complex) / np.linalg.norm(b), n, block, alpha, len(kept), kappa, kappa_eff,
+                   sigma / alpha)
 
     @property
     def select_qubits(self) -> int:
@@ -256,6 +262,28 @@ class _Problem:
                 low = mid
         return {"needed_degree": 2 * top + 1, "needed_degree_error": errors[top],
                 "needed_degree_probes": len(errors)}
+
+    def spectral_degree(self, epsilon: float, predicted: int) -> dict:
+        """The smallest odd degree of the family whose polynomial inverts every singular value of ``A / alpha`` to
+        relative error ``epsilon`` (``max |sigma f(sigma) - 1|``, ``f ~ 1/x`` unscaled), by bisection on ``j0``
+        up to the predicted degree: the degree every right-hand side needs, from the spectrum (no circuit)."""
+        from numpy.polynomial import chebyshev
+
+        def error(j0: int) -> float:
+            poly = polynomial.cks_polynomial(self.kappa_eff, epsilon, 2 * j0 + 1)
+            f = poly["coefficients"] / poly["scale"]
+            return float(np.max(np.abs(self.sigma * chebyshev.chebval(self.sigma, f) - 1.0)))
+
+        low, top = -1, (predicted - 1) // 2
+        if error(top) > epsilon:
+            return {"spectral_degree": None}
+        while top - low > 1:
+            mid = (low + top) // 2
+            if error(mid) <= epsilon:
+                top = mid
+            else:
+                low = mid
+        return {"spectral_degree": 2 * top + 1}
 
 
 def _sampled(run: _Run, shots: int, seed: int) -> tuple[np.ndarray, int]:
