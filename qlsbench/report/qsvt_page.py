@@ -36,7 +36,8 @@ def qsvt_rows(results: pd.DataFrame) -> pd.DataFrame:
     names = system_names()
     rows["name"] = rows["system_id"].map(lambda s: names.get(s, s))
     for key in ("kappa", "alpha", "kappa_eff", "pauli_terms", "total_qubits", "epsilon", "predicted_degree",
-                "degree", "needed_degree", "needed_degree_error", "spectral_degree", "success_probability", "amplification_rounds",
+                "degree", "needed_degree", "needed_degree_error", "spectral_degree", "success_probability",
+                "amplification_rounds",
                 "queries_amplified", "logical_two_qubit_gates", "phase_seconds", "circuit_seconds"):
         rows[key] = meta.map(lambda m, k=key: m.get(k))
     return rows.sort_values(["n_qubits", "kappa_eff", "name"], ignore_index=True)
@@ -49,7 +50,8 @@ def degree_table(rows: pd.DataFrame) -> pd.DataFrame:
     for _, r in solved.iterrows():
         needed = None if r["needed_degree"] is None or pd.isna(r["needed_degree"]) else r["needed_degree"]
         out.append({"system": r["name"], "qubits": int(r["n_qubits"]), "qubits in all": _whole(r["total_qubits"]),
-                    "Pauli terms": _whole(r["pauli_terms"]), "κ": r["kappa"], "α": r["alpha"], "κ_eff": r["kappa_eff"],
+                    "Pauli terms": _whole(r["pauli_terms"]), "κ": r["kappa"], "α": r["alpha"],
+                    "κ_eff": r["kappa_eff"],
                     "ε": r["epsilon"], "predicted degree": _whole(r["predicted_degree"]),
                     "needed degree": "none ≤ max_degree" if needed is None else _whole(needed),
                     "predicted / needed": "—" if needed is None else f"{r['predicted_degree'] / needed:.2f}",
@@ -87,12 +89,13 @@ every right-hand side; the needed degree is for the system's own b, and is lowes
 singular values (the Ising systems' b = |+⟩^n from 3 qubits on; the small frictionless DEM-C systems' b lies in
 one eigenspace of A, so that degree 1, A†b, already points the right way). *Degree for any b* is the smallest
 degree of the family whose polynomial inverts every singular value of A/α to relative error ε, from the
-spectrum (no circuit): what every right-hand side of that matrix needs. Fidelity, success probability and CX count are those of the solve at the predicted degree
-on the exact (statevector) backend, and so is the first time (pyqsp's phases and the circuit's run; the second
-is the whole solve, bisection included, on a shared 2-core machine); amplification rounds are counted from the
-success probability, not simulated. The systems are the pinned ones up to the solver's size limit (8 system qubits, 14 qubits in
-all, degree 1001). **This page is generated** from the results files in `docs/qsvt/` by `qlsbench figure qsvt
-docs/qsvt/*.parquet --out docs/qsvt.md`; `tests/test_qsvt_page.py` fails when they disagree.
+spectrum (no circuit): what every right-hand side of that matrix needs. Fidelity, success probability and CX
+count are those of the solve at the predicted degree on the exact (statevector) backend, and so is the first
+time (pyqsp's phases and the circuit's run; the second is the whole solve, bisection included, on a shared
+2-core machine); amplification rounds are counted from the success probability, not simulated. The systems are
+the pinned ones up to the solver's size limit (8 system qubits, 14 qubits in all, degree 1001). **This page is
+generated** from the results files in `docs/qsvt/` by `qlsbench figure qsvt docs/qsvt/*.parquet --out
+docs/qsvt.md`; `tests/test_qsvt_page.py` fails when they disagree.
 """
 
 
