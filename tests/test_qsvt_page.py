@@ -66,4 +66,7 @@ def test_the_degree_table_sets_the_predicted_against_the_needed_degree():
     assert table.loc["b", "needed degree"] == "none ≤ max_degree" and table.loc["b", "predicted / needed"] == "—"
     declined = qsvt_page.declined_table(rows)
     assert list(declined["system"]) == ["c"] and "exceed 14" in declined["why"].iloc[0]
-    assert "1.52 to 1.52" in qsvt_page._summary(qsvt_page.degree_table(rows))
+    summary = qsvt_page._summary(qsvt_page.degree_table(rows))
+    assert "1.52 to 1.52 times the degree the solution needed" in summary
+    assert f"it asked for {193 / 141:.2f} to {701 / 1:.2f}" not in summary  # b has no degree for any b: left out
+    assert f"it asked for {193 / 141:.2f} to {193 / 141:.2f} times" in summary

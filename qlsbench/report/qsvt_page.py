@@ -104,8 +104,13 @@ def _summary(table: pd.DataFrame) -> str:
     ratios = [float(v) for v in table.get("predicted / needed", []) if v != "—"]
     if not ratios:
         return "No system was solved."
-    return (f"Over {len(table)} systems solved the estimate asked for {min(ratios):.2f} to {max(ratios):.2f} times "
+    text = (f"Over {len(table)} systems solved the estimate asked for {min(ratios):.2f} to {max(ratios):.2f} times "
             f"the degree the solution needed (median {np.median(ratios):.2f}).")
+    spectral = [p / a for p, a in zip(table["predicted degree"], table["degree for any b"]) if a != "—"]
+    if spectral:
+        text += (f" Against the degree every b needs it asked for {min(spectral):.2f} to {max(spectral):.2f} times "
+                 f"as much (median {np.median(spectral):.2f}).")
+    return text
 
 
 def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike | None = None) -> Path:
