@@ -87,11 +87,14 @@ class QSVT(QSVTOptions, BaseSolver):
         if n > MAX_SYSTEM_QUBITS:
             return _skipped(f"{n} system qubits exceed {MAX_SYSTEM_QUBITS}", resources)
         A = system.A.toarray()
-        problem = _Problem.of(A, system.b, self.pauli_rtol)
+        terms = _kept_terms(A, self.pauli_rtol)
+        a = qsvt_circuit.select_qubits(len(terms))
+        if n + a + 1 > MAX_TOTAL_QUBITS:  # said before the circuit is built: thousands of terms take a minute
+            resources.update(pauli_terms=len(terms), select_qubits=a, total_qubits=n + a + 1)
+            return _skipped(f"{n + a + 1} qubits (system {n}, selection {a} for {len(terms)} Pauli terms, "
+                            f"signal 1) exceed {MAX_TOTAL_QUBITS}", resources)
+        problem = _Problem.of(A, system.b, self.pauli_rtol, terms)
         resources.update(problem.resources())
-        if problem.total_qubits > MAX_TOTAL_QUBITS:
-            return _skipped(f"{problem.total_qubits} qubits (system {n}, selection {problem.select_qubits} for "
-                            f"{problem.terms} Pauli terms, signal 1) exceed {MAX_TOTAL_QUBITS}", resources)
         if not np.isfinite(problem.kappa_eff):
             return _skipped("A is singular (sigma_min = 0)", resources)
         predicted = _predicted_degree(problem.kappa_eff, self.epsilon)
@@ -135,6 +138,16 @@ class QSVT(QSVTOptions, BaseSolver):
         phases = polynomial.qsp_phases(polynomial.cks_polynomial(problem.kappa_eff, self.epsilon, degree)
                                        ["coefficients"])
         return qsvt_circuit.qsvt(problem.b, problem.block, n, phases, measure=measure)
+
+
+def _kept_terms(A: np.ndarray, rtol: float):
+    """``A``'s Pauli terms whose coefficient is above ``rtol`` times the largest."""
+    from qlsbench.pauli import PauliDecomposition
+    from qlsbench.pauli.lcu import lcu_form
+
+    form = lcu_form(A)
+    keep = np.abs(form.coeffs) > rtol * float(np.abs(form.coeffs).max(initial=0.0))
+    return PauliDecomposition(form.x_int[keep], form.z_int[keep], form.coeffs[keep], form.n_qubits)
 
 
 def _skipped(why: str, resources: dict) -> SolveResult:
@@ -183,14 +196,10 @@ class _Problem:
     sigma: np.ndarray  # singular values of A / alpha
 
     @classmethod
-    def of(cls, A: np.ndarray, b: np.ndarray, rtol: float) -> _Problem:
-        from qlsbench.pauli import PauliDecomposition
-        from qlsbench.pauli.lcu import lcu_form
-
+    def of(cls, A: np.ndarray, b: np.ndarray, rtol: float, kept=None) -> _Problem:
+        """The problem of ``A x = b``, from ``A``'s Pauli terms above ``rtol`` (``kept``, when already found)."""
         n = int(np.log2(A.shape[0]))
-        form = lcu_form(A)
-        keep = np.abs(form.coeffs) > rtol * float(np.abs(form.coeffs).max(initial=0.0))
-        kept = PauliDecomposition(form.x_int[keep], form.z_int[keep], form.coeffs[keep], n)
+        kept = _kept_terms(A, rtol) if kept is None else kept
         block, alpha = qsvt_circuit.block_encoding(kept, n)
         sigma = np.linalg.svd(A, compute_uv=False)
         kappa = float(sigma[0] / sigma[-1]) if sigma[-1] > 0 else math.inf
