@@ -27,13 +27,14 @@ from qlsbench.solvers.base import RETURNED
 # ---------------------------------------------------------------- linear solvers
 
 #: Options that keep a slow solver's contract run short; its defaults are the paper's budgets (minutes).
-QUICK_OPTIONS = {"vnls": {"n_iter": 20, "n_samples": 128}}
+QUICK_OPTIONS = {"vnls": {"n_iter": 20, "n_samples": 128}, "qsvt": {"epsilon": 0.1}}
 #: (solver, system) pairs on which the solver declines the system, as it must say with a ``skipped`` status:
 #: CG and MINRES are for symmetric matrices only.
 DECLINES = {("cg", "nonsymmetric"), ("minres", "nonsymmetric")}
 #: Solvers whose read-out need not reach the residual bar on these tiny systems within QUICK_OPTIONS (HHL's
-#: converged means its rtol, 1e-2 by default: the clock's precision, unless refinement rounds are asked for).
-APPROXIMATE = {"vnls", "vqls-global", "vqls-local", "hhl"}
+#: converged means its rtol, 1e-2 by default: the clock's precision, unless refinement rounds are asked for; QSVT's
+#: answer is as close as its polynomial, epsilon).
+APPROXIMATE = {"vnls", "vqls-global", "vqls-local", "hhl", "qsvt"}
 
 
 def _nonsymmetric() -> LinearSystem:

@@ -150,11 +150,14 @@ def test_a_solver_of_an_extra_not_installed_is_refused_in_one_line_naming_the_ex
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name.split(".")[0] in ("qiskit", "netket") else real(name, *a))
-    for name, extra in (("vqls-local", "quantum"), ("hhl", "quantum"), ("vnls", "vnls")):
+    for name, extra in (("vqls-local", "quantum"), ("hhl", "quantum"), ("qsvt", "qsvt"), ("vnls", "vnls")):
         with pytest.raises(InputError, match=rf"solver '{name}' needs the {extra} extra: pip install "
                                              rf"'qlsbench\[{extra}\]'"):
             registry.get(name)
     assert registry.get("cg").name == "cg"  # the core's solvers are untouched
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyqsp" else real(name, *a))
+    with pytest.raises(InputError, match=r"solver 'qsvt' needs the qsvt extra: .*\(pyqsp not installed\)"):
+        registry.get("qsvt")
 
 
 def test_the_core_loads_solves_and_ranks_with_every_optional_package_missing(tmp_path):
@@ -166,7 +169,7 @@ def test_the_core_loads_solves_and_ranks_with_every_optional_package_missing(tmp
     script = tmp_path / "core.py"
     script.write_text(f"""
 import importlib.abc, sys
-BLOCKED = {{"qiskit", "qiskit_aer", "qiskit_ibm_runtime", "qiskit_machine_learning", "netket", "jax", "jaxlib",
+BLOCKED = {{"qiskit", "qiskit_aer", "qiskit_ibm_runtime", "qiskit_machine_learning", "pyqsp", "netket", "jax", "jaxlib",
            "flax", "snakemake", "datasets", "asv"}}
 class Block(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):

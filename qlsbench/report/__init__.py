@@ -21,6 +21,7 @@ from qlsbench.report import (
     noisy_page,
     pauli_figures,
     physics_figures,
+    qsvt_page,
     reproduction,
     resource_figures,
 )
@@ -44,6 +45,7 @@ FIGURES: dict[str, Figure] = {figure.name: figure for figure in (
     reproduction.FIGURE,
     in_loop_page.FIGURE,
     noisy_page.FIGURE,
+    qsvt_page.FIGURE,
 )}
 
 __all__ = ["FIGURES", "Figure"]

@@ -27,6 +27,7 @@ PAPERS: dict[str, tuple[str, str]] = {
     "vqls-local": ("Bravo-Prieto et al., Quantum 7, 1188 (2023)", "https://doi.org/10.22331/q-2023-11-22-1188"),
     "vnls": ("De et al., arXiv:2504.08141 (2025)", "https://arxiv.org/abs/2504.08141"),
     "hhl": ("Harrow, Hassidim & Lloyd, PRL 103, 150502 (2009)", "https://doi.org/10.1103/PhysRevLett.103.150502"),
+    "qsvt": ("Gilyen, Su, Low & Wiebe, STOC 2019, 193", "https://doi.org/10.1145/3313276.3316366"),
 }
 
 

@@ -178,5 +178,33 @@ class HHLOptions:
     mitigation: str = option("none", _DEVICE_HELP["mitigation"], choices=MITIGATIONS)
 
 
-__all__ = ["GMRESOptions", "HHLOptions", "KrylovOptions", "OracleOptions", "SparseLUOptions", "VNLSOptions",
-           "VQLSOptions"]
+#: Where QSVT's circuit runs (:data:`qlsbench.solvers.qsvt.BACKENDS`, kept equal by a test).
+QSVT_BACKENDS = ("exact", "shots")
+#: Largest polynomial degree an option may ask for: pyqsp's Newton step costs O(d^2) in Python (about a minute per
+#: phase set at d = 1000, so 4001 is hours).
+QSVT_DEGREE = Whole(1, 4001)
+
+
+@dataclass
+class QSVTOptions:
+    """Options of ``qsvt``."""
+
+    epsilon: float = option(1e-2, "target error of the polynomial against 1/x on [1/kappa_eff, 1], in (0, 0.5]; "
+                                  "sets the degree (Childs-Kothari-Somma) and find_degree's bar",
+                            bounds=Real(0.0, 0.5, open_low=True))
+    degree: int | None = option(None, "odd polynomial degree, 1-4001; none: the Childs-Kothari-Somma degree for "
+                                      "kappa_eff and epsilon", bounds=QSVT_DEGREE)
+    max_degree: int = option(1001, "a solve whose degree is above this is skipped, 1-4001 (phases take about a "
+                                   "minute at 1000)", bounds=QSVT_DEGREE)
+    backend: str = option("exact", "exact (Aer statevector) or shots (sampled on Aer, post-selected)",
+                          choices=QSVT_BACKENDS)
+    shots: int = option(10_000, "shots of the circuit (backend shots)", bounds=SHOTS)
+    pauli_rtol: float = option(1e-12, "drop Pauli terms of A below pauli_rtol times the largest before the block "
+                                      "encoding", bounds=Real(0.0, 1.0, open_high=True))
+    find_degree: bool = option(False, "also find by bisection the smallest degree of the polynomial family whose "
+                                      "simulated solution is within epsilon of x_ref (several more simulations)")
+    rtol: float = option(1e-2, "read-out relative residual counted as converged", bounds=TOLERANCE)
+
+
+__all__ = ["GMRESOptions", "HHLOptions", "KrylovOptions", "OracleOptions", "QSVTOptions", "SparseLUOptions",
+           "VNLSOptions", "VQLSOptions"]

@@ -4,6 +4,10 @@
 phase estimation, inversion, uncomputation, every qubit measured) transpiled to CX and U gates (Qiskit level 1,
 seed 0), the level at which every tool reads it: the dense controlled powers and the state preparation have no
 QASM spelling of their own. ``qiskit.qasm3.loads`` reads it back to the same circuit (test).
+
+``qsvt_qasm`` does the same for the QSVT circuit (:meth:`qlsbench.solvers.qsvt.QSVT.circuit`: ``|b>``, the
+phase sequence around the LCU block encoding and its inverse, every qubit measured); its size grows as the
+degree times the Pauli terms, so it is meant for small systems at a low degree.
 """
 
 from __future__ import annotations
@@ -50,4 +54,22 @@ def export_hhl_qasm(dataset, out, clock: int = 4) -> list:
     return written
 
 
-__all__ = ["BASIS", "MAX_QASM_QUBITS", "export_hhl_qasm", "hhl_qasm", "hhl_transpiled"]
+def qsvt_transpiled(system, epsilon: float = 0.1, degree: int | None = None):
+    """The QSVT circuit of ``system`` (``qsvt`` with ``epsilon`` and ``degree``), transpiled to :data:`BASIS`."""
+    from qiskit import transpile
+
+    from qlsbench.solvers import registry
+
+    circuit = registry.get("qsvt", epsilon=epsilon, degree=degree).circuit(system)
+    return transpile(circuit, basis_gates=list(BASIS), optimization_level=1, seed_transpiler=0)
+
+
+def qsvt_qasm(system, epsilon: float = 0.1, degree: int | None = None) -> str:
+    """OpenQASM 3 text of :func:`qsvt_transpiled`."""
+    from qiskit import qasm3
+
+    return qasm3.dumps(qsvt_transpiled(system, epsilon, degree))
+
+
+__all__ = ["BASIS", "MAX_QASM_QUBITS", "export_hhl_qasm", "hhl_qasm", "hhl_transpiled", "qsvt_qasm",
+           "qsvt_transpiled"]

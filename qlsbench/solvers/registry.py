@@ -37,6 +37,7 @@ from qlsbench.solvers.options import (
     HHLOptions,
     KrylovOptions,
     OracleOptions,
+    QSVTOptions,
     SparseLUOptions,
     VNLSOptions,
     VQLSOptions,
@@ -101,6 +102,9 @@ BUILTINS: dict[str, Builtin] = {
                     "vnls"),
     "hhl": Builtin("qlsbench.solvers.hhl:HHL",
                    "HHL on Aer circuits, with classical iterative refinement (refine=k)", HHLOptions, "quantum"),
+    "qsvt": Builtin("qlsbench.solvers.qsvt:QSVT",
+                    "QSVT on Aer circuits: LCU block encoding, odd polynomial for 1/x (pyqsp phases), post-selection",
+                    QSVTOptions, "qsvt"),
     "oracle": Builtin("qlsbench.solvers.oracle:Oracle",
                       "The exact solution perturbed to a set fidelity or residual: solver accuracy -> physics error",
                       OracleOptions),
@@ -108,7 +112,8 @@ BUILTINS: dict[str, Builtin] = {
 
 
 #: The packages each install extra brings that a solver of it cannot run without (``pyproject.toml``).
-EXTRA_PACKAGES = {"quantum": ("qiskit", "qiskit_aer"), "vnls": ("netket", "jax")}
+EXTRA_PACKAGES = {"quantum": ("qiskit", "qiskit_aer"), "qsvt": ("qiskit", "qiskit_aer", "pyqsp"),
+                  "vnls": ("netket", "jax")}
 
 
 def _check_extra(name: str) -> None:
