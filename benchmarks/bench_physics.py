@@ -20,7 +20,7 @@ from qlsbench.physics import (
     simulate,
     step,
 )
-from qlsbench.physics.assembly import assemble
+from qlsbench.physics.spheres.assembly import assemble
 
 from .timing import best_of
 

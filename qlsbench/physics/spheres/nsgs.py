@@ -26,7 +26,7 @@ frictional problems: on a settled pile it needs a few sweeps per step, on a
 and about one in two hundred tens of thousands (up to 190,000; they converge,
 and still cost less than the proximal fallback on the same steps). Min-map
 Newton from a warm start stalls on most steps of such piles. The stepper's v2
-chain is built on it (:mod:`~qlsbench.physics.sphere_stepping`).
+chain is built on it (:mod:`~qlsbench.physics.spheres.stepping`).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ import numpy as np
 from qlsbench.checks import COUNT, POSITIVE, whole_number
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
-from qlsbench.physics.assembly import ContactLCP
 from qlsbench.physics.lcp import LCP, LCPResult, lemke
+from qlsbench.physics.spheres.assembly import ContactLCP
 
 
 @dataclass(frozen=True)
