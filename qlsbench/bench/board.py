@@ -51,6 +51,7 @@ from qlsbench.data import (
     iter_systems,
     write_systems,
 )
+from qlsbench.data.pinned import PINNED, group_file, pinned_files, read_manifest
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.outcomes import Status
 from qlsbench.solvers.registry import check_solver, get
@@ -58,7 +59,7 @@ from qlsbench.text import plural
 from qlsbench.yaml_files import load_yaml
 
 #: The board shipped with the package.
-DEFAULT_BOARD = Path(__file__).resolve().parents[1] / "pinned"
+DEFAULT_BOARD = PINNED
 #: Columns the published results leave out: solutions are large and nobody ranks by them.
 _UNPUBLISHED = ("x", "x_imag")
 #: The board's time yardstick, run again by :func:`compare` on the comparing machine.
@@ -99,13 +100,16 @@ class Board:
         return sorted(self.submissions_folder.glob("*.parquet")) if self.submissions_folder.exists() else []
 
     def system_file(self, group: str) -> Path:
-        return self.folder / "systems" / f"{group}.parquet"
+        return group_file(self.folder, group)
 
     def manifest(self) -> dict[str, Any]:
         """The pinned set's manifest; a clear error when the set was never pinned."""
-        if not self.manifest_path.exists():
-            raise DatasetError(f"{self.manifest_path}: no pinned set here; build it with `qlsbench board pin`")
-        return json.loads(self.manifest_path.read_text())
+        return read_manifest(self.folder)
+
+    def pinned_files(self) -> dict[str, Path]:
+        """The pinned set's files by group, every system checked against the manifest
+        (:func:`qlsbench.data.pinned.pinned_files`, the one check of a pinned set)."""
+        return pinned_files(self.folder)
 
 
 def parse_band(band: str) -> tuple[int, int]:
@@ -241,30 +245,6 @@ def pin(board: Board = Board(), progress: bool = True, groups: list[str] | None 
     return manifest
 
 
-def pinned_files(board: Board = Board()) -> dict[str, Path]:
-    """The pinned set's files by group, after checking every system against the manifest.
-
-    Raises
-    ------
-    DatasetError
-        Naming the file and system whose content no longer matches its pinned hash.
-    """
-    manifest = board.manifest()
-    files = {}
-    for group in manifest["groups"]:
-        path = board.system_file(group)
-        expected = {e["system_id"]: e["name"] for e in manifest["systems"] if e["group"] == group}
-        found = {s.system_id for s in iter_systems(path)}  # ids recomputed from the stored A and b
-        for sid, name in expected.items():
-            if sid not in found:
-                raise DatasetError(f"{path}: pinned system {name} ({sid}) is missing or its content changed")
-        extra = sorted(found - set(expected))
-        if extra:
-            raise DatasetError(f"{path}: holds systems the manifest does not pin: {', '.join(extra)}")
-        files[group] = path
-    return files
-
-
 #: What a board's ``run:`` section and each ``solvers:`` entry may set, and each value's bounds.
 _RUN_KEYS = {"repeats": Whole(1, 1000), "seed": Whole(0), "time_limit": Real(0.0, open_low=True)}
 _ENTRY_KEYS = {"name", "options", "label", "repeats", "time_limit", "max_qubits"}
@@ -329,7 +309,7 @@ def run_board(board: Board, results_dir: str | os.PathLike, progress: bool = Tru
     pinned one).
     """
     runs = check_runs(board)
-    files = pinned_files(board)
+    files = board.pinned_files()
     _check_groups(groups, list(files), f"{board.manifest_path}: no pinned")
     if groups is not None:
         files = {g: p for g, p in files.items() if g in groups}
@@ -565,7 +545,7 @@ def compare(spec: SolverSpec, board: Board = Board(), *, work: str | os.PathLike
         published = pd.concat([published, *(self_submitted(path) for path in local_files(local))], ignore_index=True)
     if spec.label in set(published["solver"]):
         raise InputError(f"label {spec.label!r} is already on the board; give the new solver another --label")
-    files = pinned_files(board)
+    files = board.pinned_files()
     folder = work_folder(work, spec)
     if _finished(folder / f"{next(iter(files))}.parquet", spec, next(iter(files.values())), repeats, seed,
                  time_limit) is None:
@@ -700,7 +680,7 @@ def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VE
     names = {e["system_id"]: e["name"] for e in manifest["systems"]}
     spec = SolverSpec(meta["name"], meta.get("options", {}), label=meta["label"])
     check_solver(spec.name, spec.options)
-    systems = sorted({s.system_id: s for p in pinned_files(board).values() for s in iter_systems(p)}.values(),
+    systems = sorted({s.system_id: s for p in board.pinned_files().values() for s in iter_systems(p)}.values(),
                      key=lambda s: (s.dim, s.system_id))
     picks = sorted({round(i * (len(systems) - 1) / max(sample - 1, 1)) for i in range(min(sample, len(systems)))})
     chosen = [systems[i] for i in picks]
@@ -731,5 +711,5 @@ def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VE
 
 __all__ = ["Board", "Calibration", "Comparison", "DEFAULT_BOARD", "LOCAL_SUBMISSIONS", "SELF_SUBMITTED",
            "add_submission", "local_files", "own_label", "self_submitted", "verify_submission", "check_runs", "compare", "pin",
-           "pinned_files", "pinned_table", "publish_results", "read_submission", "run_board", "scaled_submission",
+           "pinned_table", "publish_results", "read_submission", "run_board", "scaled_submission",
            "select_systems", "solver_runs", "source_groups", "time_factor", "work_folder", "write_submission"]

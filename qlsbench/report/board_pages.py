@@ -105,13 +105,12 @@ def _estimates(board: Board) -> pd.DataFrame:
     """``qlsbench resources`` rows of every pinned group at :data:`RESOURCE_EPSILON`, with a ``group`` column."""
     import tempfile
 
-    from qlsbench.bench.board import pinned_files
     from qlsbench.bench.pauli_study import resource_table
 
     with tempfile.TemporaryDirectory() as tmp:
         return pd.concat([resource_table(path, Path(tmp) / f"{group}.parquet", epsilons=(RESOURCE_EPSILON,),
                                          progress=False).assign(group=group)
-                          for group, path in pinned_files(board).items()], ignore_index=True)
+                          for group, path in board.pinned_files().items()], ignore_index=True)
 
 
 class _Progress:
