@@ -15,23 +15,23 @@ from pathlib import Path
 
 import pandas as pd
 
-from qlsbench.bench.board import (
+from qlsbench.bench.board.folder import Board
+from qlsbench.bench.board.pinning import pinned_table
+from qlsbench.bench.board.running import publish_results, solver_runs
+from qlsbench.bench.board.submissions import (
     SELF_SUBMITTED,
-    Board,
     local_files,
-    pinned_table,
-    publish_results,
     read_submission,
     scaled_submission,
     self_submitted,
-    solver_runs,
 )
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
 from qlsbench.bench.results import load_results
 from qlsbench.report.budget_curves import plot_budget_curves
 from qlsbench.report.in_loop_page import physics_track_blocks
+from qlsbench.report.leaderboard_columns import display_table
+from qlsbench.report.leaderboard_page import write_leaderboard
 from qlsbench.report.noisy_page import noisy_track_blocks
-from qlsbench.report.leaderboard_page import display_table, write_leaderboard
 from qlsbench.report.resource_figures import estimate_blocks
 
 #: The pages ``board publish`` and ``board add`` write into their folder.
