@@ -8,7 +8,7 @@ chain's first attempt) does not solve, and that the v2 chain solves within a few
 what the LCP is assembled from (contacts, masses, known velocities, h, mu, s, the normal offsets) and the warm
 start, so ``tests/test_frictional_corpus.py`` re-assembles it with :func:`qlsbench.physics.spheres.assembly.assemble`.
 The bytes of the files depend on this machine's arithmetic; the test only needs each LCP to stay hard for
-Newton and solvable by the chain, which holds on any machine. One more file comes from the asv sliding pile: a
+Newton and solvable by the chain, which holds on any machine. One more file comes from the asv pile sliding to rest: a
 step Gauss-Seidel finishes only after tens of thousands of sweeps.
 """
 
@@ -77,7 +77,7 @@ def collect(n_spheres: int, seed: int, steps: int, keep: int) -> None:
 
 
 def collect_sliding(max_seconds: float = 1.5) -> None:
-    """One step of the asv sliding pile (100 spheres settled without friction, then friction on) that NSGS
+    """One step of the asv pile sliding to rest (100 spheres settled without friction, then friction on) that NSGS
     finishes only past 20,000 sweeps (the v2 chain's first cap, where the proximal fallback took over)."""
     scene = build_scene("sedimentation", n_spheres=100, seed=0)
     simulate(scene, 400, StepOptions(mu=0.0))
