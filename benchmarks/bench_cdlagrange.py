@@ -11,8 +11,8 @@ import time
 import numpy as np
 
 from qlsbench.physics import StepOptions, build_scene, detect_contacts, simulate, step
-from qlsbench.physics.assembly import normal_velocities
 from qlsbench.physics.cdlagrange import run_scene
+from qlsbench.physics.spheres.assembly import normal_velocities
 
 H = 1e-3
 IMPACT = StepOptions(h=H, integrator="cd_lagrange", restitution=0.5)

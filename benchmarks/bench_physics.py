@@ -1,4 +1,4 @@
-"""asv suites for the DEM-C physics: one time step of a settled pile, and the contact LCP alone.
+"""asv suites for the DEM-C physics: one time step of a settled pile, the contact LCP alone, frictional piles.
 
 Each suite tracks accuracy next to speed: the step's LCP residual and the
 deepest overlap it leaves, the LCP's min-map residual and complementarity
@@ -20,7 +20,8 @@ from qlsbench.physics import (
     simulate,
     step,
 )
-from qlsbench.physics.assembly import assemble
+from qlsbench.physics.spheres.assembly import assemble
+from qlsbench.physics.spheres.scenes import GRAVITY
 
 from .timing import best_of
 
@@ -182,61 +183,159 @@ class ContactLCP:
 
 #: A pile counts as settled when its kinetic energy is below this (J); 100 spheres of 0.52 kg at 1e-5 m/s have 3e-9.
 SETTLED_ENERGY = 1e-10
+#: A loaded contact slides when its surfaces' tangential relative speed after the step exceeds this (m/s): 1e-7 m
+#: per step of 1 ms, where sticking contacts creep at 1e-10 m/s and sliding ones move at 1e-2 to 1 m/s.
+SLIDING_SPEED = 1e-4
 
 
 def _kinetic(scene):
     return 0.5 * float(scene.masses @ (scene.velocities**2).sum(axis=1))
 
 
-def _warm_run(scene, warm, options, steps):
-    """``steps`` warm-started steps from copies of ``scene`` and ``warm``: seconds and the reports."""
+def turning_gravity(start_deg, omega):
+    """``gravity(k)`` for step ``k``: g tilted from -z towards +y by ``start_deg`` at the start, turning at
+    ``omega`` rad/s, so the bottom of the spherical container keeps moving away from the pile."""
+
+    def gravity(k):
+        angle = np.radians(start_deg) + omega * (k + 1) * H
+        return GRAVITY * np.array([0.0, np.sin(angle), -np.cos(angle)])
+
+    return gravity
+
+
+def _sliding_share(scene, report):
+    """Share of the step's loaded contacts (normal impulse > 0) whose surfaces slide after it, faster than
+    :data:`SLIDING_SPEED`.
+
+    A wall contact is against the spherical container (the only wall of these scenes): its normal is radial.
+    """
+    loaded = report.normal_impulses > 0
+    if not loaded.any():
+        return 0.0
+    i, j = report.pairs[loaded, 0], report.pairs[loaded, 1]
+    wall, other = (j < 0)[:, None], np.maximum(j, 0)  # j = -1: the wall, which does not move
+    normal = np.where(wall, scene.positions[i] - scene.walls[0].center, scene.positions[other] - scene.positions[i])
+    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-300)
+    relative = np.where(wall, 0.0, scene.velocities[other]) - scene.velocities[i]
+    tangential = relative - (relative * normal).sum(axis=1, keepdims=True) * normal
+    return float(np.mean(np.linalg.norm(tangential, axis=1) > SLIDING_SPEED))
+
+
+def _warm_run(scene, warm, options, steps, gravity=None, sliding=False):
+    """``steps`` warm-started steps from copies of ``scene`` and ``warm`` (``gravity(k)``, if given, sets the
+    gravity of step ``k``): seconds, the reports, the seconds spent solving contact LCPs and, with ``sliding``,
+    the share of loaded contacts sliding after each step (computed outside the timed steps).
+
+    The solve is timed from the step's contact problem reaching the ``problems`` sink (contacts detected, LCP
+    assembled) to the step's end; the rest of a step is detection, assembly and the position update.
+    """
     scene, warm = scene.copy(), copy.deepcopy(warm)
-    t0 = time.perf_counter()
-    reports = [step(scene, options, index=k, warm=warm) for k in range(steps)]
-    return time.perf_counter() - t0, reports
+    seconds, solving, reports, shares = 0.0, 0.0, [], []
+    assembled = {}
+
+    def mark(index, problem):  # the step's LCP is assembled; its solve starts now
+        assembled[index] = time.perf_counter()
+
+    for k in range(steps):
+        if gravity is not None:
+            scene.gravity = gravity(k)
+        t0 = time.perf_counter()
+        reports.append(step(scene, options, index=k, warm=warm, problems=mark))
+        t1 = time.perf_counter()
+        seconds, solving = seconds + t1 - t0, solving + t1 - assembled.pop(k, t1)  # no contacts: nothing solved
+        if sliding:
+            shares.append(_sliding_share(scene, reports[-1]))
+    return seconds, reports, solving, shares
 
 
-def _warm_figures(scene, warm, steps):
+def _warm_figures(scene, warm, steps, gravity=None):
     """One warm run of ``steps`` frictional steps, then the frictionless steps of the same pile.
 
-    Returns steps/s and unconverged steps of the frictional run and the time ratio frictional / frictionless.
+    Returns steps/s, unconverged steps, the time ratio frictional / frictionless, the share of the frictional
+    step time spent solving, and per step the NSGS sweeps and the share of loaded contacts sliding.
     """
-    seconds, reports = _warm_run(scene, warm, FRICTIONAL, steps)
-    frictionless, _ = _warm_run(scene, WarmStart(), FRICTIONLESS, steps)
+    seconds, reports, solving, sliding = _warm_run(scene, warm, FRICTIONAL, steps, gravity, sliding=True)
+    frictionless, *_ = _warm_run(scene, WarmStart(), FRICTIONLESS, steps, gravity)
     return {"steps_per_second": steps / seconds, "unconverged": sum(not r.status.solved for r in reports),
-            "ratio": seconds / frictionless}
+            "ratio": seconds / frictionless, "solve_share": solving / seconds,
+            "sweeps": np.array([r.sweeps for r in reports]), "sliding": np.array(sliding)}
 
 
-class FrictionalPile:
-    """100 spheres at mu = 0.3, 1,000 warm-started steps (dataset v2's chain), on a sliding and on a settled pile.
+def _own_warm_start(pile, gravity=None):
+    """A warm start that belongs to the pile: the impulses of one frictional step from it."""
+    warm, pile = WarmStart(), pile.copy()
+    if gravity is not None:
+        pile.gravity = gravity(0)
+    step(pile, FRICTIONAL, warm=warm)
+    return warm
 
-    ``sliding``: the frictionless pile of :class:`SedimentationStep` (median speed 0.15 m/s, every closed
-    contact slides once friction is on; it slides to rest over the run, its hardest steps needing up to
-    190,000 NSGS sweeps). ``settled``: the same spheres simulated with friction from the start until the
-    kinetic energy is below ``SETTLED_ENERGY`` = 1e-10 J (about 700 steps); its contacts stick. Goals on 2
-    cores: >= 20 steps/s over the 1,000 steps, every step converged, and a frictional step at most 10x the
-    frictionless step of the same pile (``track_ratio_to_frictionless``). The three figures come from one run
-    per pile, made once in ``setup_cache`` (1,000 steps of a sliding pile take about 40 s).
+
+class _PileFigures:
+    """The figures every frictional pile reports, from its warm run made once in ``setup_cache``."""
+
+    def track_steps_per_second(self, *args):
+        return self.figures["steps_per_second"]
+
+    track_steps_per_second.unit = "steps/s"
+
+    def track_unconverged_steps(self, *args):
+        return self.figures["unconverged"]
+
+    track_unconverged_steps.unit = "steps"
+
+    def track_ratio_to_frictionless(self, *args):
+        return self.figures["ratio"]
+
+    track_ratio_to_frictionless.unit = "ratio"
+
+    def track_solve_share(self, *args):
+        return self.figures["solve_share"]
+
+    track_solve_share.unit = "share of step time"
+
+    def track_median_sweeps(self, *args):
+        return float(np.median(self.figures["sweeps"]))
+
+    track_median_sweeps.unit = "NSGS sweeps per step"
+
+    def track_max_sweeps(self, *args):
+        return int(self.figures["sweeps"].max())
+
+    track_max_sweeps.unit = "NSGS sweeps"
+
+
+class FrictionalPile(_PileFigures):
+    """100 spheres at mu = 0.3, 1,000 warm-started steps (dataset v2's chain): a pile that slides to rest, and the
+    contact detection and assembly of a pile at rest.
+
+    ``slides-to-rest``: the frictionless pile of :class:`SedimentationStep` (median speed 0.15 m/s, every closed
+    contact slides once friction is on). It comes to rest between steps 300 and 400: steps 0-99 take about
+    70 % of its solve time and from step 400 the median step needs no sweep, so its steps/s averages some 300
+    hard steps with some 700 resting ones (the hard phase alone is :class:`SlidingPile`). Its hardest step
+    needs 58,285 NSGS sweeps here. ``detection-and-assembly``: the same spheres simulated with friction from
+    the start until the kinetic energy is below ``SETTLED_ENERGY`` = 1e-10 J (about 1,060 steps); its contacts
+    stick, NSGS finishes in about one sweep and the solve is about a fifth of the step
+    (``track_solve_share``): what it times is contact detection and the LCP's assembly. Goals on 2 cores:
+    >= 20 steps/s over the 1,000 steps, every step converged, and a frictional step at most 10x the
+    frictionless step of the same pile (``track_ratio_to_frictionless``). The figures come from one run per
+    pile, made once in ``setup_cache`` (1,000 steps of the pile sliding to rest take about 40 s).
     """
 
-    params = ["sliding", "settled"]
+    params = ["slides-to-rest", "detection-and-assembly"]
     param_names = ["pile"]
     timeout = 1800
     steps = 1000
 
     def setup_cache(self):
-        piles = {"sliding": _settled(100, 400)}
+        piles = {"slides-to-rest": _settled(100, 400)}
         scene, warm = build_scene("sedimentation", n_spheres=100, seed=0), WarmStart()
         for k in range(5000):
             step(scene, FRICTIONAL, index=k, warm=warm)
             if k > 100 and _kinetic(scene) < SETTLED_ENERGY:
                 break
-        piles["settled"] = scene
-        warms, figures = {}, {}
-        for name, pile in piles.items():  # a warm start that belongs to the pile: one frictional step's impulses
-            warms[name] = WarmStart()
-            step(pile.copy(), FRICTIONAL, warm=warms[name])
-            figures[name] = _warm_figures(pile, warms[name], self.steps)
+        piles["detection-and-assembly"] = scene
+        warms = {name: _own_warm_start(pile) for name, pile in piles.items()}
+        figures = {name: _warm_figures(pile, warms[name], self.steps) for name, pile in piles.items()}
         return piles, warms, figures
 
     def setup(self, cache, pile):
@@ -246,20 +345,47 @@ class FrictionalPile:
     def time_warm_steps(self, cache, pile):
         _warm_run(self.scene, self.warm, FRICTIONAL, 10)
 
-    def track_steps_per_second(self, cache, pile):
-        return self.figures["steps_per_second"]
 
-    track_steps_per_second.unit = "steps/s"
+class SlidingPile(_PileFigures):
+    """100 spheres at mu = 0.3 kept sliding: the hard phase of a frictional pile, for every step of the run.
 
-    def track_unconverged_steps(self, cache, pile):
-        return self.figures["unconverged"]
+    The pile that slides to rest in :class:`FrictionalPile`, in the same spherical container, but its gravity
+    starts tilted by 60 degrees and turns on at 2 rad/s (``turning_gravity``: a container tumbling about a
+    horizontal axis, its centrifugal and Coriolis forces left out), so the bottom keeps running ahead of the
+    pile at about 0.9 m/s and the pile slides after it along the wall. Over the 300 warm steps timed in
+    ``setup_cache`` 97-100 % of the loaded contacts slide (``track_late_sliding_share``: the last 100 steps)
+    and every step needs hundreds of NSGS sweeps (median about 230, over the last 100 steps as over the
+    first: ``track_late_median_sweeps``), where the pile sliding to rest needs about 500-700 in its first 80
+    steps and none from step 400. ``time_warm_steps`` times its first 10 steps, as hard as the rest.
+    """
 
-    track_unconverged_steps.unit = "steps"
+    timeout = 600
+    steps = 300
+    #: Gravity's tilt at the start (degrees) and its turning rate (rad/s).
+    tilt, omega = 60.0, 2.0
+    #: The run's last steps, where a pile that comes to rest would have stopped sliding.
+    late = 100
 
-    def track_ratio_to_frictionless(self, cache, pile):
-        return self.figures["ratio"]
+    def setup_cache(self):
+        pile, gravity = _settled(100, 400), turning_gravity(self.tilt, self.omega)
+        warm = _own_warm_start(pile, gravity)
+        return pile, warm, _warm_figures(pile, warm, self.steps, gravity)
 
-    track_ratio_to_frictionless.unit = "ratio"
+    def setup(self, cache):
+        self.scene, self.warm, self.figures = cache
+
+    def time_warm_steps(self, cache):
+        _warm_run(self.scene, self.warm, FRICTIONAL, 10, turning_gravity(self.tilt, self.omega))
+
+    def track_late_median_sweeps(self, cache):
+        return float(np.median(self.figures["sweeps"][-self.late:]))
+
+    track_late_median_sweeps.unit = "NSGS sweeps per step"
+
+    def track_late_sliding_share(self, cache):
+        return float(np.mean(self.figures["sliding"][-self.late:]))
+
+    track_late_sliding_share.unit = "share of loaded contacts"
 
 
 class ThousandSpheres:
@@ -273,7 +399,7 @@ class ThousandSpheres:
         scene = _settled(1000, 600)
         warm = WarmStart()
         step(scene.copy(), FRICTIONLESS, warm=warm)
-        seconds, reports = _warm_run(scene, warm, FRICTIONLESS, self.steps)
+        seconds, reports, *_ = _warm_run(scene, warm, FRICTIONLESS, self.steps)
         figures = {"seconds": seconds, "unconverged": sum(not r.status.solved for r in reports),
                    "reference": _reference_seconds()}
         return scene, warm, figures

@@ -17,11 +17,11 @@ from qlsbench.bench.board import (
     DEFAULT_BOARD,
     Board,
     compare,
-    pinned_files,
     select_systems,
     time_factor,
 )
 from qlsbench.cli import main
+from qlsbench.data.pinned import pinned_files
 from qlsbench.errors import DatasetError
 from qlsbench.problems import LinearSystem
 
@@ -53,7 +53,7 @@ NEWCOMER = textwrap.dedent('''
 
 
 def test_the_shipped_pinned_set_matches_its_manifest():
-    files = pinned_files(Board(DEFAULT_BOARD))  # recomputes every system's content hash
+    files = pinned_files(DEFAULT_BOARD)  # recomputes every system's content hash
     manifest = Board(DEFAULT_BOARD).manifest()
     assert set(files) == {"ising", "dem_c-mu0", "dem_c-mu0.3", "dem_c-mu0.3-v2"}
     systems = pd.DataFrame(manifest["systems"])
@@ -76,11 +76,11 @@ def test_a_changed_pinned_system_is_refused_by_name(tmp_path):
     i = table.schema.get_field_index("b")
     pq.write_table(table.set_column(i, table.schema.field(i), pa.array(b, table.schema.field(i).type)), path)
     with pytest.raises(DatasetError, match=r"ising.parquet: system 502f442c08ee48d3 does not match its data"):
-        pinned_files(Board(copy))
+        pinned_files(copy)
     # A consistent file of other systems (ids matching their data) is caught by the manifest.
     shutil.copy(copy / "systems" / "dem_c-mu0.parquet", path)
     with pytest.raises(DatasetError, match=r"ising.parquet: pinned system ising-k10-n2 \(502f442c08ee48d3\) is missing"):
-        pinned_files(Board(copy))
+        pinned_files(copy)
 
 
 def test_selection_takes_lowest_median_and_highest_kappa_per_band():
@@ -204,7 +204,7 @@ def test_pinning_one_group_keeps_every_other_group_as_it_is(tmp_path, capsys):
     assert all(any(lo <= e["n_qubits"] <= hi for lo, hi in bands) for e in rebuilt)
     assert all(sum(lo <= e["n_qubits"] <= hi for e in rebuilt) <= 3 for lo, hi in bands)
     assert all("-v2-" in e["name"] and not e["symmetric"] for e in rebuilt)
-    assert set(pinned_files(Board(copy))) == set(shipped["groups"])
+    assert set(pinned_files(copy)) == set(shipped["groups"])
     assert main(["board", "pin", "--board", str(copy), "--group", "dem_c-mu9", "--quiet"]) == 2
     assert "no source pins group(s) dem_c-mu9; the groups are ising, dem_c-mu0, dem_c-mu0.3, dem_c-mu0.3-v2" in \
         capsys.readouterr().err

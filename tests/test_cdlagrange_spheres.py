@@ -20,7 +20,7 @@ from qlsbench.errors import InputError
 from qlsbench.families import build
 from qlsbench.physics import StepOptions, simulate
 from qlsbench.physics.cdlagrange import impulses, newtons_cradle
-from qlsbench.physics.scene import floor, free
+from qlsbench.physics.spheres.scenes import floor, free
 
 R = 0.05
 

@@ -86,10 +86,10 @@ def test_a_frictional_step_written_in_fclib_reads_back_as_the_steppers_own_probl
     form W = H^T M^-1 H, q = H^T M^-1 f + w has the stepper's own normal LCP as its normal block, and its
     tangent rows the relative tangential velocities before the impulses."""
     from qlsbench.physics import StepOptions, build_scene, simulate
-    from qlsbench.physics.assembly import assemble
-    from qlsbench.physics.contacts import detect_contacts
     from qlsbench.physics.lcp import read_fclib, write_fclib_global
-    from qlsbench.physics.sphere_stepping import _margin
+    from qlsbench.physics.spheres.assembly import assemble
+    from qlsbench.physics.spheres.contacts import detect_contacts
+    from qlsbench.physics.spheres.stepping import _margin
 
     scene = build_scene("sedimentation", n_spheres=12, seed=0)
     simulate(scene, 150, StepOptions(mu=0.0))
@@ -143,11 +143,11 @@ def test_siconos_solves_an_exported_step_to_the_steppers_velocities_within_the_c
     import subprocess
 
     from qlsbench.physics import StepOptions, build_scene, simulate
-    from qlsbench.physics.assembly import assemble
-    from qlsbench.physics.contacts import detect_contacts
     from qlsbench.physics.lcp import read_fclib, write_fclib_global
-    from qlsbench.physics.nsgs import nsgs
-    from qlsbench.physics.sphere_stepping import _margin
+    from qlsbench.physics.spheres.assembly import assemble
+    from qlsbench.physics.spheres.contacts import detect_contacts
+    from qlsbench.physics.spheres.nsgs import nsgs
+    from qlsbench.physics.spheres.stepping import _margin
 
     _siconos_or_skip()
     scene = build_scene("sedimentation", n_spheres=12, seed=0)

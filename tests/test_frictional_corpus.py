@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from qlsbench.physics import NewtonOptions, StepOptions, minmap_newton
-from qlsbench.physics.assembly import assemble
-from qlsbench.physics.contacts import Contacts
-from qlsbench.physics.sphere_stepping import _solve
+from qlsbench.physics.spheres.assembly import assemble
+from qlsbench.physics.spheres.contacts import Contacts
+from qlsbench.physics.spheres.stepping import _solve
 
 CORPUS = sorted((Path(__file__).parent / "data" / "frictional_lcps").glob("*.npz"))
 OPTIONS = StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8))

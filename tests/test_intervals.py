@@ -22,7 +22,8 @@ from qlsbench.bench.ranking import (
     wilson_interval,
 )
 from qlsbench.errors import InputError
-from qlsbench.report.leaderboard_page import OVERLAP_NOTE, render_markdown
+from qlsbench.report.leaderboard_columns import OVERLAP_NOTE
+from qlsbench.report.leaderboard_page import render_markdown
 
 REPO = Path(__file__).resolve().parents[1]
 Z = 1.96

@@ -22,7 +22,8 @@ from qlsbench.data import write_systems
 from qlsbench.errors import InputError
 from qlsbench.problems import ising_inspired
 from qlsbench.report import FIGURES
-from qlsbench.report.leaderboard_page import display_table, write_page
+from qlsbench.report.leaderboard_columns import display_table
+from qlsbench.report.leaderboard_page import write_page
 from qlsbench.report.leaderboard_plots import profile
 
 REPO = Path(__file__).resolve().parents[1]

@@ -11,11 +11,11 @@ import pytest
 
 from qlsbench.errors import InputError
 from qlsbench.physics import NewtonOptions, StepOptions, SubsystemRecorder, build_scene, simulate
-from qlsbench.physics.assembly import assemble
-from qlsbench.physics.contacts import detect_contacts
+from qlsbench.physics.spheres.assembly import assemble
+from qlsbench.physics.spheres.contacts import detect_contacts
 from qlsbench.physics.lcp import lemke, minmap_newton
-from qlsbench.physics.nsgs import NSGSOptions, _polygon_point, nsgs
-from qlsbench.physics.sphere_stepping import _margin
+from qlsbench.physics.spheres.nsgs import NSGSOptions, _polygon_point, nsgs
+from qlsbench.physics.spheres.stepping import _margin
 
 FRICTIONAL = StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8))
 

@@ -16,10 +16,10 @@ from qlsbench.physics import (
     minmap_newton,
     simulate,
 )
-from qlsbench.physics.assembly import assemble, direction_matrices
 from qlsbench.physics.lcp.fclib import normal_lcp, read_fclib
 from qlsbench.physics.lcp.lemke import lemke
-from qlsbench.physics.scene import (
+from qlsbench.physics.spheres.assembly import assemble, direction_matrices
+from qlsbench.physics.spheres.scenes import (
     GRAVITY,
     Scene,
     build_scene,

@@ -23,8 +23,8 @@ from qlsbench.data.snapshots import SNAPSHOT_META_KEY, read_snapshots
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.families import build
 from qlsbench.physics import StepOptions, build_scene, simulate
-from qlsbench.physics.capture import SnapshotRecorder, snapshot_steps
-from qlsbench.physics.scene import GRAVITY, Scene, SphericalContainer
+from qlsbench.physics.spheres.scenes import GRAVITY, Scene, SphericalContainer
+from qlsbench.physics.spheres.snapshots import SnapshotRecorder, snapshot_steps
 from qlsbench.report.checkpoint_table import (
     checkpoint_systems,
     checkpoint_table,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from qlsbench.bench.board import Board, pinned_files
 from qlsbench.data import iter_systems
+from qlsbench.data.pinned import pinned_files
 from qlsbench.problems import ising_inspired, reference_solution, state_fidelity
 from qlsbench.solvers import registry
 from qlsbench.solvers.base import Status
@@ -62,7 +62,7 @@ def test_ladder_cannot_fit_a_random_real_state_at_any_optimiser():
 
 
 def _pinned(system_id: str):
-    for path in pinned_files(Board()).values():
+    for path in pinned_files().values():
         for system in iter_systems(path):
             if system.system_id == system_id:
                 return system

@@ -44,7 +44,7 @@ from tqdm.auto import tqdm
 from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE, SEED, Real, Whole
 from qlsbench.errors import InputError, QlsbenchError
 from qlsbench.options import Options, option
-from qlsbench.physics.scene import MAX_SPHERES
+from qlsbench.physics.spheres.scenes import MAX_SPHERES
 from qlsbench.problems import LinearSystem, pad_and_normalize, recover_solution
 from qlsbench.solvers.base import can_start
 
@@ -188,8 +188,8 @@ class InLoopOptions(Options):
 
 def _sphere_world(options: InLoopOptions):
     from qlsbench.physics import NewtonOptions, StepOptions, build_scene
-    from qlsbench.physics.contacts import detect_contacts
-    from qlsbench.physics.sphere_stepping import WarmStart, step
+    from qlsbench.physics.spheres.contacts import detect_contacts
+    from qlsbench.physics.spheres.stepping import WarmStart, step
 
     integrator = "cd_lagrange" if options.family == "cd_lagrange" else "dem_c"
     eps = options.regularization if options.regularization is not None else (1e-8 if options.mu > 0 else 0.0)

@@ -19,7 +19,7 @@ from qlsbench.text import plural
 
 
 def _board(args):
-    from qlsbench.bench.board import DEFAULT_BOARD, Board
+    from qlsbench.bench.board.folder import DEFAULT_BOARD, Board
 
     return Board(Path(args.board) if args.board else DEFAULT_BOARD)
 
@@ -260,7 +260,7 @@ def _arguments_leaderboard(s) -> None:
 
 
 def cmd_board_pin(args) -> None:
-    from qlsbench.bench.board import pin
+    from qlsbench.bench.board.pinning import pin
 
     board = _board(args)
     manifest = pin(board, progress=not args.quiet, groups=args.group)
@@ -269,7 +269,7 @@ def cmd_board_pin(args) -> None:
 
 
 def cmd_board_run(args) -> None:
-    from qlsbench.bench.board import run_board
+    from qlsbench.bench.board.running import run_board
 
     files = run_board(_board(args), args.results, progress=not args.quiet, groups=args.group)
     print(f"{plural(len(files), 'results file')} in {args.results}")
@@ -295,7 +295,7 @@ def cmd_board_render(args) -> None:
 
 
 def cmd_board_add(args) -> None:
-    from qlsbench.bench.board import add_submission
+    from qlsbench.bench.board.submissions import add_submission
     from qlsbench.report.board_pages import render_board
 
     board = _board(args)
@@ -308,7 +308,7 @@ def cmd_board_add(args) -> None:
 
 def cmd_board_verify(args) -> int:
     """``board verify``: re-run a sample of a submission's systems; exit code 1 when any disagrees."""
-    from qlsbench.bench.board import verify_submission
+    from qlsbench.bench.board.submissions import verify_submission
 
     table = verify_submission(_board(args), args.submission, sample=args.sample, work=Path("results") / "verify",
                               progress=not args.quiet)
@@ -445,7 +445,7 @@ BOARD_ACTIONS = (
 def cmd_compare(args) -> None:
     import numpy as np
 
-    from qlsbench.bench.board import compare
+    from qlsbench.bench.board.comparing import compare
 
     spec = solver_spec(args)
     result = compare(spec, _board(args), work=args.work, time_limit=args.time_limit, repeats=args.repeats,

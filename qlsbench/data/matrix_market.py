@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qlsbench.data.pinned import PINNED
+from qlsbench.data.pinned import read_manifest
 from qlsbench.data.reader import dataset_hash, dataset_name, iter_systems
 from qlsbench.data.writer import atomic_write, atomic_write_text
 
@@ -31,7 +31,7 @@ DIGITS = 17
 
 def system_names() -> dict[str, str]:
     """``system_id`` to the pinned set's name of the system (the first group's, for one in two groups)."""
-    manifest = json.loads((PINNED / "manifest.json").read_text())
+    manifest = read_manifest()
     names: dict[str, str] = {}
     for entry in manifest["systems"]:
         names.setdefault(entry["system_id"], entry["name"])

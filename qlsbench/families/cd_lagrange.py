@@ -20,7 +20,7 @@ from qlsbench.families.spheres import (
 )
 from qlsbench.options import option
 from qlsbench.physics import StepOptions
-from qlsbench.physics.scene import SCENES
+from qlsbench.physics.spheres.scenes import SCENES
 
 
 @dataclass(frozen=True)

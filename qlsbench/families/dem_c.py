@@ -11,7 +11,7 @@ from qlsbench.families.spheres import (
     report,
     simulate_spheres,
 )
-from qlsbench.physics.scene import SCENES
+from qlsbench.physics.spheres.scenes import SCENES
 
 
 def build(options: SphereOptions, out: Path, progress: bool = True) -> dict:

@@ -10,20 +10,19 @@ subfolder: the card's first config, loadable on a fresh install.
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from qlsbench.data import atomic_write
-from qlsbench.data.pinned import PINNED, pinned
+from qlsbench.data.pinned import PINNED, group_file, pinned, read_manifest
 from qlsbench.errors import InputError
 from qlsbench.families.base import Family
 from qlsbench.options import Options, option
 from qlsbench.text import plural
 
 #: The pinned groups, as the manifest lists them.
-GROUPS = tuple(json.loads((PINNED / "manifest.json").read_text())["groups"])
+GROUPS = tuple(read_manifest()["groups"])
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ def build(options: PinnedOptions, out: Path, progress: bool = True) -> dict:
         return {"copies": copies}
     systems = pinned(options.group)  # refuses a group whose systems no longer match their hashes
     path = Path(out) / "part-0000.parquet"
-    atomic_write(path, lambda tmp: shutil.copyfile(PINNED / "systems" / f"{options.group}.parquet", tmp))
+    atomic_write(path, lambda tmp: shutil.copyfile(group_file(PINNED, options.group), tmp))
     return {"group": options.group, "systems": len(systems), "path": str(path)}
 
 

@@ -31,7 +31,7 @@ from qlsbench.physics import (
     simulate,
     snapshot_steps,
 )
-from qlsbench.physics.scene import MAX_SPHERES, SCENES, Scene, sedimentation
+from qlsbench.physics.spheres.scenes import MAX_SPHERES, SCENES, Scene, sedimentation
 from qlsbench.text import plural
 
 #: The name written into every sphere dataset's metadata since v1, kept so the bytes (and the pinned hashes) stay.
@@ -164,7 +164,7 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
 
 class FclibWriter:
     """Writes a step's contact problem as ``folder/step-NNNNNN.hdf5`` in FCLIB's global form (a
-    :data:`~qlsbench.physics.sphere_stepping.ProblemSink`), every ``every``-th step, each file atomically."""
+    :data:`~qlsbench.physics.spheres.stepping.ProblemSink`), every ``every``-th step, each file atomically."""
 
     def __init__(self, folder: Path, every: int, label: str) -> None:
         self.folder, self.every, self.label, self.written = folder, every, label, 0

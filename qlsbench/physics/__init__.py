@@ -1,19 +1,21 @@
-"""Physics: rigid-sphere DEM-C scenes, contacts, the contact LCP and its solvers.
+"""Physics: the models whose time steps yield the benchmark's linear systems, and what they share.
 
-Plain data in, plain data out: this package knows nothing of files or of the
-benchmark's linear solvers. Its Newton subsystems reach datasets through a
-capture callback (:class:`~qlsbench.physics.capture.SubsystemRecorder`), its
-sphere states through an observer (:class:`~qlsbench.physics.capture.SnapshotRecorder`).
+One folder per model: :mod:`~qlsbench.physics.spheres` (rigid spheres with
+LCP contacts: DEM-C alg. 1 and the CD-Lagrange impact step),
+:mod:`~qlsbench.physics.penalty` (penalty contact with Coulomb friction,
+Newton-GMRES) and :mod:`~qlsbench.physics.cdlagrange` (CD-Lagrange impacts
+of single-node bodies). Shared by them: :mod:`~qlsbench.physics.lcp` (the
+linear complementarity problem and its methods) and
+:mod:`~qlsbench.physics.capture` (the Newton subsystems a run leaves).
+
+Plain data in, plain data out: this package knows nothing of files (the LCP
+readers aside) or of the benchmark's linear solvers. Newton subsystems reach
+datasets through a capture callback (:class:`~qlsbench.physics.capture.SubsystemRecorder`),
+sphere states through an observer (:class:`~qlsbench.physics.spheres.snapshots.SnapshotRecorder`).
+The names below are the stable ones; the modules behind them may move.
 """
 
-from qlsbench.physics.capture import (
-    SnapshotRecorder,
-    SubsystemRecorder,
-    container_of,
-    export_systems,
-    snapshot_steps,
-)
-from qlsbench.physics.contacts import Contacts, detect_contacts
+from qlsbench.physics.capture import SubsystemRecorder, export_systems
 from qlsbench.physics.lcp import (
     LCP,
     LCP_METHODS,
@@ -24,8 +26,21 @@ from qlsbench.physics.lcp import (
     proximal_minmap,
     solve_lcp,
 )
-from qlsbench.physics.scene import SCENES, Scene, build_scene
-from qlsbench.physics.sphere_stepping import StepOptions, StepReport, WarmStart, simulate, step
+from qlsbench.physics.spheres import (
+    SCENES,
+    Contacts,
+    Scene,
+    SnapshotRecorder,
+    StepOptions,
+    StepReport,
+    WarmStart,
+    build_scene,
+    container_of,
+    detect_contacts,
+    simulate,
+    snapshot_steps,
+    step,
+)
 
 __all__ = [
     "LCP", "LCPResult", "LCP_METHODS", "Contacts", "NewtonOptions", "ProximalOptions", "SCENES",

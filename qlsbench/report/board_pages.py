@@ -15,23 +15,23 @@ from pathlib import Path
 
 import pandas as pd
 
-from qlsbench.bench.board import (
+from qlsbench.bench.board.folder import Board
+from qlsbench.bench.board.pinning import pinned_table
+from qlsbench.bench.board.running import publish_results, solver_runs
+from qlsbench.bench.board.submissions import (
     SELF_SUBMITTED,
-    Board,
     local_files,
-    pinned_table,
-    publish_results,
     read_submission,
     scaled_submission,
     self_submitted,
-    solver_runs,
 )
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
 from qlsbench.bench.results import load_results
 from qlsbench.report.budget_curves import plot_budget_curves
 from qlsbench.report.in_loop_page import physics_track_blocks
+from qlsbench.report.leaderboard_columns import display_table
+from qlsbench.report.leaderboard_page import write_leaderboard
 from qlsbench.report.noisy_page import noisy_track_blocks
-from qlsbench.report.leaderboard_page import display_table, write_leaderboard
 from qlsbench.report.resource_figures import estimate_blocks
 
 #: The pages ``board publish`` and ``board add`` write into their folder.
@@ -105,13 +105,12 @@ def _estimates(board: Board) -> pd.DataFrame:
     """``qlsbench resources`` rows of every pinned group at :data:`RESOURCE_EPSILON`, with a ``group`` column."""
     import tempfile
 
-    from qlsbench.bench.board import pinned_files
     from qlsbench.bench.pauli_study import resource_table
 
     with tempfile.TemporaryDirectory() as tmp:
         return pd.concat([resource_table(path, Path(tmp) / f"{group}.parquet", epsilons=(RESOURCE_EPSILON,),
                                          progress=False).assign(group=group)
-                          for group, path in pinned_files(board).items()], ignore_index=True)
+                          for group, path in board.pinned_files().items()], ignore_index=True)
 
 
 class _Progress:

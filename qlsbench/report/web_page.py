@@ -17,6 +17,12 @@ from pathlib import Path
 import pandas as pd
 
 from qlsbench.bench.ranking import Track
+from qlsbench.report.leaderboard_columns import (
+    OVERLAP_NOTE,
+    TRACK_COLUMNS,
+    display_table,
+    display_value,
+)
 from qlsbench.report.tables import Link, html_inline
 
 #: The page's script, inlined into every page.
@@ -104,8 +110,6 @@ def _solver_link(label: str) -> str:
 def _ranking(rows: pd.DataFrame, all_tracks: tuple[Track, ...], by: str, drill: bool = False) -> str:
     """The ranking: one table per track holding every (group, band) view; the filters show one view. ``drill``
     links each solver to its per-system drill-down."""
-    from qlsbench.report.leaderboard_page import OVERLAP_NOTE, TRACK_COLUMNS, display_table
-
     groups = ["all", *sorted(set(rows["group"]) - {"all"})]
     bands = ["all", *[b for b in dict.fromkeys(rows["band"]) if b != "all"]]
 
@@ -201,8 +205,6 @@ def _drill_summary(label: str, part: pd.DataFrame, info: dict, all_tracks: tuple
 def _drill_table(part: pd.DataFrame, all_tracks: tuple[Track, ...]) -> tuple[pd.DataFrame, pd.DataFrame, list]:
     """One solver's drill-down rows: the cells as printed, the values they sort by, and each row's attributes
     (its group and band for the filters, its success on each track for the unsolved marking)."""
-    from qlsbench.report.leaderboard_page import display_value
-
     columns = [(c, name, tip) for c, name, tip in DRILL_COLUMNS if c in part]
     bars = {f"{t.name} bar": f"success_{t.name}" for t in all_tracks}
     order = [*columns[:4], *[(c, name, None) for name, c in bars.items()], *columns[4:]]

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-import qlsbench.physics.sphere_stepping as stepper
+import qlsbench.physics.spheres.stepping as stepper
 from qlsbench.physics import (
     NewtonOptions,
     StepOptions,

@@ -6,9 +6,9 @@ Runs frictional sedimentations of 8, 32 and 100 spheres (mu = 0.3, dataset v2 st
 the first steps whose contact LCP plain min-map Newton (from the step's warm start, 100 iterations, the v1
 chain's first attempt) does not solve, and that the v2 chain solves within a few seconds here. Each file holds
 what the LCP is assembled from (contacts, masses, known velocities, h, mu, s, the normal offsets) and the warm
-start, so ``tests/test_frictional_corpus.py`` re-assembles it with :func:`qlsbench.physics.assembly.assemble`.
+start, so ``tests/test_frictional_corpus.py`` re-assembles it with :func:`qlsbench.physics.spheres.assembly.assemble`.
 The bytes of the files depend on this machine's arithmetic; the test only needs each LCP to stay hard for
-Newton and solvable by the chain, which holds on any machine. One more file comes from the asv sliding pile: a
+Newton and solvable by the chain, which holds on any machine. One more file comes from the asv pile sliding to rest: a
 step Gauss-Seidel finishes only after tens of thousands of sweeps.
 """
 
@@ -20,8 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-import qlsbench.physics.sphere_stepping as stepping
-from qlsbench.physics import NewtonOptions, StepOptions, build_scene, minmap_newton, simulate, step
+from qlsbench.physics import (
+    NewtonOptions,
+    StepOptions,
+    build_scene,
+    minmap_newton,
+    simulate,
+    step,
+)
+from qlsbench.physics.spheres import stepping
 
 HERE = Path(__file__).parent
 RUNS = [(8, 0, 400, 3), (32, 0, 600, 3), (100, 0, 700, 4)]  # spheres, seed, steps, files kept
@@ -70,7 +77,7 @@ def collect(n_spheres: int, seed: int, steps: int, keep: int) -> None:
 
 
 def collect_sliding(max_seconds: float = 1.5) -> None:
-    """One step of the asv sliding pile (100 spheres settled without friction, then friction on) that NSGS
+    """One step of the asv pile sliding to rest (100 spheres settled without friction, then friction on) that NSGS
     finishes only past 20,000 sweeps (the v2 chain's first cap, where the proximal fallback took over)."""
     scene = build_scene("sedimentation", n_spheres=100, seed=0)
     simulate(scene, 400, StepOptions(mu=0.0))

@@ -1,4 +1,4 @@
-"""The CD-Lagrange impact integrator for single-node bodies (seed 000, app. A, eqs. 38-50) and its test scenes.
+"""The CD-Lagrange impact integrator for single-node bodies (seed 000, app. A, eqs. 38-50).
 
 Asynchronous central differences: positions ``Q_n`` at integer steps,
 velocities ``Qdot_{n+1/2}`` at half steps,
@@ -30,7 +30,7 @@ for three bodies: the physical Newton's-cradle result); ``simultaneous``
 solves all of them as one LCP ``0 <= lam _|_ D lam + N Qdot^S + e min(0, N Qdot^-) >= 0``,
 ``D = N M^-1 N^T``, by the DEM-C min-map Newton. Many spheres in 3-D use the
 same law through the DEM-C simulator (``StepOptions(integrator="cd_lagrange")``,
-:func:`qlsbench.physics.sphere_stepping.step_cd_lagrange`).
+:func:`qlsbench.physics.spheres.stepping.step_cd_lagrange`).
 """
 
 from __future__ import annotations
@@ -41,12 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from qlsbench.checks import POSITIVE, Real, Whole, whole_number
+from qlsbench.checks import POSITIVE, whole_number
 from qlsbench.errors import InputError
 from qlsbench.physics.lcp import LCP
 from qlsbench.physics.lcp.methods import solve_lcp
-
-G = 9.81
 
 
 @dataclass
@@ -194,68 +192,3 @@ def integrate(system: ImpactSystem, Q0, Qdot0, h: float, steps: int, mode: str =
         columns[f"q_{i}"], columns[f"qdot_{i}"] = qs[:, i], vs[:, i]
     columns["contact"], columns["energy"] = contact, energy
     return pd.DataFrame(columns)
-
-
-def pendulum(q0: float = 1.0, mass: float = 1.0, length: float = 1.0, g: float = G) -> tuple[ImpactSystem, list, list]:
-    """A pendulum (angle ``q``, no contacts): ``M = m l^2``, ``V = -m g l cos q``; app. B: q0 = 1, h = 0.02."""
-    system = ImpactSystem([mass * length**2], lambda Q: -mass * g * length * np.sin(Q),
-                          lambda Q: -mass * g * length * float(np.cos(Q[0])), np.zeros((0, 1)), np.zeros(0), 1.0)
-    return system, [q0], [0.0]
-
-
-def bouncing_ball(q0: float = 10.0, e: float = 1.0, mass: float = 1.0, g: float = G) -> tuple[ImpactSystem, list, list]:
-    """A ball at height ``q`` above the ground ``q = 0``; app. B: q0 = 10, e = 1 (also 0.8, 0.7), h = 0.02."""
-    system = ImpactSystem([mass], lambda Q: np.array([-mass * g]), lambda Q: mass * g * float(Q[0]),
-                          np.ones((1, 1)), np.zeros(1), e)
-    return system, [q0], [0.0]
-
-
-def newtons_cradle(balls: int = 2, speed: float = 2.0, e: float = 1.0, mass: float = 1.0, length: float = 1.0,
-                   g: float = G) -> tuple[ImpactSystem, list, list]:
-    """Pendulums of zero size on one pivot (angles ``Q``), neighbours touching when ``Q_{i+1} - Q_i <= 0``.
-
-    App. B: two balls, ``Q0 = (0, 0)``, ``Qdot0 = (2, 0)``, e = 1, ``A = [[-1, 1], [1, -1]]``, ``L = (1, -1)``.
-    """
-    if int(balls) != balls or balls < 2:
-        raise InputError(f"newtons-cradle: balls must be an integer >= 2, got {balls!r}")
-    balls = int(balls)
-    normals = np.zeros((balls - 1, balls))
-    for k in range(balls - 1):
-        normals[k, k], normals[k, k + 1] = -1.0, 1.0
-    system = ImpactSystem(np.full(balls, mass * length**2), lambda Q: -mass * g * length * np.sin(Q),
-                          lambda Q: -mass * g * length * float(np.cos(Q).sum()), normals, np.zeros(balls - 1), e)
-    return system, np.zeros(balls), np.r_[speed, np.zeros(balls - 1)]
-
-
-#: Scene builders by name, with the paper's time step.
-CD_SCENES = {"pendulum": pendulum, "bouncing-ball": bouncing_ball, "newtons-cradle": newtons_cradle}
-
-#: Every scene parameter's bounds, checked before a scene is built (one line naming the scene and parameter):
-#: angles, heights and speeds in [-1e6, 1e6], masses in [1e-12, 1e12] and lengths in [1e-6, 1e6] (so that the
-#: inertia m l^2 stays a positive double), gravity in [0, 1e6], restitution in [0, 1], from 2 to 100 balls.
-SCENE_PARAMETERS = {
-    "q0": Real(-1e6, 1e6), "speed": Real(-1e6, 1e6), "mass": Real(1e-12, 1e12), "length": Real(1e-6, 1e6),
-    "g": Real(0.0, 1e6), "e": Real(0.0, 1.0), "balls": Whole(2, 100),
-}
-
-
-def check_scene_parameters(name: str, params: dict) -> dict:
-    """``params`` of scene ``name`` checked against its builder's parameters and :data:`SCENE_PARAMETERS`."""
-    import inspect
-
-    taken = list(inspect.signature(CD_SCENES[name]).parameters)
-    unknown = sorted(set(params) - set(taken))
-    if unknown:
-        raise InputError(f"scene {name}: unknown parameter(s) {', '.join(unknown)}; it takes {', '.join(taken)}")
-    return {key: SCENE_PARAMETERS[key].check(value, f"scene {name}: {key}") for key, value in params.items()}
-
-
-def run_scene(name: str, steps: int, h: float = 0.02, mode: str = "sequential", **params) -> pd.DataFrame:
-    """Simulate scene ``name`` (``pendulum``, ``bouncing-ball``, ``newtons-cradle``) for ``steps`` steps.
-
-    Returns the trajectory of :func:`integrate`.
-    """
-    if name not in CD_SCENES:
-        raise InputError(f"unknown CD-Lagrange scene {name!r}; choose from {', '.join(CD_SCENES)}")
-    system, Q0, Qdot0 = CD_SCENES[name](**check_scene_parameters(name, params))
-    return integrate(system, Q0, Qdot0, h, steps, mode)

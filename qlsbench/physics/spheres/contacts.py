@@ -12,7 +12,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from qlsbench.errors import InputError
-from qlsbench.physics.scene import Plane, Scene, SphericalContainer
+from qlsbench.physics.spheres.scenes import Plane, Scene, SphericalContainer
 
 
 @dataclass(frozen=True)

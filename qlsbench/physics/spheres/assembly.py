@@ -15,8 +15,8 @@ import scipy.sparse as sp
 
 from qlsbench.checks import whole_number
 from qlsbench.errors import InputError
-from qlsbench.physics.contacts import Contacts
 from qlsbench.physics.lcp import LCP
+from qlsbench.physics.spheres.contacts import Contacts
 
 
 def check_friction_params(mu: float, s: int) -> None:
@@ -67,7 +67,7 @@ def direction_matrices(contacts: Contacts, n_spheres: int, s: int) -> tuple[sp.c
 class ContactLCP:
     """A contact LCP with what is needed to apply its solution; its matrix ``Q`` is built on first use.
 
-    Contact-wise methods (:func:`~qlsbench.physics.nsgs.nsgs`) work on the
+    Contact-wise methods (:func:`~qlsbench.physics.spheres.nsgs.nsgs`) work on the
     contacts and velocities alone and never need ``Q``, whose sparse products
     cost more than the sweeps of most steps (10 ms of a 100-sphere frictional
     step); :attr:`lcp` builds it once when a matrix method asks.
@@ -86,7 +86,7 @@ class ContactLCP:
         Friction coefficient.
     contacts : Contacts
         The contacts the problem was assembled from (bodies and frames, for
-        contact-wise methods such as :func:`~qlsbench.physics.nsgs.nsgs`).
+        contact-wise methods such as :func:`~qlsbench.physics.spheres.nsgs.nsgs`).
     v_known : numpy.ndarray
         ``(3N,)`` velocities before the contact impulses.
     normal_offset : numpy.ndarray

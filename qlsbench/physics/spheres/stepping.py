@@ -23,13 +23,6 @@ from tqdm.auto import tqdm
 from qlsbench.checks import POSITIVE, whole_number
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
-from qlsbench.physics.assembly import (
-    ContactLCP,
-    assemble,
-    assemble_impact,
-    check_friction_params,
-)
-from qlsbench.physics.contacts import Contacts, detect_contacts
 from qlsbench.physics.lcp import (
     Capture,
     LCPResult,
@@ -40,8 +33,15 @@ from qlsbench.physics.lcp import (
     minmap_newton,
     proximal_minmap,
 )
-from qlsbench.physics.nsgs import NSGSOptions, nsgs
-from qlsbench.physics.scene import Scene
+from qlsbench.physics.spheres.assembly import (
+    ContactLCP,
+    assemble,
+    assemble_impact,
+    check_friction_params,
+)
+from qlsbench.physics.spheres.contacts import Contacts, detect_contacts
+from qlsbench.physics.spheres.nsgs import NSGSOptions, nsgs
+from qlsbench.physics.spheres.scenes import Scene
 
 #: Time integrators of the sphere system.
 INTEGRATORS = ("dem_c", "cd_lagrange")
@@ -102,7 +102,7 @@ class StepOptions:
     nsgs : NSGSOptions or None
         Frictional LCPs only (``mu > 0``): the v2 chain. Every step is solved
         to the tolerance by nonsmooth Gauss-Seidel
-        (:func:`~qlsbench.physics.nsgs.nsgs`) from the warm start; on steps
+        (:func:`~qlsbench.physics.spheres.nsgs.nsgs`) from the warm start; on steps
         whose subsystems are kept, min-map Newton runs first (at most
         ``nsgs.newton_max_iter`` iterations) from an NSGS point at
         ``nsgs.presolve_tol``, or from the warm start where NSGS already met

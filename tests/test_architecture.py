@@ -1,0 +1,170 @@
+"""The package's imports point one way: no module imports one that imports it back, and none imports a layer above.
+
+The import graph is read from the source (``ast``), lazy imports inside
+functions included: a function-level import that closes a circle is still a
+circle, only one that fails later. Imports under ``if TYPE_CHECKING:`` are left
+out (they never run). The layers are docs/development.md's ("Dependencies
+point one way"); inside :mod:`qlsbench.physics` each model has its folder and
+imports only what the models share.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "qlsbench"
+
+#: Units of the package, lowest first: a module may import its own unit and any unit of a lower layer. A unit is
+#: a module or package path relative to ``qlsbench`` ("" is the package's face: its version, LinearSystem).
+LAYERS: list[set[str]] = [
+    {"errors", "outcomes", "text"},
+    {"checks", "threads", "yaml_files", "outputs"},
+    {"options"},
+    {"problems"},
+    {""},
+    # physics: the shared parts first, then one folder per model, then the package's face (its __init__)
+    {"physics.lcp", "physics.capture", "pauli", "data"},
+    {"physics.spheres", "physics.penalty", "physics.cdlagrange"},
+    {"physics"},
+    {"families", "solvers"},
+    {"bench"},
+    {"report"},
+    {"workflow"},
+    {"cli"},
+    {"__main__"},
+]
+RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (a package by its own name)."""
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def _type_checking_only(node: ast.AST) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return isinstance(test, (ast.Name, ast.Attribute)) and ast.unparse(test).endswith("TYPE_CHECKING")
+
+
+def _imports(tree: ast.AST):
+    """Every import statement of ``tree``, at any depth, but those under ``if TYPE_CHECKING:``."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and _type_checking_only(node):
+            yield from (n for child in node.orelse for n in [child, *_imports(child)]
+                        if isinstance(n, (ast.Import, ast.ImportFrom)))
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        yield from _imports(node)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (``from a.b import c`` is module ``a.b.c`` when there is one)."""
+    modules = _modules()
+
+    def known(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found = set()
+        for node in _imports(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.Import):
+                found |= {known(a.name) for a in node.names if a.name.split(".")[0] == "qlsbench"}
+                continue
+            base = node.module or ""
+            if node.level:  # relative: from the module's package, one level up per dot past the first
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            if base.split(".")[0] != "qlsbench":
+                continue
+            found |= {f"{base}.{a.name}" if f"{base}.{a.name}" in modules else known(base) for a in node.names}
+        graph[name] = found - {None, name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def unit(module: str) -> str:
+    """The layer unit a module belongs to: the longest unit of :data:`LAYERS` it is in."""
+    rest = module.removeprefix("qlsbench").lstrip(".")
+    parts = rest.split(".") if rest else []
+    for n in range(len(parts), -1, -1):
+        if ".".join(parts[:n]) in RANK:
+            return ".".join(parts[:n])
+    raise KeyError(module)
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    return import_graph()
+
+
+def test_the_graph_sees_every_kind_of_import(graph):
+    """Lazy imports count (web_page's drill-down imports page_data inside a function)."""
+    assert "qlsbench.report.page_data" in graph["qlsbench.report.web_page"]
+    assert "qlsbench.physics.spheres.stepping" in graph["qlsbench.physics.spheres"]  # a package's face
+    assert graph["qlsbench.errors"] == set()
+
+
+def test_no_module_imports_one_that_imports_it_back(graph):
+    assert cycles(graph) == []
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]  # the check itself
+
+
+def test_every_module_is_in_a_layer(graph):
+    for module in graph:
+        unit(module)  # KeyError names a module no layer holds: give it one in LAYERS and the docs
+
+
+def test_no_module_imports_a_layer_above_its_own(graph):
+    """Each import goes down (or stays in the module's own unit); a package's face may import what it holds."""
+    upward = []
+    for module, targets in graph.items():
+        mine = unit(module)
+        for target in targets:
+            theirs = unit(target)
+            face = target.startswith(module + ".")  # a package's __init__ re-exporting its own modules
+            if theirs != mine and not face and RANK[theirs] >= RANK[mine]:
+                upward.append(f"{module} ({mine or 'qlsbench'}) imports {target} ({theirs or 'qlsbench'})")
+    assert upward == []
