@@ -134,6 +134,36 @@ def _siconos_or_skip() -> None:
         pytest.skip("Siconos is not installed (Debian: apt-get install python3-siconos)")
 
 
+def test_export_writes_qsvt_circuits_that_read_back_to_the_solvers_post_selected_state(tmp_path, capsys):
+    """`export --format qasm --circuits qsvt` writes each 2-qubit pinned system's QSVT circuit; read back, its
+    post-selected branch is the solver's own (the degree the solver predicts), pointing along x_ref."""
+    pytest.importorskip("pyqsp")
+    from qiskit import qasm3
+    from qiskit_aer import AerSimulator
+
+    from qlsbench.cli import main
+    from qlsbench.solvers.qsvt import circuit as qc
+
+    code = main(["export", str(PINNED / "systems" / "ising.parquet"), "--out", str(tmp_path), "--format", "qasm",
+                 "--circuits", "qsvt", "--epsilon", "0.3"])
+    assert code in (0, None) and "QSVT circuit" in capsys.readouterr().out
+    # kappa = 100 needs degree ~2000, over the solver's max_degree (1001): declined, as the solver declines it.
+    assert sorted(p.name for p in tmp_path.glob("*.qasm")) == ["ising-k10-n2.qsvt.qasm"]
+    system = next(s for s in iter_systems(PINNED / "systems" / "ising.parquet") if s.dim == 4
+                  and np.linalg.cond(s.A.toarray()) < 20)
+    loaded = qasm3.loads((tmp_path / "ising-k10-n2.qsvt.qasm").read_text()).remove_final_measurements(inplace=False)
+    loaded.save_statevector()
+    state = np.asarray(AerSimulator(method="statevector").run(loaded).result().get_statevector())
+    x = qc.postselected(state, 2)
+    x_ref = system.x_ref / np.linalg.norm(system.x_ref)
+    assert abs(np.vdot(x / np.linalg.norm(x), x_ref)) ** 2 > 1 - 0.3**2  # the polynomial's bound
+    # epsilon is bounded as the solver's option is: one line, exit 2, nothing more written
+    assert main(["export", str(PINNED / "systems" / "ising.parquet"), "--out", str(tmp_path / "bad"), "--format",
+                 "qasm", "--circuits", "qsvt", "--epsilon", "0"]) == 2
+    assert "--epsilon: must be a finite number in (0, 0.5]" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+
+
 def test_siconos_solves_an_exported_step_to_the_steppers_velocities_within_the_cone_approximation(tmp_path):
     """Siconos' own NSGS on the exact Coulomb cone, given the problem as the exported file holds it, moves the
     spheres as qlsbench's step does on its 8-sided friction polygon: the velocities agree to the few per cent

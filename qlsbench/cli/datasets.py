@@ -106,23 +106,33 @@ def cmd_export(args) -> None:
         written = export_matrix_market(args.dataset, args.out)
         systems = sum(1 for path in written if path.suffix == ".json")
         print(f"{plural(systems, 'system')} as Matrix Market (A, b, x_ref) with metadata -> {args.out}")
-    if "qasm" in args.format:
+    if "qasm" in args.format and "hhl" in args.circuits:
         from qlsbench.solvers.qasm import MAX_QASM_QUBITS, export_hhl_qasm
 
         written = export_hhl_qasm(args.dataset, args.out, clock=args.clock)
         print(f"{plural(len(written), 'HHL circuit')} (systems up to {MAX_QASM_QUBITS} qubits, {args.clock} clock "
               f"qubits, CX + U) as OpenQASM 3 -> {args.out}")
+    if "qasm" in args.format and "qsvt" in args.circuits:
+        from qlsbench.solvers.qasm import MAX_QSVT_QASM_QUBITS, export_qsvt_qasm
+
+        written = export_qsvt_qasm(args.dataset, args.out, epsilon=args.epsilon)
+        print(f"{plural(len(written), 'QSVT circuit')} (systems up to {MAX_QSVT_QASM_QUBITS} qubits, the degree "
+              f"for epsilon {args.epsilon:g}, CX + U) as OpenQASM 3 -> {args.out}")
 
 
 def _arguments_export(s) -> None:
-    from qlsbench.checks import Whole
+    from qlsbench.checks import Real, Whole
 
     s.add_argument("dataset", help="dataset file or folder (e.g. the pinned set: qlsbench/pinned/systems)")
     s.add_argument("--out", required=True, help="output folder: <name>.mtx, .b.mtx, .x_ref.mtx and .json per system; "
                                                 "<name>.hhl.qasm with --format qasm")
     s.add_argument("--format", nargs="+", choices=["mtx", "qasm"], default=["mtx"],
                    help="mtx: Matrix Market; qasm: each small system's HHL circuit in OpenQASM 3 (default: mtx)")
+    s.add_argument("--circuits", nargs="+", choices=["hhl", "qsvt"], default=["hhl"],
+                   help="which solvers' circuits --format qasm writes: <name>.hhl.qasm, <name>.qsvt.qasm (default: hhl)")
     s.add_argument("--clock", type=Whole(2, 8).parse, default=4, help="clock qubits of the HHL circuits (default 4)")
+    s.add_argument("--epsilon", type=Real(0.0, 0.5, open_low=True).parse, default=0.1,
+                   help="target error of the QSVT circuits' polynomial, which sets their degree (default 0.1)")
     s.set_defaults(func=cmd_export, writes=[("out", "--out", "folder")], reads=["dataset"])
 
 
