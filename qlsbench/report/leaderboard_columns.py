@@ -58,6 +58,10 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "circuit_depth": ("circuit depth", "median depth of the deepest transpiled circuit"),
     "circuits_per_evaluation": ("circuits / evaluation", "median distinct circuits behind one cost evaluation"),
     "pauli_terms": ("Pauli terms", "median Pauli strings of A the circuits use"),
+    "routed_depth": ("routed depth", "median depth of the deepest circuit routed to the device's coupling map and "
+                                     "basis gates"),
+    "two_qubit_gates": ("2q gates", "median two-qubit gates of the deepest routed circuit"),
+    "device_seconds": ("device s", "median estimated device time per solve, from the backend's gate durations"),
     "options": ("options", "the solver's exact options (JSON)"),
     "name": ("name", "registered solver name, entry point or module:Class"),
 }
