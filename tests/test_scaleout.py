@@ -195,6 +195,12 @@ def test_raising_repeats_solves_only_the_new_seeds(tmp_path):
     assert kept["wall_time"].tolist() == first["wall_time"].tolist()  # the earlier solves were not redone
     assert list(tmp_path.glob("grown.*")) == [out]  # the part file is gone
     assert add_repeats(spec, data, out, repeats=5, progress=False).equals(read_results(out))  # nothing to add
+    # Killed after the new part was written and before the merge: the rerun merges the part, solving nothing.
+    again = tmp_path / "again.parquet"
+    run_solver(spec, data, again, repeats=3, progress=False)
+    part = run_solver(spec, data, tmp_path / "again.repeats-3-4.parquet", repeats=5, first_repeat=3, progress=False)
+    grown = add_repeats(spec, data, again, repeats=5, progress=False)
+    assert grown[grown["repeat"] >= 3]["wall_time"].tolist() == part["wall_time"].tolist()
     with pytest.raises(InputError, match="seed"):  # parts of another solve are refused, out unchanged
         add_repeats(spec, data, out, repeats=7, seed=1, progress=False)
     assert len(read_results(out)) == 10

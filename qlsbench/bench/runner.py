@@ -43,7 +43,7 @@ from qlsbench.bench.results import (
     result_row,
     results_table,
 )
-from qlsbench.bench.shards import assign
+from qlsbench.bench.shards import assign, merge
 from qlsbench.checks import COUNT, POSITIVE
 from qlsbench.data import (
     atomic_write_table,
@@ -399,8 +399,6 @@ def add_repeats(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.Path
     pandas.DataFrame
         Every row of ``out`` afterwards.
     """
-    from qlsbench.bench.shards import merge
-
     out = Path(out)
     earlier = read_results(out)
     have = sorted(int(r) for r in earlier["repeat"].unique())
@@ -409,7 +407,8 @@ def add_repeats(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.Path
     if len(have) >= repeats:
         return earlier
     part = out.with_name(f"{out.stem}.repeats-{len(have)}-{repeats - 1}.parquet")
-    run_solver(spec, dataset, part, repeats=repeats, seed=seed, first_repeat=len(have), **run)
+    if not part.exists():  # a part finished before an interruption is merged, not solved again
+        run_solver(spec, dataset, part, repeats=repeats, seed=seed, first_repeat=len(have), **run)
     rows = merge(dataset, [out, part], out)
     part.unlink()
     return rows
