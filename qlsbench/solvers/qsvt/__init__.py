@@ -141,13 +141,11 @@ class QSVT(QSVTOptions, BaseSolver):
 
 
 def _kept_terms(A: np.ndarray, rtol: float):
-    """``A``'s Pauli terms whose coefficient is above ``rtol`` times the largest."""
-    from qlsbench.pauli import PauliDecomposition
-    from qlsbench.pauli.lcu import lcu_form
+    """``A``'s Pauli terms whose coefficient is above ``rtol`` times the largest (the terms ``qlsbench resources``
+    counts at that tolerance)."""
+    from qlsbench.pauli.lcu import lcu_form, truncated
 
-    form = lcu_form(A)
-    keep = np.abs(form.coeffs) > rtol * float(np.abs(form.coeffs).max(initial=0.0))
-    return PauliDecomposition(form.x_int[keep], form.z_int[keep], form.coeffs[keep], form.n_qubits)
+    return truncated(lcu_form(A), rtol)
 
 
 def _skipped(why: str, resources: dict) -> SolveResult:
