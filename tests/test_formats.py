@@ -221,3 +221,87 @@ def test_a_simulation_writes_its_steps_contact_problems_as_fclib_without_changin
         assert problem.kind == "global" and problem.nc >= 1 and np.all(problem.mu == 0.3)
     assert ((tmp_path / "with" / "part-0000.parquet").read_bytes()
             == (tmp_path / "plain" / "part-0000.parquet").read_bytes())  # the export leaves the dataset as it was
+
+
+def _ancilla_z(circuit) -> float:
+    """``<Z>`` of the qubit a Hadamard-test circuit measures into ``c[0]``, from its exact state."""
+    from qiskit.quantum_info import Pauli, Statevector
+
+    (ancilla,) = [circuit.find_bit(inst.qubits[0]).index for inst in circuit.data if inst.operation.name == "measure"]
+    state = Statevector(circuit.remove_final_measurements(inplace=False))
+    return float(state.expectation_value(Pauli("Z"), [ancilla]).real)
+
+
+def _cost_from(tests: list, terms: list, decomposition, kind: str) -> float:
+    from qlsbench.solvers.vqls import circuits
+
+    values = {term: _ancilla_z(qc) for term, qc in zip(terms, tests)}
+    return circuits.combine(values, decomposition.coeffs, decomposition.labels(), kind, decomposition.n_qubits, True)
+
+
+def _ising_n2():
+    return next(s for s in iter_systems(PINNED / "systems" / "ising.parquet") if s.dim == 4
+                and np.linalg.cond(s.A.toarray()) < 20)
+
+
+def test_export_writes_vqls_circuits_whose_tests_give_back_the_trained_cost_at_every_level(tmp_path, capsys):
+    """`export --format qasm --circuits vqls`: read back with qasm3.loads, the ansatz at each level (the device
+    level through the index's layout) is the trained state, which solves the system; the Hadamard tests' <Z>
+    values, combined as the index says, give the index's cost, which is the exact cost at the trained angles."""
+    from qiskit import QuantumCircuit, qasm3
+    from qiskit.quantum_info import Statevector
+
+    from qlsbench.cli import main
+    from qlsbench.solvers.vqls import circuits
+    from qlsbench.solvers.vqls.ansatz import RealAnsatz
+    from qlsbench.solvers.vqls.backends import ExactBackend
+    from qlsbench.solvers.vqls.problem import VQLSProblem
+
+    system = _ising_n2()
+    dataset = write_systems([system], tmp_path / "one.parquet")
+    out = tmp_path / "qasm"
+    assert main(["export", str(dataset), "--out", str(out), "--format", "qasm", "--circuits", "vqls"]) in (0, None)
+    assert "vqls-local trained on 1 system" in capsys.readouterr().out
+    (folder,) = out.glob("*.vqls-local")
+    index = json.loads((folder / "index.json").read_text())
+    alpha = np.array(index["alpha"])
+    trained = RealAnsatz(2, index["training"]["layers"]).state(alpha)
+    x_ref = system.x_ref.real / np.linalg.norm(system.x_ref)
+    assert abs(trained @ x_ref) ** 2 > 0.999
+    exact = ExactBackend(VQLSProblem.from_system(system), index["training"]["layers"], "local", True).cost(alpha)
+    assert index["cost"] == pytest.approx(exact, abs=1e-12)
+    labels = index["pauli"]["labels"]
+    coeffs = np.array(index["pauli"]["re"]) + 1j * np.array(index["pauli"]["im"])
+    terms = [circuits.Term(t["kind"], t["l"], t["lp"], t["j"], int(t["part"] == "im")) for t in index["tests"]]
+    assert len(terms) == index["tests_written"] == index["circuits_per_evaluation"] > 0
+    for level in ("algorithmic", "basis", "device"):
+        ansatz = qasm3.loads((folder / f"ansatz.{level}.qasm").read_text())
+        if level == "device":  # the trained state sits on the layout's qubits of the routed region
+            expected = QuantumCircuit(ansatz.num_qubits)
+            expected.initialize(trained, index["ansatz_layout"])
+            assert abs(Statevector(ansatz).inner(Statevector(expected))) ** 2 > 1 - 1e-9
+        else:
+            assert abs(Statevector(ansatz).data @ trained) ** 2 > 1 - 1e-9
+        tests = [qasm3.loads((folder / level / t["file"]).read_text()) for t in index["tests"]]
+        if level == "basis":
+            assert set().union(*(qc.count_ops() for qc in tests)) <= {"cx", "U", "u", "measure"}
+        values = {term: _ancilla_z(qc) for term, qc in zip(terms, tests)}
+        cost = circuits.combine(values, coeffs, labels, "local", 2, True)
+        assert cost == pytest.approx(index["cost"], abs=1e-9), level
+
+
+def test_vqls_hadamard_tests_give_the_exact_global_cost_at_any_angles():
+    """Away from the optimum (random angles, so no term can hide behind a zero cost), the written global-cost
+    tests (controlled ansatz and controlled U^dagger) give the state-vector cost at the basis and device levels."""
+    from qlsbench.solvers.qasm import vqls_circuits
+    from qlsbench.solvers.vqls.backends import ExactBackend
+    from qlsbench.solvers.vqls.problem import VQLSProblem
+
+    system = _ising_n2()
+    alpha = np.random.default_rng(3).uniform(0, 2 * np.pi, 6)
+    built = vqls_circuits(system, alpha, cost="global", layers=2)
+    exact = ExactBackend(VQLSProblem.from_system(system), 2, "global", True).cost(alpha)
+    assert 0.05 < exact < 0.95
+    for level in ("algorithmic", "basis", "device"):
+        cost = _cost_from(built["tests"][level], built["terms"], built["decomposition"], "global")
+        assert cost == pytest.approx(exact, abs=1e-9), level

@@ -118,18 +118,35 @@ def cmd_export(args) -> None:
         written = export_qsvt_qasm(args.dataset, args.out, epsilon=args.epsilon)
         print(f"{plural(len(written), 'QSVT circuit')} (systems up to {MAX_QSVT_QASM_QUBITS} qubits, the degree "
               f"for epsilon {args.epsilon:g}, CX + U) as OpenQASM 3 -> {args.out}")
+    if "qasm" in args.format and "vqls" in args.circuits:
+        from qlsbench.solvers.qasm import MAX_VQLS_QASM_QUBITS, export_vqls_qasm
+
+        written = export_vqls_qasm(args.dataset, args.out, cost=args.vqls_cost, layers=args.layers,
+                                   device=args.device)
+        print(f"vqls-{args.vqls_cost} trained on {plural(len(written), 'system')} (up to {MAX_VQLS_QASM_QUBITS} "
+              f"qubits): the ansatz and one cost evaluation's Hadamard tests, as built, in CX + U and routed to "
+              f"{args.device}, as OpenQASM 3 -> {args.out}/<name>.vqls-{args.vqls_cost}/")
 
 
 def _arguments_export(s) -> None:
     from qlsbench.checks import Real, Whole
+    from qlsbench.solvers.devices import DEFAULT_DEVICE, DEVICES
 
     s.add_argument("dataset", help="dataset file or folder (e.g. the pinned set: qlsbench/pinned/systems)")
     s.add_argument("--out", required=True, help="output folder: <name>.mtx, .b.mtx, .x_ref.mtx and .json per system; "
                                                 "<name>.hhl.qasm with --format qasm")
     s.add_argument("--format", nargs="+", choices=["mtx", "qasm"], default=["mtx"],
                    help="mtx: Matrix Market; qasm: each small system's HHL circuit in OpenQASM 3 (default: mtx)")
-    s.add_argument("--circuits", nargs="+", choices=["hhl", "qsvt"], default=["hhl"],
-                   help="which solvers' circuits --format qasm writes: <name>.hhl.qasm, <name>.qsvt.qasm (default: hhl)")
+    s.add_argument("--circuits", nargs="+", choices=["hhl", "qsvt", "vqls"], default=["hhl"],
+                   help="which solvers' circuits --format qasm writes: <name>.hhl.qasm, <name>.qsvt.qasm, "
+                        "<name>.vqls-<cost>/ (the ansatz at trained angles and one cost evaluation's Hadamard tests, "
+                        "three levels each, with index.json; default: hhl)")
+    s.add_argument("--vqls-cost", choices=["local", "global"], default="local",
+                   help="the VQLS cost whose circuits --circuits vqls writes (default local)")
+    s.add_argument("--layers", type=Whole(0, 16).parse, default=4,
+                   help="ansatz layers of the VQLS circuits (default 4, the solvers' own default)")
+    s.add_argument("--device", choices=tuple(sorted(DEVICES)), default=DEFAULT_DEVICE,
+                   help=f"the device the VQLS circuits' device level is routed to (default {DEFAULT_DEVICE})")
     s.add_argument("--clock", type=Whole(2, 8).parse, default=4, help="clock qubits of the HHL circuits (default 4)")
     s.add_argument("--epsilon", type=Real(0.0, 0.5, open_low=True).parse, default=0.1,
                    help="target error of the QSVT circuits' polynomial, which sets their degree (default 0.1)")

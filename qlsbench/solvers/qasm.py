@@ -8,9 +8,16 @@ QASM spelling of their own. ``qiskit.qasm3.loads`` reads it back to the same cir
 ``qsvt_qasm`` does the same for the QSVT circuit (:meth:`qlsbench.solvers.qsvt.QSVT.circuit`: ``|b>``, the
 phase sequence around the LCU block encoding and its inverse, every qubit measured); its size grows as the
 degree times the Pauli terms, so it is meant for small systems at a low degree.
+
+``export_vqls_qasm`` writes what VQLS runs on a device, at its trained angles (``vqls-global`` or ``vqls-local``
+on exact state vectors, L-BFGS-B, seeded): the ansatz V(alpha*) and every Hadamard test of one cost evaluation,
+each at three levels (:data:`LEVELS`), with an ``index.json`` that says how the tests' ``<Z>`` values combine into
+the cost. The tests measure their ancilla into ``c[0]``, so the ancilla is the measured qubit at every level.
 """
 
 from __future__ import annotations
+
+import json
 
 #: The gates a written circuit is expressed in.
 BASIS = ("cx", "u")
@@ -20,6 +27,15 @@ MAX_QASM_QUBITS = 3
 #: Largest system whose QSVT circuit is written: it holds degree x Pauli terms controlled strings (about 200 x 16
 #: at 2 qubits and the benchmark's kappa ~ 10), so the text grows fast with the qubits.
 MAX_QSVT_QASM_QUBITS = 2
+#: Largest system whose VQLS circuits are written (the ansatz is cheap; the cost's tests grow as terms^2 x qubits).
+MAX_VQLS_QASM_QUBITS = 3
+#: Most Hadamard tests written per system and level: a system needing more gets its ansatz only, and its
+#: index says why (a 3-qubit DEM-C system with 28 Pauli terms takes 2730 tests per local-cost evaluation).
+MAX_VQLS_TESTS = 1000
+#: The levels a VQLS circuit is written at: as built (custom gates defined in the file), in :data:`BASIS`, and
+#: routed to a device (its basis and coupling map, inside the region :meth:`~qlsbench.solvers.devices.Device.place`
+#: picks, numbered 0..k-1).
+LEVELS = ("algorithmic", "basis", "device")
 
 
 def hhl_transpiled(system, clock: int = 4):
@@ -97,5 +113,170 @@ def qsvt_qasm(system, epsilon: float = 0.1, degree: int | None = None) -> str:
     return qasm3.dumps(qsvt_transpiled(system, epsilon, degree))
 
 
-__all__ = ["BASIS", "MAX_QASM_QUBITS", "MAX_QSVT_QASM_QUBITS", "export_hhl_qasm", "export_qsvt_qasm", "hhl_qasm",
-           "hhl_transpiled", "qsvt_qasm", "qsvt_transpiled"]
+def export_vqls_qasm(dataset, out, cost: str = "local", layers: int = 4, seed: int = 0,
+                     device: str | None = None) -> list:
+    """``<name>.vqls-<cost>/`` in ``out`` for every system of ``dataset`` up to :data:`MAX_VQLS_QASM_QUBITS`
+    qubits (see :func:`write_vqls_circuits`); the index files written."""
+    from pathlib import Path
+
+    from qlsbench.data import iter_systems
+    from qlsbench.data.matrix_market import system_names
+
+    names, written, seen = system_names(), [], set()
+    for system in iter_systems(dataset):
+        if system.system_id in seen or system.dim > 2**MAX_VQLS_QASM_QUBITS:
+            continue
+        seen.add(system.system_id)
+        name = names.get(system.system_id, system.system_id)
+        folder = Path(out) / f"{name}.vqls-{cost}"
+        written.append(write_vqls_circuits(system, folder, cost=cost, layers=layers, seed=seed, device=device))
+    return written
+
+
+def trained_angles(system, cost: str = "local", layers: int = 4, seed: int = 0):
+    """VQLS's angles for ``system`` (exact state vectors, L-BFGS-B, ``seed``) and the solve's result."""
+    from qlsbench.errors import InputError
+    from qlsbench.solvers import registry
+
+    result = registry.get(f"vqls-{cost}", backend="exact", layers=layers).solve(system, seed=seed)
+    if result.state is None:
+        raise InputError(f"system {system.system_id}: vqls-{cost} gave no angles ({result.message})")
+    return result.state["alpha"], result
+
+
+def vqls_circuits(system, alpha, cost: str = "local", layers: int = 4, device: str | None = None) -> dict:
+    """The ansatz at ``alpha`` and one ``cost`` evaluation's Hadamard tests at every level of :data:`LEVELS`.
+
+    Returns
+    -------
+    dict
+        ``ansatz`` and ``tests``: level to circuit (list of circuits); ``terms``: the tests'
+        :class:`~qlsbench.solvers.vqls.circuits.Term`; ``decomposition``; ``layout``: the ansatz's final layout
+        on the device (virtual qubit i is device-level qubit ``layout[i]``); ``regions``: the device's physical
+        qubits behind the device-level ansatz and tests. ``tests`` is empty when the cost takes more than
+        :data:`MAX_VQLS_TESTS` circuits.
+    """
+    from qlsbench.solvers.devices import DEFAULT_DEVICE, Device
+    from qlsbench.solvers.vqls import _decomposition, circuits
+    from qlsbench.solvers.vqls.ansatz import ansatz_circuit
+    from qlsbench.solvers.vqls.problem import VQLSProblem
+
+    problem = VQLSProblem.from_system(system)
+    decomposition = _decomposition(system, 1e-12)
+    labels = decomposition.labels()
+    terms = circuits.terms(labels, decomposition.coeffs, cost)
+    v_circuit = ansatz_circuit(problem.n_qubits, layers)
+    ansatz = _bound(v_circuit, alpha)
+    tests = []
+    if len(terms) <= MAX_VQLS_TESTS:
+        u_circuit = problem.u_circuit()
+        tests = [_bound(circuits.build(t, labels, layers, v_circuit, u_circuit, measure=True), alpha)
+                 for t in terms]
+    on_device = Device(device or DEFAULT_DEVICE, noise_scale=0.0, optimization_level=1, seed=0)
+    routed_ansatz, ansatz_region = on_device.place([ansatz])
+    routed_tests, test_region = on_device.place(tests) if tests else ([], [])
+    return {
+        "ansatz": {"algorithmic": ansatz, "basis": _to_basis([ansatz])[0], "device": routed_ansatz[0]},
+        "tests": {"algorithmic": tests, "basis": _to_basis(tests), "device": routed_tests} if tests else {},
+        "terms": terms, "decomposition": decomposition,
+        "layout": list(routed_ansatz[0].layout.final_index_layout()[: problem.n_qubits]),
+        "regions": {"ansatz": ansatz_region, "tests": test_region}, "device": on_device.name,
+    }
+
+
+def write_vqls_circuits(system, folder, cost: str = "local", layers: int = 4, seed: int = 0,
+                        device: str | None = None):
+    """Train VQLS on ``system`` and write its circuits to ``folder``; the path of its ``index.json``.
+
+    ``ansatz.<level>.qasm`` for each level, ``<level>/<test>.qasm`` for each Hadamard test (named by
+    :func:`test_name`), and ``index.json``: the angles, the Pauli terms, each test's role, the device layout and
+    the cost the tests give at the trained angles, so a reader can recombine them. Each file is written
+    atomically, the index last; ``.qasm`` files of an earlier export that this one does not write are removed.
+    """
+    from pathlib import Path
+
+    from qlsbench.data import atomic_write_text
+
+    alpha, result = trained_angles(system, cost, layers, seed)
+    built = vqls_circuits(system, alpha, cost, layers, device)
+    folder = Path(folder)
+    written = set()
+    for level in LEVELS:
+        written.add(atomic_write_text(folder / f"ansatz.{level}.qasm", _qasm(built["ansatz"][level])))
+        for term, circuit in zip(built["terms"], built["tests"].get(level, [])):
+            written.add(atomic_write_text(folder / level / f"{test_name(term)}.qasm", _qasm(circuit)))
+    for stale in set(folder.glob("**/*.qasm")) - written:
+        stale.unlink()
+    index = _index(system, alpha, result, built, cost, layers, seed)
+    return atomic_write_text(folder / "index.json", json.dumps(index, indent=1) + "\n")
+
+
+def test_name(term) -> str:
+    """A Hadamard test's file name: ``beta-l0-l2-re``, ``gamma-l1-im``, ``delta-l0-l3-z1-re``."""
+    part = "im" if term.part else "re"
+    if term.kind == "gamma":
+        return f"gamma-l{term.l}-{part}"
+    if term.kind == "beta":
+        return f"beta-l{term.l}-l{term.lp}-{part}"
+    return f"delta-l{term.l}-l{term.lp}-z{term.j}-{part}"
+
+
+def _index(system, alpha, result, built: dict, cost: str, layers: int, seed: int) -> dict:
+    """What ``index.json`` holds (see :func:`write_vqls_circuits`)."""
+    import numpy as np
+    import qiskit
+
+    from qlsbench.solvers.vqls import circuits
+    from qlsbench.solvers.vqls.backends import ExactBackend
+    from qlsbench.solvers.vqls.problem import VQLSProblem
+
+    decomposition, terms = built["decomposition"], built["terms"]
+    coeffs = np.asarray(decomposition.coeffs, dtype=complex)
+    exact = ExactBackend(VQLSProblem.from_system(system), layers, cost, True).cost(alpha)
+    tests = len(terms) if built["tests"] else 0
+    return {
+        "system_id": system.system_id, "n_qubits": int(decomposition.n_qubits), "solver": f"vqls-{cost}",
+        "training": {"backend": "exact", "optimizer": "lbfgsb", "layers": layers, "ansatz": "brickwall",
+                     "seed": seed, "status": result.status.value, "iterations": result.iterations},
+        "alpha": [float(a) for a in alpha], "cost": float(exact),
+        "pauli": {"labels": decomposition.labels(), "re": coeffs.real.tolist(), "im": coeffs.imag.tolist()},
+        "combine": "qlsbench.solvers.vqls.circuits.combine: each test's <Z> on its measured ancilla (c[0]); "
+                   "beta/gamma/delta as in that module's docstring; normalised cost",
+        "tests": [{"file": f"{test_name(t)}.qasm", "kind": t.kind, "l": t.l, "lp": t.lp, "j": t.j,
+                   "part": "im" if t.part else "re"} for t in terms] if tests else [],
+        "tests_written": tests,
+        "tests_skipped": "" if tests else (f"{len(terms)} Hadamard tests per evaluation, over "
+                                           f"{MAX_VQLS_TESTS}: the ansatz only"),
+        "circuits_per_evaluation": circuits.circuit_count(len(coeffs), decomposition.n_qubits, cost,
+                                                          bool(np.any(coeffs.imag != 0))),
+        "levels": {"algorithmic": "as built; gates outside stdgates.inc defined in the file",
+                   "basis": f"{'+'.join(BASIS)}, Qiskit optimisation level 1, seed 0",
+                   "device": f"{built['device']} basis and coupling map, optimisation level 1, seed 0, inside the "
+                             "physical qubits listed in regions, numbered 0..k-1"},
+        "device": built["device"], "regions": built["regions"], "ansatz_layout": built["layout"],
+        "qiskit": qiskit.__version__,
+    }
+
+
+def _bound(circuit, alpha):
+    """``circuit`` with the ansatz angles ``alpha`` bound (by their index in the parameter vector)."""
+    return circuit.assign_parameters({p: float(alpha[p.index]) for p in circuit.parameters})
+
+
+def _to_basis(circuits: list) -> list:
+    """``circuits`` in :data:`BASIS` (level 1, seed 0, as the HHL and QSVT files are)."""
+    from qiskit import transpile
+
+    return list(transpile(circuits, basis_gates=list(BASIS), optimization_level=1, seed_transpiler=0)) if circuits else []
+
+
+def _qasm(circuit) -> str:
+    """OpenQASM 3 text of ``circuit``."""
+    from qiskit import qasm3
+
+    return qasm3.dumps(circuit)
+
+
+__all__ = ["BASIS", "LEVELS", "MAX_QASM_QUBITS", "MAX_QSVT_QASM_QUBITS", "MAX_VQLS_QASM_QUBITS", "MAX_VQLS_TESTS",
+           "export_hhl_qasm", "export_qsvt_qasm", "export_vqls_qasm", "hhl_qasm", "hhl_transpiled", "qsvt_qasm",
+           "qsvt_transpiled", "trained_angles", "vqls_circuits", "write_vqls_circuits"]
