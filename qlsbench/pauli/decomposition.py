@@ -63,6 +63,10 @@ class PauliDecomposition:
     def __len__(self) -> int:
         return int(len(self.coeffs))
 
+    def subset(self, mask: np.ndarray) -> "PauliDecomposition":
+        """The terms where ``mask`` holds, as a decomposition of their own (``info`` kept)."""
+        return PauliDecomposition(self.x_int[mask], self.z_int[mask], self.coeffs[mask], self.n_qubits, self.info)
+
     @property
     def x(self) -> np.ndarray:
         """``(K, n)`` booleans, column ``q`` = qubit ``q`` (as ``PauliList.x``)."""

@@ -49,8 +49,7 @@ def kept_mask(terms: PauliDecomposition, tol: float) -> np.ndarray:
 
 def truncated(terms: PauliDecomposition, tol: float) -> PauliDecomposition:
     """The terms kept at relative tolerance ``tol`` (:func:`kept_mask`), as a decomposition of their own."""
-    kept = kept_mask(terms, tol)
-    return PauliDecomposition(terms.x_int[kept], terms.z_int[kept], terms.coeffs[kept], terms.n_qubits)
+    return terms.subset(kept_mask(terms, tol))
 
 
 def tol_label(tol: float) -> str:

@@ -13,7 +13,6 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from qlsbench.errors import InputError
 from qlsbench.pauli.decomposition import (
-    PauliDecomposition,
     count_terms,
     decompose,
     max_terms,
@@ -23,10 +22,6 @@ from qlsbench.problems import LinearSystem, state_fidelity
 
 #: Largest qubit count for the dense solves of the truncation study.
 DENSE_QUBITS = 11
-
-
-def _subset(d: PauliDecomposition, mask: np.ndarray) -> PauliDecomposition:
-    return PauliDecomposition(d.x_int[mask], d.z_int[mask], d.coeffs[mask], d.n_qubits, d.info)
 
 
 def truncation_study(system: LinearSystem, tols=(1e-6, 1e-3)) -> list[dict]:
@@ -56,7 +51,7 @@ def truncation_study(system: LinearSystem, tols=(1e-6, 1e-3)) -> list[dict]:
         for tol in tols:
             threshold = tol * (biggest if mode == "relative" else 1.0)
             keep = np.abs(d.coeffs) > threshold
-            dropped = _subset(d, ~keep).to_matrix() if (~keep).any() else np.zeros_like(A)
+            dropped = d.subset(~keep).to_matrix() if (~keep).any() else np.zeros_like(A)
             A_tol = A - dropped
             try:
                 x_tol = np.linalg.solve(A_tol, system.b)

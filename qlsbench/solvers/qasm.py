@@ -157,12 +157,12 @@ def vqls_circuits(system, alpha, cost: str = "local", layers: int = 4, device: s
         :data:`MAX_VQLS_TESTS` circuits.
     """
     from qlsbench.solvers.devices import DEFAULT_DEVICE, Device
-    from qlsbench.solvers.vqls import _decomposition, circuits
+    from qlsbench.solvers.vqls import circuits, pauli_terms
     from qlsbench.solvers.vqls.ansatz import ansatz_circuit
     from qlsbench.solvers.vqls.problem import VQLSProblem
 
     problem = VQLSProblem.from_system(system)
-    decomposition = _decomposition(system, 1e-12)
+    decomposition = pauli_terms(system, 1e-12)
     labels = decomposition.labels()
     terms = circuits.terms(labels, decomposition.coeffs, cost)
     v_circuit = ansatz_circuit(problem.n_qubits, layers)

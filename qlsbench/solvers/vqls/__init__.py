@@ -86,7 +86,7 @@ class _VQLS(VQLSOptions, BaseSolver):
                                f"limit of {MAX_QUBITS[self.backend]}", resources=resources)
         decomposition = None
         if self.backend != "exact":
-            decomposition = _decomposition(system, self.pauli_rtol)
+            decomposition = pauli_terms(system, self.pauli_rtol)
             count = circuits.circuit_count(len(decomposition), n, self.cost,
                                            bool(np.any(np.asarray(decomposition.coeffs).imag != 0)))
             resources.update(pauli_terms=len(decomposition), circuits_per_evaluation=count)
@@ -182,13 +182,13 @@ class _Tracked:
         return self.states
 
 
-def _decomposition(system: LinearSystem, rtol: float):
-    """Pauli terms of ``A`` above ``rtol * max |c|``: the default drops only rounding noise of the transform."""
-    from qlsbench.pauli import PauliDecomposition, decompose
+def pauli_terms(system: LinearSystem, rtol: float):
+    """Pauli terms of ``A`` above ``rtol * max |c|`` (:func:`qlsbench.pauli.lcu.truncated`): the circuits' terms.
+    The default ``pauli_rtol`` drops only rounding noise of the transform."""
+    from qlsbench.pauli import decompose
+    from qlsbench.pauli.lcu import truncated
 
-    full = decompose(system.A)
-    keep = np.abs(full.coeffs) > rtol * float(np.abs(full.coeffs).max(initial=0.0))
-    return PauliDecomposition(full.x_int[keep], full.z_int[keep], full.coeffs[keep], full.n_qubits, full.info)
+    return truncated(decompose(system.A), rtol)
 
 
 def _device_view(problem: VQLSProblem, decomposition, kind: str, layers: int, ansatz: str, seed: int,
@@ -253,4 +253,4 @@ class VQLSLocal(_VQLS):
     cost: ClassVar[str] = "local"
 
 
-__all__ = ["VQLSGlobal", "VQLSLocal", "VQLSProblem"]
+__all__ = ["VQLSGlobal", "VQLSLocal", "VQLSProblem", "pauli_terms"]
