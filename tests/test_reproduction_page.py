@@ -168,3 +168,18 @@ def test_a_later_part_of_the_same_run_counts_each_snakemake_invocation_once():
     assert kept[2] == other_run  # another run's logs are not this run's
     total = sum(p["wall_minutes"] for p in kept) + sum(i["wall_minutes"] for i in later["invocations"])
     assert total == pytest.approx(48.4 + 24.2 + 137.2 + 103.0 + 48.4)
+
+
+def test_the_aer_note_marks_only_columns_shipped_from_a_collection_before_the_seeding_fixes():
+    """A column rerun in a later collection supersedes the early one's file: it is no longer called indicative,
+    while the column still shipped from the early collection is."""
+    early = {"commit": reproduction.AER_BEFORE_FIXES[0] + "0" * 28,
+             "files": ["results/vqls-global-aer/ising/kappa10.parquet", "results/vqls-local-aer/ising/kappa10.parquet"]}
+    later = {"commit": "0123456789abcdef" * 2 + "01234567", "files": ["results/vqls-global-aer/ising/kappa10.parquet"]}
+    shipped = reproduction.Shipped(Path("."), {"collections": [early, later]}, pd.DataFrame(), pd.DataFrame(), {})
+    (note, _) = reproduction._aer_note(shipped, ["vqls-global-aer", "vqls-local-aer"])
+    assert "`vqls-global-aer` at commit `0123456789ab`" in note
+    assert "`vqls-local-aer` ran before them" in note and "`vqls-global-aer` ran with both" in note
+    (note, _) = reproduction._aer_note(reproduction.Shipped(Path("."), {"collections": [early]}, pd.DataFrame(),
+                                                            pd.DataFrame(), {}), ["vqls-global-aer", "vqls-local-aer"])
+    assert "`vqls-global-aer` and `vqls-local-aer` ran before them" in note and "ran with both" not in note

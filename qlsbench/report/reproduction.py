@@ -319,22 +319,35 @@ AER_SEEDING_FIXES = {"bcefa94": "each batch's seed drawn from (seed, stream, eva
                                 "cost evaluations reused the same shots)"}
 
 
+#: Commits (12 digits) of collections whose Aer columns ran before both fixes above: a column shipped from one of
+#: these is marked indicative on the page; a column from a later collection ran with the fixes.
+AER_BEFORE_FIXES = ("ecaf8274728e",)
+
+
 def _aer_note(shipped: Shipped, labels: list[str]) -> list[str]:
-    """Which commit each Aer column was run at, beside the commits that fixed Aer's shot seeding."""
+    """Which commit each Aer column was run at, and whether that was before the commits that fixed Aer's shot
+    seeding (:data:`AER_BEFORE_FIXES`)."""
     if not labels:
         return []
     commits = {}
-    for part in shipped.manifest.get("collections", []):
+    for part in shipped.manifest.get("collections", []):  # a later collection supersedes an earlier one's file
         for label in labels:
             if any(f.startswith(f"results/{label}/") for f in part.get("files", [])):
                 commits[label] = part.get("commit", "unknown")[:12]
+    before = [label for label in labels if commits.get(label, "unknown") in (*AER_BEFORE_FIXES, "unknown")]
     ran = ", ".join(f"`{label}` at commit `{commits.get(label, 'unknown')}`" for label in labels)
     fixes = "; ".join(f"`{c}`: {why}" for c, why in AER_SEEDING_FIXES.items())
-    return [f"The Aer columns ran as {ran}. Two later commits changed how Aer's shots are seeded ({fixes}). "
-            "A column run before them draws correlated shot noise across circuits, evaluations and seeds, so "
-            "its spread over seeds is not independent: read it as indicative until rerun. With both fixes, "
-            "Aer and the emulated shots agree in distribution on single evaluations (cost and metric: "
-            "`tests/test_vqls_emulated.py`).", ""]
+    text = f"The Aer columns ran as {ran}. Two commits changed how Aer's shots are seeded ({fixes}). "
+    if before:
+        text += (f"{' and '.join(f'`{label}`' for label in before)} ran before them, drawing correlated shot noise "
+                 f"across circuits, evaluations and seeds, so {'their' if len(before) > 1 else 'its'} spread over seeds "
+                 f"is not independent: read {'them' if len(before) > 1 else 'it'} as indicative until rerun. ")
+    after = [label for label in labels if label not in before]
+    if after:
+        text += f"{' and '.join(f'`{label}`' for label in after)} ran with both. "
+    text += ("With both fixes, Aer and the emulated shots agree in distribution on single evaluations (cost and "
+             "metric: `tests/test_vqls_emulated.py`).")
+    return [text, ""]
 
 
 def fig3_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, str]:
