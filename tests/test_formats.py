@@ -305,3 +305,33 @@ def test_vqls_hadamard_tests_give_the_exact_global_cost_at_any_angles():
     for level in ("algorithmic", "basis", "device"):
         cost = _cost_from(built["tests"][level], built["terms"], built["decomposition"], "global")
         assert cost == pytest.approx(exact, abs=1e-9), level
+
+
+def test_openqasm_2_for_tools_that_read_only_2_gives_the_same_circuits(tmp_path, capsys):
+    """`--qasm-version 2`: the HHL circuit and the VQLS ansatz and tests, read back by qasm2.loads, are the same
+    unitaries as their OpenQASM 3 files; an unknown version is one line."""
+    from qiskit import qasm2, qasm3
+    from qiskit.quantum_info import Operator
+
+    from qlsbench.cli import main
+    from qlsbench.errors import InputError
+    from qlsbench.solvers.qasm import dumps
+
+    dataset = write_systems([_ising_n2()], tmp_path / "one.parquet")
+    for version in (2, 3):
+        assert main(["export", str(dataset), "--out", str(tmp_path / f"v{version}"), "--format", "qasm",
+                     "--circuits", "hhl", "vqls", "--layers", "1", "--qasm-version", str(version)]) in (0, None)
+    assert "as OpenQASM 2" in capsys.readouterr().out
+    assert json.loads(next((tmp_path / "v2").glob("*/index.json")).read_text())["openqasm"] == 2
+    v2 = sorted(p.relative_to(tmp_path / "v2") for p in (tmp_path / "v2").rglob("*.qasm"))
+    assert v2 == sorted(p.relative_to(tmp_path / "v3") for p in (tmp_path / "v3").rglob("*.qasm")) and len(v2) > 10
+    for relative in v2[:: max(1, len(v2) // 8)] + [p for p in v2 if p.name.startswith(("ansatz", "ising"))]:
+        text = (tmp_path / "v2" / relative).read_text()
+        assert text.startswith("OPENQASM 2.0;")
+        two = qasm2.loads(text, custom_instructions=qasm2.LEGACY_CUSTOM_INSTRUCTIONS)
+        three = qasm3.loads((tmp_path / "v3" / relative).read_text())
+        same = Operator(two.remove_final_measurements(inplace=False)).equiv(
+            Operator(three.remove_final_measurements(inplace=False)))
+        assert same, relative
+    with pytest.raises(InputError, match="OpenQASM version 4: written are 2, 3"):
+        dumps(two, 4)

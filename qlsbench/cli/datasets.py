@@ -109,23 +109,23 @@ def cmd_export(args) -> None:
     if "qasm" in args.format and "hhl" in args.circuits:
         from qlsbench.solvers.qasm import MAX_QASM_QUBITS, export_hhl_qasm
 
-        written = export_hhl_qasm(args.dataset, args.out, clock=args.clock)
+        written = export_hhl_qasm(args.dataset, args.out, clock=args.clock, version=args.qasm_version)
         print(f"{plural(len(written), 'HHL circuit')} (systems up to {MAX_QASM_QUBITS} qubits, {args.clock} clock "
-              f"qubits, CX + U) as OpenQASM 3 -> {args.out}")
+              f"qubits, CX + U) as OpenQASM {args.qasm_version} -> {args.out}")
     if "qasm" in args.format and "qsvt" in args.circuits:
         from qlsbench.solvers.qasm import MAX_QSVT_QASM_QUBITS, export_qsvt_qasm
 
-        written = export_qsvt_qasm(args.dataset, args.out, epsilon=args.epsilon)
+        written = export_qsvt_qasm(args.dataset, args.out, epsilon=args.epsilon, version=args.qasm_version)
         print(f"{plural(len(written), 'QSVT circuit')} (systems up to {MAX_QSVT_QASM_QUBITS} qubits, the degree "
-              f"for epsilon {args.epsilon:g}, CX + U) as OpenQASM 3 -> {args.out}")
+              f"for epsilon {args.epsilon:g}, CX + U) as OpenQASM {args.qasm_version} -> {args.out}")
     if "qasm" in args.format and "vqls" in args.circuits:
         from qlsbench.solvers.qasm import MAX_VQLS_QASM_QUBITS, export_vqls_qasm
 
         written = export_vqls_qasm(args.dataset, args.out, cost=args.vqls_cost, layers=args.layers,
-                                   device=args.device)
+                                   device=args.device, version=args.qasm_version)
         print(f"vqls-{args.vqls_cost} trained on {plural(len(written), 'system')} (up to {MAX_VQLS_QASM_QUBITS} "
               f"qubits): the ansatz and one cost evaluation's Hadamard tests, as built, in CX + U and routed to "
-              f"{args.device}, as OpenQASM 3 -> {args.out}/<name>.vqls-{args.vqls_cost}/")
+              f"{args.device}, as OpenQASM {args.qasm_version} -> {args.out}/<name>.vqls-{args.vqls_cost}/")
 
 
 def _arguments_export(s) -> None:
@@ -141,6 +141,8 @@ def _arguments_export(s) -> None:
                    help="which solvers' circuits --format qasm writes: <name>.hhl.qasm, <name>.qsvt.qasm, "
                         "<name>.vqls-<cost>/ (the ansatz at trained angles and one cost evaluation's Hadamard tests, "
                         "three levels each, with index.json; default: hhl)")
+    s.add_argument("--qasm-version", type=int, choices=[2, 3], default=3,
+                   help="OpenQASM version of the circuits: 3, or 2 for tools that read only 2 (default 3)")
     s.add_argument("--vqls-cost", choices=["local", "global"], default="local",
                    help="the VQLS cost whose circuits --circuits vqls writes (default local)")
     s.add_argument("--layers", type=Whole(0, 16).parse, default=4,

@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import json
 
+#: The OpenQASM versions a circuit is written in: 3, and 2 for the tools that read only 2 (read back by
+#: ``qiskit.qasm2.loads`` with its legacy custom instructions).
+QASM_VERSIONS = (2, 3)
 #: The gates a written circuit is expressed in.
 BASIS = ("cx", "u")
 #: Largest system (qubits) whose HHL circuit is written: the controlled powers are synthesised from dense
@@ -48,20 +51,18 @@ def hhl_transpiled(system, clock: int = 4):
     return transpile(circuit, basis_gates=list(BASIS), optimization_level=1, seed_transpiler=0)
 
 
-def hhl_qasm(system, clock: int = 4) -> str:
-    """OpenQASM 3 text of :func:`hhl_transpiled`."""
-    from qiskit import qasm3
-
-    return qasm3.dumps(hhl_transpiled(system, clock))
+def hhl_qasm(system, clock: int = 4, version: int = 3) -> str:
+    """OpenQASM text (:func:`dumps`) of :func:`hhl_transpiled`."""
+    return dumps(hhl_transpiled(system, clock), version)
 
 
-def export_hhl_qasm(dataset, out, clock: int = 4) -> list:
+def export_hhl_qasm(dataset, out, clock: int = 4, version: int = 3) -> list:
     """``<name>.hhl.qasm`` in ``out`` for every system of ``dataset`` up to :data:`MAX_QASM_QUBITS` qubits (named
     as :func:`~qlsbench.data.matrix_market.export_matrix_market` names them); the paths written."""
-    return _export(dataset, out, "hhl", MAX_QASM_QUBITS, lambda system: hhl_qasm(system, clock))
+    return _export(dataset, out, "hhl", MAX_QASM_QUBITS, lambda system: hhl_qasm(system, clock, version))
 
 
-def export_qsvt_qasm(dataset, out, epsilon: float = 0.1) -> list:
+def export_qsvt_qasm(dataset, out, epsilon: float = 0.1, version: int = 3) -> list:
     """``<name>.qsvt.qasm`` in ``out`` for every system of ``dataset`` up to :data:`MAX_QSVT_QASM_QUBITS` qubits,
     at the degree ``qsvt`` predicts for ``epsilon``; a system whose degree is over the solver's ``max_degree``
     is left out, as the solver declines it. The paths written."""
@@ -69,7 +70,7 @@ def export_qsvt_qasm(dataset, out, epsilon: float = 0.1) -> list:
 
     def text(system):
         try:
-            return qsvt_qasm(system, epsilon)
+            return qsvt_qasm(system, epsilon, version=version)
         except InputError:  # degree over max_degree: no circuit the solver would run
             return None
 
@@ -106,15 +107,13 @@ def qsvt_transpiled(system, epsilon: float = 0.1, degree: int | None = None):
     return transpile(circuit, basis_gates=list(BASIS), optimization_level=1, seed_transpiler=0)
 
 
-def qsvt_qasm(system, epsilon: float = 0.1, degree: int | None = None) -> str:
-    """OpenQASM 3 text of :func:`qsvt_transpiled`."""
-    from qiskit import qasm3
-
-    return qasm3.dumps(qsvt_transpiled(system, epsilon, degree))
+def qsvt_qasm(system, epsilon: float = 0.1, degree: int | None = None, version: int = 3) -> str:
+    """OpenQASM text (:func:`dumps`) of :func:`qsvt_transpiled`."""
+    return dumps(qsvt_transpiled(system, epsilon, degree), version)
 
 
 def export_vqls_qasm(dataset, out, cost: str = "local", layers: int = 4, seed: int = 0,
-                     device: str | None = None) -> list:
+                     device: str | None = None, version: int = 3) -> list:
     """``<name>.vqls-<cost>/`` in ``out`` for every system of ``dataset`` up to :data:`MAX_VQLS_QASM_QUBITS`
     qubits (see :func:`write_vqls_circuits`); the index files written."""
     from pathlib import Path
@@ -129,7 +128,8 @@ def export_vqls_qasm(dataset, out, cost: str = "local", layers: int = 4, seed: i
         seen.add(system.system_id)
         name = names.get(system.system_id, system.system_id)
         folder = Path(out) / f"{name}.vqls-{cost}"
-        written.append(write_vqls_circuits(system, folder, cost=cost, layers=layers, seed=seed, device=device))
+        written.append(write_vqls_circuits(system, folder, cost=cost, layers=layers, seed=seed, device=device,
+                                           version=version))
     return written
 
 
@@ -185,7 +185,7 @@ def vqls_circuits(system, alpha, cost: str = "local", layers: int = 4, device: s
 
 
 def write_vqls_circuits(system, folder, cost: str = "local", layers: int = 4, seed: int = 0,
-                        device: str | None = None):
+                        device: str | None = None, version: int = 3):
     """Train VQLS on ``system`` and write its circuits to ``folder``; the path of its ``index.json``.
 
     ``ansatz.<level>.qasm`` for each level, ``<level>/<test>.qasm`` for each Hadamard test (named by
@@ -202,12 +202,12 @@ def write_vqls_circuits(system, folder, cost: str = "local", layers: int = 4, se
     folder = Path(folder)
     written = set()
     for level in LEVELS:
-        written.add(atomic_write_text(folder / f"ansatz.{level}.qasm", _qasm(built["ansatz"][level])))
+        written.add(atomic_write_text(folder / f"ansatz.{level}.qasm", dumps(built["ansatz"][level], version)))
         for term, circuit in zip(built["terms"], built["tests"].get(level, [])):
-            written.add(atomic_write_text(folder / level / f"{test_name(term)}.qasm", _qasm(circuit)))
+            written.add(atomic_write_text(folder / level / f"{test_name(term)}.qasm", dumps(circuit, version)))
     for stale in set(folder.glob("**/*.qasm")) - written:
         stale.unlink()
-    index = _index(system, alpha, result, built, cost, layers, seed)
+    index = _index(system, alpha, result, built, cost, layers, seed, version)
     return atomic_write_text(folder / "index.json", json.dumps(index, indent=1) + "\n")
 
 
@@ -221,7 +221,7 @@ def test_name(term) -> str:
     return f"delta-l{term.l}-l{term.lp}-z{term.j}-{part}"
 
 
-def _index(system, alpha, result, built: dict, cost: str, layers: int, seed: int) -> dict:
+def _index(system, alpha, result, built: dict, cost: str, layers: int, seed: int, version: int) -> dict:
     """What ``index.json`` holds (see :func:`write_vqls_circuits`)."""
     import numpy as np
     import qiskit
@@ -254,7 +254,7 @@ def _index(system, alpha, result, built: dict, cost: str, layers: int, seed: int
                    "device": f"{built['device']} basis and coupling map, optimisation level 1, seed 0, inside the "
                              "physical qubits listed in regions, numbered 0..k-1"},
         "device": built["device"], "regions": built["regions"], "ansatz_layout": built["layout"],
-        "qiskit": qiskit.__version__,
+        "openqasm": version, "qiskit": qiskit.__version__,
     }
 
 
@@ -270,13 +270,23 @@ def _to_basis(circuits: list) -> list:
     return list(transpile(circuits, basis_gates=list(BASIS), optimization_level=1, seed_transpiler=0)) if circuits else []
 
 
-def _qasm(circuit) -> str:
-    """OpenQASM 3 text of ``circuit``."""
-    from qiskit import qasm3
+def dumps(circuit, version: int = 3) -> str:
+    """OpenQASM ``version`` (3, or 2 for tools that read only 2) text of ``circuit``.
 
-    return qasm3.dumps(circuit)
+    Raises
+    ------
+    InputError
+        If ``version`` is neither 2 nor 3.
+    """
+    from qiskit import qasm2, qasm3
+
+    from qlsbench.errors import InputError
+
+    if version not in QASM_VERSIONS:
+        raise InputError(f"OpenQASM version {version!r}: written are {', '.join(map(str, QASM_VERSIONS))}")
+    return qasm3.dumps(circuit) if version == 3 else qasm2.dumps(circuit)
 
 
-__all__ = ["BASIS", "LEVELS", "MAX_QASM_QUBITS", "MAX_QSVT_QASM_QUBITS", "MAX_VQLS_QASM_QUBITS", "MAX_VQLS_TESTS",
+__all__ = ["BASIS", "LEVELS", "QASM_VERSIONS", "dumps", "MAX_QASM_QUBITS", "MAX_QSVT_QASM_QUBITS", "MAX_VQLS_QASM_QUBITS", "MAX_VQLS_TESTS",
            "export_hhl_qasm", "export_qsvt_qasm", "export_vqls_qasm", "hhl_qasm", "hhl_transpiled", "qsvt_qasm",
            "qsvt_transpiled", "trained_angles", "vqls_circuits", "write_vqls_circuits"]
