@@ -13,6 +13,8 @@ degree times the Pauli terms, so it is meant for small systems at a low degree.
 on exact state vectors, L-BFGS-B, seeded): the ansatz V(alpha*) and every Hadamard test of one cost evaluation,
 each at three levels (:data:`LEVELS`), with an ``index.json`` that says how the tests' ``<Z>`` values combine into
 the cost. The tests measure their ancilla into ``c[0]``, so the ancilla is the measured qubit at every level.
+
+Every writer takes ``version``: 3, or 2 for the tools that read only OpenQASM 2 (:func:`dumps`).
 """
 
 from __future__ import annotations
