@@ -335,3 +335,73 @@ def test_openqasm_2_for_tools_that_read_only_2_gives_the_same_circuits(tmp_path,
         assert same, relative
     with pytest.raises(InputError, match="OpenQASM version 4: written are 2, 3"):
         dumps(two, 4)
+
+
+TINY_BOARD = """version: 1
+sources:
+  dem_c:
+    - {group: tiny, n_spheres: 8, mu: 0.3, steps: 40, seed: 0, every: 5, regularization: 1.0e-8, lcp_chain: v1,
+       bands: ["1-4"]}
+    - {group: tiny0, n_spheres: 16, mu: 0.0, steps: 130, seed: 0, every: 5, bands: ["2-4"]}
+  ising: {n_qubits: [2], kappas: [10], J: 0.1}
+per_band: 2
+min_qubits: 1
+run: {repeats: 1, seed: 0, time_limit: 30}
+solvers: [{name: lu}]
+"""
+
+
+def test_export_writes_each_pinned_dem_c_systems_step_as_fclib_and_says_it_reran_to_the_pinned_bytes(tmp_path):
+    """A board's pinned DEM-C systems (pinned here from two small sources, frictional and frictionless): one
+    FCLIB file each, read back with the step's contacts and friction. The rerun gave each pinned system back to
+    the bit, and a frictionless system's matrix is the Jacobi-scaled normal block of its file's Delassus
+    operator on the active contacts (the same spectrum), so the file is that system's step."""
+    import itertools
+
+    from qlsbench.bench.board import Board, pin
+    from qlsbench.bench.board.contacts import export_contact_problems
+    from qlsbench.physics.lcp import read_fclib
+
+    folder = tmp_path / "board"
+    folder.mkdir()
+    (folder / "board.yaml").write_text(TINY_BOARD)
+    board = Board(folder)
+    pin(board, progress=False)
+    out = tmp_path / "fclib"
+    written = export_contact_problems(folder / "systems", out, board=board)
+    dem_c = [s for s in iter_systems(folder / "systems") if s.meta["family"] == "dem_c"]
+    assert sorted(p.name for p in written) == sorted(f"{s.meta['pinned_name']}.fclib.hdf5" for s in dem_c)
+    report = json.loads((out / "fclib.json").read_text())
+    assert sorted(report) == sorted(s.meta["pinned_name"] for s in dem_c) and len(report) >= 3
+    frictionless = 0
+    for system in dem_c:
+        entry = report[system.meta["pinned_name"]]
+        assert entry["reproduced"] and entry["step"] == system.meta["step"]
+        problem = read_fclib(out / entry["file"])
+        assert problem.nc == system.meta["contacts"] == entry["contacts"]
+        assert np.all(problem.mu == system.meta["mu"])
+        if system.meta["mu"] == 0:
+            W = problem.W.toarray() if sp.issparse(problem.W) else np.asarray(problem.W)
+            normal = W[0::3, 0::3]
+            scaled = normal / np.sqrt(np.outer(np.diag(normal), np.diag(normal)))
+            n = system.meta["n_orig"]
+            A = system.A.toarray()[:n, :n]
+            eig = np.linalg.eigvalsh(A / np.mean(np.diag(A)))
+            assert any(np.allclose(np.linalg.eigvalsh(scaled[np.ix_(S, S)]), eig, atol=1e-9)
+                       for S in itertools.combinations(range(len(normal)), n))
+            frictionless += 1
+    assert frictionless >= 2
+
+
+def test_fclib_export_refuses_what_it_cannot_rebuild(tmp_path, capsys):
+    """No DEM-C system, or one the pinned set does not name: one line each, nothing written."""
+    from qlsbench.cli import main
+
+    ising = PINNED / "systems" / "ising.parquet"
+    assert main(["export", str(ising), "--out", str(tmp_path / "a"), "--format", "fclib", "--quiet"]) == 2
+    assert "no DEM-C system; FCLIB problems are written for the pinned set's DEM-C systems" in capsys.readouterr().err
+    stranger = next(iter_systems(PINNED / "systems" / "dem_c-mu0.parquet"))
+    dataset = write_systems([LinearSystem(stranger.A, stranger.b * 2, dict(stranger.meta))], tmp_path / "own.parquet")
+    assert main(["export", str(dataset), "--out", str(tmp_path / "b"), "--format", "fclib", "--quiet"]) == 2
+    assert "1 DEM-C system not in the pinned set" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

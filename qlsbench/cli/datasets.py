@@ -106,6 +106,12 @@ def cmd_export(args) -> None:
         written = export_matrix_market(args.dataset, args.out)
         systems = sum(1 for path in written if path.suffix == ".json")
         print(f"{plural(systems, 'system')} as Matrix Market (A, b, x_ref) with metadata -> {args.out}")
+    if "fclib" in args.format:
+        from qlsbench.bench.board.contacts import export_contact_problems
+
+        written = export_contact_problems(args.dataset, args.out, progress=not args.quiet)
+        print(f"{plural(len(written), 'contact problem')} of the pinned DEM-C systems' steps as FCLIB (global form, "
+              f"rebuilt from board.yaml's sources; fclib.json says which reran to the pinned bytes) -> {args.out}")
     if "qasm" in args.format and "hhl" in args.circuits:
         from qlsbench.solvers.qasm import MAX_QASM_QUBITS, export_hhl_qasm
 
@@ -135,8 +141,10 @@ def _arguments_export(s) -> None:
     s.add_argument("dataset", help="dataset file or folder (e.g. the pinned set: qlsbench/pinned/systems)")
     s.add_argument("--out", required=True, help="output folder: <name>.mtx, .b.mtx, .x_ref.mtx and .json per system; "
                                                 "<name>.hhl.qasm with --format qasm")
-    s.add_argument("--format", nargs="+", choices=["mtx", "qasm"], default=["mtx"],
-                   help="mtx: Matrix Market; qasm: each small system's HHL circuit in OpenQASM 3 (default: mtx)")
+    s.add_argument("--format", nargs="+", choices=["mtx", "qasm", "fclib"], default=["mtx"],
+                   help="mtx: Matrix Market; qasm: each small system's circuits in OpenQASM (--circuits); fclib: the "
+                        "contact problem of each pinned DEM-C system's step, <name>.fclib.hdf5, FCLIB's global form "
+                        "(default: mtx)")
     s.add_argument("--circuits", nargs="+", choices=["hhl", "qsvt", "vqls"], default=["hhl"],
                    help="which solvers' circuits --format qasm writes: <name>.hhl.qasm, <name>.qsvt.qasm, "
                         "<name>.vqls-<cost>/ (the ansatz at trained angles and one cost evaluation's Hadamard tests, "
@@ -149,6 +157,7 @@ def _arguments_export(s) -> None:
                    help="ansatz layers of the VQLS circuits (default 4, the solvers' own default)")
     s.add_argument("--device", choices=tuple(sorted(DEVICES)), default=DEFAULT_DEVICE,
                    help=f"the device the VQLS circuits' device level is routed to (default {DEFAULT_DEVICE})")
+    s.add_argument("--quiet", action="store_true", help="no progress bar (--format fclib reruns simulations)")
     s.add_argument("--clock", type=Whole(2, 8).parse, default=4, help="clock qubits of the HHL circuits (default 4)")
     s.add_argument("--epsilon", type=Real(0.0, 0.5, open_low=True).parse, default=0.1,
                    help="target error of the QSVT circuits' polynomial, which sets their degree (default 0.1)")

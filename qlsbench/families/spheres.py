@@ -162,6 +162,31 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
     return facts
 
 
+def rerun_steps(options: SphereOptions, steps, sink, *, label: str, family: str = "dem_c",
+                progress: bool = False) -> list:
+    """Simulate ``options``'s run again up to the last of ``steps``, handing ``sink(step, problem)`` the contact
+    problem of each of ``steps`` before it is solved; return the Newton subsystems the run exports on the way.
+
+    The run is :func:`simulate_spheres`'s, step for step, cut after the last step asked for, so its systems
+    are those of the full run's file up to that step (on the machine that wrote the file, the same bytes).
+    """
+    wanted = sorted({int(k) for k in steps})
+    if not wanted:
+        return []
+    state = build_scene(options.scene, n_spheres=options.n_spheres, packing=options.packing, seed=options.seed)
+    recorder = SubsystemRecorder(every=options.every, max_systems=options.max_systems)
+    chosen = set(wanted)
+
+    def problems(step: int, problem) -> None:
+        if step in chosen:
+            sink(step, problem)
+
+    simulate(state, wanted[-1] + 1, options.step_options("dem_c"), capture=recorder, problems=problems,
+             progress=progress)
+    systems, _ = export_systems(recorder, kappa_cap=options.kappa_cap, seed=options.seed, scene=label, family=family)
+    return systems
+
+
 class FclibWriter:
     """Writes a step's contact problem as ``folder/step-NNNNNN.hdf5`` in FCLIB's global form (a
     :data:`~qlsbench.physics.spheres.stepping.ProblemSink`), every ``every``-th step, each file atomically."""
@@ -259,4 +284,4 @@ def report(facts: dict) -> list[str]:
     return lines
 
 
-__all__ = ["GENERATOR", "NEWTON_STARTS", "SphereOptions", "base_label", "report", "simulate_spheres"]
+__all__ = ["GENERATOR", "NEWTON_STARTS", "SphereOptions", "base_label", "report", "rerun_steps", "simulate_spheres"]
