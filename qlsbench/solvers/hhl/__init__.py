@@ -120,7 +120,7 @@ class HHL(HHLOptions, BaseSolver):
             history.append(_relative_residual(system, x))
         resources.update(run.resources(), refine_rounds=len(history) - 1,
                          seconds_in_circuits=time.perf_counter() - start)
-        if n_h <= MAX_TRANSPILED_SYSTEM_QUBITS:
+        if n_h <= MAX_TRANSPILED_SYSTEM_QUBITS and self.backend != "device":  # the device run counted its own
             resources.update(_gate_counts(run.circuit_for(system.b, hermitian, self._textbook(H / scale)),
                                           run.executions, 0 if self.backend == "exact" else self.shots,
                                           self.device if self.backend == "device" else DEFAULT_DEVICE))
@@ -213,7 +213,7 @@ class _Runner:
         self.solver, self.qpe, self.n, self.m = solver, qpe, n, solver.clock
         self.rng = np.random.default_rng(seed)
         self.executions, self.postselection, self.constants = 0, [], []
-        self.mitigation_circuits, self._confusion = 0, {}
+        self.mitigation_circuits, self._confusion, self.device_seconds = 0, {}, 0.0
 
     def circuit_for(self, b, hermitian: bool, qpe: hhl_circuit.PhaseEstimation):
         b = _rhs_state(b, hermitian)
@@ -286,6 +286,7 @@ class _Runner:
         from qlsbench.solvers.devices import (
             ZNE_FACTORS,
             Device,
+            duration,
             fold,
             region_target,
             richardson,
@@ -295,11 +296,19 @@ class _Runner:
         device = Device(solver.device, solver.noise_scale, solver.optimization_level, seed=0)
         logical = transpile(circuit, basis_gates=["cx", "u"], optimization_level=1, seed_transpiler=0)
         (placed,), region = device.place([logical])
-        self.device = device.describe() | {"device_qubits": len(region), "mitigation": solver.mitigation}
+        # What runs is what is counted, at every size: the measured circuit, logical and as placed on the chip
+        # (the textbook circuit's counts of _gate_counts stop at MAX_TRANSPILED_SYSTEM_QUBITS).
+        routed = device.cost([placed], region)
+        self.device = device.describe() | {
+            "device_qubits": len(region), "mitigation": solver.mitigation, "circuit_depth": int(logical.depth()),
+            "logical_depth": int(logical.depth()), "logical_two_qubit_gates": int(logical.count_ops().get("cx", 0)),
+            "routed_depth": routed.depth, "two_qubit_gates": routed.two_qubit_gates}
         simulator = device.simulator(region)
         factors = ZNE_FACTORS if "zne" in solver.mitigation else (1,)
         target = region_target(solver.device, tuple(region), 0.0)
         batch = [fold(placed, f, target) for f in factors]
+        self.device_seconds += shots * sum(duration(qc, target) for qc in batch)  # the folded copies run too
+        self.device["device_seconds"] = self.device_seconds
         result = simulator.run(batch, shots=shots, seed_simulator=seed).result()
         self.executions += len(batch) - 1
         self.mitigation_circuits += len(batch) - 1
