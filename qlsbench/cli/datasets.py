@@ -168,7 +168,7 @@ def _arguments_export(s) -> None:
 #: ``export``.
 COMMANDS = tuple(Command(name, line, partial(_arguments_for, name)) for name, line in DATASET_COMMANDS.items()) + (
     Command("info", "summarise a dataset", _arguments_info),
-    Command("export", "write a dataset's systems as Matrix Market files (A, b, x_ref) with their metadata",
-            _arguments_export))
+    Command("export", "write a dataset's systems in the formats other tools read: Matrix Market, their circuits in "
+                      "OpenQASM, the pinned DEM-C steps in FCLIB", _arguments_export))
 
 __all__ = ["COMMANDS", "DATASET_COMMANDS", "run_family_command"]
