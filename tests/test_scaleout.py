@@ -202,9 +202,9 @@ def test_raising_repeats_solves_only_the_new_seeds(tmp_path):
     part = run_solver(spec, data, tmp_path / "again.repeats-3-4.parquet", repeats=5, first_repeat=3, progress=False)
     grown = add_repeats(spec, data, again, repeats=5, progress=False)
     assert grown[grown["repeat"] >= 3]["wall_time"].tolist() == part["wall_time"].tolist()
-    with pytest.raises(InputError, match="seed"):  # parts of another solve are refused, out unchanged
+    with pytest.raises(InputError, match="not a run of this solve.*seed"):  # another solve: refused, out unchanged
         add_repeats(spec, data, out, repeats=7, seed=1, progress=False)
-    assert len(read_results(out)) == 10
+    assert len(read_results(out)) == 10 and not list(tmp_path.glob("grown.repeats-*"))  # refused before solving
     # A finished file of the previous results schema (no device columns) takes new repeats in the current one.
     import pyarrow.parquet as pq
 
@@ -240,3 +240,31 @@ def test_resource_precedence():
     assert rule_resources({}, "simulate") == {"mem_mb": 4000, "runtime": 240}
     assert solver_resource(config, "cg", "runtime") == 9 and solver_resource(config, "cg", "mem_mb") == 3000
     assert solver_resource({"solvers": [{"name": "vnls", "resources": {"threads": 2}}]}, "vnls", "threads") == 2
+
+
+def test_solve_add_repeats_raises_a_finished_runs_seeds_from_the_command_line(tmp_path, capsys):
+    """`solve --add-repeats`: the finished rows kept, only the new repeats solved; another solve's file, a missing
+    file and --shard are refused in one line before anything is solved."""
+    from qlsbench.bench import read_results
+    from qlsbench.cli import main
+    from qlsbench.data import write_systems
+    from qlsbench.problems import ising_inspired
+
+    data = tmp_path / "d.parquet"
+    write_systems([ising_inspired(n, 10.0) for n in (2, 3)], data)
+    out = tmp_path / "r.parquet"
+    base = ["solve", "--solver", "cg", "--dataset", str(data), "--out", str(out), "--quiet"]
+    assert main(base + ["--repeats", "1"]) in (0, None)
+    first = read_results(out)
+    assert main(base + ["--repeats", "3", "--add-repeats"]) in (0, None)
+    grown = read_results(out)
+    assert sorted(grown["repeat"]) == [0, 0, 1, 1, 2, 2]
+    assert grown[grown["repeat"] == 0]["wall_time"].tolist() == first["wall_time"].tolist()
+    capsys.readouterr()
+    refusals = {("--option", "rtol=1e-3", "--repeats", "4", "--add-repeats"): "not a run of this solve to add repeats to",
+                ("--repeats", "4", "--add-repeats", "--shard", "1/2"): "it takes neither --shard nor --sequence"}
+    for extra, message in refusals.items():
+        assert main(base + list(extra)) == 2 and message in capsys.readouterr().err
+    assert read_results(out).equals(grown) and sorted(p.name for p in tmp_path.iterdir()) == ["d.parquet", "r.parquet"]
+    missing = ["solve", "--solver", "cg", "--dataset", str(data), "--out", str(tmp_path / "new.parquet"), "--quiet"]
+    assert main(missing + ["--add-repeats"]) == 2 and "no finished run to add repeats to" in capsys.readouterr().err

@@ -43,7 +43,7 @@ from qlsbench.bench.results import (
     result_row,
     results_table,
 )
-from qlsbench.bench.shards import assign, merge
+from qlsbench.bench.shards import assign, differing, merge, run_facts, spec_facts
 from qlsbench.checks import COUNT, POSITIVE
 from qlsbench.data import (
     atomic_write_table,
@@ -401,6 +401,11 @@ def add_repeats(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.Path
     """
     out = Path(out)
     earlier = read_results(out)
+    # Refused before solving: a part of another solve would only fail at the merge, its solves spent.
+    mismatch = differing(spec_facts(spec, dataset_hash(dataset), seed, run.get("time_limit")),
+                         run_facts(earlier, out))
+    if mismatch:
+        raise InputError(f"{out}: not a run of this solve to add repeats to: {mismatch}")
     have = sorted(int(r) for r in earlier["repeat"].unique())
     if have != list(range(len(have))):
         raise InputError(f"{out}: its repeats are {have}, not 0..k-1: not a run to add repeats to")

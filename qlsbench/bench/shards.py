@@ -101,26 +101,43 @@ SAME_RUN = {"solver": "solver label", "solver_name": "solver", "solver_options":
             "dataset_hash": "dataset (content hash)", "base_seed": "seed (--seed)", "time_limit": "time limit"}
 
 
+def run_facts(frame: pd.DataFrame, path) -> dict[str, str]:
+    """The :data:`SAME_RUN` facts of one file's rows, as text; refused in one line if its rows differ in one."""
+    facts = frame.assign(base_seed=frame["seed"] - frame["repeat"], time_limit=frame["time_limit"].fillna(-1.0))
+    for column, words in SAME_RUN.items():
+        values = set(facts[column].astype(str)) if column in facts else {"?"}
+        if len(values) > 1:
+            raise InputError(f"{path}: its rows differ in {words} ({', '.join(sorted(values))}): not one solve")
+    return {column: next(iter(set(facts[column].astype(str)))) for column in SAME_RUN if column in facts}
+
+
+def spec_facts(spec, dataset_digest: str, seed: int, time_limit: float | None) -> dict[str, str]:
+    """The :data:`SAME_RUN` facts a run of ``spec`` would write (as :func:`run_facts` reads them back)."""
+    return {"solver": spec.label, "solver_name": spec.name, "solver_options": spec.options_json,
+            "dataset_hash": dataset_digest, "base_seed": str(int(seed)),
+            "time_limit": str(float(-1.0 if time_limit is None else time_limit))}
+
+
+def differing(mine: dict[str, str], theirs: dict[str, str]) -> str:
+    """``their options differ ({...} against {...})`` for the first fact two runs disagree on, else ``""``."""
+    for column, words in SAME_RUN.items():
+        if mine.get(column) != theirs.get(column):
+            return f"their {words} differs ({mine.get(column)} against {theirs.get(column)})"
+    return ""
+
+
 def _check_same_run(shards: Sequence[str | os.PathLike], frames: list[pd.DataFrame]) -> None:
     """Refuse, in one line naming two files and the field, shards that are not parts of one solve."""
     first = None
     for path, frame in zip(shards, frames):
         if frame.empty:  # a shard given no systems (more shards than systems) says nothing about its run
             continue
-        facts = frame.assign(base_seed=frame["seed"] - frame["repeat"],
-                             time_limit=frame["time_limit"].fillna(-1.0))
-        for column, words in SAME_RUN.items():
-            values = set(facts[column].astype(str)) if column in facts else {"?"}
-            if len(values) > 1:
-                raise InputError(f"{path}: its rows differ in {words} ({', '.join(sorted(values))}): not one solve")
-        mine = {column: next(iter(set(facts[column].astype(str)))) for column in SAME_RUN if column in facts}
+        mine = run_facts(frame, path)
         if first is None:
             first = (path, mine)
-            continue
-        for column, words in SAME_RUN.items():
-            if mine.get(column) != first[1].get(column):
-                raise InputError(f"{path} and {first[0]} are not shards of one solve: their {words} differs "
-                                 f"({mine.get(column)} against {first[1].get(column)})")
+        elif differing(mine, first[1]):
+            raise InputError(f"{path} and {first[0]} are not shards of one solve: {differing(mine, first[1])}")
 
 
-__all__ = ["assign", "max_shard_size", "merge", "parse_shard", "shard_size", "shard_system_ids"]
+__all__ = ["assign", "differing", "max_shard_size", "merge", "parse_shard", "run_facts", "shard_size",
+           "shard_system_ids", "spec_facts"]

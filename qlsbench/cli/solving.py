@@ -25,15 +25,32 @@ def _board(args):
 
 
 def cmd_solve(args) -> None:
-    from qlsbench.bench import run_solver
+    from qlsbench.bench import add_repeats, run_solver
 
     spec = solver_spec(args)
-    df = run_solver(spec, args.dataset, args.out, repeats=args.repeats, seed=args.seed,
-                    time_limit=args.time_limit, max_qubits=args.max_qubits, progress=not args.quiet,
-                    shard=args.shard, sequence=args.sequence)
+    run = dict(repeats=args.repeats, seed=args.seed, time_limit=args.time_limit, max_qubits=args.max_qubits,
+               progress=not args.quiet)
+    if args.add_repeats:
+        _check_add_repeats(args)
+        df = add_repeats(spec, args.dataset, args.out, **run)
+    else:
+        df = run_solver(spec, args.dataset, args.out, shard=args.shard, sequence=args.sequence, **run)
     counts = ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().sort_index().items())
     print(f"{spec.label}: {plural(len(df), 'solve')} ({counts}) -> {args.out}")
     print(accuracy_summary(df))
+
+
+def _check_add_repeats(args) -> None:
+    """``--add-repeats`` raises a finished, whole run's seeds: refuse what it cannot add to, before solving."""
+    from pathlib import Path
+
+    from qlsbench.errors import InputError
+
+    if args.shard or args.sequence:
+        raise InputError("--add-repeats: raises a whole run's seeds; it takes neither --shard nor --sequence")
+    if not Path(args.out).is_file():
+        raise InputError(f"--add-repeats: {args.out} does not exist: there is no finished run to add repeats to "
+                         "(without --add-repeats, solve writes it)")
 
 
 def accuracy_summary(rows) -> str:
@@ -75,6 +92,9 @@ def _arguments_solve(s) -> None:
     s.add_argument("--sequence", action="store_true",
                    help="solve the systems in the order the simulation met them, each from the previous solve's "
                         "state (warm start: Krylov x0, VQLS angles, VNLS weights); in this process, unsharded")
+    s.add_argument("--add-repeats", action="store_true",
+                   help="--out holds a finished run of this solver, options, seed and dataset: keep its rows and "
+                        "solve only the repeats up to --repeats (raising a run's seeds without redoing the old ones)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_solve, writes=[("out", "--out", "file")], reads=["dataset"])
 
