@@ -292,8 +292,8 @@ def test_a_killed_workflow_resumes_with_identical_outputs(tmp_path, plugin_path)
 
 def test_every_variational_configuration_runs_at_least_five_seeds():
     """The standard of issue 32, kept: in the default and paper configs and on the board (paper-lite is CI's quick
-    check, not a result), a variational solver's row (and a
-    variational in-loop run) takes >= 5 seeds, so each of its numbers is a median with a spread."""
+    check, not a result), a variational solver's row and a variational in-loop run take >= 5 seeds, so each of
+    their numbers is a median with a spread."""
     variational = {"vqls-global", "vqls-local", "vnls"}
     configs = {name: yaml.safe_load((REPO / "workflows" / "config" / f"{name}.yaml").read_text())
                for name in ("default", "paper")}
