@@ -339,9 +339,10 @@ def _aer_note(shipped: Shipped, labels: list[str]) -> list[str]:
     fixes = "; ".join(f"`{c}`: {why}" for c, why in AER_SEEDING_FIXES.items())
     text = f"The Aer columns ran as {ran}. Two commits changed how Aer's shots are seeded ({fixes}). "
     if before:
+        its, it = ("their", "them") if len(before) > 1 else ("its", "it")
         text += (f"{' and '.join(f'`{label}`' for label in before)} ran before them, drawing correlated shot noise "
-                 f"across circuits, evaluations and seeds, so {'their' if len(before) > 1 else 'its'} spread over seeds "
-                 f"is not independent: read {'them' if len(before) > 1 else 'it'} as indicative until rerun. ")
+                 f"across circuits, evaluations and seeds, so {its} spread over seeds is not independent: read {it} "
+                 "as indicative until rerun. ")
     after = [label for label in labels if label not in before]
     if after:
         text += f"{' and '.join(f'`{label}`' for label in after)} ran with both. "

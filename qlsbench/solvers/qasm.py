@@ -45,12 +45,9 @@ LEVELS = ("algorithmic", "basis", "device")
 
 def hhl_transpiled(system, clock: int = 4):
     """The HHL circuit of ``system`` with ``clock`` clock qubits, transpiled to :data:`BASIS`."""
-    from qiskit import transpile
-
     from qlsbench.solvers import registry
 
-    circuit = registry.get("hhl", clock=clock).circuit(system)
-    return transpile(circuit, basis_gates=list(BASIS), optimization_level=1, seed_transpiler=0)
+    return to_basis([registry.get("hhl", clock=clock).circuit(system)])[0]
 
 
 def hhl_qasm(system, clock: int = 4, version: int = 3) -> str:
@@ -80,33 +77,38 @@ def export_qsvt_qasm(dataset, out, epsilon: float = 0.1, version: int = 3) -> li
 
 
 def _export(dataset, out, kind: str, max_qubits: int, text_of) -> list:
-    """``<name>.<kind>.qasm`` for each distinct system of ``dataset`` up to ``max_qubits`` whose ``text_of`` is
-    not None."""
+    """``<name>.<kind>.qasm`` for each system of :func:`_small_systems` whose ``text_of`` is not None."""
     from pathlib import Path
 
-    from qlsbench.data import atomic_write_text, iter_systems
-    from qlsbench.data.matrix_market import system_names
+    from qlsbench.data import atomic_write_text
 
-    names, written, seen = system_names(), [], set()
-    for system in iter_systems(dataset):
-        if system.system_id in seen or system.dim > 2**max_qubits:
-            continue
-        seen.add(system.system_id)
+    written = []
+    for system, name in _small_systems(dataset, max_qubits):
         text = text_of(system)
         if text is not None:
-            name = names.get(system.system_id, system.system_id)
             written.append(atomic_write_text(Path(out) / f"{name}.{kind}.qasm", text))
     return written
 
 
+def _small_systems(dataset, max_qubits: int):
+    """``(system, name)`` for each distinct system of ``dataset`` up to ``max_qubits``, named as
+    :func:`~qlsbench.data.matrix_market.export_matrix_market` names it (the pinned name, else its id)."""
+    from qlsbench.data import iter_systems
+    from qlsbench.data.matrix_market import system_names
+
+    names, seen = system_names(), set()
+    for system in iter_systems(dataset):
+        if system.system_id in seen or system.dim > 2**max_qubits:
+            continue
+        seen.add(system.system_id)
+        yield system, names.get(system.system_id, system.system_id)
+
+
 def qsvt_transpiled(system, epsilon: float = 0.1, degree: int | None = None):
     """The QSVT circuit of ``system`` (``qsvt`` with ``epsilon`` and ``degree``), transpiled to :data:`BASIS`."""
-    from qiskit import transpile
-
     from qlsbench.solvers import registry
 
-    circuit = registry.get("qsvt", epsilon=epsilon, degree=degree).circuit(system)
-    return transpile(circuit, basis_gates=list(BASIS), optimization_level=1, seed_transpiler=0)
+    return to_basis([registry.get("qsvt", epsilon=epsilon, degree=degree).circuit(system)])[0]
 
 
 def qsvt_qasm(system, epsilon: float = 0.1, degree: int | None = None, version: int = 3) -> str:
@@ -120,19 +122,9 @@ def export_vqls_qasm(dataset, out, cost: str = "local", layers: int = 4, seed: i
     qubits (see :func:`write_vqls_circuits`); the index files written."""
     from pathlib import Path
 
-    from qlsbench.data import iter_systems
-    from qlsbench.data.matrix_market import system_names
-
-    names, written, seen = system_names(), [], set()
-    for system in iter_systems(dataset):
-        if system.system_id in seen or system.dim > 2**MAX_VQLS_QASM_QUBITS:
-            continue
-        seen.add(system.system_id)
-        name = names.get(system.system_id, system.system_id)
-        folder = Path(out) / f"{name}.vqls-{cost}"
-        written.append(write_vqls_circuits(system, folder, cost=cost, layers=layers, seed=seed, device=device,
-                                           version=version))
-    return written
+    return [write_vqls_circuits(system, Path(out) / f"{name}.vqls-{cost}", cost=cost, layers=layers, seed=seed,
+                                device=device, version=version)
+            for system, name in _small_systems(dataset, MAX_VQLS_QASM_QUBITS)]
 
 
 def trained_angles(system, cost: str = "local", layers: int = 4, seed: int = 0):
@@ -178,8 +170,8 @@ def vqls_circuits(system, alpha, cost: str = "local", layers: int = 4, device: s
     routed_ansatz, ansatz_region = on_device.place([ansatz])
     routed_tests, test_region = on_device.place(tests) if tests else ([], [])
     return {
-        "ansatz": {"algorithmic": ansatz, "basis": _to_basis([ansatz])[0], "device": routed_ansatz[0]},
-        "tests": {"algorithmic": tests, "basis": _to_basis(tests), "device": routed_tests} if tests else {},
+        "ansatz": {"algorithmic": ansatz, "basis": to_basis([ansatz])[0], "device": routed_ansatz[0]},
+        "tests": {"algorithmic": tests, "basis": to_basis(tests), "device": routed_tests} if tests else {},
         "terms": terms, "decomposition": decomposition,
         "layout": list(routed_ansatz[0].layout.final_index_layout()[: problem.n_qubits]),
         "regions": {"ansatz": ansatz_region, "tests": test_region}, "device": on_device.name,
@@ -265,11 +257,13 @@ def _bound(circuit, alpha):
     return circuit.assign_parameters({p: float(alpha[p.index]) for p in circuit.parameters})
 
 
-def _to_basis(circuits: list) -> list:
-    """``circuits`` in :data:`BASIS` (level 1, seed 0, as the HHL and QSVT files are)."""
+def to_basis(circuits: list) -> list:
+    """``circuits`` transpiled to :data:`BASIS` (Qiskit optimisation level 1, seed 0): every written basis level."""
     from qiskit import transpile
 
-    return list(transpile(circuits, basis_gates=list(BASIS), optimization_level=1, seed_transpiler=0)) if circuits else []
+    if not circuits:
+        return []
+    return list(transpile(circuits, basis_gates=list(BASIS), optimization_level=1, seed_transpiler=0))
 
 
 def dumps(circuit, version: int = 3) -> str:
@@ -289,6 +283,7 @@ def dumps(circuit, version: int = 3) -> str:
     return qasm3.dumps(circuit) if version == 3 else qasm2.dumps(circuit)
 
 
-__all__ = ["BASIS", "LEVELS", "QASM_VERSIONS", "dumps", "MAX_QASM_QUBITS", "MAX_QSVT_QASM_QUBITS", "MAX_VQLS_QASM_QUBITS", "MAX_VQLS_TESTS",
-           "export_hhl_qasm", "export_qsvt_qasm", "export_vqls_qasm", "hhl_qasm", "hhl_transpiled", "qsvt_qasm",
-           "qsvt_transpiled", "trained_angles", "vqls_circuits", "write_vqls_circuits"]
+__all__ = ["BASIS", "LEVELS", "MAX_QASM_QUBITS", "MAX_QSVT_QASM_QUBITS", "MAX_VQLS_QASM_QUBITS", "MAX_VQLS_TESTS",
+           "QASM_VERSIONS", "dumps", "export_hhl_qasm", "export_qsvt_qasm", "export_vqls_qasm", "hhl_qasm",
+           "hhl_transpiled", "qsvt_qasm", "qsvt_transpiled", "to_basis", "trained_angles", "vqls_circuits",
+           "write_vqls_circuits"]
