@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from qlsbench.bench.board.folder import SHIPPED, Board
-from qlsbench.bench.board.pinning import _BOARD_KEYS, _source_runs
+from qlsbench.bench.board.pinning import source_options, source_runs
 from qlsbench.errors import InputError
 from qlsbench.text import plural
 
@@ -60,11 +60,9 @@ def export_contact_problems(dataset, out, board: Board = SHIPPED, progress: bool
 
 def _dem_c_runs(board: Board):
     """``(run, options, label)`` of every DEM-C source of ``board.yaml``."""
-    config = board.config
-    for family, i, run, group in _source_runs(config):
+    for family, i, run, group in source_runs(board.config):
         if family.name == "dem_c":
-            options = family.options.from_mapping({k: v for k, v in run.items() if k not in _BOARD_KEYS},
-                                                   f"board.yaml sources.dem_c[{i}]")
+            options = source_options(family, i, run)
             yield {**run, "group": group}, options, family.label(options)
 
 

@@ -64,7 +64,7 @@ def _name(system) -> str:
 _BOARD_KEYS = ("group", "bands")
 
 
-def _source_runs(config: dict[str, Any]):
+def source_runs(config: dict[str, Any]):
     """Every run of ``board.yaml``'s sources: ``(family, index in its section, run, group)``.
 
     A run's ``group`` (default: the family) names its file in the pinned set.
@@ -77,11 +77,17 @@ def _source_runs(config: dict[str, Any]):
             yield family, i, run, run.get("group", family.name)
 
 
+def source_options(family, i: int, run: dict[str, Any]):
+    """A source run's checked family options (the board's own keys, group and bands, left out), named in an
+    error as ``board.yaml sources.<family>[i]``."""
+    return family.options.from_mapping({k: v for k, v in run.items() if k not in _BOARD_KEYS},
+                                       f"board.yaml sources.{family.name}[{i}]")
+
+
 def _build_run(family, i: int, run: dict[str, Any], folder: Path, config: dict[str, Any], progress: bool) -> list:
     """Build one source run in ``folder`` and return its systems; with ``bands``, only the per-band picks of
     :func:`select_systems`."""
-    options = family.options.from_mapping({k: v for k, v in run.items() if k not in _BOARD_KEYS},
-                                         f"board.yaml sources.{family.name}[{i}]")
+    options = source_options(family, i, run)
     out = folder / family.name / f"{i}-{family.label(options)}"
     out = out.with_suffix(".parquet") if family.out_kind == "file" else out
     family.build(options, out, progress)
@@ -93,7 +99,7 @@ def _build_run(family, i: int, run: dict[str, Any], folder: Path, config: dict[s
 
 def source_groups(config: dict[str, Any]) -> list[str]:
     """The groups ``board.yaml``'s sources pin, in order."""
-    return list(dict.fromkeys(group for *_, group in _source_runs(config)))
+    return list(dict.fromkeys(group for *_, group in source_runs(config)))
 
 
 def check_groups(asked: list[str] | None, known: list[str], refusal: str) -> None:
@@ -134,7 +140,7 @@ def pin(board: Board = SHIPPED, progress: bool = True, groups: list[str] | None 
     only = None if groups is None else set(groups)
     built: dict[str, list] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for family, i, run, group in _source_runs(config):
+        for family, i, run, group in source_runs(config):
             if only is None or group in only:
                 built.setdefault(group, []).extend(_build_run(family, i, run, Path(tmp), config, progress))
     kept = {"groups": {}, "systems": []} if only is None else board.manifest()
