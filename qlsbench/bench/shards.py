@@ -135,8 +135,10 @@ def _check_same_run(shards: Sequence[str | os.PathLike], frames: list[pd.DataFra
         mine = run_facts(frame, path)
         if first is None:
             first = (path, mine)
-        elif differing(mine, first[1]):
-            raise InputError(f"{path} and {first[0]} are not shards of one solve: {differing(mine, first[1])}")
+            continue
+        mismatch = differing(mine, first[1])
+        if mismatch:
+            raise InputError(f"{path} and {first[0]} are not shards of one solve: {mismatch}")
 
 
 __all__ = ["assign", "differing", "max_shard_size", "merge", "parse_shard", "run_facts", "shard_size",
