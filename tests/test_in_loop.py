@@ -16,6 +16,7 @@ from qlsbench.bench.in_loop import (
     InLoopOptions,
     LoopAborted,
     LoopSolver,
+    add_seeds,
     divergence_step,
     read_in_loop,
     run_in_loop,
@@ -167,3 +168,31 @@ def test_results_file_round_trips_and_bad_options_are_named(tmp_path):
         InLoopOptions(family="dem_c", params={"n": 3})
     with pytest.raises(InputError, match="fidelity"):
         registry.get("oracle", fidelity=1.5)
+
+
+def test_adding_seeds_equals_running_them_all_and_other_runs_are_refused(tmp_path):
+    options = dataclasses.replace(SPHERES, steps=40)
+    oracle, levels = SolverSpec("oracle", {}), [0.9]
+    path = tmp_path / "loop.parquet"
+    steps, summaries = sweep(options, oracle, seeds=1, fidelities=levels)
+    write_in_loop(path, steps, summaries, options)
+    raised, raised_runs = add_seeds(path, options, oracle, seeds=3, fidelities=levels)
+    whole, whole_runs = sweep(options, oracle, seeds=3, fidelities=levels)
+    timing = ["seconds"]
+    pd.testing.assert_frame_equal(raised.drop(columns=timing), whole.drop(columns=timing))
+    back, meta = read_in_loop(path)
+    pd.testing.assert_frame_equal(back.drop(columns=timing), whole.drop(columns=timing))
+    physics = ["seed", "fidelity", "status", "steps_run", "position_error_max", "linear_solves"]
+    assert [[r[k] for k in physics] for r in meta["runs"]] == [[r[k] for k in physics] for r in whole_runs]
+    assert add_seeds(path, options, oracle, seeds=3, fidelities=levels)[0].shape == back.shape  # nothing to add
+    with pytest.raises(InputError, match="other in-loop options \\(steps\\)"):
+        add_seeds(path, dataclasses.replace(options, steps=41), oracle, seeds=4, fidelities=levels)
+    with pytest.raises(InputError, match="solver 'oracle' .* not 'lu'"):
+        add_seeds(path, options, SolverSpec("lu", {}), seeds=4)
+    with pytest.raises(InputError, match="fidelity levels"):
+        add_seeds(path, options, oracle, seeds=4, fidelities=[0.5])
+    with pytest.raises(InputError, match="fidelity levels"):
+        add_seeds(path, options, oracle, seeds=4, fidelities=[0.9, 0.5])
+    with pytest.raises(InputError, match="no finished in-loop run"):
+        add_seeds(tmp_path / "none.parquet", options, oracle, seeds=2, fidelities=levels)
+    assert read_in_loop(path)[0].shape == back.shape  # refusals wrote nothing

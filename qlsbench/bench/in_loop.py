@@ -352,9 +352,9 @@ def _summary(steps: pd.DataFrame, options: InLoopOptions, loop: LoopSolver, stat
 IN_LOOP_META_KEY = b"qlsbench.in_loop"
 
 
-def sweep(options: InLoopOptions, spec, *, seeds: int = 1, fidelities=(), progress: bool = False
-          ) -> tuple[pd.DataFrame, list[dict]]:
-    """Run ``spec`` in the loop over ``seeds`` seeds, or the oracle at each of ``fidelities`` over ``seeds`` seeds.
+def sweep(options: InLoopOptions, spec, *, seeds: int = 1, fidelities=(), progress: bool = False,
+          first_seed: int = 0) -> tuple[pd.DataFrame, list[dict]]:
+    """Run ``spec`` in the loop over seeds ``first_seed..seeds-1``, or the oracle so at each of ``fidelities``.
 
     Returns
     -------
@@ -373,12 +373,77 @@ def sweep(options: InLoopOptions, spec, *, seeds: int = 1, fidelities=(), progre
     for fidelity in levels:
         solver_options = {**spec.options, **({"fidelity": fidelity} if fidelity is not None else {})}
         solver = registry.get(spec.name, **solver_options)
-        for seed in range(seeds):
+        for seed in range(first_seed, seeds):
             steps, summary = run_in_loop(options, solver, seed=seed, progress=progress)
             key = {"solver": spec.label, "seed": seed, "fidelity": np.nan if fidelity is None else float(fidelity)}
             frames.append(steps.assign(**key)[list(key) + STEP_COLUMNS])
             summaries.append({**key, "solver_name": spec.name, "solver_options": solver_options, **summary})
     return pd.concat(frames, ignore_index=True), summaries
+
+
+def add_seeds(path, options: InLoopOptions, spec, *, seeds: int, fidelities=(), progress: bool = False
+              ) -> tuple[pd.DataFrame, list[dict]]:
+    """Raise the in-loop results file ``path`` to ``seeds`` seeds, keeping the runs it holds.
+
+    The file must be a run of the same solver, options and fidelity levels over seeds ``0..k-1``; seeds
+    ``k..seeds-1`` are run one at a time and the file is rewritten (atomically) after each, so an interrupted
+    raise resumes where it stopped when run again. A seed's run depends only on the seed, so the result equals
+    a ``seeds``-seed run from scratch.
+
+    Raises
+    ------
+    InputError
+        Naming the file and what differs, before any run, when the file is not such a run.
+    """
+    from pathlib import Path
+
+    if not Path(path).exists():
+        raise InputError(f"{path} does not exist: there is no finished in-loop run to add seeds to (without "
+                         "--add-seeds, in-loop writes it)")
+    steps, meta = read_in_loop(path)
+    _check_same_sweep(path, meta, options, spec, fidelities)
+    summaries = list(meta["runs"])
+    for seed in range(_seeds_held(path, summaries), seeds):
+        more, ran = sweep(options, spec, seeds=seed + 1, first_seed=seed, fidelities=fidelities, progress=progress)
+        steps = pd.concat([steps, more], ignore_index=True)
+        summaries += ran
+        write_in_loop(path, steps, summaries, options)
+    return steps, summaries
+
+
+def _check_same_sweep(path, meta: dict, options: InLoopOptions, spec, fidelities) -> None:
+    """Refuse to add seeds to a file of other options, another solver or other fidelity levels."""
+    import json
+
+    from qlsbench.bench.results import jsonable
+
+    def plain(value):
+        return json.loads(json.dumps(value, sort_keys=True, default=jsonable))
+
+    differ = sorted(k for k, v in plain(dataclasses.asdict(options)).items() if meta["options"].get(k) != v)
+    if differ:
+        raise InputError(f"{path}: written with other in-loop options ({', '.join(differ)}): seeds can only be "
+                         "added to a run of the same options")
+    levels = sorted({float(f) for f in fidelities} or {np.nan}, key=str)
+    for run in meta["runs"]:
+        given = {**spec.options, **({"fidelity": run["fidelity"]} if fidelities else {})}
+        if run["solver"] != spec.label or run["solver_name"] != spec.name or run["solver_options"] != plain(given):
+            raise InputError(f"{path}: a run of solver {run['solver']!r} with options {run['solver_options']}, "
+                             f"not {spec.label!r} with {plain(given)}")
+    held = sorted({float(r["fidelity"]) for r in meta["runs"]}, key=str)
+    if [str(x) for x in held] != [str(x) for x in levels]:
+        raise InputError(f"{path}: holds fidelity levels {held}, not {levels}")
+
+
+def _seeds_held(path, summaries: list[dict]) -> int:
+    """How many seeds each level of the file holds (``0..k-1`` at every level, else refused)."""
+    by_level: dict[str, list[int]] = {}
+    for run in summaries:
+        by_level.setdefault(str(float(run["fidelity"])), []).append(int(run["seed"]))
+    counts = {len(s) for s in by_level.values()}
+    if len(counts) != 1 or any(sorted(s) != list(range(len(s))) for s in by_level.values()):
+        raise InputError(f"{path}: its runs' seeds are not 0..k-1 at every level ({by_level}): seeds cannot be added")
+    return counts.pop()
 
 
 def write_in_loop(path, steps: pd.DataFrame, summaries: list[dict], options: InLoopOptions) -> None:

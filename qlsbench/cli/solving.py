@@ -153,12 +153,16 @@ def _arguments_ship(s) -> None:
 
 
 def cmd_in_loop(args) -> None:
-    from qlsbench.bench.in_loop import InLoopOptions, success_bar, sweep, write_in_loop
+    from qlsbench.bench.in_loop import InLoopOptions, add_seeds, success_bar, sweep, write_in_loop
 
     options = InLoopOptions.from_mapping(given_options(args, InLoopOptions))
-    steps, summaries = sweep(options, solver_spec(args), seeds=args.seeds, fidelities=args.fidelity or (),
-                             progress=not args.quiet)
-    write_in_loop(args.out, steps, summaries, options)
+    if args.add_seeds:
+        steps, summaries = add_seeds(args.out, options, solver_spec(args), seeds=args.seeds,
+                                     fidelities=args.fidelity or (), progress=not args.quiet)
+    else:
+        steps, summaries = sweep(options, solver_spec(args), seeds=args.seeds, fidelities=args.fidelity or (),
+                                 progress=not args.quiet)
+        write_in_loop(args.out, steps, summaries, options)
     for s in summaries:
         level = f" fidelity {s['fidelity']:g}" if s["fidelity"] == s["fidelity"] else ""
         left = "never" if s["divergence_step"] is None else f"step {s['divergence_step']}"
@@ -182,6 +186,9 @@ def _arguments_in_loop(s) -> None:
     s.add_argument("--fidelity", type=Real(0.0, 1.0).parse, nargs="+",
                    help="with --solver oracle: sweep these target fidelities (each over --seeds seeds)")
     s.add_argument("--out", required=True, help="results .parquet file (one row per run and step)")
+    s.add_argument("--add-seeds", action="store_true",
+                   help="raise the finished run in --out to --seeds seeds, keeping its runs (written after each "
+                        "new seed, so an interrupted raise resumes when run again)")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=cmd_in_loop, writes=[("out", "--out", "file")])
 
