@@ -80,14 +80,18 @@ FAULTS = textwrap.dedent('''
 
     @dataclass
     class SlowOn(BaseSolver):
-        """Dense solve; on dimension `dim`, when $QLSBENCH_TEST_SLOW is set, it logs its process id and sleeps."""
+        """Dense solve; on dimension `dim`, when $QLSBENCH_TEST_SLOW is set, it logs its process id and sleeps,
+        or (``busy``) computes for minutes in one C call that never lets go of the interpreter lock."""
         name: ClassVar[str] = "slow-on"
         dim: int = 8
         sleep: float = 60.0
+        busy: bool = False
 
         def _solve(self, system, seed):
             if system.dim == self.dim and os.environ.get("QLSBENCH_TEST_SLOW"):
                 _log(os.getpid())
+                if self.busy:
+                    sum(range(10 ** 12))  # minutes, holding the GIL: no Python thread of this process runs
                 time.sleep(self.sleep)
             return SolveResult(_dense(system), Status.CONVERGED)
 
@@ -427,21 +431,25 @@ _ISOLATED_RUN = textwrap.dedent('''
     import sys
     from qlsbench.bench import SolverSpec, run_solver
 
-    run_solver(SolverSpec("faults_plugin:SlowOn", {"sleep": 60.0}), sys.argv[1], sys.argv[2], time_limit=120,
-               progress=False)
+    run_solver(SolverSpec("faults_plugin:SlowOn", {"sleep": 60.0, "busy": sys.argv[3] == "busy"}), sys.argv[1],
+               sys.argv[2], time_limit=600, progress=False)
 ''')
 
 
-def test_a_worker_whose_parent_was_killed_ends_at_once_and_quietly(ising_dataset, tmp_path, faults):
+@pytest.mark.parametrize("end, solve", [(signal.SIGKILL, "sleeping"), (signal.SIGTERM, "sleeping"),
+                                        (signal.SIGKILL, "busy"), (signal.SIGTERM, "busy")])
+def test_a_worker_whose_parent_was_killed_ends_at_once_and_quietly(ising_dataset, tmp_path, faults, end, solve):
+    # "busy": a solve inside one long C call holds the interpreter lock, so nothing in the worker's Python can
+    # notice the parent's end; the worker must end all the same (the kernel ends it).
     err = tmp_path / "stderr.txt"
     with open(err, "w") as stderr:  # the worker inherits it: what it would print lands here
         parent = subprocess.Popen([sys.executable, "-c", _ISOLATED_RUN, str(ising_dataset),
-                                   str(tmp_path / "r.parquet")], stderr=stderr, stdout=subprocess.DEVNULL,
+                                   str(tmp_path / "r.parquet"), solve], stderr=stderr, stdout=subprocess.DEVNULL,
                                   env={**os.environ, "QLSBENCH_TEST_SLOW": "1"})
     _wait_for(lambda: faults.exists() and faults.read_text().strip(), 120, "the worker to start the slow solve")
     worker = int(faults.read_text().split()[0])
     assert worker != parent.pid and _running(worker)
-    parent.kill()
+    parent.send_signal(end)
     parent.wait()
     _wait_for(lambda: not _running(worker), 20, "the orphaned worker to end")  # not after its 60 s solve
     assert "Traceback" not in err.read_text() and "Error" not in err.read_text(), err.read_text()
