@@ -262,7 +262,8 @@ def test_solve_add_repeats_raises_a_finished_runs_seeds_from_the_command_line(tm
     assert grown[grown["repeat"] == 0]["wall_time"].tolist() == first["wall_time"].tolist()
     capsys.readouterr()
     refusals = {("--option", "rtol=1e-3", "--repeats", "4", "--add-repeats"): "not a run of this solve to add repeats to",
-                ("--repeats", "4", "--add-repeats", "--shard", "1/2"): "it takes neither --shard nor --sequence"}
+                ("--repeats", "4", "--add-repeats", "--shard", "1/2"): "it takes no --shard",
+                ("--repeats", "4", "--add-repeats", "--sequence"): "not a sequence: add to it without --sequence"}
     for extra, message in refusals.items():
         assert main(base + list(extra)) == 2 and message in capsys.readouterr().err
     assert read_results(out).equals(grown) and sorted(p.name for p in tmp_path.iterdir()) == ["d.parquet", "r.parquet"]

@@ -10,11 +10,13 @@ loop's warm start reaches the same trajectory as a cold one.
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
 from qlsbench.bench.in_loop import InLoopOptions, run_in_loop
-from qlsbench.bench.runner import SolverSpec, run_solver
+from qlsbench.bench.results import read_results
+from qlsbench.bench.runner import SolverSpec, add_repeats, run_solver
 from qlsbench.data import load_dataset, write_systems
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
@@ -137,3 +139,22 @@ def test_the_loops_warm_start_keeps_the_trajectory_and_counts_its_starts():
     assert warm["position_error_max"] < 1e-6
     with pytest.raises(InputError, match="lu cannot start"):
         run_in_loop(InLoopOptions(family="dem_c", steps=5, warm_start="on"), registry.get("lu"))
+
+
+def test_a_sequence_runs_repeats_are_raised_as_sequences(tmp_path):
+    """2 sequence repeats raised to 3 equal a 3-repeat sequence run; a plain raise of it is refused."""
+    dataset = _trajectory(tmp_path)
+    spec = SolverSpec("gmres", {"rtol": 1e-10})
+    run_solver(spec, dataset, tmp_path / "whole.parquet", repeats=3, sequence=True, progress=False)
+    out = tmp_path / "grown.parquet"
+    run_solver(spec, dataset, out, repeats=2, sequence=True, progress=False)
+    with pytest.raises(InputError, match="a sequence run .* add to it with --sequence"):
+        add_repeats(spec, dataset, out, repeats=3, progress=False)
+    add_repeats(spec, dataset, out, repeats=3, sequence=True, progress=False)
+    grown, whole = read_results(out), read_results(tmp_path / "whole.parquet")
+    keys = ["repeat", "system_id"]
+    mine, theirs = (f.sort_values(keys, kind="stable").reset_index(drop=True) for f in (grown, whole))
+    pd.testing.assert_frame_equal(mine.drop(columns=["wall_time", "progress_seconds"]),
+                                  theirs.drop(columns=["wall_time", "progress_seconds"]))
+    new = mine[mine["repeat"] == 2]
+    assert [json.loads(r)["started_from"] for r in new["resources"]].count("cold") == 1  # one chain, from cold

@@ -384,7 +384,7 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
 
 
 def add_repeats(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathLike, *, repeats: int,
-                seed: int = 0, **run) -> pd.DataFrame:
+                seed: int = 0, sequence: bool = False, **run) -> pd.DataFrame:
     """Bring the finished results file ``out`` up to ``repeats`` repeats, solving only the new ones.
 
     Raising a run's seeds from 3 to 5 solves seeds 3 and 4 and keeps the
@@ -392,7 +392,9 @@ def add_repeats(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.Path
     ``out`` (resumable like any run), which is then merged with ``out`` by
     :func:`~qlsbench.bench.shards.merge`, so the parts must be of one solve
     (solver, options, seed, time limit, dataset) or nothing is written.
-    ``run`` takes :func:`run_solver`'s other keywords.
+    A ``sequence`` run takes sequence repeats (each new repeat one more
+    chain through the systems), a plain run plain ones; the other way round
+    is refused. ``run`` takes :func:`run_solver`'s other keywords.
 
     Returns
     -------
@@ -406,6 +408,10 @@ def add_repeats(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.Path
                          run_facts(earlier, out))
     if mismatch:
         raise InputError(f"{out}: not a run of this solve to add repeats to: {mismatch}")
+    if _is_sequence(earlier) != sequence:
+        mode = ("a sequence run (each solve from the previous one): add to it with --sequence" if not sequence else
+                "a run of systems solved one by one, not a sequence: add to it without --sequence")
+        raise InputError(f"{out}: {mode}")
     have = sorted(int(r) for r in earlier["repeat"].unique())
     if have != list(range(len(have))):
         raise InputError(f"{out}: its repeats are {have}, not 0..k-1: not a run to add repeats to")
@@ -413,10 +419,15 @@ def add_repeats(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.Path
         return earlier
     part = out.with_name(f"{out.stem}.repeats-{len(have)}-{repeats - 1}.parquet")
     if not part.exists():  # a part finished before an interruption is merged, not solved again
-        run_solver(spec, dataset, part, repeats=repeats, seed=seed, first_repeat=len(have), **run)
+        run_solver(spec, dataset, part, repeats=repeats, seed=seed, first_repeat=len(have), sequence=sequence, **run)
     rows = merge(dataset, [out, part], out)
     part.unlink()
     return rows
+
+
+def _is_sequence(rows: pd.DataFrame) -> bool:
+    """Whether results ``rows`` are a sequence run's: each of its rows says how the solve started."""
+    return bool(len(rows)) and all(isinstance(r, str) and '"started_from"' in r for r in rows["resources"])
 
 
 #: Message of a ``crashed`` row: the solver took its own process down when retried in one.

@@ -32,7 +32,7 @@ def cmd_solve(args) -> None:
                progress=not args.quiet)
     if args.add_repeats:
         _check_add_repeats(args)
-        df = add_repeats(spec, args.dataset, args.out, **run)
+        df = add_repeats(spec, args.dataset, args.out, sequence=args.sequence, **run)
     else:
         df = run_solver(spec, args.dataset, args.out, shard=args.shard, sequence=args.sequence, **run)
     counts = ", ".join(f"{k} {v}" for k, v in df["status"].value_counts().sort_index().items())
@@ -46,8 +46,8 @@ def _check_add_repeats(args) -> None:
 
     from qlsbench.errors import InputError
 
-    if args.shard or args.sequence:
-        raise InputError("--add-repeats: raises a whole run's seeds; it takes neither --shard nor --sequence")
+    if args.shard:
+        raise InputError("--add-repeats: raises a whole run's seeds; it takes no --shard")
     if not Path(args.out).is_file():
         raise InputError(f"--add-repeats: {args.out} does not exist: there is no finished run to add repeats to "
                          "(without --add-repeats, solve writes it)")
