@@ -85,7 +85,10 @@ def _header(results: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list[str]:
         "and so does a system that occurs more than once. Every success rate has its 95 % Wilson interval in "
         "brackets, the systems as trials (a system solved by 2 of 3 seeds adds 2/3); ≈ marks a row whose interval "
         "overlaps the row above's. The measured time (of the solves that returned a solution) is beside the charged "
-        "one, and each row's time limit beside both",
+        "one, and each row's time limit beside both. A time limit is wall clock: a solve that needs nearly all of "
+        "it alone may time out on a machine whose cores are shared, so a row with timeouts near its limit reads "
+        "partly as a statement about the machine (vnls-arnn's 7-qubit solves, measured both ways: the same seeds "
+        "gave the same fidelities, and only whether they came in time changed)",
         "**datasets**: " + "; ".join(f"`{d}` ({h})" for d, h in hashes.items()),
     ]
 
