@@ -87,8 +87,7 @@ def _header(results: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list[str]:
         "overlaps the row above's. The measured time (of the solves that returned a solution) is beside the charged "
         "one, and each row's time limit beside both. A time limit is wall clock: a solve that needs nearly all of "
         "it alone may time out on a machine whose cores are shared, so a row with timeouts near its limit reads "
-        "partly as a statement about the machine (vnls-arnn's 7-qubit solves, measured both ways: the same seeds "
-        "gave the same fidelities, and only whether they came in time changed)",
+        "partly as a statement about the machine",
         "**datasets**: " + "; ".join(f"`{d}` ({h})" for d, h in hashes.items()),
     ]
 
