@@ -126,17 +126,11 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
     step_options = options.step_options(integrator, restitution)
     # Checked before the run, so a bad count does not cost a whole simulation.
     chosen = snapshot_steps(options.steps, options.snapshot_count) if options.snapshots is not None else None
-    state = build_scene(options.scene, n_spheres=options.n_spheres, packing=options.packing, seed=options.seed)
-    container = container_of(state)
-    recorder = SubsystemRecorder(every=options.every, max_systems=options.max_systems)
     observer = SnapshotRecorder(chosen) if chosen is not None else None
-    t0 = time.perf_counter()
     problems = FclibWriter(Path(options.fclib), options.fclib_every, label) if options.fclib is not None else None
-    reports = simulate(state, options.steps, step_options, capture=recorder, observer=observer, problems=problems,
-                       progress=progress)
-    elapsed = time.perf_counter() - t0
-    systems, stats = export_systems(recorder, kappa_cap=options.kappa_cap, seed=options.seed, scene=label,
-                                    family=family)
+    run = _run(options, options.steps, step_options, label=label, family=family, observer=observer,
+               problems=problems, progress=progress)
+    state, reports, systems, stats, elapsed = run
     if not systems:  # an empty dataset would only fail later, in every rule that reads it
         raise InputError(f"simulation {label}: no Newton subsystem to export ({stats['captured']} captured, "
                          f"{stats['dropped_kappa']} over the kappa cap, {stats['skipped_trivial']} trivial) in "
@@ -153,7 +147,7 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
         t0 = time.perf_counter()
         if observer.missing:
             raise InputError(f"snapshot steps {observer.missing} were never reached by the simulation")
-        write_snapshots(observer.records, options.snapshots, _snapshot_metadata(meta, label, container, state,
+        write_snapshots(observer.records, options.snapshots, _snapshot_metadata(meta, label, container_of(state), state,
                                                                                  options.snapshot_count))
         facts.update(snapshots=str(options.snapshots), snapshot_steps=observer.steps,
                      snapshot_write_seconds=time.perf_counter() - t0)
@@ -173,18 +167,37 @@ def rerun_steps(options: SphereOptions, steps, sink, *, label: str, family: str 
     wanted = sorted({int(k) for k in steps})
     if not wanted:
         return []
-    state = build_scene(options.scene, n_spheres=options.n_spheres, packing=options.packing, seed=options.seed)
-    recorder = SubsystemRecorder(every=options.every, max_systems=options.max_systems)
     chosen = set(wanted)
 
     def problems(step: int, problem) -> None:
         if step in chosen:
             sink(step, problem)
 
-    simulate(state, wanted[-1] + 1, options.step_options("dem_c"), capture=recorder, problems=problems,
-             progress=progress)
-    systems, _ = export_systems(recorder, kappa_cap=options.kappa_cap, seed=options.seed, scene=label, family=family)
+    _, _, systems, _, _ = _run(options, wanted[-1] + 1, options.step_options("dem_c"), label=label, family=family,
+                               problems=problems, progress=progress)
     return systems
+
+
+def _run(options: SphereOptions, steps: int, step_options: StepOptions, *, label: str, family: str,
+         observer=None, problems=None, progress: bool = False) -> tuple:
+    """Build ``options``'s scene and simulate ``steps`` steps, recording the Newton subsystems of every
+    ``options.every``-th step; the one run both :func:`simulate_spheres` and :func:`rerun_steps` make.
+
+    Returns
+    -------
+    tuple
+        The scene after the run, the step reports, the exported systems with their statistics
+        (:func:`export_systems`), and the seconds the simulation took (export not counted).
+    """
+    state = build_scene(options.scene, n_spheres=options.n_spheres, packing=options.packing, seed=options.seed)
+    recorder = SubsystemRecorder(every=options.every, max_systems=options.max_systems)
+    t0 = time.perf_counter()
+    reports = simulate(state, steps, step_options, capture=recorder, observer=observer, problems=problems,
+                       progress=progress)
+    elapsed = time.perf_counter() - t0
+    systems, stats = export_systems(recorder, kappa_cap=options.kappa_cap, seed=options.seed, scene=label,
+                                    family=family)
+    return state, reports, systems, stats, elapsed
 
 
 class FclibWriter:

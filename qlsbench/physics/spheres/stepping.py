@@ -329,15 +329,9 @@ def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture
     h = options.h
     v_known = scene.velocities + h * scene.gravity
     contacts = detect_contacts(scene, _margin(scene, v_known, options))
-    report = StepReport(index, scene.time + h, contacts.count, 0, 0, 0.0, Status.NO_CONTACT)
-    if contacts.count:
-        problem = assemble(contacts, scene.masses, v_known, h, options.mu, options.s,
-                           normal_offset=_gap_offset(scene, contacts, options))
-        if problems is not None:
-            problems(index, problem)
-        context = _context(scene, options, index, contacts)
-        v_known = v_known + _resolve(scene, contacts, problem, options, context, capture, warm, report,
-                                     linear).reshape(-1, 3)
+    v_known, report = _impulses(scene, contacts, v_known, options, index, capture, warm, linear, problems,
+                                lambda: assemble(contacts, scene.masses, v_known, h, options.mu, options.s,
+                                                 normal_offset=_gap_offset(scene, contacts, options)))
     scene.velocities = v_known
     scene.positions = scene.positions + h * v_known
     scene.time += h
@@ -367,18 +361,30 @@ def step_cd_lagrange(scene: Scene, options: StepOptions, *, index: int = 0, capt
     scene.positions = scene.positions + h * v_before  # (45)
     v_free = v_before + h * scene.gravity
     contacts = detect_contacts(scene, 0.0)
-    report = StepReport(index, scene.time + h, contacts.count, 0, 0, 0.0, Status.NO_CONTACT)
-    if contacts.count:
-        problem = assemble_impact(contacts, scene.masses, v_free, v_before, options.restitution, h, options.mu,
-                                  options.s)
-        if problems is not None:
-            problems(index, problem)
-        context = _context(scene, options, index, contacts)
-        v_free = v_free + _resolve(scene, contacts, problem, options, context, capture, warm, report,
-                                   linear).reshape(-1, 3)
+    v_free, report = _impulses(scene, contacts, v_free, options, index, capture, warm, linear, problems,
+                               lambda: assemble_impact(contacts, scene.masses, v_free, v_before, options.restitution,
+                                                       h, options.mu, options.s))
     scene.velocities = v_free
     scene.time += h
     return report
+
+
+def _impulses(scene: Scene, contacts: Contacts, v: np.ndarray, options: StepOptions, index: int,
+              capture: Capture | None, warm: WarmStart | None, linear: LinearSolve | None,
+              problems: ProblemSink | None, build: Callable[[], ContactLCP]) -> tuple[np.ndarray, StepReport]:
+    """``v`` after the step's contact impulses, and the step's report; shared by both integrators.
+
+    ``build()`` assembles the integrator's contact problem; it is called only when there are contacts, and the
+    problem goes to ``problems`` before it is solved.
+    """
+    report = StepReport(index, scene.time + options.h, contacts.count, 0, 0, 0.0, Status.NO_CONTACT)
+    if contacts.count:
+        problem = build()
+        if problems is not None:
+            problems(index, problem)
+        context = _context(scene, options, index, contacts)
+        v = v + _resolve(scene, contacts, problem, options, context, capture, warm, report, linear).reshape(-1, 3)
+    return v, report
 
 
 #: Called after every step with the advanced scene and that step's report.
