@@ -34,7 +34,8 @@ ACCURACY = {
                                          "track_shot_deviation_in_sigma"}},
     "bench_devices.py": {"AerMethods": {"track_methods_total_variation"}},
     "bench_vnls.py": {"SRAccuracy": {"track_infidelity", "track_loss", "track_mc_loss_rel_rms_error",
-                                     "track_mc_loss_bias_in_sigma"}},
+                                     "track_mc_loss_bias_in_sigma"},
+                      "ExactSolves": {"track_max_amplitude_difference"}},
     "bench_board.py": {"BoardPages": {"track_sgm_max_rel_diff_vs_apply"}},
 }
 

@@ -17,9 +17,12 @@ from qlsbench.problems import (
 )
 from qlsbench.solvers import registry
 from qlsbench.solvers.base import Status
+from qlsbench.solvers.vnls import training
 from qlsbench.solvers.vnls.operator import (
     VNLSLoss,
+    hamiltonian,
     index_to_states,
+    netket_csr,
     padded_rows,
     states_to_index,
 )
@@ -63,6 +66,48 @@ def test_exact_loss_is_the_dense_rayleigh_quotient(model, rng):
     H = _dense_h(s.A, s.b)
     expected = np.vdot(psi, H @ psi).real / np.vdot(psi, psi).real
     assert state.expect(loss_operator(s, hi, True, 16, 0)).mean.real == pytest.approx(expected, rel=1e-10)
+
+
+def _netket_matrix(H: np.ndarray) -> sp.csr_matrix:
+    n = int(np.log2(H.shape[0]))
+    return nk.operator.LocalOperator(nk.hilbert.Qubit(N=n), [H], [list(range(n))]).to_sparse()
+
+
+def test_exact_matrix_is_netkets_own_array_for_array(rng):
+    """NetKet's LocalOperator.to_sparse is the oracle: same dtype, indptr, indices and data, element by element,
+    on loss matrices of physics-like systems (round-off entries near zero) and on random matrices whose entries
+    span 1e-14..1 (around NetKet's cutoff), real and complex, with zero diagonals."""
+    matrices = [hamiltonian(s.A, s.b / np.linalg.norm(s.b)).toarray()
+                for s in [ising_inspired(n, kappa=10) for n in (1, 2, 3)] + [_random_system(4, rng, True)]]
+    for n in (1, 2, 3, 4):
+        for complex_ in (False, True):
+            H = rng.normal(size=(2**n, 2**n)) * 10.0 ** rng.integers(-14, 1, size=(2**n, 2**n))
+            H = H + (1j * rng.normal(size=H.shape) * 10.0 ** rng.integers(-14, 1, size=H.shape) if complex_ else 0)
+            H[rng.random(H.shape) < 0.3] = 0
+            H = H + H.conj().T
+            np.fill_diagonal(H[:2, :2], 0)
+            matrices.append(H)
+    for H in matrices:
+        ours, theirs = netket_csr(H), _netket_matrix(H)
+        assert ours.dtype == theirs.dtype
+        for field in ("indptr", "indices", "data"):
+            np.testing.assert_array_equal(getattr(ours, field), getattr(theirs, field), err_msg=field)
+
+
+def test_exact_solve_is_the_one_trained_on_netkets_operator(monkeypatch, rng):
+    """The exact loss's own matrix trains the very state NetKet's LocalOperator trains: same bits."""
+    s = _random_system(3, rng)
+    solver = registry.get("vnls", exact=True, n_iter=40)
+    ours = solver.solve(s, seed=3)
+
+    def netkets(system, hilbert, exact, c_samples, seed):
+        H = hamiltonian(system.A, system.b / np.linalg.norm(system.b)).toarray()
+        return nk.operator.LocalOperator(hilbert, [H], [list(range(hilbert.size))])
+
+    monkeypatch.setattr(training, "loss_operator", netkets)
+    theirs = solver.solve(s, seed=3)
+    np.testing.assert_array_equal(ours.x, theirs.x)
+    assert ours.history == theirs.history
 
 
 @pytest.mark.parametrize("model, complex_", [("rbm", False), ("crbm", True), ("arnn", False)])

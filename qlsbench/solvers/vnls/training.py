@@ -28,14 +28,13 @@ class Run:
 
 
 def loss_operator(system: LinearSystem, hilbert, exact: bool, c_samples: int, seed: int):
-    """The loss as a NetKet operator: a dense ``LocalOperator`` of ``H`` (exact) or the CSR-table :class:`VNLSLoss`."""
-    import netket as nk
-
-    from qlsbench.solvers.vnls.operator import VNLSLoss, hamiltonian
+    """The loss as a NetKet operator: ``H`` as a matrix (exact, :class:`ExactLoss`) or the CSR-table
+    :class:`VNLSLoss` (Monte Carlo)."""
+    from qlsbench.solvers.vnls.operator import ExactLoss, VNLSLoss, hamiltonian
 
     if exact:
         b = system.b / np.linalg.norm(system.b)
-        return nk.operator.LocalOperator(hilbert, [hamiltonian(system.A, b).toarray()], [list(range(hilbert.size))])
+        return ExactLoss(hilbert, hamiltonian(system.A, b).toarray())
     return VNLSLoss(hilbert, system.A, system.b, c_samples=c_samples, seed=seed)
 
 
