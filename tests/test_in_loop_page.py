@@ -71,3 +71,15 @@ def test_the_board_page_carries_the_physics_track(small_board, tmp_path):
     assert "Physics track: solvers inside the simulation loop" in page and "Physics bars" in page
     assert "fidelity 0.99" in page  # the DEM-C mu = 0 bar, beside the board's
     assert "Physics track" not in (tmp_path / "pages" / "leaderboard.md").read_text()  # the fixture's: no tracks
+
+
+def test_the_vnls_verdict_says_how_many_steps_the_fallback_finished():
+    """A run the stepper's fallback carried is not the solver's doing: the verdict counts those steps, and only
+    runs without them read as solved by Newton on the solver's directions."""
+    run = {"status": "completed", "divergence_step": None, "max_qubits": 5, "position_error_max": 1e-11,
+           "steps_run": 200, "fallback_steps": 0, "name": "a"}
+    clean = in_loop_page.vnls_verdict([run, {**run, "name": "b"}])
+    assert clean.startswith("holds on 2 run(s): every step solved by Newton on the solver's directions")
+    carried = in_loop_page.vnls_verdict([run, {**run, "name": "b", "fallback_steps": 41}])
+    assert "every step finished, 41 of 400 with the stepper's fallback" in carried
+    assert "solved by Newton" not in carried

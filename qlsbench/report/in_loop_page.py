@@ -341,13 +341,25 @@ def vnls_verdict(runs: list[dict]) -> str:
     sizes = [r["max_qubits"] for r in runs if r.get("max_qubits")]
     largest = f", systems of at most {max(sizes)} qubits" if sizes else ""
     if len(carried) == len(runs):
-        return (f"holds on {len(runs)} run(s): every step solved, never past the tolerance (largest error "
+        return (f"holds on {len(runs)} run(s): {_finished(runs)}, never past the tolerance (largest error "
                 f"{max(r['position_error_max'] for r in runs):.1e} m{largest})")
     failed = [r for r in runs if r not in carried]
     why = "; ".join(f"{r['name']}: {r['status']}" + (f", past the tolerance at step {r['divergence_step']}"
                                                       if r["divergence_step"] is not None else "")
                     for r in failed)
     return f"not shown: {len(failed)} of {len(runs)} run(s) did not carry the simulation ({why})"
+
+
+def _finished(runs: list[dict]) -> str:
+    """Every step finished, and how many of them the stepper's fallback finished rather than Newton on the
+    solver's directions: a trajectory carried by Lemke is not the solver's doing."""
+    fallback = sum(int(r.get("fallback_steps") or 0) for r in runs)
+    if not fallback:
+        return "every step solved by Newton on the solver's directions"
+    steps = sum(int(r["steps_run"]) for r in runs)
+    return (f"every step finished, {fallback} of {steps} with the stepper's fallback (spheres: Lemke or the proximal "
+            "method finished the step; penalty: Newton took a gradient step) where the solver's directions did not "
+            "carry Newton")
 
 
 def verdicts(files: list[tuple[str, pd.DataFrame, dict]]) -> str:
