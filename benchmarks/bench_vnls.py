@@ -154,7 +154,8 @@ class ExactSolves:
     the loss matrix built by qlsbench (``ExactLoss``) against NetKet's own ``LocalOperator`` conversion, which
     compiles anew for matrices it has not met. Both train the same bits (``tests/test_vnls.py``). The ratio is
     their times on the same 12 systems of 4-5 qubits in one process, NetKet's meeting them for the first time
-    (as in a simulation, where every system is new). Goal: below 0.8 (measured here: 0.5 on these 12; 0.68 over all 162 systems).
+    (as in a simulation, where every system is new). Goal: below 0.8 (measured here: 0.5 on these 12; 0.68 over
+    all 162 systems).
     """
 
     timeout = 600

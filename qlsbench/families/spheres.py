@@ -128,9 +128,8 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
     chosen = snapshot_steps(options.steps, options.snapshot_count) if options.snapshots is not None else None
     observer = SnapshotRecorder(chosen) if chosen is not None else None
     problems = FclibWriter(Path(options.fclib), options.fclib_every, label) if options.fclib is not None else None
-    run = _run(options, options.steps, step_options, label=label, family=family, observer=observer,
-               problems=problems, progress=progress)
-    state, reports, systems, stats, elapsed = run
+    state, reports, systems, stats, elapsed = _run(options, options.steps, step_options, label=label, family=family,
+                                                   observer=observer, problems=problems, progress=progress)
     if not systems:  # an empty dataset would only fail later, in every rule that reads it
         raise InputError(f"simulation {label}: no Newton subsystem to export ({stats['captured']} captured, "
                          f"{stats['dropped_kappa']} over the kappa cap, {stats['skipped_trivial']} trivial) in "
@@ -147,8 +146,8 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
         t0 = time.perf_counter()
         if observer.missing:
             raise InputError(f"snapshot steps {observer.missing} were never reached by the simulation")
-        write_snapshots(observer.records, options.snapshots, _snapshot_metadata(meta, label, container_of(state), state,
-                                                                                 options.snapshot_count))
+        write_snapshots(observer.records, options.snapshots,
+                        _snapshot_metadata(meta, label, container_of(state), state, options.snapshot_count))
         facts.update(snapshots=str(options.snapshots), snapshot_steps=observer.steps,
                      snapshot_write_seconds=time.perf_counter() - t0)
     if problems is not None:
