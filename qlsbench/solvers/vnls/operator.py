@@ -60,17 +60,11 @@ def netket_csr(H: np.ndarray, cutoff: float = MEL_CUTOFF) -> sp.csr_matrix:
     ``tests/test_vnls.py`` compares the two arrays on physics systems and random matrices.
     """
     H = np.asarray(H)
-    keep = np.abs(H) > cutoff
-    diagonal = np.diagonal(keep).copy()
-    np.fill_diagonal(keep, False)
-    counts = keep.sum(axis=1) + diagonal
-    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
-    indices = np.empty(int(indptr[-1]), dtype=np.int32)
-    for row in range(H.shape[0]):
-        columns = np.flatnonzero(keep[row])
-        indices[indptr[row]:indptr[row + 1]] = np.concatenate([[row], columns]) if diagonal[row] else columns
-    rows = np.repeat(np.arange(H.shape[0]), counts)
-    return sp.csr_matrix((H[rows, indices], indices, indptr), shape=H.shape)
+    rows, columns = np.nonzero(np.abs(H) > cutoff)
+    order = np.lexsort((columns, columns != rows, rows))  # by row; in a row the diagonal first, then by column
+    rows, columns = rows[order], columns[order]
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=H.shape[0]))]).astype(np.int32)
+    return sp.csr_matrix((H[rows, columns], columns.astype(np.int32), indptr), shape=H.shape)
 
 
 class ExactLoss(nk.operator.DiscreteOperator):
