@@ -141,6 +141,41 @@ def test_the_loops_warm_start_keeps_the_trajectory_and_counts_its_starts():
         run_in_loop(InLoopOptions(family="dem_c", steps=5, warm_start="on"), registry.get("lu"))
 
 
+@pytest.mark.parametrize("mode, starts", [("on", [None, 0, 1, 2, 3]), ("converged", [None, 0, 0, 0, 3])])
+def test_the_converged_warm_start_hands_on_only_what_converged(mode, starts):
+    """Solves 1 and 2 of 5 fail: "on" starts each solve from the one before, "converged" from the last that
+    converged (solve 0 until solve 3 converges). Every answer is an exact solve, so only the handing on differs."""
+    from qlsbench.bench.in_loop import LoopSolver
+    from qlsbench.solvers.base import SolveResult
+
+    class Scripted:  # solves exactly; reports the scripted status and its call index as its state
+        name, options, start_from = "scripted", {}, "call index"
+
+        def __init__(self):
+            self.given = []
+
+        def solve(self, system, *, seed=0, start=None):
+            self.given.append(start)
+            k = len(self.given) - 1
+            x = np.linalg.solve(system.A.toarray(), system.b)
+            status = Status.MAX_ITER if k in (1, 2) else "converged"  # a plug-in's plain string counts too
+            return SolveResult(x, status, state=k, resources={"started_from": "cold" if start is None else "previous"})
+
+    solver = Scripted()
+    loop = LoopSolver(solver, warm=mode)
+    A = np.diag([1.0, 2.0, 4.0])
+    for k in range(5):
+        np.testing.assert_allclose(loop(A, np.array([1.0, k + 1.0, 1.0]), {}),
+                                   np.linalg.solve(A, [1.0, k + 1.0, 1.0]), rtol=1e-12)
+    assert solver.given == starts
+    assert loop.warm_starts == 4
+
+
+def test_a_warm_start_mode_the_loop_does_not_know_is_named():
+    with pytest.raises(InputError, match="warm_start"):
+        InLoopOptions(family="dem_c", steps=5, warm_start="always")
+
+
 def test_a_sequence_runs_repeats_are_raised_as_sequences(tmp_path):
     """2 sequence repeats raised to 3 equal a 3-repeat sequence run; a plain raise of it is refused."""
     dataset = _trajectory(tmp_path)

@@ -52,6 +52,7 @@ from qlsbench.solvers.base import can_start
 ADDITIVE_RESOURCES = ("circuit_executions", "mc_samples", "cost_evaluations")
 #: Simulation families a solver can be put inside.
 LOOP_FAMILIES = ("dem_c", "cd_lagrange", "penalty")
+WARM_STARTS = ("off", "on", "converged")
 
 
 class LoopAborted(QlsbenchError):
@@ -60,6 +61,11 @@ class LoopAborted(QlsbenchError):
     def __init__(self, status: str, message: str):
         super().__init__(message)
         self.status = status
+
+
+def _converged(result) -> bool:
+    """Whether a solve met its own tolerance (a plug-in may return its status as a plain string)."""
+    return str(getattr(result.status, "value", result.status)) == "converged"
 
 
 @dataclass
@@ -74,8 +80,9 @@ class LoopSolver:
         Base seed; the k-th system is solved with ``seed + k``.
     time_limit : float or None
         Seconds one solve may take; longer ends the run (checked after the solve returns).
-    warm : bool
-        Start each solve from the previous solve's ``state`` (:func:`~qlsbench.solvers.base.can_start`
+    warm : {"off", "on", "converged"}
+        ``on``: start each solve from the previous solve's ``state``; ``converged``: from the state of the
+        last solve that converged, so a solve that failed hands on nothing (:func:`~qlsbench.solvers.base.can_start`
         solvers only; the solver decides whether the state fits the new system).
     solves, seconds, max_qubits, projections : int, float, int, list
         Systems solved, seconds spent in the solver, the largest system's qubits (padded), and each
@@ -89,7 +96,7 @@ class LoopSolver:
     solver: Any
     seed: int = 0
     time_limit: float | None = None
-    warm: bool = False
+    warm: str = "off"
     solves: int = 0
     seconds: float = 0.0
     max_qubits: int = 0
@@ -107,7 +114,7 @@ class LoopSolver:
         system = pad_and_normalize(LinearSystem(A, b, {}), min_qubits=1)
         where = f"solve {self.solves + 1} (Newton iteration {info.get('newton_iter', '?')}, {A.shape[0]} unknowns)"
         t0 = time.perf_counter()
-        start = {"start": self._state} if self.warm and self._state is not None else {}
+        start = {"start": self._state} if self.warm != "off" and self._state is not None else {}
         try:
             result = self.solver.solve(system, seed=self.seed + self.solves, **start)
         except Exception as exc:  # a solver's own failure ends the run; it is reported, not re-raised
@@ -118,7 +125,11 @@ class LoopSolver:
         self.max_qubits = max(self.max_qubits, int(system.meta["n_qubits"]))
         self.iterations += int(result.iterations or 0)
         self.warm_starts += (result.resources or {}).get("started_from") == "previous"
-        self._state = getattr(result, "state", None)
+        if self.warm != "converged" or _converged(result):
+            # A variational solve that failed can leave its parameters in a trap the next, nearby system's
+            # solve starts inside of and fails again (measured: VNLS in the dem_c16 loop, every solve from
+            # step 112 on at its iteration cap); "converged" hands on only what reached its tolerance.
+            self._state = getattr(result, "state", None)
         for key in ADDITIVE_RESOURCES:
             value = (result.resources or {}).get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -175,7 +186,8 @@ class InLoopOptions(Options):
     time_limit: float | None = option(None, "seconds one linear solve may take", bounds=POSITIVE)
     warm_start: str = option("off", "on: each solve starts from the previous one's state (Krylov: its solution as "
                              "x0; VQLS: its angles; VNLS: its network weights) where the solver can and the "
-                             "state fits", choices=("off", "on"))
+                             "state fits; converged: from the last solve that converged, so a failed solve's "
+                             "state is not handed on", choices=WARM_STARTS)
 
     def check(self) -> None:
         if self.family == "penalty" and (self.n_spheres != 8 or self.mu or self.restitution
@@ -283,10 +295,10 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
     world = _penalty_world(options) if options.family == "penalty" else _sphere_world(options)
     build, advance, measure = world
     reference, candidate = build(), build()
-    if options.warm_start == "on" and not can_start(solver):
-        raise InputError(f"--warm-start on: {getattr(solver, 'name', 'the solver')} cannot start from an earlier "
-                         "solve (no start_from)")
-    loop = LoopSolver(solver, seed=seed, time_limit=options.time_limit, warm=options.warm_start == "on")
+    if options.warm_start != "off" and not can_start(solver):
+        raise InputError(f"--warm-start {options.warm_start}: {getattr(solver, 'name', 'the solver')} cannot start "
+                         "from an earlier solve (no start_from)")
+    loop = LoopSolver(solver, seed=seed, time_limit=options.time_limit, warm=options.warm_start)
     rows, status, message = [], "completed", ""
     for k in tqdm(range(options.steps), desc=f"{getattr(solver, 'name', 'solver')} in the loop",
                   disable=not progress, unit="step"):

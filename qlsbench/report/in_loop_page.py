@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.in_loop import read_in_loop, success_bar
+from qlsbench.bench.in_loop import WARM_STARTS, read_in_loop, success_bar
 from qlsbench.bench.results import load_results
 from qlsbench.bench.spread import Spread
 from qlsbench.data import atomic_write_text
@@ -87,7 +87,7 @@ def solver_table(runs: list[dict]) -> pd.DataFrame:
                      else f"{r['penetration_max']:.1e}",
                      "fallback steps": r["fallback_steps"], "linear solves": r["linear_solves"],
                      "solver iterations": r.get("solver_iterations", "—"),
-                     "warm starts": r.get("warm_starts", 0) if r.get("warm_start", "off") == "on" else "off",
+                     "warm starts": r.get("warm_starts", 0) if r.get("warm_start", "off") != "off" else "off",
                      "largest system (qubits)": r.get("max_qubits", "—"),
                      "solver seconds": f"{r['solver_seconds']:.1f}",
                      "circuit executions": f"{int(resources['circuit_executions']):,}"
@@ -113,9 +113,9 @@ def warm_loop_table(files: list[tuple[str, pd.DataFrame, dict]]) -> pd.DataFrame
             groups.setdefault(_loop_key(meta, run), {}).setdefault(mode, []).append(run)
     rows = []
     for (setting, _, _), modes in sorted(groups.items()):
-        if set(modes) != {"off", "on"}:
+        if "off" not in modes or len(modes) < 2:
             continue
-        for mode in ("off", "on"):
+        for mode in [m for m in WARM_STARTS if m in modes]:
             runs = modes[mode]
             rows.append({"solver": runs[0]["solver"], "simulation": setting, "warm start": mode,
                          "runs": len(runs),
@@ -187,7 +187,9 @@ def warm_section(files: list[tuple[str, pd.DataFrame, dict]], results: pd.DataFr
             "Consecutive Newton systems of one run are close, so a solver may start from the previous solve: "
             "a Krylov method from its solution (x0), VQLS from its angles, VNLS from its network weights "
             "(`--warm-start on` in the loop; `qlsbench solve --sequence` over a dataset's systems in the order the "
-            "simulation met them). A start that does not fit (another qubit count) is refused and the solve "
+            "simulation met them). `--warm-start converged` hands on only the state of the last solve that "
+            "converged: a variational solve that failed can leave its parameters where the next, nearby "
+            "system's solve fails again. A start that does not fit (another qubit count) is refused and the solve "
             "starts cold; the counts below say how many solves did start warm. Spreads are median [IQR] over "
             "seeds. VNLS runs here stop once the read-out is within rtol (`stop_every`), so a better start can "
             "show as fewer iterations; VQLS (L-BFGS-B) stops at its cost tolerance.", ""]
