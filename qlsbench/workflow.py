@@ -211,7 +211,7 @@ def trajectory_outputs(config: dict[str, Any]) -> list[str]:
 
 
 #: Keys of an ``in_loop:`` entry that are not :class:`~qlsbench.bench.in_loop.InLoopOptions` fields.
-IN_LOOP_KEYS = ("name", "solver", "options", "seeds", "fidelity")
+IN_LOOP_KEYS = ("name", "solver", "options", "seeds", "fidelity", "fewer_seeds")
 
 
 def in_loop_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -293,7 +294,8 @@ def test_a_killed_workflow_resumes_with_identical_outputs(tmp_path, plugin_path)
 def test_every_variational_configuration_runs_at_least_five_seeds():
     """The standard of issue 32, kept: in the default and paper configs and on the board (paper-lite is CI's quick
     check, not a result), a variational solver's row and a variational in-loop run take >= 5 seeds, so each of
-    their numbers is a median with a spread."""
+    their numbers is a median with a spread. Issue 32 allows fewer where one run costs over an hour: an in-loop
+    run may then take 3, saying why with the measured time (``fewer_seeds``)."""
     variational = {"vqls-global", "vqls-local", "vnls"}
     configs = {name: yaml.safe_load((REPO / "workflows" / "config" / f"{name}.yaml").read_text())
                for name in ("default", "paper")}
@@ -305,6 +307,9 @@ def test_every_variational_configuration_runs_at_least_five_seeds():
             if entry["name"] in variational and entry.get("repeats", default) < 5:
                 few.append(f"{name}: {entry.get('label', entry['name'])} repeats {entry.get('repeats', default)}")
         for entry in config.get("in_loop", []):
-            if entry["solver"] in variational and entry.get("seeds", 1) < 5:
-                few.append(f"{name}: in_loop {entry['name']} seeds {entry.get('seeds', 1)}")
+            seeds, why = entry.get("seeds", 1), entry.get("fewer_seeds", "")
+            timed = re.search(r"\b\d+(\.\d+)? (min|h)\b", why)
+            if entry["solver"] in variational and seeds < 5 and not (seeds >= 3 and timed):
+                few.append(f"{name}: in_loop {entry['name']} seeds {seeds}" + (f" ({why!r} gives no measured time)"
+                                                                                 if why else ""))
     assert not few, few
