@@ -63,9 +63,9 @@ class LoopAborted(QlsbenchError):
         self.status = status
 
 
-def _converged(result) -> bool:
-    """Whether a solve met its own tolerance (a plug-in may return its status as a plain string)."""
-    return str(getattr(result.status, "value", result.status)) == "converged"
+def _status(result) -> str:
+    """A solve's status as text (a plug-in may return it as a plain string)."""
+    return str(getattr(result.status, "value", result.status))
 
 
 @dataclass
@@ -125,10 +125,10 @@ class LoopSolver:
         self.max_qubits = max(self.max_qubits, int(system.meta["n_qubits"]))
         self.iterations += int(result.iterations or 0)
         self.warm_starts += (result.resources or {}).get("started_from") == "previous"
-        if self.warm != "converged" or _converged(result):
+        if self.warm != "converged" or _status(result) == "converged":
             # A variational solve that failed can leave its parameters in a trap the next, nearby system's
             # solve starts inside of and fails again (measured: VNLS in the dem_c16 loop, every solve from
-            # step 112 on at its iteration cap); "converged" hands on only what reached its tolerance.
+            # solve 112 on at its iteration cap); "converged" hands on only what reached its tolerance.
             self._state = getattr(result, "state", None)
         for key in ADDITIVE_RESOURCES:
             value = (result.resources or {}).get(key)
@@ -140,7 +140,7 @@ class LoopSolver:
 
     def _direction(self, A, b, system, result, where: str) -> np.ndarray:
         if result.x is None:
-            status = str(getattr(result.status, "value", result.status))  # a plug-in may return a plain string
+            status = _status(result)
             raise LoopAborted(status, f"{where}: the solver returned no answer ({status}"
                                       f"{': ' + result.message if result.message else ''})")
         x = np.asarray(result.x)
