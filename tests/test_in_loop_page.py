@@ -83,3 +83,23 @@ def test_the_vnls_verdict_says_how_many_steps_the_fallback_finished():
     carried = in_loop_page.vnls_verdict([run, {**run, "name": "b", "fallback_steps": 41}])
     assert "every step finished, 41 of 400 with the stepper's fallback" in carried
     assert "solved by Newton" not in carried
+
+
+def test_a_variational_run_of_fewer_than_five_seeds_says_so_with_its_measured_cost():
+    """Issue 32: fewer than five seeds only where one run costs over an hour, and the page says so, with the
+    cost read from the file; a full or non-variational run gets no such line."""
+    page = (ROOT / "docs" / "in-loop.md").read_text(encoding="utf-8")
+    sections = {block.split("\n", 1)[0]: block for block in page.split("\n## ")[1:]}
+    for name, _, meta in _files():
+        runs = [r for r in meta["runs"] if r["fidelity"] != r["fidelity"]]
+        if not runs:
+            continue
+        variational = runs[0]["solver_name"] in {"vqls-global", "vqls-local", "vnls"}
+        seeds = len({r["seed"] for r in runs})
+        line = f"**{seeds} of 5 seeds**"
+        if variational and seeds < 5:
+            seconds = [r["solver_seconds"] for r in runs]
+            assert f"{line}: one run took {min(seconds):.0f}-{max(seconds):.0f} s" in sections[name], name
+            assert max(seconds) > 3600, f"{name}: fewer than 5 seeds, yet no run took an hour"
+        else:
+            assert "of 5 seeds**" not in sections[name], name

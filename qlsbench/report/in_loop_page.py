@@ -24,6 +24,9 @@ from qlsbench.report.base import page
 from qlsbench.report.plotting import pyplot, save_figure
 from qlsbench.report.tables import markdown_table
 
+# Seeds behind a variational number (issue 32); a run with fewer says why
+FULL_SEEDS = 5
+
 
 def _setting(options: dict) -> str:
     """One line naming the simulation of a results file."""
@@ -402,9 +405,26 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
             text += [markdown_table(oracle_table(oracle, tol)), "", f"**Success bar**: {_bar_text(oracle)}.", ""]
         if others:
             text += [markdown_table(solver_table(others)), ""]
+            text += [seeds_line(others), ""] if _too_few_seeds(others) else []
             text += [f"- `{r['solver']}` seed {r['seed']}: {r['message']}" for r in others if r["message"]]
             text += [""]
     return atomic_write_text(out, "\n".join(text).rstrip("\n") + "\n")
+
+
+def _too_few_seeds(runs: list[dict]) -> bool:
+    """Whether a variational solver's runs hold fewer than :data:`FULL_SEEDS` seeds."""
+    from qlsbench.solvers.registry import is_variational
+
+    return is_variational(runs[0]["solver_name"]) and len({r["seed"] for r in runs}) < FULL_SEEDS
+
+
+def seeds_line(runs: list[dict]) -> str:
+    """Why a variational solver's run has fewer than :data:`FULL_SEEDS` seeds, with what one run cost here."""
+    seconds = Spread.of([r["solver_seconds"] for r in runs])
+    n = len({r["seed"] for r in runs})
+    return (f"**{n} of {FULL_SEEDS} seeds**: one run took {seconds.low:.0f}-{seconds.high:.0f} s of solver time "
+            f"here (median {seconds.median:.0f} s). A variational run takes fewer than {FULL_SEEDS} seeds only "
+            "where one run costs over an hour; its entry in `workflows/config/paper.yaml` says so (`fewer_seeds`).")
 
 
 def _datasets_folder(solves: list[str]) -> Path:

@@ -70,12 +70,16 @@ class Builtin:
         The install extra its packages come with (``quantum``, ``vnls``), or
         ``None`` for the core; checked before the solver is built, so a core
         install refuses it in one line instead of failing mid-solve.
+    variational : bool
+        Whether its solves train parameters from a seeded start, so that each
+        of its numbers is a median over seeds (five, issue 32) with a spread.
     """
 
     solver: str
     summary: str
     options: type | None = None
     extra: str | None = None
+    variational: bool = False
 
 
 #: Built-in solvers by name; each is imported only when built.
@@ -93,13 +97,13 @@ BUILTINS: dict[str, Builtin] = {
                         "Stabilised biconjugate gradients for general matrices", KrylovOptions),
     "vqls-global": Builtin("qlsbench.solvers.vqls:VQLSGlobal",
                            "VQLS with the global cost C_G: exact, on Aer circuits, sampled or on a noisy device",
-                           VQLSOptions, "quantum"),
+                           VQLSOptions, "quantum", variational=True),
     "vqls-local": Builtin("qlsbench.solvers.vqls:VQLSLocal",
                           "VQLS with the local cost C_L (trainable where the global cost plateaus)", VQLSOptions,
-                          "quantum"),
+                          "quantum", variational=True),
     "vnls": Builtin("qlsbench.solvers.vnls:VNLS",
                     "Variational neural linear solver: a neural quantum state trained by SR on NetKet", VNLSOptions,
-                    "vnls"),
+                    "vnls", variational=True),
     "hhl": Builtin("qlsbench.solvers.hhl:HHL",
                    "HHL on Aer circuits, with classical iterative refinement (refine=k)", HHLOptions, "quantum"),
     "qsvt": Builtin("qlsbench.solvers.qsvt:QSVT",
@@ -109,6 +113,12 @@ BUILTINS: dict[str, Builtin] = {
                       "The exact solution perturbed to a set fidelity or residual: solver accuracy -> physics error",
                       OracleOptions),
 }
+
+
+def is_variational(name: str) -> bool:
+    """Whether the built-in solver ``name`` is variational (:attr:`Builtin.variational`); ``False`` otherwise."""
+    builtin = BUILTINS.get(name)
+    return builtin is not None and builtin.variational
 
 
 #: The packages each install extra brings that a solver of it cannot run without (``pyproject.toml``).
