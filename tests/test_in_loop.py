@@ -113,6 +113,26 @@ def test_the_time_limit_ends_the_run():
     assert info.value.status == "time_limit"
 
 
+def test_the_iteration_budget_ends_the_run_at_the_same_step_and_leaves_a_run_within_it_alone():
+    """A budget under the run's solver iterations ends it past the budget (status budget), keeping the steps before
+    exactly; a budget the run stays within changes nothing."""
+    gmres = registry.get("gmres", rtol=1e-10)
+    steps, full = run_in_loop(SPHERES, gmres)
+    assert full["status"] == "completed" and full["solver_iterations"] > 20
+    budget = full["solver_iterations"] // 2
+    cut, summary = run_in_loop(dataclasses.replace(SPHERES, iteration_budget=budget), gmres)
+    assert summary["status"] == "budget" and f"over its budget of {budget:,}" in summary["message"]
+    assert budget < summary["solver_iterations"] <= full["solver_iterations"]
+    assert 0 < len(cut) < len(steps)
+    physics = ["position_error", "velocity_error", "kinetic_energy", "newton_iterations", "linear_solves"]
+    pd.testing.assert_frame_equal(cut[physics], steps[physics].iloc[:len(cut)])
+    same, within = run_in_loop(dataclasses.replace(SPHERES, iteration_budget=full["solver_iterations"]), gmres)
+    assert within["status"] == "completed"
+    pd.testing.assert_frame_equal(same[physics], steps[physics])
+    with pytest.raises(InputError, match="iteration_budget"):
+        InLoopOptions(family="dem_c", steps=5, iteration_budget=0)
+
+
 def test_norm_and_sign_come_from_the_projection():
     A, b = np.diag([1.0, 2.0, 4.0]), np.array([1.0, 1.0, 1.0])
 

@@ -103,3 +103,24 @@ def test_a_variational_run_of_fewer_than_five_seeds_says_so_with_its_measured_co
             assert max(seconds) > 3600, f"{name}: fewer than 5 seeds, yet no run took an hour"
         else:
             assert "of 5 seeds**" not in sections[name], name
+
+
+def test_the_cold_warm_table_counts_runs_that_ended_on_their_budget():
+    """A warm run cut by its iteration budget neither stayed within nor finished: the table says which."""
+    options = {"family": "dem_c", "scene": None, "steps": 200, "n_spheres": 16, "mu": 0.0, "restitution": 0.0,
+               "params": {}, "newton_max_iter": None, "fallbacks": "on"}
+
+    def run(seed, status, iterations):
+        return {"fidelity": float("nan"), "solver": "vnls", "solver_name": "vnls", "solver_options": {"exact": True},
+                "seed": seed, "status": status, "stayed_within": status == "completed", "solver_iterations": iterations,
+                "linear_solves": iterations // 1000, "solver_seconds": iterations / 400, "warm_starts": 1}
+
+    files = [("cold", None, {"options": {**options, "warm_start": "off"}, "runs": [run(0, "completed", 900_000)]}),
+             ("warm", None, {"options": {**options, "warm_start": "converged", "iteration_budget": 1_800_000},
+                             "runs": [run(0, "completed", 1_700_000), run(1, "budget", 1_800_400),
+                                      run(2, "budget", 1_801_000)]})]
+    table = in_loop_page.warm_loop_table(files).set_index("warm start")
+    assert table.loc["off", "ended on the budget"] == "0 of 1" and table.loc["off", "stayed within"] == "1 of 1"
+    assert table.loc["converged", "ended on the budget"] == "2 of 3"
+    assert table.loc["converged", "stayed within"] == "1 of 3"
+    assert table.loc["converged", "solver iterations"].startswith("1800400 ")

@@ -80,6 +80,9 @@ class LoopSolver:
         Base seed; the k-th system is solved with ``seed + k``.
     time_limit : float or None
         Seconds one solve may take; longer ends the run (checked after the solve returns).
+    iteration_budget : int or None
+        Solver iterations all solves may use; more ends the run (checked after each solve). A solver trapped
+        solve after solve would otherwise drag a run on for hours.
     warm : {"off", "on", "converged"}
         ``on``: start each solve from the previous solve's ``state``; ``converged``: from the state of the
         last solve that converged, so a solve that failed hands on nothing (:func:`~qlsbench.solvers.base.can_start`
@@ -96,6 +99,7 @@ class LoopSolver:
     solver: Any
     seed: int = 0
     time_limit: float | None = None
+    iteration_budget: int | None = None
     warm: str = "off"
     solves: int = 0
     seconds: float = 0.0
@@ -136,6 +140,9 @@ class LoopSolver:
                 self.resources[key] = self.resources.get(key, 0) + value
         if self.time_limit is not None and elapsed > self.time_limit:
             raise LoopAborted("time_limit", f"{where}: took {elapsed:.1f} s, over the limit of {self.time_limit:g} s")
+        if self.iteration_budget is not None and self.iterations > self.iteration_budget:
+            raise LoopAborted("budget", f"{where}: the run's solves have used {self.iterations:,} solver iterations, "
+                                        f"over its budget of {self.iteration_budget:,}")
         return self._direction(A, b, system, result, where)
 
     def _direction(self, A, b, system, result, where: str) -> np.ndarray:
@@ -188,6 +195,9 @@ class InLoopOptions(Options):
                              "x0; VQLS: its angles; VNLS: its network weights) where the solver can and the "
                              "state fits; converged: from the last solve that converged, so a failed solve's "
                              "state is not handed on", choices=WARM_STARTS)
+    iteration_budget: int | None = option(None, "solver iterations (SR steps, optimiser iterations) the run's solves "
+                                          "may use in all; past it the run ends with status budget. Counted, not "
+                                          "timed, so a run ends at the same step on any machine", bounds=COUNT)
 
     def check(self) -> None:
         if self.family == "penalty" and (self.n_spheres != 8 or self.mu or self.restitution
@@ -298,7 +308,8 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
     if options.warm_start != "off" and not can_start(solver):
         raise InputError(f"--warm-start {options.warm_start}: {getattr(solver, 'name', 'the solver')} cannot start "
                          "from an earlier solve (no start_from)")
-    loop = LoopSolver(solver, seed=seed, time_limit=options.time_limit, warm=options.warm_start)
+    loop = LoopSolver(solver, seed=seed, time_limit=options.time_limit, iteration_budget=options.iteration_budget,
+                      warm=options.warm_start)
     rows, status, message = [], "completed", ""
     for k in tqdm(range(options.steps), desc=f"{getattr(solver, 'name', 'solver')} in the loop",
                   disable=not progress, unit="step"):

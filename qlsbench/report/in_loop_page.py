@@ -123,6 +123,7 @@ def warm_loop_table(files: list[tuple[str, pd.DataFrame, dict]]) -> pd.DataFrame
             rows.append({"solver": runs[0]["solver"], "simulation": setting, "warm start": mode,
                          "runs": len(runs),
                          "stayed within": f"{sum(r['stayed_within'] for r in runs)} of {len(runs)}",
+                         "ended on the budget": f"{sum(r['status'] == 'budget' for r in runs)} of {len(runs)}",
                          "solver iterations": Spread.of([r.get("solver_iterations", np.nan) for r in runs]).text(".0f"),
                          "linear solves": Spread.of([r["linear_solves"] for r in runs]).text(".0f"),
                          "solver seconds": Spread.of([r["solver_seconds"] for r in runs]).text(".1f"),
@@ -195,7 +196,9 @@ def warm_section(files: list[tuple[str, pd.DataFrame, dict]], results: pd.DataFr
             "system's solve fails again. A start that does not fit (another qubit count) is refused and the solve "
             "starts cold; the counts below say how many solves did start warm. Spreads are median [IQR] over "
             "seeds. VNLS runs here stop once the read-out is within rtol (`stop_every`), so a better start can "
-            "show as fewer iterations; VQLS (L-BFGS-B) stops at its cost tolerance.", ""]
+            "show as fewer iterations; VQLS (L-BFGS-B) stops at its cost tolerance. A run that used up its "
+            "solver-iteration budget (`--iteration-budget`) ended there, unfinished: its counts are where it "
+            "stopped, so they bound the whole run's from below.", ""]
     if not loop.empty:
         text += ["**In the loop** (same simulation, cold against warm):", "", markdown_table(loop), ""]
     if not seq.empty:
