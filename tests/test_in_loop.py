@@ -24,6 +24,7 @@ from qlsbench.bench.in_loop import (
     sweep,
     write_in_loop,
 )
+from qlsbench.bench.checkpoints import Checkpoint, run_key
 from qlsbench.bench.runner import SolverSpec
 from qlsbench.errors import InputError
 from qlsbench.physics import container_of
@@ -216,3 +217,51 @@ def test_adding_seeds_equals_running_them_all_and_other_runs_are_refused(tmp_pat
     with pytest.raises(InputError, match="no finished in-loop run"):
         add_seeds(tmp_path / "none.parquet", options, oracle, seeds=2, fidelities=levels)
     assert read_in_loop(path)[0].shape == back.shape  # refusals wrote nothing
+
+
+class _Killed:
+    """GMRES under its own name and options, killed (KeyboardInterrupt) at its ``at``-th solve."""
+
+    def __init__(self, at: int):
+        self.inner, self.at, self.calls = registry.get("gmres", rtol=1e-10), at, 0
+        self.name, self.options, self.start_from = self.inner.name, self.inner.options, self.inner.start_from
+
+    def solve(self, system, **kwargs):
+        self.calls += 1
+        if self.calls == self.at:
+            raise KeyboardInterrupt
+        return self.inner.solve(system, **kwargs)
+
+
+def test_a_killed_run_resumes_from_its_checkpoint_to_the_rows_it_would_have_given(tmp_path):
+    """Killed mid-run and run again, a warm-started run gives the uninterrupted run's rows and counts; its finished
+    checkpoint answers at once; another run's checkpoint is refused by name."""
+    options = dataclasses.replace(SPHERES, warm_start="on")
+    whole, summary = run_in_loop(options, registry.get("gmres", rtol=1e-10))
+    path = tmp_path / "run.checkpoint"
+    with pytest.raises(KeyboardInterrupt):
+        run_in_loop(options, _Killed(at=30), checkpoint=Checkpoint(path, every=0))
+    saved = Checkpoint(path).load(run_key(dataclasses.asdict(options), "gmres", _Killed(0).options, 0))
+    assert 0 < saved["next_step"] < options.steps and saved["summary"] is None
+    assert saved["loop"]["solves"] == 29 and saved["loop"]["_state"] is not None
+    resumed, again = run_in_loop(options, registry.get("gmres", rtol=1e-10), checkpoint=Checkpoint(path, every=0))
+    physics = [c for c in resumed.columns if c != "seconds"]
+    pd.testing.assert_frame_equal(resumed[physics], whole[physics])
+    for key in ("status", "steps_run", "linear_solves", "solver_iterations", "warm_starts", "position_error_max"):
+        assert again[key] == summary[key], key
+    finished, _ = run_in_loop(options, _Killed(at=1), checkpoint=Checkpoint(path))  # no solve: the saved result
+    pd.testing.assert_frame_equal(finished[physics], whole[physics])
+    with pytest.raises(InputError, match="run.checkpoint: the checkpoint of another run"):
+        run_in_loop(options, registry.get("gmres", rtol=1e-10), seed=1, checkpoint=Checkpoint(path))
+
+
+def test_the_results_file_takes_over_from_the_checkpoints(tmp_path):
+    """A sweep with ``out`` leaves a finished checkpoint per run until the results file is written; then none."""
+    out = tmp_path / "loop.parquet"
+    spec = SolverSpec("gmres", {"rtol": 1e-10})
+    steps, summaries = sweep(dataclasses.replace(SPHERES, steps=80), spec, seeds=2, out=out)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert len(left) == 2 and all(name.startswith(".loop.parquet.gmres") for name in left)
+    assert [name.rsplit(".", 2)[1] for name in left] == ["seed-0", "seed-1"]
+    write_in_loop(out, steps, summaries, dataclasses.replace(SPHERES, steps=80))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["loop.parquet"]

@@ -23,7 +23,9 @@ exact solver ``alpha`` is 1 to rounding.
 
 **What ends a run.** A solver that raises, returns no answer, NaN, a vector of
 the wrong length, or takes longer than the time limit on one system ends the
-candidate run with that status; the steps simulated so far are kept. There is
+candidate run with that status, as does a run whose solves pass its iteration
+budget; the steps simulated so far are kept. A run with a checkpoint
+(:mod:`qlsbench.bench.checkpoints`) saves itself between steps and resumes. There is
 no silent fallback to exact linear algebra: the stepper's own LCP fallbacks
 (Lemke, the proximal method) are the only ones, and each step says whether one
 was used.
@@ -41,6 +43,7 @@ import pandas as pd
 import scipy.sparse as sp
 from tqdm.auto import tqdm
 
+from qlsbench.bench.checkpoints import Checkpoint, checkpoint_path, run_key
 from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE, SEED, Real, Whole
 from qlsbench.errors import InputError, QlsbenchError
 from qlsbench.options import Options, option
@@ -109,6 +112,10 @@ class LoopSolver:
     iterations: int = 0
     warm_starts: int = 0
     _state: Any = None
+
+    def saved(self) -> dict[str, Any]:
+        """Everything but the solver: what a checkpoint keeps so a resumed run solves as this one would."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "solver"}
 
     def __call__(self, A: sp.spmatrix, b: np.ndarray, info: dict) -> np.ndarray:
         A = sp.csr_matrix(A)
@@ -272,7 +279,8 @@ def _penalty_world(options: InLoopOptions):
     return build, advance, measure
 
 
-def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool = False) -> tuple[pd.DataFrame, dict]:
+def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool = False,
+                checkpoint=None) -> tuple[pd.DataFrame, dict]:
     """Run the candidate (``solver`` in the loop) beside the reference, step by step, from the same state.
 
     Parameters
@@ -285,6 +293,9 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
         Base seed of the solver's solves.
     progress : bool
         Show a progress bar.
+    checkpoint : Checkpoint or None
+        Where the run saves itself between steps (:mod:`qlsbench.bench.checkpoints`); a run whose checkpoint
+        exists continues from the step after the saved one, or returns the saved result if it had finished.
 
     Returns
     -------
@@ -302,17 +313,25 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
         kinetic-energy drift at the end, the solves, seconds and summed resources, and the projection factors'
         range.
     """
-    world = _penalty_world(options) if options.family == "penalty" else _sphere_world(options)
-    build, advance, measure = world
-    reference, candidate = build(), build()
+    build, advance, measure = _penalty_world(options) if options.family == "penalty" else _sphere_world(options)
     if options.warm_start != "off" and not can_start(solver):
         raise InputError(f"--warm-start {options.warm_start}: {getattr(solver, 'name', 'the solver')} cannot start "
                          "from an earlier solve (no start_from)")
-    loop = LoopSolver(solver, seed=seed, time_limit=options.time_limit, iteration_budget=options.iteration_budget,
-                      warm=options.warm_start)
-    rows, status, message = [], "completed", ""
-    for k in tqdm(range(options.steps), desc=f"{getattr(solver, 'name', 'solver')} in the loop",
-                  disable=not progress, unit="step"):
+    key = run_key(dataclasses.asdict(options), getattr(solver, "name", type(solver).__name__),
+                  dict(getattr(solver, "options", {}) or {}), seed)
+    saved = checkpoint.load(key) if checkpoint is not None else None
+    if saved is not None and saved["summary"] is not None:
+        return pd.DataFrame(saved["rows"], columns=STEP_COLUMNS), saved["summary"]
+    if saved is not None:
+        reference, candidate, rows, first = saved["reference"], saved["candidate"], saved["rows"], saved["next_step"]
+        loop = LoopSolver(solver, **saved["loop"])
+    else:
+        reference, candidate, rows, first = build(), build(), [], 0
+        loop = LoopSolver(solver, seed=seed, time_limit=options.time_limit, iteration_budget=options.iteration_budget,
+                          warm=options.warm_start)
+    status, message = "completed", ""
+    for k in tqdm(range(first, options.steps), desc=f"{getattr(solver, 'name', 'solver')} in the loop",
+                  disable=not progress, unit="step", initial=first, total=options.steps):
         ref = measure(reference, advance(reference, k, None))
         solves, t0 = loop.solves, time.perf_counter()
         try:
@@ -321,8 +340,14 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
             status, message = exc.status, f"step {k}: {exc}"
             break
         rows.append(_row(k, report, measure(candidate, report), ref, loop.solves - solves, time.perf_counter() - t0))
+        if checkpoint is not None:
+            checkpoint.save(key, {"reference": reference, "candidate": candidate, "rows": rows, "next_step": k + 1,
+                                  "loop": loop.saved(), "summary": None})
     steps = pd.DataFrame(rows, columns=STEP_COLUMNS)
-    return steps, _summary(steps, options, loop, status, message)
+    summary = _summary(steps, options, loop, status, message)
+    if checkpoint is not None:
+        checkpoint.save(key, {"rows": rows, "summary": summary}, force=True)
+    return steps, summary
 
 
 #: Columns of the per-step table, in order.
@@ -376,8 +401,12 @@ IN_LOOP_META_KEY = b"qlsbench.in_loop"
 
 
 def sweep(options: InLoopOptions, spec, *, seeds: int = 1, fidelities=(), progress: bool = False,
-          first_seed: int = 0) -> tuple[pd.DataFrame, list[dict]]:
+          first_seed: int = 0, out=None) -> tuple[pd.DataFrame, list[dict]]:
     """Run ``spec`` in the loop over seeds ``first_seed..seeds-1``, or the oracle so at each of ``fidelities``.
+
+    With ``out`` (the results file to be written) each run saves a checkpoint beside it
+    (:func:`~qlsbench.bench.checkpoints.checkpoint_path`), so a killed sweep run again resumes where it was;
+    :func:`write_in_loop` removes them once ``out`` holds the runs.
 
     Returns
     -------
@@ -397,7 +426,8 @@ def sweep(options: InLoopOptions, spec, *, seeds: int = 1, fidelities=(), progre
         solver_options = {**spec.options, **({"fidelity": fidelity} if fidelity is not None else {})}
         solver = registry.get(spec.name, **solver_options)
         for seed in range(first_seed, seeds):
-            steps, summary = run_in_loop(options, solver, seed=seed, progress=progress)
+            checkpoint = None if out is None else Checkpoint(checkpoint_path(out, spec.label, seed, fidelity))
+            steps, summary = run_in_loop(options, solver, seed=seed, progress=progress, checkpoint=checkpoint)
             key = {"solver": spec.label, "seed": seed, "fidelity": np.nan if fidelity is None else float(fidelity)}
             frames.append(steps.assign(**key)[list(key) + STEP_COLUMNS])
             summaries.append({**key, "solver_name": spec.name, "solver_options": solver_options, **summary})
@@ -427,7 +457,8 @@ def add_seeds(path, options: InLoopOptions, spec, *, seeds: int, fidelities=(), 
     _check_same_sweep(path, meta, options, spec, fidelities)
     summaries = list(meta["runs"])
     for seed in range(_seeds_held(path, summaries), seeds):
-        more, ran = sweep(options, spec, seeds=seed + 1, first_seed=seed, fidelities=fidelities, progress=progress)
+        more, ran = sweep(options, spec, seeds=seed + 1, first_seed=seed, fidelities=fidelities, progress=progress,
+                          out=path)
         steps = pd.concat([steps, more], ignore_index=True)
         summaries += ran
         write_in_loop(path, steps, summaries, options)
@@ -470,7 +501,8 @@ def _seeds_held(path, summaries: list[dict]) -> int:
 
 
 def write_in_loop(path, steps: pd.DataFrame, summaries: list[dict], options: InLoopOptions) -> None:
-    """Write the per-step rows to ``path`` (Parquet, atomically), the options and summaries in its metadata."""
+    """Write the per-step rows to ``path`` (Parquet, atomically), the options and summaries in its metadata;
+    then remove the runs' checkpoints (:func:`sweep`), which the file now holds."""
     import json
 
     import pyarrow as pa
@@ -483,6 +515,9 @@ def write_in_loop(path, steps: pd.DataFrame, summaries: list[dict], options: InL
     text = json.dumps(meta, sort_keys=True, default=jsonable)
     table = table.replace_schema_metadata({IN_LOOP_META_KEY: text})
     atomic_write_table(table, path)
+    for run in summaries:
+        level = None if run["fidelity"] != run["fidelity"] else run["fidelity"]
+        Checkpoint(checkpoint_path(path, run["solver"], run["seed"], level)).remove()
 
 
 def read_in_loop(path) -> tuple[pd.DataFrame, dict]:

@@ -161,7 +161,7 @@ def cmd_in_loop(args) -> None:
                                      fidelities=args.fidelity or (), progress=not args.quiet)
     else:
         steps, summaries = sweep(options, solver_spec(args), seeds=args.seeds, fidelities=args.fidelity or (),
-                                 progress=not args.quiet)
+                                 progress=not args.quiet, out=args.out)
         write_in_loop(args.out, steps, summaries, options)
     for s in summaries:
         level = f" fidelity {s['fidelity']:g}" if s["fidelity"] == s["fidelity"] else ""
@@ -185,7 +185,8 @@ def _arguments_in_loop(s) -> None:
     s.add_argument("--seeds", type=Whole(1, MAX_REPEATS).parse, default=1, help="runs with seeds 0..k-1")
     s.add_argument("--fidelity", type=Real(0.0, 1.0).parse, nargs="+",
                    help="with --solver oracle: sweep these target fidelities (each over --seeds seeds)")
-    s.add_argument("--out", required=True, help="results .parquet file (one row per run and step)")
+    s.add_argument("--out", required=True, help="results .parquet file (one row per run and step); each run "
+                   "checkpoints beside it, so the same command run again resumes a killed run")
     s.add_argument("--add-seeds", action="store_true",
                    help="raise the finished run in --out to --seeds seeds, keeping its runs (written after each "
                         "new seed, so an interrupted raise resumes when run again)")
