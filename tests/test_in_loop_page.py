@@ -4,6 +4,7 @@ from pathlib import Path
 
 from qlsbench.bench.in_loop import read_in_loop
 from qlsbench.report import in_loop_page
+from qlsbench.solvers.registry import is_variational
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = sorted((ROOT / "docs" / "in-loop").glob("*.parquet"))
@@ -94,7 +95,7 @@ def test_a_variational_run_of_fewer_than_five_seeds_says_so_with_its_measured_co
         runs = [r for r in meta["runs"] if r["fidelity"] != r["fidelity"]]
         if not runs:
             continue
-        variational = runs[0]["solver_name"] in {"vqls-global", "vqls-local", "vnls"}
+        variational = is_variational(runs[0]["solver_name"])
         seeds = len({r["seed"] for r in runs})
         line = f"**{seeds} of 5 seeds**"
         if variational and seeds < 5:

@@ -24,7 +24,7 @@ from qlsbench.report.base import page
 from qlsbench.report.plotting import pyplot, save_figure
 from qlsbench.report.tables import markdown_table
 
-# Seeds behind a variational number (issue 32); a run with fewer says why
+#: Seeds behind a variational number (issue 32); a run with fewer says why.
 FULL_SEEDS = 5
 
 
