@@ -69,16 +69,22 @@ def set_threads(count: int | None) -> None:
             os.environ[name] = str(count)
 
 
+def configured() -> int | None:
+    """The count set by ``--threads`` (:func:`set_threads`) or ``QLSBENCH_THREADS``, else ``None``."""
+    if _configured is not None:
+        return _configured
+    if os.environ.get(ENV, "").strip():
+        return parse_threads(os.environ[ENV], ENV)
+    return None
+
+
 def thread_limit() -> int:
     """The most threads a kernel may use: the configured count, never above numba's pool."""
     import numba
 
     pool = int(numba.config.NUMBA_NUM_THREADS)
-    if _configured is not None:
-        return min(_configured, pool)
-    if os.environ.get(ENV, "").strip():
-        return min(parse_threads(os.environ[ENV], ENV), pool)
-    return pool
+    count = configured()
+    return pool if count is None else min(count, pool)
 
 
 @contextmanager

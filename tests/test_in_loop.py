@@ -265,3 +265,24 @@ def test_the_results_file_takes_over_from_the_checkpoints(tmp_path):
     assert [name.rsplit(".", 2)[1] for name in left] == ["seed-0", "seed-1"]
     write_in_loop(out, steps, summaries, dataclasses.replace(SPHERES, steps=80))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["loop.parquet"]
+
+
+def test_runs_side_by_side_give_the_rows_of_runs_one_after_another(tmp_path):
+    """``jobs=2`` runs seeds in two worker processes: the same rows, in the same order, as the serial sweep, and
+    a raise by ``add_seeds`` with two jobs writes the file a serial raise writes."""
+    options = dataclasses.replace(SPHERES, steps=80)
+    oracle, levels = SolverSpec("oracle", {}), [0.9]
+    timing = ["seconds"]
+    serial, serial_runs = sweep(options, oracle, seeds=3, fidelities=levels)
+    side, side_runs = sweep(options, oracle, seeds=3, fidelities=levels, jobs=2)
+    pd.testing.assert_frame_equal(side.drop(columns=timing), serial.drop(columns=timing))
+    physics = ["seed", "fidelity", "status", "position_error_max", "linear_solves"]
+    assert [[r[k] for k in physics] for r in side_runs] == [[r[k] for k in physics] for r in serial_runs]
+    assert len({r["position_error_max"] for r in serial_runs}) > 1  # the seeds differ, so their order is tested
+    path = tmp_path / "loop.parquet"
+    first, first_runs = sweep(options, oracle, seeds=1, fidelities=levels)
+    write_in_loop(path, first, first_runs, options)
+    raised, _ = add_seeds(path, options, oracle, seeds=3, fidelities=levels, jobs=2)
+    pd.testing.assert_frame_equal(read_in_loop(path)[0].drop(columns=timing), serial.sort_values(
+        ["seed", "fidelity", "step"], kind="stable").reset_index(drop=True).drop(columns=timing))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["loop.parquet"]  # the checkpoints went with the write

@@ -280,7 +280,7 @@ def _penalty_world(options: InLoopOptions):
 
 
 def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool = False,
-                checkpoint=None) -> tuple[pd.DataFrame, dict]:
+                checkpoint=None, position: int = 0) -> tuple[pd.DataFrame, dict]:
     """Run the candidate (``solver`` in the loop) beside the reference, step by step, from the same state.
 
     Parameters
@@ -292,7 +292,7 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
     seed : int
         Base seed of the solver's solves.
     progress : bool
-        Show a progress bar.
+        Show a progress bar (at line ``position``, for runs side by side).
     checkpoint : Checkpoint or None
         Where the run saves itself between steps (:mod:`qlsbench.bench.checkpoints`); a run whose checkpoint
         exists continues from the step after the saved one, or returns the saved result if it had finished.
@@ -330,8 +330,8 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
         loop = LoopSolver(solver, seed=seed, time_limit=options.time_limit, iteration_budget=options.iteration_budget,
                           warm=options.warm_start)
     status, message = "completed", ""
-    for k in tqdm(range(first, options.steps), desc=f"{getattr(solver, 'name', 'solver')} in the loop",
-                  disable=not progress, unit="step", initial=first, total=options.steps):
+    for k in tqdm(range(first, options.steps), desc=f"{getattr(solver, 'name', 'solver')} seed {seed} in the loop",
+                  disable=not progress, unit="step", initial=first, total=options.steps, position=position):
         ref = measure(reference, advance(reference, k, None))
         solves, t0 = loop.solves, time.perf_counter()
         try:
@@ -401,12 +401,13 @@ IN_LOOP_META_KEY = b"qlsbench.in_loop"
 
 
 def sweep(options: InLoopOptions, spec, *, seeds: int = 1, fidelities=(), progress: bool = False,
-          first_seed: int = 0, out=None) -> tuple[pd.DataFrame, list[dict]]:
+          first_seed: int = 0, out=None, jobs: int = 1) -> tuple[pd.DataFrame, list[dict]]:
     """Run ``spec`` in the loop over seeds ``first_seed..seeds-1``, or the oracle so at each of ``fidelities``.
 
     With ``out`` (the results file to be written) each run saves a checkpoint beside it
     (:func:`~qlsbench.bench.checkpoints.checkpoint_path`), so a killed sweep run again resumes where it was;
-    :func:`write_in_loop` removes them once ``out`` holds the runs.
+    :func:`write_in_loop` removes them once ``out`` holds the runs. With ``jobs`` > 1 the runs go to that
+    many worker processes (:func:`run_all`); the result is the same as one after another.
 
     Returns
     -------
@@ -416,32 +417,78 @@ def sweep(options: InLoopOptions, spec, *, seeds: int = 1, fidelities=(), progre
     summaries : list of dict
         One per run, with the same three keys and the solver's options.
     """
-    from qlsbench.solvers import registry
-
     levels = list(fidelities) or [None]
     if fidelities and spec.name != "oracle":
         raise InputError(f"fidelity levels sweep the oracle, not {spec.name!r} (use --solver oracle)")
+    runs = [(fidelity, seed) for fidelity in levels for seed in range(first_seed, seeds)]
     frames, summaries = [], []
-    for fidelity in levels:
-        solver_options = {**spec.options, **({"fidelity": fidelity} if fidelity is not None else {})}
-        solver = registry.get(spec.name, **solver_options)
-        for seed in range(first_seed, seeds):
-            checkpoint = None if out is None else Checkpoint(checkpoint_path(out, spec.label, seed, fidelity))
-            steps, summary = run_in_loop(options, solver, seed=seed, progress=progress, checkpoint=checkpoint)
-            key = {"solver": spec.label, "seed": seed, "fidelity": np.nan if fidelity is None else float(fidelity)}
-            frames.append(steps.assign(**key)[list(key) + STEP_COLUMNS])
-            summaries.append({**key, "solver_name": spec.name, "solver_options": solver_options, **summary})
+    for steps, summary in run_all(options, spec, runs, progress=progress, out=out, jobs=jobs):
+        frames.append(steps)
+        summaries.append(summary)
     return pd.concat(frames, ignore_index=True), summaries
 
 
-def add_seeds(path, options: InLoopOptions, spec, *, seeds: int, fidelities=(), progress: bool = False
-              ) -> tuple[pd.DataFrame, list[dict]]:
+def run_all(options: InLoopOptions, spec, runs: list, *, progress: bool = False, out=None, jobs: int = 1):
+    """Yield each of ``runs`` (``(fidelity, seed)`` pairs) as ``(rows, summary)``, in their order.
+
+    With ``jobs`` > 1 they run in that many fresh (spawned) processes, each capped at its share of the cores
+    (:func:`_worker_threads`): a VNLS run is one core's work for hours, and two side by side on two cores
+    finish in the time of one, where threads within a run would only wait on each other. A run still
+    checkpoints beside ``out``, so a killed parallel sweep resumes as a serial one does.
+    """
+    jobs = min(int(jobs), len(runs))
+    if jobs <= 1:
+        for at, (fidelity, seed) in enumerate(runs):
+            yield _one_run(options, spec, fidelity, seed, progress, out, at)
+        return
+    import multiprocessing as mp
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    from qlsbench import threads
+
+    share = threads.configured() or max(1, (os.cpu_count() or 1) // jobs)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"), initializer=_worker_threads,
+                             initargs=(share,)) as pool:
+        futures = [pool.submit(_one_run, options, spec, fidelity, seed, progress, out, at)
+                   for at, (fidelity, seed) in enumerate(runs)]
+        for future in futures:
+            yield future.result()
+
+
+def _worker_threads(count: int) -> None:
+    """Cap a worker process at ``count`` threads: BLAS, numba and XLA (read when JAX is first imported)."""
+    import os
+
+    from qlsbench import threads
+
+    threads.set_threads(count)
+    if count == 1 and "XLA_FLAGS" not in os.environ:
+        os.environ["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+
+
+def _one_run(options: InLoopOptions, spec, fidelity, seed: int, progress: bool, out, position: int):
+    """One run of :func:`sweep`: its rows with ``solver``, ``seed`` and ``fidelity`` in front, and its summary."""
+    from qlsbench.solvers import registry
+
+    solver_options = {**spec.options, **({"fidelity": fidelity} if fidelity is not None else {})}
+    solver = registry.get(spec.name, **solver_options)
+    checkpoint = None if out is None else Checkpoint(checkpoint_path(out, spec.label, seed, fidelity))
+    steps, summary = run_in_loop(options, solver, seed=seed, progress=progress, checkpoint=checkpoint,
+                                 position=position)
+    key = {"solver": spec.label, "seed": seed, "fidelity": np.nan if fidelity is None else float(fidelity)}
+    return (steps.assign(**key)[list(key) + STEP_COLUMNS],
+            {**key, "solver_name": spec.name, "solver_options": solver_options, **summary})
+
+
+def add_seeds(path, options: InLoopOptions, spec, *, seeds: int, fidelities=(), progress: bool = False,
+              jobs: int = 1) -> tuple[pd.DataFrame, list[dict]]:
     """Raise the in-loop results file ``path`` to ``seeds`` seeds, keeping the runs it holds.
 
     The file must be a run of the same solver, options and fidelity levels over seeds ``0..k-1``; seeds
-    ``k..seeds-1`` are run one at a time and the file is rewritten (atomically) after each, so an interrupted
-    raise resumes where it stopped when run again. A seed's run depends only on the seed, so the result equals
-    a ``seeds``-seed run from scratch.
+    ``k..seeds-1`` are run (``jobs`` at a time, :func:`run_all`) and the file is rewritten (atomically) as
+    each next seed in order finishes, so an interrupted raise resumes where it stopped when run again. A
+    seed's run depends only on the seed, so the result equals a ``seeds``-seed run from scratch.
 
     Raises
     ------
@@ -456,12 +503,15 @@ def add_seeds(path, options: InLoopOptions, spec, *, seeds: int, fidelities=(), 
     steps, meta = read_in_loop(path)
     _check_same_sweep(path, meta, options, spec, fidelities)
     summaries = list(meta["runs"])
-    for seed in range(_seeds_held(path, summaries), seeds):
-        more, ran = sweep(options, spec, seeds=seed + 1, first_seed=seed, fidelities=fidelities, progress=progress,
-                          out=path)
+    levels = list(fidelities) or [None]
+    held = _seeds_held(path, summaries)
+    # seed by seed, every level of a seed before the next seed: the file always holds seeds 0..j at every level
+    runs = [(fidelity, seed) for seed in range(held, seeds) for fidelity in levels]
+    for at, (more, summary) in enumerate(run_all(options, spec, runs, progress=progress, out=path, jobs=jobs)):
         steps = pd.concat([steps, more], ignore_index=True)
-        summaries += ran
-        write_in_loop(path, steps, summaries, options)
+        summaries.append(summary)
+        if (at + 1) % len(levels) == 0:
+            write_in_loop(path, steps, summaries, options)
     return steps, summaries
 
 

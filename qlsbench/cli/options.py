@@ -14,6 +14,8 @@ from qlsbench.options import OptionSpec
 
 #: Repeats of one solve per system: more is likelier a typo than a plan.
 MAX_REPEATS = 1000
+#: Worker processes of one command: more than a machine has cores is likelier a typo than a plan.
+MAX_JOBS = 256
 
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from qlsbench.checks import COUNT, POSITIVE, SEED, Real, Whole
 from qlsbench.cli.base import Command
 from qlsbench.cli.options import (
+    MAX_JOBS,
     MAX_REPEATS,
     add_options,
     add_solver_arguments,
@@ -158,10 +159,10 @@ def cmd_in_loop(args) -> None:
     options = InLoopOptions.from_mapping(given_options(args, InLoopOptions))
     if args.add_seeds:
         steps, summaries = add_seeds(args.out, options, solver_spec(args), seeds=args.seeds,
-                                     fidelities=args.fidelity or (), progress=not args.quiet)
+                                     fidelities=args.fidelity or (), progress=not args.quiet, jobs=args.jobs)
     else:
         steps, summaries = sweep(options, solver_spec(args), seeds=args.seeds, fidelities=args.fidelity or (),
-                                 progress=not args.quiet, out=args.out)
+                                 progress=not args.quiet, out=args.out, jobs=args.jobs)
         write_in_loop(args.out, steps, summaries, options)
     for s in summaries:
         level = f" fidelity {s['fidelity']:g}" if s["fidelity"] == s["fidelity"] else ""
@@ -190,6 +191,9 @@ def _arguments_in_loop(s) -> None:
     s.add_argument("--add-seeds", action="store_true",
                    help="raise the finished run in --out to --seeds seeds, keeping its runs (written after each "
                         "new seed, so an interrupted raise resumes when run again)")
+    s.add_argument("--jobs", type=Whole(1, MAX_JOBS).parse, default=1,
+                   help="runs side by side, one process each (each capped at its share of the cores, or at "
+                        "qlsbench --threads); the results are the same as one run after another")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=cmd_in_loop, writes=[("out", "--out", "file")])
 
