@@ -438,8 +438,8 @@ def run_all(options: InLoopOptions, spec, runs: list, *, progress: bool = False,
     """
     jobs = min(int(jobs), len(runs))
     if jobs <= 1:
-        for at, (fidelity, seed) in enumerate(runs):
-            yield _one_run(options, spec, fidelity, seed, progress, out, at)
+        for fidelity, seed in runs:
+            yield _one_run(options, spec, fidelity, seed, progress, out, 0)
         return
     import multiprocessing as mp
     import os
@@ -447,7 +447,8 @@ def run_all(options: InLoopOptions, spec, runs: list, *, progress: bool = False,
 
     from qlsbench import threads
 
-    share = threads.configured() or max(1, (os.cpu_count() or 1) // jobs)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    share = threads.configured() or max(1, cores // jobs)  # the cores this process may use (a batch job's)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"), initializer=_worker_threads,
                              initargs=(share,)) as pool:
         futures = [pool.submit(_one_run, options, spec, fidelity, seed, progress, out, at)
