@@ -216,3 +216,33 @@ def test_a_circuit_wider_than_the_device_is_refused():
         Device("sherbrooke").place([wide])
     with pytest.raises(InputError, match="noise_scale"):
         Device("sherbrooke", noise_scale=-0.5)
+
+
+@pytest.mark.parametrize("hermitian", [True, False])
+def test_hhl_on_a_fully_depolarised_device_reads_out_no_more_than_its_noise_floor(hermitian):
+    """At 30x the device's errors nothing of the circuit survives: every post-selected outcome is about equally
+    likely (post-selection 1/16 with 3 clock qubits and the ancilla), so the read-out is equal magnitudes with the
+    ideal statevector's signs, and its fidelity is at most depolarised_fidelity's (x's own signs), far below the
+    ideal machine's. A non-Hermitian A goes through the dilation and reads out its x block the same way."""
+    from qlsbench.problems import LinearSystem, state_fidelity
+    from qlsbench.solvers.hhl import depolarised_fidelity
+
+    rng = np.random.default_rng(3)
+    V, _ = np.linalg.qr(rng.normal(size=(4, 4)))
+    W = V if hermitian else np.linalg.qr(rng.normal(size=(4, 4)))[0]
+    A = V @ np.diag([1.0, -0.5, 0.75, -0.25] if hermitian else [1.0, 0.5, 0.75, 0.25]) @ W.T
+    x = np.array([1.0, -0.2, 0.1, 0.05])  # one large amplitude: equal magnitudes score far below the solution
+    system = LinearSystem(A, A @ x, x_ref=x)
+    floor = depolarised_fidelity(system)
+    assert floor == pytest.approx(np.abs(x).sum() ** 2 / (4 * x @ x))
+
+    def solve(scale, seed):
+        return registry.get("hhl", backend="device", clock=3, shots=16000, noise_scale=scale).solve(system, seed=seed)
+
+    assert state_fidelity(solve(0.0, 0).x, x) > floor + 0.3  # the ideal machine is far above what noise scores
+    for seed in range(2):
+        erased = solve(30.0, seed)
+        assert abs(erased.resources["postselection_probability"] - 1 / 16) < 0.01
+        shares = np.abs(erased.x) ** 2 / np.sum(np.abs(erased.x) ** 2)
+        assert np.all(np.abs(shares - 0.25) < 0.06)  # ~1000 kept shots: equal magnitudes within shot noise
+        assert floor - 0.1 < state_fidelity(erased.x, x) < floor + 0.02

@@ -24,6 +24,11 @@ def test_the_page_is_what_the_shipped_device_results_give(tmp_path):
         "`qlsbench figure noisy docs/noisy/*.parquet --out docs/noisy.md`")
 
 
+#: Pinned systems the hand-made rows name: ising-k100-n2, whose b is far from its solution (fidelity 0.156), and
+#: ising-k10-n3, whose b nearly is its solution (0.997).
+FAR, NEAR = "854c46d08c8615af", "6531cd14a265d68b"
+
+
 def _rows() -> pd.DataFrame:
     """Two solvers, 2 and 3 qubits, three seeds, three conditions; fidelities chosen by hand."""
     fid = {("ideal", 2): [1.0, 0.995, 0.999], ("noisy", 2): [0.9, 0.95, 0.92], ("mitigated", 2): [0.99, 0.995, 0.98],
@@ -34,13 +39,19 @@ def _rows() -> pd.DataFrame:
         for (condition, n), values in fid.items():
             scale, mitigation = settings[condition]
             for seed, f in enumerate(values):
-                rows.append({"solver_name": solver, "n_qubits": n, "system_id": f"s{n}", "fidelity": f,
+                rows.append({"solver_name": solver, "family": "ising", "n_qubits": n,
+                             "system_id": FAR if n == 2 else NEAR, "fidelity": f,
                              "wall_time": 10.0 * n, "routed_depth": 40 * n, "two_qubit_gates": 9 * n,
                              "device_seconds": 1.5 * n, "repeat": seed,
                              "resources": json.dumps({"device": "sherbrooke", "calibration_date": "2025-02-26T14:43",
                                                       "noise_scale": scale, "mitigation": mitigation})})
     rows.append({**rows[0], "resources": json.dumps({"backend": "exact"})})  # not a device solve: left out
     return pd.DataFrame(rows)
+
+
+def _device(rows: pd.DataFrame) -> pd.DataFrame:
+    """The page's rows: device solves only, each with its floor."""
+    return noisy_page.with_floors(noisy_page.device_rows(rows))
 
 
 def test_conditions_come_from_the_noise_scale_and_the_mitigation():
@@ -51,15 +62,51 @@ def test_conditions_come_from_the_noise_scale_and_the_mitigation():
 
 
 def test_the_largest_system_solved_is_read_from_the_median_over_seeds():
-    table = noisy_page.largest_solved(noisy_page.device_rows(_rows())).set_index(["solver", "condition"])
+    table = noisy_page.largest_solved(_device(_rows())).set_index(["solver", "condition"])
     column = "largest system at fidelity >= 0.99 (qubits)"
     assert table.loc[("vqls-local", "ideal"), column] == 3  # medians 0.999 and 0.991
     assert table.loc[("vqls-local", "mitigated (readout+zne)"), column] == 2  # median 0.99 at 2, 0.85 at 3
     assert table.loc[("vqls-local", "noisy"), column] == "none"
 
 
+def test_a_size_counts_above_its_floor_only_where_the_median_beats_what_not_solving_scores():
+    table = noisy_page.largest_solved(_device(_rows())).set_index(["solver", "condition"])
+    column = "largest system above its floor (qubits)"
+    # 3 qubits: median 0.991 reaches the bar but not b's own fidelity, 0.9972.
+    assert table.loc[("vqls-local", "ideal"), column] == 2
+    assert table.loc[("vqls-local", "noisy"), column] == 2  # 0.92 against b's 0.156
+    # HHL's floor at 2 qubits is its read-out of pure noise, 0.844: the noisy median 0.92 still beats it.
+    assert table.loc[("hhl", "noisy"), column] == 2
+    rows = _rows()
+    rows.loc[(rows["solver_name"] == "hhl") & (rows["n_qubits"] == 2), "fidelity"] = 0.8
+    table = noisy_page.largest_solved(_device(rows)).set_index(["solver", "condition"])
+    assert table.loc[("hhl", "noisy"), column] == "none"
+
+
+def test_floors_are_the_fidelities_of_b_and_of_a_depolarised_read_out_against_a_dense_solve():
+    from qlsbench.data.pinned import pinned
+    from qlsbench.data.reader import to_system
+
+    system = to_system(pinned("ising").query("system_id == @FAR").iloc[0])
+    A = system.A.toarray()
+    x = np.linalg.solve(A, system.b)
+    b_fid = abs(system.b @ x) ** 2 / ((system.b @ system.b) * (x @ x))
+    noise_fid = np.abs(x).sum() ** 2 / (len(x) * (x @ x))  # every magnitude 1/sqrt(N), the signs of x
+    assert noisy_page.b_fidelity(FAR) == pytest.approx(b_fid, abs=1e-9)
+    assert noisy_page.floor_of("vqls-local", FAR) == pytest.approx(b_fid, abs=1e-9)
+    assert noisy_page.floor_of("hhl", FAR) == pytest.approx(max(b_fid, noise_fid), abs=1e-9)
+    assert b_fid < 0.2 < 0.8 < noise_fid  # the two floors differ on this system
+    assert np.isnan(noisy_page.floor_of("hhl", "not-a-pinned-system"))
+
+
+def test_the_floor_sentence_says_from_which_size_b_alone_passes_the_bar():
+    text = noisy_page.floor_sentence(_device(_rows()))
+    assert "0.1558 at 2, 0.9972 at 3 qubits" in text
+    assert "met without solving from 3 qubits up" in text
+
+
 def test_the_size_table_gives_each_conditions_spread():
-    table = noisy_page.noisy_table(noisy_page.device_rows(_rows())).set_index(["solver", "qubits"])
+    table = noisy_page.noisy_table(_device(_rows())).set_index(["solver", "qubits"])
     row = table.loc[("hhl", 3)]
     assert row["noisy fidelity"].startswith(f"{np.median([0.5, 0.6, 0.7]):.3f}")
     assert row["routed depth"] == 120 and row["two-qubit gates"] == 27
@@ -71,7 +118,7 @@ def test_two_mitigations_of_one_size_are_two_rows_never_pooled():
     extra = rows[(rows["solver_name"] == "hhl") & (rows["n_qubits"] == 2)].iloc[6:9].copy()  # the mitigated ones
     extra["fidelity"] = [0.5, 0.5, 0.5]
     extra["resources"] = extra["resources"].str.replace("readout+zne", "readout")
-    table = noisy_page.noisy_table(noisy_page.device_rows(pd.concat([rows, extra])))
+    table = noisy_page.noisy_table(_device(pd.concat([rows, extra])))
     hhl2 = table[(table["solver"] == "hhl") & (table["qubits"] == 2)].set_index("mitigation")
     assert list(hhl2.index) == ["readout", "readout+zne"]
     assert hhl2.loc["readout", "mitigated fidelity"].startswith("0.500")

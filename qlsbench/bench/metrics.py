@@ -9,6 +9,18 @@ from qlsbench.problems import LinearSystem, state_fidelity
 NAN_METRICS = {"rel_residual": np.nan, "rel_error": np.nan, "fidelity": np.nan}
 
 
+def rhs_fidelity(system: LinearSystem) -> float:
+    """The fidelity a solver scores by returning ``b`` unchanged: ``|<b|x_ref>|^2 / (||b||^2 ||x_ref||^2)``.
+
+    A fidelity bar means something only above it: where ``A`` is near a multiple of the identity on ``b``
+    (the Ising-inspired systems at small ``J``), ``b`` is already nearly the solution. NaN without a reference.
+    """
+    ref = system.x_ref
+    if ref is None or not np.all(np.isfinite(ref)):
+        return float("nan")
+    return state_fidelity(system.b, ref)
+
+
 def metrics(system: LinearSystem, x: np.ndarray | None) -> dict[str, float]:
     """Relative residual, relative error and state fidelity of ``x``.
 

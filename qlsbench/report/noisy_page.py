@@ -11,6 +11,7 @@ against qubits and routed depth, one panel per solver and condition.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -54,12 +55,59 @@ def device_rows(results: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
+@functools.lru_cache(maxsize=1)
+def _pinned_systems() -> dict:
+    """The pinned systems by id (the noisy track runs on them; a row of another system has no floor)."""
+    from qlsbench.data.pinned import pinned
+    from qlsbench.data.reader import to_system
+
+    return {system.system_id: system for system in (to_system(r) for _, r in pinned().iterrows())}
+
+
+def b_fidelity(system_id: str) -> float:
+    """The fidelity of ``b`` returned as the answer on pinned system ``system_id``
+    (:func:`~qlsbench.bench.metrics.rhs_fidelity`); NaN for a system outside the pinned set."""
+    from qlsbench.bench.metrics import rhs_fidelity
+
+    system = _pinned_systems().get(system_id)
+    return float("nan") if system is None else rhs_fidelity(system)
+
+
+def floor_of(solver: str, system_id: str) -> float:
+    """The fidelity ``solver`` scores on pinned system ``system_id`` without solving it: ``b`` returned as the
+    answer (:func:`b_fidelity`), and for HHL the larger of that and its read-out of pure noise
+    (:func:`~qlsbench.solvers.hhl.depolarised_fidelity`, whose signs come from the ideal statevector).
+    NaN for a system outside the pinned set."""
+    from qlsbench.solvers.hhl import depolarised_fidelity
+
+    floor = b_fidelity(system_id)
+    system = _pinned_systems().get(system_id)
+    return max(floor, depolarised_fidelity(system)) if solver == "hhl" and system is not None else floor
+
+
+def with_floors(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with ``b_fidelity`` (:func:`b_fidelity`) and ``floor`` (:func:`floor_of` its solver and system)."""
+    return rows.assign(b_fidelity=rows["system_id"].map(b_fidelity),
+                       floor=[floor_of(solver, sid) for solver, sid in zip(rows["solver_name"], rows["system_id"])])
+
+
+def _floor_text(floors: pd.Series) -> str:
+    """One floor, or the range where a size holds several systems; a dash where no system is pinned."""
+    floors = floors.dropna()
+    if floors.empty:
+        return "—"
+    low, high = floors.min(), floors.max()
+    return f"{low:.4f}" if np.isclose(low, high, rtol=0, atol=5e-5) else f"{low:.4f}-{high:.4f}"
+
+
 def noisy_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per solver, qubit count and mitigation: fidelity median [IQR] over seeds ideal, noisy and mitigated,
-    routed cost and time (a size run under two mitigations has a row for each, the same ideal and noisy)."""
+    """Per solver, family, qubit count and mitigation: fidelity median [IQR] over seeds ideal, noisy and
+    mitigated, beside the floor, routed cost and time (a size run under two mitigations has a row for each, the
+    same ideal and noisy). Families are never pooled: an Ising and a DEM-C system of one size are two rows."""
     out = []
-    for (solver, n), part in rows.groupby(["solver_name", "n_qubits"], sort=True):
-        entry = {"solver": solver, "qubits": int(n), "systems": part["system_id"].nunique()}
+    for (solver, family, n), part in rows.groupby(["solver_name", "family", "n_qubits"], sort=True):
+        entry = {"solver": solver, "family": family, "qubits": int(n), "systems": part["system_id"].nunique(),
+                 "floor": _floor_text(part.drop_duplicates("system_id")["floor"])}
         for condition in ("ideal", "noisy"):
             here = part[part["condition"] == condition]
             entry[f"{condition} fidelity"] = Spread.of(here["fidelity"]).text(".3f") if len(here) else "—"
@@ -77,8 +125,8 @@ def noisy_table(rows: pd.DataFrame) -> pd.DataFrame:
                         "mitigated fidelity": Spread.of(mitigated["fidelity"]).text(".3f") if mitigation else "—",
                         "seconds per mitigated solve": Spread.of(mitigated["wall_time"]).text(".0f")
                         if mitigation else "—"})
-    columns = ["solver", "qubits", "systems", "ideal fidelity", "noisy fidelity", "mitigated fidelity", "mitigation",
-               "routed depth", "two-qubit gates", "seconds per noisy solve", "seconds per mitigated solve",
+    columns = ["solver", "family", "qubits", "systems", "floor", "ideal fidelity", "noisy fidelity",
+               "mitigated fidelity", "mitigation", "routed depth", "two-qubit gates", "seconds per noisy solve", "seconds per mitigated solve",
                "device seconds per solve"]
     return pd.DataFrame(out, columns=columns)
 
@@ -89,17 +137,45 @@ def _whole(value) -> object:
 
 
 def largest_solved(rows: pd.DataFrame, bar: float = FIDELITY_BAR) -> pd.DataFrame:
-    """Per solver and condition: the most qubits at which the median fidelity over seeds reaches ``bar``."""
+    """Per solver, family and condition: the most qubits at which the median fidelity over seeds reaches
+    ``bar``, and the most at which it lies above the size's floor (``rows["floor"]``, :func:`with_floors`: what
+    not solving scores). A size without a known floor cannot show it beat one."""
     out = []
-    for (solver, condition), part in rows.groupby(["solver_name", "condition"], sort=True):
-        medians = part.groupby("n_qubits")["fidelity"].median()
-        solved = medians[medians >= bar]
-        out.append({"solver": solver, "condition": condition,
-                    f"largest system at fidelity >= {bar:g} (qubits)": int(solved.index.max()) if len(solved)
-                    else "none", "qubits tried": ", ".join(str(int(n)) for n in medians.index)})
+    for (solver, family, condition), part in rows.groupby(["solver_name", "family", "condition"], sort=True):
+        sizes = part.groupby("n_qubits").agg(median=("fidelity", "median"), floor=("floor", "max"))
+        out.append({"solver": solver, "family": family, "condition": condition,
+                    f"largest system at fidelity >= {bar:g} (qubits)": _most(sizes[sizes["median"] >= bar]),
+                    "largest system above its floor (qubits)": _most(sizes[sizes["median"] > sizes["floor"]]),
+                    "qubits tried": ", ".join(str(int(n)) for n in sizes.index)})
     order = {c: i for i, c in enumerate(conditions(rows))}
-    return pd.DataFrame(out).sort_values(["solver", "condition"], key=lambda s: s.map(order) if s.name ==
+    return pd.DataFrame(out).sort_values(["solver", "family", "condition"], key=lambda s: s.map(order) if s.name ==
                                          "condition" else s, ignore_index=True) if out else pd.DataFrame()
+
+
+def _most(sizes: pd.DataFrame) -> object:
+    """The largest qubit count in ``sizes``' index, or ``none``."""
+    return int(sizes.index.max()) if len(sizes) else "none"
+
+
+def floor_sentence(rows: pd.DataFrame, bar: float = FIDELITY_BAR) -> str:
+    """What the floors are on the systems of ``rows``, per family, and from which size they pass ``bar`` by
+    themselves."""
+    systems = rows.drop_duplicates("system_id").dropna(subset=["b_fidelity"])
+    if systems.empty:
+        return "No system here is pinned, so no floor is known."
+    parts = []
+    for family, part in systems.groupby("family", sort=True):
+        rhs = part.groupby("n_qubits")["b_fidelity"].min()
+        sizes = ", ".join(f"{f:.4f} at {int(n)}" for n, f in rhs.items())
+        free = rhs[rhs >= bar]
+        verdict = (f"the {bar:g} bar is met without solving from {int(free.index.min())} qubits up" if len(free)
+                   else f"below the {bar:g} bar at every size here")
+        parts.append(f"on the {family} systems {sizes} qubits ({verdict})")
+    return ("The *floor* is the fidelity scored without solving: `b` itself returned as the answer, and for HHL "
+            "the larger of that and the most its read-out of pure noise scores (every magnitude equal, with the "
+            "solution's own signs). Only a "
+            "fidelity above the floor says a solver learned something. `b`'s own fidelity with the solution is "
+            f"{'; '.join(parts)}.")
 
 
 def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
@@ -112,18 +188,21 @@ def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
     fig, axes = plt.subplots(len(panels), len(solvers), figsize=(4.2 * len(solvers), 3.2 * len(panels)),
                              squeeze=False, sharex=True, sharey=True)
     cmap = plt.get_cmap("RdYlGn")
+    markers = dict(zip(sorted(rows["family"].unique()), "sodD^v"))
     for j, solver in enumerate(solvers):
         for i, condition in enumerate(panels):
             ax = axes[i][j]
             part = rows[(rows["solver_name"] == solver) & (rows["condition"] == condition)]
             # One cell per size: the median routed depth (the transpiler's seed follows the solve's) and fidelity.
             # A solve whose routed depth was not counted (HHL above 3 system qubits) has no place on this plot.
-            cells = part.dropna(subset=["routed_depth"]).groupby("n_qubits")[["routed_depth", "fidelity"]]
+            # Each family its own marker: two systems of one size are never pooled.
+            cells = part.dropna(subset=["routed_depth"]).groupby(["family", "n_qubits"])[["routed_depth", "fidelity"]]
             cells = cells.median().reset_index()
             if cells.empty:
                 ax.text(0.5, 0.5, "not run", transform=ax.transAxes, ha="center", va="center", color="0.4")
-            ax.scatter(cells["n_qubits"], cells["routed_depth"], c=cells["fidelity"], cmap=cmap, vmin=0, vmax=1,
-                       marker="s", s=260, edgecolors="k", linewidths=0.5)
+            for family, group in cells.groupby("family", sort=True):
+                ax.scatter(group["n_qubits"], group["routed_depth"], c=group["fidelity"], cmap=cmap, vmin=0, vmax=1,
+                           marker=markers[family], s=260, edgecolors="k", linewidths=0.5, label=family)
             for _, c in cells.iterrows():
                 ax.annotate(f"{c['fidelity']:.2f}", (c["n_qubits"], c["routed_depth"]), ha="center", va="center",
                             fontsize=7)
@@ -134,6 +213,8 @@ def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
                 ax.set_xlabel("qubits (system)")
             if j == 0:
                 ax.set_ylabel("routed depth")
+    if len(markers) > 1:
+        axes[0][0].legend(loc="upper left", fontsize=7, markerscale=0.5)
     fig.tight_layout()
     return save_figure(fig, out)
 
@@ -158,11 +239,11 @@ map, basis gates, gate durations and errors, T1/T2 and readout errors, as an Aer
 chip the transpiler lays the circuits out on (`docs/solvers.md`, *Devices*). *Ideal* is the same routed circuits
 without noise (`noise_scale=0`), *noisy* the device (`noise_scale=1`), *mitigated* the device with the named
 error mitigation (`readout`: each measured qubit's confusion matrix inverted; `zne`: zero-noise extrapolation by
-gate folding; each mitigation its own condition, never pooled). The systems are the pinned `ising-k10-n*` ones
-(`qlsbench pinned`). Fidelities are median [IQR] over seeds. HHL's read-out
-takes the amplitudes' signs from the ideal statevector (a device would need tomography for them) and only their
-magnitudes from the noisy shots, so its noisy fidelity is an upper bound, loose where the solution's magnitudes
-are nearly uniform (the Ising systems' are): read its routed depth and two-qubit count beside it. **This page is
+gate folding; each mitigation its own condition, never pooled). The systems are pinned ones (`qlsbench pinned`):
+the Ising-inspired `ising-k10-n*` and frictional DEM-C ones, each family its own row. Fidelities are median [IQR]
+over seeds. HHL's read-out takes the amplitudes' signs from the ideal statevector (a device would need tomography
+for them) and only their magnitudes from the noisy shots, so its noisy fidelity is an upper bound, loose where
+the solution's magnitudes are nearly uniform: its floor below says how loose. **This page is
 generated** from the results files in `docs/noisy/` by `qlsbench figure noisy docs/noisy/*.parquet --out
 docs/noisy.md`; `tests/test_noisy_page.py` fails when they disagree.
 """
@@ -179,8 +260,9 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
         from qlsbench.errors import InputError
 
         raise InputError(f"none of {', '.join(map(str, inputs))} holds a solve on a device backend")
+    rows = with_floors(rows)
     plot_volumetric(rows, figures / "noisy_volumetric.png")
-    text = [HEADER, f"Devices: {_devices_sentence(rows)}.", "", "## Largest system solved", "",
+    text = [HEADER, f"Devices: {_devices_sentence(rows)}.", "", floor_sentence(rows), "", "## Largest system solved", "",
             markdown_table(largest_solved(rows)), "", "## Per solver and size", "", markdown_table(noisy_table(rows)),
             "", f"![fidelity against qubits and routed depth]({rel}/noisy_volumetric.png)", ""]
     return atomic_write_text(out, "\n".join(text).rstrip("\n") + "\n")
@@ -191,11 +273,12 @@ def noisy_track_blocks(paths: list[str]) -> list[tuple[str, object]]:
     rows = device_rows(load_results(sorted(paths))) if paths else pd.DataFrame()
     if rows.empty:
         return [("h2", "Noisy track"), ("p", "No device results were given (`qlsbench board publish --noisy`).")]
+    rows = with_floors(rows)
     return [("h2", "Noisy track: the circuit solvers on a device's calibrated noise"),
             ("p", f"Devices: {_devices_sentence(rows)}. Ideal: the same routed circuits without noise; noisy: the "
                   "device's noise; mitigated: the named mitigation (readout inversion, zero-noise extrapolation). "
                   "Fidelity median "
-                  "[IQR] over seeds; docs/noisy.md has the figure."),
+                  f"[IQR] over seeds; docs/noisy.md has the figure. {floor_sentence(rows)}"),
             ("table", largest_solved(rows)), ("table", noisy_table(rows))]
 
 

@@ -95,7 +95,7 @@ class HHL(HHLOptions, BaseSolver):
     def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
         n = qubits_of(system, "HHL")
         A = system.A.toarray()
-        hermitian = bool(np.allclose(A, A.conj().T, rtol=0, atol=1e-14 * np.abs(A).max(initial=1.0)))
+        hermitian = _is_hermitian(A)
         H = A if hermitian else np.block([[np.zeros_like(A), A], [A.conj().T, np.zeros_like(A)]])
         n_h = n if hermitian else n + 1
         total = n_h + self.clock + 1
@@ -146,7 +146,7 @@ class HHL(HHLOptions, BaseSolver):
         writes."""
         n = qubits_of(system, "HHL")
         A = system.A.toarray()
-        hermitian = bool(np.allclose(A, A.conj().T, rtol=0, atol=1e-14 * np.abs(A).max(initial=1.0)))
+        hermitian = _is_hermitian(A)
         H = A if hermitian else np.block([[np.zeros_like(A), A], [A.conj().T, np.zeros_like(A)]])
         H = H / float(np.linalg.norm(H, 2))
         run = _Runner(self, self._phase_estimation(H, {}), n if hermitian else n + 1, 0)
@@ -184,6 +184,26 @@ class HHL(HHLOptions, BaseSolver):
 MAX_REFINE = 100
 #: Refinement stops when two rounds together did not take the residual below this share of where they started.
 STALL = 0.9
+
+
+def depolarised_fidelity(system: LinearSystem) -> float:
+    """The most the ``device`` read-out scores when noise has erased the circuit: every post-selected outcome
+    equally likely, so every magnitude equal, with the signs of ``x_ref``.
+
+    The read-out takes its signs from the ideal statevector, which at best carry ``x_ref``'s, so pure noise
+    scores at most ``(sum |x_i|)^2 / (N ||x||^2)``; a noisy HHL fidelity at or below it may have measured
+    nothing. A non-Hermitian ``A``'s read-out is the ``x`` block of its dilation, so the same holds. NaN
+    without a reference.
+    """
+    ref = system.x_ref
+    if ref is None or not np.all(np.isfinite(ref)) or not np.any(ref):
+        return float("nan")
+    return float(np.abs(ref).sum() ** 2 / (len(ref) * np.vdot(ref, ref).real))
+
+
+def _is_hermitian(A: np.ndarray) -> bool:
+    """Whether dense ``A`` equals its conjugate transpose to rounding (else HHL solves its dilation)."""
+    return bool(np.allclose(A, A.conj().T, rtol=0, atol=1e-14 * np.abs(A).max(initial=1.0)))
 
 
 def _stagnated(history: list[float]) -> bool:
@@ -384,4 +404,4 @@ def _gate_counts(circuit, executions: int, shots: int, device_name: str) -> dict
             "device_seconds": executions * max(shots, 1) * routed.seconds}
 
 
-__all__ = ["BACKENDS", "EVOLUTIONS", "HHL"]
+__all__ = ["BACKENDS", "EVOLUTIONS", "HHL", "depolarised_fidelity"]
