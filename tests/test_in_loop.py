@@ -267,6 +267,36 @@ def test_the_results_file_takes_over_from_the_checkpoints(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["loop.parquet"]
 
 
+def _worker_line(_):
+    """The progress-bar line of the worker process this runs in."""
+    import os
+
+    from qlsbench.bench import in_loop
+
+    return os.getpid(), in_loop._LINE
+
+
+def test_workers_draw_their_progress_bars_on_as_many_lines_as_there_are_jobs():
+    """Six runs on two workers: each worker keeps one line (0 or 1) for every run it does, never line 5."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    from qlsbench.bench import in_loop
+
+    context = mp.get_context("spawn")
+    lines = context.Queue()
+    for line in range(2):
+        lines.put(line)
+    with ProcessPoolExecutor(max_workers=2, mp_context=context, initializer=in_loop._worker_threads,
+                             initargs=(1, lines)) as pool:
+        seen = list(pool.map(_worker_line, range(6)))
+    by_worker = {}
+    for pid, line in seen:
+        by_worker.setdefault(pid, set()).add(line)
+    assert all(len(held) == 1 for held in by_worker.values())
+    assert sorted(line for held in by_worker.values() for line in held) == list(range(len(by_worker)))
+
+
 def test_runs_side_by_side_give_the_rows_of_runs_one_after_another(tmp_path):
     """``jobs=2`` runs seeds in two worker processes: the same rows, in the same order, as the serial sweep, and
     a raise by ``add_seeds`` with two jobs writes the file a serial raise writes."""

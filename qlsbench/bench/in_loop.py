@@ -449,28 +449,44 @@ def run_all(options: InLoopOptions, spec, runs: list, *, progress: bool = False,
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     share = threads.configured() or max(1, cores // jobs)  # the cores this process may use (a batch job's)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"), initializer=_worker_threads,
-                             initargs=(share,)) as pool:
-        futures = [pool.submit(_one_run, options, spec, fidelity, seed, progress, out, at)
-                   for at, (fidelity, seed) in enumerate(runs)]
+    context = mp.get_context("spawn")
+    lines = context.Queue()  # each worker takes one progress-bar line for all the runs it does
+    for line in range(jobs):
+        lines.put(line)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_threads,
+                             initargs=(share, lines)) as pool:
+        futures = [pool.submit(_one_run, options, spec, fidelity, seed, progress, out, None)
+                   for fidelity, seed in runs]
         for future in futures:
             yield future.result()
 
 
-def _worker_threads(count: int) -> None:
-    """Cap a worker process at ``count`` threads: BLAS, numba and XLA (read when JAX is first imported)."""
+#: The progress-bar line of this worker process (:func:`run_all`); 0 in the main process.
+_LINE = 0
+
+
+def _worker_threads(count: int, lines=None) -> None:
+    """Cap a worker process at ``count`` threads: BLAS, numba and XLA (read when JAX is first imported); take a
+    progress-bar line from ``lines``, so ``jobs`` workers draw on ``jobs`` lines however many runs they do."""
     import os
 
     from qlsbench import threads
+
+    global _LINE
+    if lines is not None:
+        _LINE = lines.get()
 
     threads.set_threads(count)
     if count == 1 and "XLA_FLAGS" not in os.environ:
         os.environ["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 
 
-def _one_run(options: InLoopOptions, spec, fidelity, seed: int, progress: bool, out, position: int):
-    """One run of :func:`sweep`: its rows with ``solver``, ``seed`` and ``fidelity`` in front, and its summary."""
+def _one_run(options: InLoopOptions, spec, fidelity, seed: int, progress: bool, out, position: int | None):
+    """One run of :func:`sweep`: its rows with ``solver``, ``seed`` and ``fidelity`` in front, and its summary;
+    its progress bar at line ``position`` (``None``: this worker's line)."""
     from qlsbench.solvers import registry
+
+    position = _LINE if position is None else position
 
     solver_options = {**spec.options, **({"fidelity": fidelity} if fidelity is not None else {})}
     solver = registry.get(spec.name, **solver_options)
