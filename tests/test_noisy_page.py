@@ -155,3 +155,8 @@ def test_b_alone_passes_the_fidelity_bar_on_the_ising_systems_but_not_the_boards
         Ab = system.A @ system.b
         residual = np.linalg.norm((Ab @ system.b) / (Ab @ Ab) * Ab - system.b) / np.linalg.norm(system.b)
         assert LOW_ACCURACY.residual < 0.014 <= residual <= 0.025
+
+
+def test_the_figure_colours_a_fidelity_by_its_margin_over_the_floor():
+    got = noisy_page.normalised([0.9, 0.995, 0.99, 0.5, np.nan, 0.7], [0.8, 0.99, 0.995, np.nan, 0.2, 1.0])
+    np.testing.assert_allclose(got, [0.5, 0.5, 0.0, 0.5, 0.0, 0.0])

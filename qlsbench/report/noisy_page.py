@@ -178,9 +178,19 @@ def floor_sentence(rows: pd.DataFrame, bar: float = FIDELITY_BAR) -> str:
             f"{'; '.join(parts)}.")
 
 
+def normalised(fidelity, floor):
+    """``(F - floor) / (1 - floor)``, at least 0: 0 at or below what not solving scores, 1 for the solution;
+    a size without a known floor keeps its fidelity (floor 0); one whose floor is 1 (``b`` is the solution) gives 0."""
+    fidelity, floor = np.asarray(fidelity, dtype=float), np.nan_to_num(np.asarray(floor, dtype=float), nan=0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scaled = np.where(floor < 1, (fidelity - floor) / (1 - floor), 0.0)
+    return np.clip(np.nan_to_num(scaled, nan=0.0), 0.0, 1.0)
+
+
 def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
     """Fidelity against qubits and routed depth: a panel per solver and condition, each cell a square coloured
-    by the median fidelity over seeds (QED-C's volumetric style)."""
+    by the median fidelity over seeds normalised to its floor (:func:`normalised`), labelled with the median
+    itself (QED-C's volumetric style, which normalises to the uniform distribution the same way)."""
     from matplotlib.ticker import MaxNLocator
 
     plt = pyplot()
@@ -188,24 +198,30 @@ def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
     fig, axes = plt.subplots(len(panels), len(solvers), figsize=(4.2 * len(solvers), 3.2 * len(panels)),
                              squeeze=False, sharex=True, sharey=True)
     cmap = plt.get_cmap("RdYlGn")
-    markers = dict(zip(sorted(rows["family"].unique()), "sodD^v"))
+    families = sorted(rows["family"].unique())
+    markers = dict(zip(families, "sodD^v"))
+    # Families of one size stand side by side, never on top of each other.
+    shifts = {f: 0.3 * (k - (len(families) - 1) / 2) / max(1, len(families) - 1) for k, f in enumerate(families)}
     for j, solver in enumerate(solvers):
         for i, condition in enumerate(panels):
             ax = axes[i][j]
             part = rows[(rows["solver_name"] == solver) & (rows["condition"] == condition)]
-            # One cell per size: the median routed depth (the transpiler's seed follows the solve's) and fidelity.
-            # A solve whose routed depth was not counted (HHL above 3 system qubits) has no place on this plot.
-            # Each family its own marker: two systems of one size are never pooled.
-            cells = part.dropna(subset=["routed_depth"]).groupby(["family", "n_qubits"])[["routed_depth", "fidelity"]]
-            cells = cells.median().reset_index()
+            # One cell per family and size: the median routed depth (the transpiler's seed follows the solve's),
+            # fidelity and the floor. A solve whose routed depth was not counted has no place on this plot.
+            cells = part.dropna(subset=["routed_depth"]).groupby(["family", "n_qubits"])
+            cells = cells.agg(routed_depth=("routed_depth", "median"), fidelity=("fidelity", "median"),
+                              floor=("floor", "max")).reset_index()
+            cells["normalised"] = normalised(cells["fidelity"], cells["floor"])
+            cells["x"] = [n + shifts[f] for n, f in zip(cells["n_qubits"], cells["family"])]
             if cells.empty:
                 ax.text(0.5, 0.5, "not run", transform=ax.transAxes, ha="center", va="center", color="0.4")
             for family, group in cells.groupby("family", sort=True):
-                ax.scatter(group["n_qubits"], group["routed_depth"], c=group["fidelity"], cmap=cmap, vmin=0, vmax=1,
-                           marker=markers[family], s=260, edgecolors="k", linewidths=0.5, label=family)
+                ax.scatter(group["x"], group["routed_depth"], c=group["normalised"], cmap=cmap, vmin=0, vmax=1,
+                           marker=markers[family], s=300, edgecolors="k", linewidths=0.5)
             for _, c in cells.iterrows():
-                ax.annotate(f"{c['fidelity']:.2f}", (c["n_qubits"], c["routed_depth"]), ha="center", va="center",
-                            fontsize=7)
+                dark = not 0.25 < c["normalised"] < 0.8  # the colour map's ends are dark: white text there
+                ax.annotate(f"{c['fidelity']:.2f}", (c["x"], c["routed_depth"]), ha="center", va="center",
+                            fontsize=6.5, color="white" if dark else "black")
             ax.set(yscale="log", title=f"{solver}: {condition}")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.margins(x=0.2, y=0.25)
@@ -213,9 +229,14 @@ def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
                 ax.set_xlabel("qubits (system)")
             if j == 0:
                 ax.set_ylabel("routed depth")
-    if len(markers) > 1:
-        axes[0][0].legend(loc="upper left", fontsize=7, markerscale=0.5)
-    fig.tight_layout()
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], marker=markers[f], linestyle="", color="0.6", markeredgecolor="k", label=f)
+               for f in families]
+    handles += [Line2D([], [], marker="o", linestyle="", color=cmap(v), markeredgecolor="k", label=label)
+                for v, label in ((0.0, "at or below the floor"), (0.5, "halfway from floor to 1"), (1.0, "fidelity 1"))]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
     return save_figure(fig, out)
 
 
@@ -264,7 +285,10 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
     plot_volumetric(rows, figures / "noisy_volumetric.png")
     text = [HEADER, f"Devices: {_devices_sentence(rows)}.", "", floor_sentence(rows), "", "## Largest system solved", "",
             markdown_table(largest_solved(rows)), "", "## Per solver and size", "", markdown_table(noisy_table(rows)),
-            "", f"![fidelity against qubits and routed depth]({rel}/noisy_volumetric.png)", ""]
+            "", f"![fidelity against qubits and routed depth]({rel}/noisy_volumetric.png)", "",
+            "Each cell is one family and size: its routed depth, its median fidelity written in it, its colour that "
+            "median normalised to the floor, (F - floor) / (1 - floor) (red: no better than not solving; green: "
+            "the solution), as QED-C normalises to the uniform distribution.", ""]
     return atomic_write_text(out, "\n".join(text).rstrip("\n") + "\n")
 
 
