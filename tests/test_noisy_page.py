@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qlsbench.report import noisy_page
+from qlsbench.report import floors, noisy_page
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = sorted((ROOT / "docs" / "noisy").glob("*.parquet"))
@@ -51,7 +51,7 @@ def _rows() -> pd.DataFrame:
 
 def _device(rows: pd.DataFrame) -> pd.DataFrame:
     """The page's rows: device solves only, each with its floor."""
-    return noisy_page.with_floors(noisy_page.device_rows(rows))
+    return floors.with_floors(noisy_page.device_rows(rows))
 
 
 def test_conditions_come_from_the_noise_scale_and_the_mitigation():
@@ -92,11 +92,11 @@ def test_floors_are_the_fidelities_of_b_and_of_a_depolarised_read_out_against_a_
     x = np.linalg.solve(A, system.b)
     b_fid = abs(system.b @ x) ** 2 / ((system.b @ system.b) * (x @ x))
     noise_fid = np.abs(x).sum() ** 2 / (len(x) * (x @ x))  # every magnitude 1/sqrt(N), the signs of x
-    assert noisy_page.b_fidelity(FAR) == pytest.approx(b_fid, abs=1e-9)
-    assert noisy_page.floor_of("vqls-local", FAR) == pytest.approx(b_fid, abs=1e-9)
-    assert noisy_page.floor_of("hhl", FAR) == pytest.approx(max(b_fid, noise_fid), abs=1e-9)
+    assert floors.b_fidelity(FAR) == pytest.approx(b_fid, abs=1e-9)
+    assert floors.floor_of("vqls-local", FAR) == pytest.approx(b_fid, abs=1e-9)
+    assert floors.floor_of("hhl", FAR) == pytest.approx(max(b_fid, noise_fid), abs=1e-9)
     assert b_fid < 0.2 < 0.8 < noise_fid  # the two floors differ on this system
-    assert np.isnan(noisy_page.floor_of("hhl", "not-a-pinned-system"))
+    assert np.isnan(floors.floor_of("hhl", "not-a-pinned-system"))
 
 
 def test_the_floor_sentence_says_from_which_size_b_alone_passes_the_bar():
@@ -158,5 +158,5 @@ def test_b_alone_passes_the_fidelity_bar_on_the_ising_systems_but_not_the_boards
 
 
 def test_the_figure_colours_a_fidelity_by_its_margin_over_the_floor():
-    got = noisy_page.normalised([0.9, 0.995, 0.99, 0.5, np.nan, 0.7], [0.8, 0.99, 0.995, np.nan, 0.2, 1.0])
+    got = floors.normalised([0.9, 0.995, 0.99, 0.5, np.nan, 0.7], [0.8, 0.99, 0.995, np.nan, 0.2, 1.0])
     np.testing.assert_allclose(got, [0.5, 0.5, 0.0, 0.5, 0.0, 0.0])

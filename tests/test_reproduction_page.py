@@ -78,6 +78,32 @@ def test_the_global_cost_verdict_needs_separated_spreads():
     assert reproduction.global_drop_verdict({}).startswith("not run yet")
 
 
+def test_a_column_counts_the_sizes_whose_median_beats_b_alone():
+    spreads = {"a": {2: Spread.of([0.9, 0.97, 0.99]), 3: Spread.of([0.995, 0.996, 0.997])},
+               "b": {2: Spread.of([0.5]), 3: Spread.of([0.999])}}
+    floor = {2: 0.95, 3: 0.9972}
+    text = reproduction.above_floor_sentence(spreads, [("first", "a"), ("second", "b")], floor)
+    assert "first 1 of 2 (2);" in text  # 0.97 > 0.95, but 0.996 < 0.9972
+    assert "second 1 of 2 (3)." in text
+    # a size whose system is not pinned has no floor and is not counted
+    assert "first 1 of 1 (2)" in reproduction.above_floor_sentence(spreads, [("first", "a")], {2: 0.95, 3: np.nan})
+
+
+def test_the_fig2_floor_is_the_fidelity_of_b_against_a_dense_solve():
+    """Fig. 2's systems are the pinned ising-k10-n* ones: b's fidelity with np.linalg.solve's answer at 2-8 qubits."""
+    from qlsbench.data.pinned import pinned
+    from qlsbench.data.reader import to_system
+
+    floors = reproduction.fig2_floors(reproduction.load_shipped(ROOT / "docs" / "reproduction"))
+    assert sorted(floors) == list(range(2, 9))
+    ising = pinned("ising")
+    for n, floor in floors.items():
+        record = ising[(ising["n_qubits"] == n) & (ising["cond"].round() == 10)].iloc[0]
+        system = to_system(record)
+        x = np.linalg.solve(system.A.toarray(), system.b)
+        assert floor == pytest.approx((system.b @ x) ** 2 / ((system.b @ system.b) * (x @ x)), abs=1e-9)
+
+
 def test_the_local_cost_verdict():
     solved = {q: Spread.of([0.995, 0.996, 0.997, 0.998, 0.999]) for q in (5, 6, 7, 8)}
     glob = _spreads(q5=0.6, q6=0.5, q7=0.4, q8=0.3)
