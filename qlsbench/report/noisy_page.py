@@ -102,18 +102,26 @@ def _whole(value) -> object:
 
 def largest_solved(rows: pd.DataFrame, bar: float = FIDELITY_BAR) -> pd.DataFrame:
     """Per solver, family and condition: the most qubits at which the median fidelity over seeds reaches
-    ``bar``, and the most at which it lies above the size's floor (``rows["floor"]``, :func:`with_floors`: what
-    not solving scores). A size without a known floor cannot show it beat one."""
+    ``bar``, and the most at which the whole interquartile range lies above the size's floor (``rows["floor"]``,
+    :func:`with_floors`: what not solving scores), so a median that beats the floor by less than the seeds'
+    spread does not count. A size without a known floor cannot show it beat one."""
     out = []
     for (solver, family, condition), part in rows.groupby(["solver_name", "family", "condition"], sort=True):
-        sizes = part.groupby("n_qubits").agg(median=("fidelity", "median"), floor=("floor", "max"))
+        sizes = part.groupby("n_qubits").agg(median=("fidelity", "median"), q25=("fidelity", _lower_quartile),
+                                             floor=("floor", "max"))
         out.append({"solver": solver, "family": family, "condition": condition,
                     f"largest system at fidelity >= {bar:g} (qubits)": _most(sizes[sizes["median"] >= bar]),
-                    "largest system above its floor (qubits)": _most(sizes[sizes["median"] > sizes["floor"]]),
+                    "largest system above its floor (qubits)": _most(sizes[sizes["q25"] > sizes["floor"]]),
                     "qubits tried": ", ".join(str(int(n)) for n in sizes.index)})
     order = {c: i for i, c in enumerate(conditions(rows))}
     return pd.DataFrame(out).sort_values(["solver", "family", "condition"], key=lambda s: s.map(order) if s.name ==
                                          "condition" else s, ignore_index=True) if out else pd.DataFrame()
+
+
+def _lower_quartile(values: pd.Series) -> float:
+    """The 25th percentile over seeds (the bottom of :class:`~qlsbench.bench.spread.Spread`'s IQR)."""
+    values = values.dropna()
+    return float(np.percentile(values, 25)) if len(values) else float("nan")
 
 
 def _most(sizes: pd.DataFrame) -> object:
@@ -137,9 +145,8 @@ def floor_sentence(rows: pd.DataFrame, bar: float = FIDELITY_BAR) -> str:
         parts.append(f"on the {family} systems {sizes} qubits ({verdict})")
     return ("The *floor* is the fidelity scored without solving: `b` itself returned as the answer, and for HHL "
             "the larger of that and the most its read-out of pure noise scores (every magnitude equal, with the "
-            "solution's own signs). Only a "
-            "fidelity above the floor says a solver learned something. `b`'s own fidelity with the solution is "
-            f"{'; '.join(parts)}.")
+            "solution's own signs). Only a fidelity whose interquartile range over seeds lies above the floor says "
+            f"a solver learned something. `b`'s own fidelity with the solution is {'; '.join(parts)}.")
 
 
 def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
