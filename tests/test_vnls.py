@@ -266,3 +266,24 @@ def test_bad_input_and_options():
         registry.get("vnls", n_samples=0)
     with pytest.raises(InputError, match="learning_rate must be a finite number > 0"):
         registry.get("vnls", learning_rate=-1.0)
+
+
+def test_solves_of_one_size_share_the_compiled_parameter_update():
+    """NetKet jits its parameter update with the optimizer as a static argument: a fresh optimizer per solve
+    compiled and kept one more executable per solve, and a long in-loop run grew by gigabytes. Solving three
+    systems of one size must leave the update's compilation cache as the first solve left it."""
+    from netket._src.driver.abstract_optimization_driver import apply_gradient
+
+    from qlsbench.problems import LinearSystem
+    from qlsbench.solvers import registry
+
+    rng = np.random.default_rng(0)
+    solver = registry.get("vnls", exact=True, n_iter=5)
+    sizes = []
+    for seed in range(3):
+        M = rng.normal(size=(4, 4))
+        A = M @ M.T + 4 * np.eye(4)
+        b = rng.normal(size=4)
+        solver.solve(LinearSystem(A, b, x_ref=np.linalg.solve(A, b)), seed=seed)
+        sizes.append(apply_gradient._cache_size())
+    assert sizes[0] >= 1 and sizes[1] == sizes[0] and sizes[2] == sizes[0]
