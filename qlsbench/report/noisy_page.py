@@ -90,8 +90,8 @@ def noisy_table(rows: pd.DataFrame) -> pd.DataFrame:
                         "seconds per mitigated solve": Spread.of(mitigated["wall_time"]).text(".0f")
                         if mitigation else "—"})
     columns = ["solver", "family", "qubits", "systems", "floor", "ideal fidelity", "noisy fidelity",
-               "mitigated fidelity", "mitigation", "routed depth", "two-qubit gates", "seconds per noisy solve", "seconds per mitigated solve",
-               "device seconds per solve"]
+               "mitigated fidelity", "mitigation", "routed depth", "two-qubit gates", "seconds per noisy solve",
+               "seconds per mitigated solve", "device seconds per solve"]
     return pd.DataFrame(out, columns=columns)
 
 
@@ -245,7 +245,8 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
         raise InputError(f"none of {', '.join(map(str, inputs))} holds a solve on a device backend")
     rows = with_floors(rows)
     plot_volumetric(rows, figures / "noisy_volumetric.png")
-    text = [HEADER, f"Devices: {_devices_sentence(rows)}.", "", floor_sentence(rows), "", "## Largest system solved", "",
+    text = [HEADER, f"Devices: {_devices_sentence(rows)}.", "", floor_sentence(rows), "",
+            "## Largest system solved", "",
             markdown_table(largest_solved(rows)), "", "## Per solver and size", "", markdown_table(noisy_table(rows)),
             "", f"![fidelity against qubits and routed depth]({rel}/noisy_volumetric.png)", "",
             "Each cell is one family and size: its routed depth, its median fidelity written in it, its colour that "
