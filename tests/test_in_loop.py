@@ -284,11 +284,8 @@ def test_workers_draw_their_progress_bars_on_as_many_lines_as_there_are_jobs():
     from qlsbench.bench import in_loop
 
     context = mp.get_context("spawn")
-    lines = context.Queue()
-    for line in range(2):
-        lines.put(line)
     with ProcessPoolExecutor(max_workers=2, mp_context=context, initializer=in_loop._worker_threads,
-                             initargs=(1, lines)) as pool:
+                             initargs=(1, in_loop.progress_lines(context, 2))) as pool:
         seen = list(pool.map(_worker_line, range(6)))
     by_worker = {}
     for pid, line in seen:

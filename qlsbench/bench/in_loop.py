@@ -450,15 +450,21 @@ def run_all(options: InLoopOptions, spec, runs: list, *, progress: bool = False,
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     share = threads.configured() or max(1, cores // jobs)  # the cores this process may use (a batch job's)
     context = mp.get_context("spawn")
-    lines = context.Queue()  # each worker takes one progress-bar line for all the runs it does
-    for line in range(jobs):
-        lines.put(line)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_threads,
-                             initargs=(share, lines)) as pool:
+                             initargs=(share, progress_lines(context, jobs))) as pool:
         futures = [pool.submit(_one_run, options, spec, fidelity, seed, progress, out, None)
                    for fidelity, seed in runs]
         for future in futures:
             yield future.result()
+
+
+def progress_lines(context, jobs: int):
+    """A queue of the progress-bar lines ``0..jobs-1``, each taken by one worker (:func:`_worker_threads`) for
+    every run it does."""
+    lines = context.Queue()
+    for line in range(jobs):
+        lines.put(line)
+    return lines
 
 
 #: The progress-bar line of this worker process (:func:`run_all`); 0 in the main process.

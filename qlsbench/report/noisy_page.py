@@ -107,8 +107,8 @@ def largest_solved(rows: pd.DataFrame, bar: float = FIDELITY_BAR) -> pd.DataFram
     spread does not count. A size without a known floor cannot show it beat one."""
     out = []
     for (solver, family, condition), part in rows.groupby(["solver_name", "family", "condition"], sort=True):
-        sizes = part.groupby("n_qubits").agg(median=("fidelity", "median"), q25=("fidelity", _lower_quartile),
-                                             floor=("floor", "max"))
+        sizes = part.groupby("n_qubits").agg(median=("fidelity", "median"),
+                                             q25=("fidelity", lambda f: Spread.of(f).q25), floor=("floor", "max"))
         out.append({"solver": solver, "family": family, "condition": condition,
                     f"largest system at fidelity >= {bar:g} (qubits)": _most(sizes[sizes["median"] >= bar]),
                     "largest system above its floor (qubits)": _most(sizes[sizes["q25"] > sizes["floor"]]),
@@ -116,12 +116,6 @@ def largest_solved(rows: pd.DataFrame, bar: float = FIDELITY_BAR) -> pd.DataFram
     order = {c: i for i, c in enumerate(conditions(rows))}
     return pd.DataFrame(out).sort_values(["solver", "family", "condition"], key=lambda s: s.map(order) if s.name ==
                                          "condition" else s, ignore_index=True) if out else pd.DataFrame()
-
-
-def _lower_quartile(values: pd.Series) -> float:
-    """The 25th percentile over seeds (the bottom of :class:`~qlsbench.bench.spread.Spread`'s IQR)."""
-    values = values.dropna()
-    return float(np.percentile(values, 25)) if len(values) else float("nan")
 
 
 def _most(sizes: pd.DataFrame) -> object:
