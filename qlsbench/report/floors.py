@@ -41,9 +41,11 @@ def floor_of(solver: str, system_id: str) -> float:
     NaN for a system outside the pinned set."""
     from qlsbench.solvers.hhl import depolarised_fidelity
 
-    floor = b_fidelity(system_id)
     system = _pinned_systems().get(system_id)
-    return max(floor, depolarised_fidelity(system)) if solver == "hhl" and system is not None else floor
+    if system is None:
+        return float("nan")
+    floor = b_fidelity(system_id)
+    return max(floor, depolarised_fidelity(system)) if solver == "hhl" else floor
 
 
 def with_floors(rows: pd.DataFrame) -> pd.DataFrame:

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qlsbench.problems import LinearSystem
+from qlsbench.problems import LinearSystem, state_fidelity
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
 from qlsbench.solvers.devices import DEFAULT_DEVICE
 from qlsbench.solvers.devices import check_mitigation_backend
@@ -198,7 +198,7 @@ def depolarised_fidelity(system: LinearSystem) -> float:
     ref = system.x_ref
     if ref is None or not np.all(np.isfinite(ref)) or not np.any(ref):
         return float("nan")
-    return float(np.abs(ref).sum() ** 2 / (len(ref) * np.vdot(ref, ref).real))
+    return state_fidelity(np.exp(1j * np.angle(ref)), ref)  # every magnitude 1, the signs (phases) of x_ref
 
 
 def _is_hermitian(A: np.ndarray) -> bool:
