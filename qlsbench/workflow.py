@@ -129,6 +129,18 @@ def dataset_runs(config: dict[str, Any]) -> dict[str, tuple[Family, Options]]:
     ConfigError
         One line naming the entry and key at fault.
     """
+    key = json.dumps(config, sort_keys=True, default=repr)
+    if key not in _DATASET_RUNS:
+        _DATASET_RUNS[key] = _read_dataset_runs(config)
+    return dict(_DATASET_RUNS[key])
+
+
+#: dataset_runs per config: Snakemake asks for them hundreds of times while it builds one DAG (every input and
+#: resource function), and naming a penalty dataset builds its scene.
+_DATASET_RUNS: dict[str, dict[str, tuple[Family, Options]]] = {}
+
+
+def _read_dataset_runs(config: dict[str, Any]) -> dict[str, tuple[Family, Options]]:
     from qlsbench.errors import InputError
     from qlsbench.families import FAMILIES
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import textwrap
 
 import numpy as np
@@ -175,10 +176,11 @@ def _diagonally_dominant(n: int, seed: int) -> LinearSystem:
     return LinearSystem(A, rng.normal(size=N), {"family": "random", "scene": f"dd-n{n}"})
 
 
-@pytest.fixture
-def small_board(tmp_path):
-    """A board of two groups (Ising and diagonally dominant systems) with lu and cg published."""
-    folder = tmp_path / "board"
+@pytest.fixture(scope="session")
+def _small_board_template(tmp_path_factory):
+    """The small board, run and published once per test process (a run spawns solver workers: seconds)."""
+    root = tmp_path_factory.mktemp("small-board")
+    folder = root / "board"
     folder.mkdir()
     groups = {"ising": [ising_inspired(n, 100.0) for n in (2, 3, 4)],
               "dd": [_diagonally_dominant(n, n) for n in (3, 5)]}
@@ -198,6 +200,19 @@ def small_board(tmp_path):
     from qlsbench.report.board_pages import publish
 
     board = Board(folder)
-    run_board(board, tmp_path / "board-results", progress=False)
-    publish(board, tmp_path / "board-results", tmp_path / "pages")
-    return board
+    run_board(board, root / "board-results", progress=False)
+    publish(board, root / "board-results", root / "pages")
+    return root
+
+
+@pytest.fixture
+def small_board(tmp_path, _small_board_template):
+    """A board of two groups (Ising and diagonally dominant systems) with lu and cg published.
+
+    Each test gets its own copy (board, results and pages under its ``tmp_path``), free to add to it.
+    """
+    from qlsbench.bench.board import Board
+
+    for name in ("board", "board-results", "pages"):
+        shutil.copytree(_small_board_template / name, tmp_path / name)
+    return Board(tmp_path / "board")

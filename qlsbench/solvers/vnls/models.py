@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-import netket as nk
 import numpy as np
 
 
@@ -26,12 +25,36 @@ class ModelSpec:
     holomorphic: bool
 
 
+# NetKet is imported when a model is built, not here: checking a config's model name (every Snakemake run does,
+# for every VNLS entry) must not cost NetKet's and JAX's imports.
+def _rbm(dtype) -> Callable:
+    def build(hi, alpha):
+        import netket as nk
+
+        return nk.models.RBM(alpha=alpha, param_dtype=dtype)
+    return build
+
+
+def _arnn(hi, alpha):
+    import netket as nk
+
+    return nk.models.ARNNDense(hilbert=hi, layers=2, features=max(2, alpha * hi.size), param_dtype=np.complex128)
+
+
+def _metropolis_local(hi):
+    import netket as nk
+
+    return nk.sampler.MetropolisLocal(hi)
+
+
+def _ar_direct(hi):
+    import netket as nk
+
+    return nk.sampler.ARDirectSampler(hi)
+
+
 MODELS = {
-    "rbm": ModelSpec(lambda hi, alpha: nk.models.RBM(alpha=alpha, param_dtype=float),
-                     nk.sampler.MetropolisLocal, False),
-    "crbm": ModelSpec(lambda hi, alpha: nk.models.RBM(alpha=alpha, param_dtype=complex),
-                      nk.sampler.MetropolisLocal, True),
-    "arnn": ModelSpec(lambda hi, alpha: nk.models.ARNNDense(hilbert=hi, layers=2, features=max(2, alpha * hi.size),
-                                                            param_dtype=np.complex128),
-                      nk.sampler.ARDirectSampler, False),
+    "rbm": ModelSpec(_rbm(float), _metropolis_local, False),
+    "crbm": ModelSpec(_rbm(complex), _metropolis_local, True),
+    "arnn": ModelSpec(_arnn, _ar_direct, False),
 }
