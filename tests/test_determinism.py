@@ -61,3 +61,34 @@ def test_a_converging_exact_solve_agrees_across_blas_kernels_and_threads():
                              "QLSBENCH_THREADS": "1"})
     fidelity = abs(np.vdot(here, there)) ** 2 / (np.vdot(here, here).real * np.vdot(there, there).real)
     assert fidelity > 1 - 1e-6
+
+
+_CACHED_SOLVE = """
+import json, jax
+events = []
+jax.monitoring.register_event_listener(lambda name, **kw: events.append(name))
+from qlsbench.problems import ising_inspired
+from qlsbench.solvers import get
+r = get("vnls", exact=True, n_iter=3).solve(ising_inspired(1, 10.0), seed=1)
+print(json.dumps({"x": [[v.real, v.imag] for v in r.x], "history": r.history,
+                  "hits": sum(e.endswith("/cache_hits") for e in events),
+                  "misses": sum(e.endswith("/cache_misses") for e in events)}))
+"""
+
+
+@pytest.mark.portability
+def test_a_second_vnls_process_loads_the_first_ones_programs_and_solves_to_the_same_bits(tmp_path):
+    """QLSBENCH_JAX_CACHE (qlsbench.solvers.vnls.compile_cache): the first process compiles and stores every
+    program, the next loads them all (no compile) and its numbers are the same bits. Child processes, so a step
+    of CI's own (about 20 s), beside the other checks of what repeats from process to process."""
+    def run(setting):
+        env = {**os.environ, "QLSBENCH_JAX_CACHE": setting}
+        out = subprocess.run([sys.executable, "-c", _CACHED_SOLVE], env=env, capture_output=True, text=True,
+                             check=True, timeout=300)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    folder = tmp_path / "jax"
+    first, second = run(str(folder)), run(str(folder))
+    assert first["misses"] > 10 and first["hits"] == 0 and len(list(folder.iterdir())) >= first["misses"]
+    assert second["hits"] == first["misses"] and second["misses"] == 0
+    assert second["x"] == first["x"] and second["history"] == first["history"]

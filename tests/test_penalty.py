@@ -336,3 +336,23 @@ def test_a_scene_parameter_of_the_wrong_type_or_size_is_one_line_and_never_a_han
         assert key in str(exc) and "\n" not in str(exc)
     else:
         assert type(value) is int and value > 0  # a valid length or count: the scene is built, at once
+
+
+def test_springs_join_exactly_the_pairs_within_reach_in_lexicographic_order():
+    """Against the all-pairs definition: random clouds, and lattices whose neighbours sit at the reach itself."""
+    import itertools
+
+    from qlsbench.physics.penalty.scenes import springs_within
+
+    def every_pair(x, reach):
+        return [(i, j) for i, j in itertools.combinations(range(len(x)), 2) if np.linalg.norm(x[i] - x[j]) <= reach]
+
+    rng = np.random.default_rng(0)
+    lattice = np.array(list(itertools.product(range(4), repeat=3)), dtype=float) * 0.1
+    cases = [(rng.normal(size=(60, 3)), r) for r in (0.3, 0.8)]
+    cases += [(lattice, 0.1 * f) for f in (1.0, np.sqrt(2.0), np.sqrt(3.0), np.sqrt(3.0) * 1.001, 2.0)]
+    for x, reach in cases:
+        pairs, rest = springs_within(x, reach)
+        assert pairs.tolist() == [list(p) for p in every_pair(x, reach)]
+        np.testing.assert_array_equal(rest, np.linalg.norm(x[pairs[:, 1]] - x[pairs[:, 0]], axis=1))
+    assert springs_within(lattice[:1], 1.0)[0].shape == (0, 2)

@@ -229,7 +229,8 @@ def test_frictional_newton_stays_consistent_with_lemke_when_both_converge():
 @pytest.mark.parametrize(
     "make, culprit",
     [
-        (lambda: sedimentation(500, container_radius=0.3), "could place only"),
+        (lambda: sedimentation(500, container_radius=0.3), "would fill 231% of a container of radius 0.3"),
+        (lambda: sedimentation(60, container_radius=0.3), "could place only"),  # 28%, but walls jam it
         (lambda: sedimentation(0), "n_spheres must be an integer from 1 to 50000"),
         (lambda: StepOptions(h=0.0), "time step h must be a finite number > 0"),
         (lambda: StepOptions(h=-1e-3), "time step h must be a finite number > 0"),

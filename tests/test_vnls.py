@@ -287,3 +287,19 @@ def test_solves_of_one_size_share_the_compiled_parameter_update():
         solver.solve(LinearSystem(A, b, x_ref=np.linalg.solve(A, b)), seed=seed)
         sizes.append(apply_gradient._cache_size())
     assert sizes[0] >= 1 and sizes[1] == sizes[0] and sizes[2] == sizes[0]
+
+
+
+def test_the_cache_folder_is_per_jax_version_and_cpu_and_can_be_moved_or_turned_off(monkeypatch, tmp_path):
+    import jax
+
+    from qlsbench.solvers.vnls.compile_cache import ENV, cache_folder, cpu_tag
+
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = cache_folder()
+    assert folder.parent == tmp_path / "qlsbench" and jax.__version__ in folder.name and cpu_tag() in folder.name
+    monkeypatch.setenv(ENV, "off")
+    assert cache_folder() is None
+    monkeypatch.setenv(ENV, str(tmp_path / "elsewhere"))
+    assert cache_folder() == tmp_path / "elsewhere"

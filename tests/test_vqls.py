@@ -62,8 +62,17 @@ def test_exact_and_circuit_backends_agree(system, kind, normalized):
 
 @pytest.mark.parametrize("kind", ["global", "local"])
 def test_ladder_ansatz_circuits_agree_with_its_exact_costs(kind):
-    """The controlled ansatz of the gamma tests follows the structure too (global cost) - checked on the other one."""
-    s = _random_system(3, np.random.default_rng(7), complex_=False)
+    """The controlled ansatz of the gamma tests follows the structure too (global cost) - checked on the other one.
+
+    A is six Pauli strings with random weights (X, Y and Z on every qubit, real): a dense random A has all 64, and
+    the local cost's circuits grow with their square (26 s, not 1 s, for the same check)."""
+    from qiskit.quantum_info import SparsePauliOp
+
+    rng = np.random.default_rng(7)
+    strings = ["III", "XZI", "ZYY", "IXX", "YIY", "ZZX"]  # an even number of Y: real matrices
+    A = SparsePauliOp(strings, rng.normal(size=6) + np.array([4.0, 0, 0, 0, 0, 0])).to_matrix().real
+    s = LinearSystem(sp.csr_matrix(A), rng.normal(size=8))
+    assert len(decompose(s.A)) == 6
     problem = VQLSProblem.from_system(s)
     exact = BACKENDS["exact"](problem, 3, kind, True, ansatz="ladder")
     circuits = BACKENDS["circuits"](problem, 3, kind, True, decomposition=decompose(s.A), ansatz="ladder")

@@ -71,6 +71,27 @@ def test_duplicate_solver_labels_are_refused():
     assert list(specs) == ["cg", "cg[rtol=0.0001]"]
 
 
+def test_dataset_runs_are_read_once_per_config_and_a_bad_entry_is_refused_every_time(monkeypatch):
+    """Snakemake asks for the datasets hundreds of times per DAG: one config is read once; a changed config is read
+    again, and a bad one is refused on every call, never served from the cache."""
+    from qlsbench.families import penalty
+    from qlsbench.workflow import dataset_runs
+
+    config = {**_default(), "penalty": [{"scene": "incline-block", "steps": 30, "params": {"angle": 31, "mu": 0.3}}]}
+    built = []
+    original = penalty.build_penalty_scene
+    monkeypatch.setattr(penalty, "build_penalty_scene", lambda *a, **k: built.append(a) or original(*a, **k))
+    first = dataset_runs(config)
+    first.pop("penalty/incline-block-a31-mu0.3")  # the caller's dict: changing it changes nothing cached
+    assert "penalty/incline-block-a31-mu0.3" in dataset_runs(config) and len(built) == 1
+    other = {**config, "penalty": [{"scene": "incline-block", "steps": 30, "params": {"angle": 32, "mu": 0.3}}]}
+    assert "penalty/incline-block-a32-mu0.3" in dataset_runs(other) and len(built) == 2
+    bad = {**config, "penalty": [{"scene": "incline-block", "steps": -1}]}
+    for _ in range(2):
+        with pytest.raises(ConfigError, match=r"penalty\[0\].*steps"):
+            dataset_runs(bad)
+
+
 def _workdir(tmp_path) -> Path:
     work = tmp_path / "wf"
     work.mkdir()

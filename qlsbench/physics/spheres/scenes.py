@@ -98,6 +98,11 @@ def _check_count(n_spheres: int) -> int:
     return whole_number(n_spheres, "n_spheres", low=1, high=MAX_SPHERES)
 
 
+#: Volume fraction above which placement is refused before any attempt. Random sequential addition jams near 0.38
+#: in bulk (lower against a wall); its attempts would run out after seconds (500 spheres: 11 s) to the same end.
+RSA_REFUSED_FRACTION = 0.5
+
+
 def place_in_sphere(n_spheres: int, radius: float, container_radius: float, rng: np.random.Generator,
                     max_attempts_per_sphere: int = 200) -> np.ndarray:
     """Random non-overlapping centres inside a sphere (random sequential addition).
@@ -114,6 +119,11 @@ def place_in_sphere(n_spheres: int, radius: float, container_radius: float, rng:
     free = container_radius - radius
     if free <= 0:
         raise InputError(f"sphere radius {radius:g} does not fit in container radius {container_radius:g}")
+    fraction = n_spheres * (radius / container_radius) ** 3
+    if fraction > RSA_REFUSED_FRACTION:  # no attempt budget can place these: say so at once, not after 200 per sphere
+        raise InputError(f"{n_spheres} spheres of radius {radius:g} would fill {fraction:.0%} of a container of "
+                         f"radius {container_radius:g}; random placement jams near 38%: use fewer spheres or a "
+                         "larger container")
     centres = np.empty((n_spheres, 3))
     grid = _CellGrid(2 * radius)
     placed = 0

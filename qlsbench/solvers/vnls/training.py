@@ -43,8 +43,10 @@ def variational_state(hilbert, model: str, alpha: int, exact: bool, n_samples: i
     """FullSumState (exact) or MCState with the model's sampler; seeded."""
     import netket as nk
 
+    from qlsbench.solvers.vnls.compile_cache import use_compile_cache
     from qlsbench.solvers.vnls.models import MODELS
 
+    use_compile_cache()  # before the first program is compiled: JAX reads the setting once
     spec = MODELS[model]
     module = spec.build(hilbert, alpha)
     if exact:
