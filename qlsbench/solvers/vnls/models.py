@@ -41,20 +41,16 @@ def _arnn(hi, alpha):
     return nk.models.ARNNDense(hilbert=hi, layers=2, features=max(2, alpha * hi.size), param_dtype=np.complex128)
 
 
-def _metropolis_local(hi):
-    import netket as nk
+def _sampler(name: str) -> Callable:
+    def make(hi):
+        import netket as nk
 
-    return nk.sampler.MetropolisLocal(hi)
-
-
-def _ar_direct(hi):
-    import netket as nk
-
-    return nk.sampler.ARDirectSampler(hi)
+        return getattr(nk.sampler, name)(hi)
+    return make
 
 
 MODELS = {
-    "rbm": ModelSpec(_rbm(float), _metropolis_local, False),
-    "crbm": ModelSpec(_rbm(complex), _metropolis_local, True),
-    "arnn": ModelSpec(_arnn, _ar_direct, False),
+    "rbm": ModelSpec(_rbm(float), _sampler("MetropolisLocal"), False),
+    "crbm": ModelSpec(_rbm(complex), _sampler("MetropolisLocal"), True),
+    "arnn": ModelSpec(_arnn, _sampler("ARDirectSampler"), False),
 }
