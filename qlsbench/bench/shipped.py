@@ -6,8 +6,9 @@ without a rerun and a test can fail when page and results disagree. The
 folder holds
 
 - ``results/<solver>/<family>/<scene>.parquet``: every variational solver's
-  results file (those with progress read-outs; the classical ones stay in the
-  run), as written, except the solution vectors (``x``, ``x_imag``: null here; the
+  results file (those with progress read-outs) and every null solver's (the
+  controls its verdicts are set against; the classical ones stay in the run),
+  as written, except the solution vectors (``x``, ``x_imag``: null here; the
   figures and tables never read them and they are most of the bytes); of a
   sharded solve not merged yet, its finished shards
   (``results/shards/<solver>/<family>/<scene>/<k>-of-<n>.parquet``, each with
@@ -186,12 +187,15 @@ def _finished_results(results: Path) -> list[Path]:
 
 
 def _variational_datasets(result_files: list[Path]) -> set[str]:
-    """Datasets that solvers with progress read-outs (the variational ones) ran on: shipped so a later part of
-    the run can solve the very same systems."""
+    """Datasets that solvers with progress read-outs (the variational ones), or the null solvers set beside them
+    (:mod:`qlsbench.solvers.nulls`), ran on: shipped so a later part of the run can solve the very same systems."""
+    from qlsbench.solvers.registry import is_control
+
     names = set()
     for f in result_files:
-        table = pq.read_table(f, columns=["dataset", "progress_evaluations"])
-        has = [v is not None and len(v) > 0 for v in table.column("progress_evaluations").to_pylist()]
+        table = pq.read_table(f, columns=["dataset", "progress_evaluations", "solver_name"])
+        has = [(v is not None and len(v) > 0) or is_control(name) for v, name in
+               zip(table.column("progress_evaluations").to_pylist(), table.column("solver_name").to_pylist())]
         names.update(d for d, h in zip(table.column("dataset").to_pylist(), has) if h)
     return names
 

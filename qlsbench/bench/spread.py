@@ -1,10 +1,15 @@
-"""Numbers over seeds: the median and spread of a stochastic result, and whether two spreads are separated.
+"""Numbers over seeds: the median and spread of a stochastic result, and whether it is separated from a control.
 
 A variational solve (VQLS, VNLS) is a stochastic result: the same system,
 solved with another seed (repeat ``r`` uses seed ``seed + r``), gives another
 fidelity. Every number of that kind is reported over its seeds as a median with
 the interquartile range, and a claim that one configuration beats another is
 only called reproduced where the spreads do not overlap.
+
+Every verdict is a comparison with a control (:mod:`qlsbench.solvers.nulls`):
+:func:`separation` says whether a solver's outcomes over seeds lie above a
+null solver's by the one rule every page uses, and :func:`seeds_enough` is the
+stopping rule that decides how many seeds a configuration needs.
 """
 
 from __future__ import annotations
@@ -84,4 +89,120 @@ def seed_spreads(results: pd.DataFrame, value: str = "fidelity",
     return pd.DataFrame(rows, columns=[*by, "spread", "n", "median", "q25", "q75"])
 
 
-__all__ = ["Spread", "seed_spreads"]
+#: A solver is separated from a control when its interquartile range lies above the control's and a one-sided
+#: Mann-Whitney rank test rejects "no better than the control" at this level.
+SEPARATION_LEVEL = 0.05
+
+
+@dataclass(frozen=True)
+class Separation:
+    """Whether a solver's outcomes over seeds lie above a control's (:func:`separation`).
+
+    Attributes
+    ----------
+    control : str
+        What the control is, in words ("returning b", "a random vector").
+    iqr_above : bool
+        The solver's lower quartile lies above the control's upper quartile.
+    p_value : float
+        One-sided Mann-Whitney U test of "the solver's outcomes are no larger than the control's" (NaN without
+        outcomes on either side).
+    n, n_control : int
+        Outcomes (seeds) on each side.
+    """
+
+    control: str
+    iqr_above: bool
+    p_value: float
+    n: int
+    n_control: int
+
+    @property
+    def separated(self) -> bool:
+        """Both parts of the rule hold."""
+        return bool(self.iqr_above and self.p_value < SEPARATION_LEVEL)
+
+    def text(self) -> str:
+        """``separated from returning b (IQR above, p = 0.004)`` or ``not separated from returning b (...)``."""
+        if not self.n or not self.n_control:
+            return f"no outcomes to set against {self.control}"
+        why = f"IQR {'above' if self.iqr_above else 'not above'}, one-sided rank test p = {self.p_value:.2g}"
+        return f"{'' if self.separated else 'not '}separated from {self.control} ({why})"
+
+
+def separation(values, control_values, control: str = "returning b", higher_is_better: bool = True) -> Separation:
+    """Whether ``values`` (a solver's outcomes over seeds) lie above ``control_values`` (a null solver's).
+
+    The rule: the solver's interquartile range lies wholly above the control's
+    (lower quartile over upper quartile) and a one-sided Mann-Whitney U test
+    gives p < :data:`SEPARATION_LEVEL`. A deterministic control (``null-b``
+    gives the same answer at every seed) may be passed as one value; it is
+    counted once per solver seed, as if run at each. NaN outcomes are dropped.
+    ``higher_is_better=False`` judges a quantity where smaller is better (an
+    error): the solver must lie below the control.
+    """
+    from scipy.stats import mannwhitneyu
+
+    sign = 1.0 if higher_is_better else -1.0
+    v = sign * np.asarray(values, dtype=float)
+    c = sign * np.atleast_1d(np.asarray(control_values, dtype=float))
+    v, c = v[~np.isnan(v)], c[~np.isnan(c)]
+    if len(c) == 1 and len(v) > 1:
+        c = np.repeat(c, len(v))
+    if not len(v) or not len(c):
+        return Separation(control, False, float("nan"), len(v), len(c))
+    mine, theirs = Spread.of(v), Spread.of(c)
+    if np.ptp(np.concatenate([v, c])) == 0:  # every outcome the same: nothing lies above anything
+        return Separation(control, False, 1.0, len(v), len(c))
+    p = float(mannwhitneyu(v, c, alternative="greater").pvalue)
+    return Separation(control, bool(theirs.below(mine)), p, len(v), len(c))
+
+
+#: The seed stopping rule: seeds are added until the bootstrap 95 % interval of the median is narrower than this
+#: (in the outcome's own units: a fidelity) or :data:`MAX_SEEDS` have run.
+MEDIAN_INTERVAL_WIDTH = 0.1
+MAX_SEEDS = 20
+FIRST_SEEDS = 5
+
+
+def median_interval(values, level: float = 0.95, resamples: int = 2000) -> tuple[float, float]:
+    """The percentile-bootstrap ``level`` interval of the median of ``values`` (NaN dropped; seeded, so repeatable)."""
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    if len(v) < 2:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(0)
+    medians = np.median(rng.choice(v, size=(resamples, len(v)), replace=True), axis=1)
+    low, high = np.percentile(medians, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
+    return float(low), float(high)
+
+
+def seeds_enough(values, width: float = MEDIAN_INTERVAL_WIDTH, max_seeds: int = MAX_SEEDS) -> bool:
+    """The stopping rule: the median's bootstrap 95 % interval is narrower than ``width``, or ``max_seeds`` ran."""
+    v = np.asarray(values, dtype=float)
+    if len(v) >= max_seeds:
+        return True
+    if len(v) < FIRST_SEEDS:
+        return False
+    low, high = median_interval(v)
+    return bool(high - low < width)
+
+
+def bimodal(values, min_share: float = 0.2, min_gap: float = 0.05) -> bool:
+    """Whether the outcomes fall in two clusters: the widest gap between sorted neighbours is at least half their
+    range, three times their median gap and ``min_gap`` (in the outcome's units), with at least ``min_share`` of
+    the outcomes (and two) on each side. The median and IQR of such outcomes describe neither cluster; a page
+    names them."""
+    v = np.asarray(values, dtype=float)
+    v = np.sort(v[~np.isnan(v)])
+    if len(v) < 4:
+        return False
+    gaps = np.diff(v)
+    k = int(np.argmax(gaps))
+    side = max(2, int(np.ceil(min_share * len(v))))
+    return bool(gaps[k] >= max(0.5 * np.ptp(v), 3 * np.median(gaps), min_gap)
+                and k + 1 >= side and len(v) - k - 1 >= side)
+
+
+__all__ = ["MAX_SEEDS", "MEDIAN_INTERVAL_WIDTH", "SEPARATION_LEVEL", "Separation", "Spread", "bimodal",
+           "median_interval", "seed_spreads", "seeds_enough", "separation"]

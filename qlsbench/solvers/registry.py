@@ -73,6 +73,10 @@ class Builtin:
     variational : bool
         Whether its solves train parameters from a seeded start, so that each
         of its numbers is a median over seeds (five, issue 32) with a spread.
+    control : bool
+        Whether it is a null solver (:mod:`qlsbench.solvers.nulls`): run beside
+        the solvers wherever a verdict is made, so a rule it passes is seen to
+        be no verdict.
     """
 
     solver: str
@@ -80,6 +84,7 @@ class Builtin:
     options: type | None = None
     extra: str | None = None
     variational: bool = False
+    control: bool = False
 
 
 #: Built-in solvers by name; each is imported only when built.
@@ -112,7 +117,20 @@ BUILTINS: dict[str, Builtin] = {
     "oracle": Builtin("qlsbench.solvers.oracle:Oracle",
                       "The exact solution perturbed to a set fidelity or residual: solver accuracy -> physics error",
                       OracleOptions),
+    "null-b": Builtin("qlsbench.solvers.nulls:NullB",
+                      "Control: returns b, scaled by least squares; what not solving scores", control=True),
+    "null-random": Builtin("qlsbench.solvers.nulls:NullRandom",
+                           "Control: a seeded random unit vector, scaled by least squares", control=True),
 }
+
+#: The null solvers, in the order pages list them.
+CONTROLS: tuple[str, ...] = tuple(name for name, b in BUILTINS.items() if b.control)
+
+
+def is_control(name: str) -> bool:
+    """Whether ``name`` is a built-in null solver (:attr:`Builtin.control`)."""
+    builtin = BUILTINS.get(name)
+    return builtin is not None and builtin.control
 
 
 def is_variational(name: str) -> bool:
