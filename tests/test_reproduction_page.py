@@ -21,23 +21,28 @@ from qlsbench.report import reproduction
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "docs" / "reproduction"
+CONTROLS = ROOT / "docs" / "reproduction-controls"
 PAGE = ROOT / "docs" / "reproduction.md"
 
 
 def test_the_shipped_results_match_their_manifest():
-    manifest = verify(SHIPPED)
-    assert manifest["files"], "the manifest lists no file"
-    assert any(name.startswith("results/") for name in manifest["files"])
+    for folder in (SHIPPED, CONTROLS):
+        manifest = verify(folder)
+        assert manifest["files"], "the manifest lists no file"
+        assert any(name.startswith("results/") for name in manifest["files"])
 
 
 def test_the_page_is_what_the_shipped_results_give(tmp_path):
-    out = reproduction.render(SHIPPED, tmp_path / "reproduction.md", tmp_path / "figures", draw=False)
+    out = reproduction.render(SHIPPED, tmp_path / "reproduction.md", tmp_path / "figures", controls_folder=CONTROLS,
+                              draw=False)
     generated, committed = out.read_text(encoding="utf-8"), PAGE.read_text(encoding="utf-8")
     # The page links its figures relatively: the committed page's folder is docs/figures, ours tmp/figures.
     assert generated.splitlines() == committed.splitlines(), (
         "docs/reproduction.md differs from the page the shipped results give: run "
-        "`qlsbench figure reproduction docs/reproduction --out docs/reproduction.md`")
-    for name in ("reproduction_fig2.png", "reproduction_fig4.png", "reproduction_fig5.png"):
+        "`qlsbench figure reproduction docs/reproduction --controls docs/reproduction-controls --out "
+        "docs/reproduction.md`")
+    for name in ("reproduction_fig2.png", "reproduction_fig2_seeds.png", "reproduction_fig4.png",
+                 "reproduction_fig5.png"):
         if f"figures/{name}" in committed:
             assert (ROOT / "docs" / "figures" / name).stat().st_size > 10_000
 
@@ -78,42 +83,96 @@ def test_the_global_cost_verdict_needs_separated_spreads():
     assert reproduction.global_drop_verdict({}).startswith("not run yet")
 
 
-def test_a_column_counts_the_sizes_whose_median_beats_b_alone():
-    spreads = {"a": {2: Spread.of([0.9, 0.97, 0.99]), 3: Spread.of([0.995, 0.996, 0.997])},
-               "b": {2: Spread.of([0.5]), 3: Spread.of([0.999])}}
-    floor = {2: 0.95, 3: 0.9972}
-    text = reproduction.above_floor_sentence(spreads, [("first", "a"), ("second", "b")], floor)
-    assert "first 1 of 2 (2);" in text  # 0.97 > 0.95, but 0.996 < 0.9972
-    assert "second 1 of 2 (3)." in text
-    # a size whose system is not pinned has no floor and is not counted
-    assert "first 1 of 1 (2)" in reproduction.above_floor_sentence(spreads, [("first", "a")], {2: 0.95, 3: np.nan})
-
-
-def test_the_fig2_floor_is_the_fidelity_of_b_against_a_dense_solve():
-    """Fig. 2's systems are the pinned ising-k10-n* ones: b's fidelity with np.linalg.solve's answer at 2-8 qubits."""
+def test_null_b_on_fig2_scores_the_fidelity_of_b_against_a_dense_solve():
+    """Fig. 2's systems are the pinned ising-k10-n* ones: the shipped null-b rows give b's fidelity with
+    np.linalg.solve's answer at 2-8 qubits, the same at every seed."""
     from qlsbench.data.pinned import pinned
     from qlsbench.data.reader import to_system
+    from qlsbench.report.reproduction_controls import null_values, with_controls
 
-    floors = reproduction.fig2_floors(reproduction.load_shipped(ROOT / "docs" / "reproduction"))
-    assert sorted(floors) == list(range(2, 9))
+    shipped = with_controls(reproduction.load_shipped(SHIPPED), reproduction.load_shipped(CONTROLS))
+    nulls = null_values(shipped)
+    assert sorted(nulls["null-b"]) == list(range(2, 9))
     ising = pinned("ising")
-    for n, floor in floors.items():
-        record = ising[(ising["n_qubits"] == n) & (ising["cond"].round() == 10)].iloc[0]
-        system = to_system(record)
+    for n, values in nulls["null-b"].items():
+        system = to_system(ising[(ising["n_qubits"] == n) & (ising["cond"].round() == 10)].iloc[0])
         x = np.linalg.solve(system.A.toarray(), system.b)
-        assert floor == pytest.approx((system.b @ x) ** 2 / ((system.b @ system.b) * (x @ x)), abs=1e-9)
+        assert values == pytest.approx((system.b @ x) ** 2 / ((system.b @ system.b) * (x @ x)), abs=1e-9)
+        # a random vector scores about 1/2^n: far below b here
+        assert np.median(nulls["null-random"][n]) < 0.5
 
 
 def test_the_local_cost_verdict():
     solved = {q: Spread.of([0.995, 0.996, 0.997, 0.998, 0.999]) for q in (5, 6, 7, 8)}
     glob = _spreads(q5=0.6, q6=0.5, q7=0.4, q8=0.3)
-    assert reproduction.local_learns_verdict(solved, glob).startswith("reproduced")
+    assert reproduction.local_learns_verdict(solved, glob).startswith("reproduced (no control run")
+    assert reproduction.local_learns_verdict(solved, glob, above_b=[5, 6, 7, 8]).startswith("reproduced (separated")
+    # at fidelity 0.99 but not separated from returning b: the bar alone is no verdict
+    assert reproduction.local_learns_verdict(solved, glob, above_b=[]).startswith("not reproduced: not separated")
+    assert reproduction.local_learns_verdict(solved, glob, above_b=[5, 6]).startswith("partly: separated from "
+                                                                                       "returning b at 2 of 4")
     better = _spreads(q5=0.9, q6=0.8, q7=0.7, q8=0.6)
     assert reproduction.local_learns_verdict(better, glob).startswith("partly")
-    assert "at 4 of 4 sizes" in reproduction.local_learns_verdict(better, glob)
+    assert "interquartile ranges separated at 4" in reproduction.local_learns_verdict(better, glob)
     assert reproduction.local_learns_verdict(glob, better).startswith("not reproduced")
     two = {q: better[q] for q in (5, 6)}
     assert reproduction.local_learns_verdict(two, glob).startswith("incomplete (2 of 4 sizes run so far): partly")
+    assert reproduction.local_learns_verdict(better, glob, budgets="x changes").endswith("; x changes")
+
+
+def test_a_null_solver_judged_as_a_solver_is_never_reproduced():
+    """Returning b on fig. 2's systems meets the 0.99 bar from 3 qubits; judged by the verdict's own rule against
+    itself it is not separated, so the verdict cannot say reproduced."""
+    from qlsbench.bench.spread import separation
+
+    b = {5: 0.9992, 6: 0.9994, 7: 0.9996, 8: 0.9996}
+    as_solver = {q: Spread.of([f] * 5) for q, f in b.items()}
+    above = [q for q, f in b.items() if separation([f] * 5, [f]).separated]
+    verdict = reproduction.all_solved_verdict(as_solver, above_b=above, b_meets=list(b))
+    assert verdict.startswith("not separated from returning b at 4 of 4 sizes")
+    assert "so the bar alone is no verdict" in verdict
+    assert reproduction.local_learns_verdict(as_solver, as_solver, above_b=above).startswith("not reproduced")
+    # a solver whose every seed beats b is separated; one that ties b at two seeds in five is not
+    assert separation([0.99999] * 5, [0.9996]).separated
+    assert not separation([0.9996, 0.9996, 0.99999, 0.99999, 0.99999], [0.9996] * 5).separated
+
+
+def test_the_global_cost_verdict_names_the_random_vector_that_falls_alike():
+    random = _spreads(q5=0.03, q8=0.004)
+    text = reproduction.global_drop_verdict(_spreads(q5=0.8, q8=0.2), random, above_random=[5, 6, 7, 8])
+    assert text.startswith("reproduced") and "a random vector's fidelity falls by the same rule" in text
+    assert "separated from a random vector at 4 of 4 sizes" in text
+
+
+def test_fig4s_range_check_under_each_choice():
+    from qlsbench.report.reproduction_controls import kappa_choices
+
+    def run(dataset, conds):  # one Newton system per (step, iteration): first iteration small, last large
+        return [{"dataset": dataset, "step": 100 * k, "newton_iter": i, "time": 0.32 * k, "n_qubits": q, "cond": c}
+                for k, per in enumerate(conds, 1) for i, (q, c) in enumerate(per)]
+
+    systems = pd.DataFrame(run("matches", [[(6, 2.0), (8, 22.0)], [(6, 3.0), (8, 50)], [(6, 3.0), (8, 80.0)],
+                                           [(6, 1.0), (9, 300.0)]]))
+    table, checks = kappa_choices(systems, [("1e-4", "zero", "matches")], reproduction.PAPER_FIG4, 0.16)
+    assert checks == [False, True]  # the first iteration's κ is far below the paper's, the last's within 1.5x
+    assert list(table["iteration"]) == ["first", "last"] and list(table["within 1.5×"]) == ["no", "yes"]
+
+
+def test_controls_replace_the_paper_runs_rows_of_the_same_solve():
+    from qlsbench.report.reproduction_controls import with_controls
+
+    def rows(solver, repeats, fidelity, status="max_iter"):
+        return pd.DataFrame({"solver": solver, "dataset": "ising/kappa10", "system_id": "s", "repeat": repeats,
+                             "fidelity": fidelity, "status": status})
+
+    main = reproduction.Shipped(Path("."), {}, rows("aer", [0, 1, 2], np.nan, "skipped"),
+                                pd.DataFrame({"dataset": ["a"]}), {})
+    controls = reproduction.Shipped(Path("."), {}, rows("aer", [0, 1], 0.5), pd.DataFrame({"dataset": ["a", "b"]}),
+                                    {})
+    merged = with_controls(main, controls)
+    assert sorted(merged.results["repeat"]) == [0, 1, 2]
+    assert list(merged.results.sort_values("repeat")["status"]) == ["max_iter", "max_iter", "skipped"]
+    assert list(merged.systems["dataset"]) == ["a", "b"] and merged.controls is controls
 
 
 def test_loss_falls_reads_the_trend_not_the_noise():

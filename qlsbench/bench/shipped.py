@@ -92,6 +92,13 @@ def _system_rows(dataset: Path, name: str) -> pd.DataFrame:
 
 
 def _git_commit(root: Path) -> str:
+    """The commit checked out at ``root``; for a run folder outside any checkout (a controls run beside the
+    repository), the commit of the qlsbench that ran: the package's own checkout."""
+    commit = _commit_at(root)
+    return commit if commit != "unknown" else _commit_at(Path(__file__).resolve().parent)
+
+
+def _commit_at(root: Path) -> str:
     try:
         out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):

@@ -182,9 +182,58 @@ def seeds_enough(values, width: float = MEDIAN_INTERVAL_WIDTH, max_seeds: int = 
     v = np.asarray(values, dtype=float)
     if len(v) >= max_seeds:
         return True
-    if len(v) < FIRST_SEEDS:
-        return False
-    low, high = median_interval(v)
+    return len(v) >= FIRST_SEEDS and _narrow(v, width)
+
+
+#: The seed counts at which the stopping rule is checked, in turn.
+SEED_STEPS = (FIRST_SEEDS, 10, 15, MAX_SEEDS)
+
+
+@dataclass(frozen=True)
+class SeedRun:
+    """The outcomes of a configuration over the seeds the stopping rule kept (:func:`stopped`).
+
+    Attributes
+    ----------
+    values : numpy.ndarray
+        The kept outcomes, in seed order (the first ``n`` seeds run).
+    available : int
+        Seeds that had run (``n`` or more).
+    met : bool
+        Whether the median's bootstrap interval over the kept seeds is narrower than the rule's width; ``False``
+        when the rule stopped at :data:`MAX_SEEDS` or ran out of seeds first.
+    """
+
+    values: np.ndarray
+    available: int
+    met: bool
+
+    @property
+    def spread(self) -> Spread:
+        return Spread.of(self.values)
+
+    @property
+    def n(self) -> int:
+        return self.spread.n
+
+    def text(self, fmt: str = ".3f") -> str:
+        """The spread's text, marked ``†`` where the rule's width was not met and ``bimodal`` where it is."""
+        marks = ("" if self.met else " †") + (" bimodal" if bimodal(self.values) else "")
+        return self.spread.text(fmt) + marks
+
+
+def stopped(values, width: float = MEDIAN_INTERVAL_WIDTH) -> SeedRun:
+    """The stopping rule applied to outcomes in seed order: the first of 5, 10, 15, 20 seeds at which the median's
+    bootstrap 95 % interval is narrower than ``width``; all the seeds run (at most 20) where none is."""
+    v = np.asarray(values, dtype=float)
+    for n in SEED_STEPS:
+        if n <= len(v) and _narrow(v[:n], width):
+            return SeedRun(v[:n], len(v), True)
+    return SeedRun(v[:MAX_SEEDS], len(v), False)
+
+
+def _narrow(values: np.ndarray, width: float) -> bool:
+    low, high = median_interval(values)
     return bool(high - low < width)
 
 
@@ -204,5 +253,5 @@ def bimodal(values, min_share: float = 0.2, min_gap: float = 0.05) -> bool:
                 and k + 1 >= side and len(v) - k - 1 >= side)
 
 
-__all__ = ["MAX_SEEDS", "MEDIAN_INTERVAL_WIDTH", "SEPARATION_LEVEL", "Separation", "Spread", "bimodal",
-           "median_interval", "seed_spreads", "seeds_enough", "separation"]
+__all__ = ["MAX_SEEDS", "MEDIAN_INTERVAL_WIDTH", "SEED_STEPS", "SEPARATION_LEVEL", "SeedRun", "Separation", "Spread",
+           "bimodal", "median_interval", "seed_spreads", "seeds_enough", "separation", "stopped"]

@@ -24,11 +24,12 @@ from qlsbench.bench.budget import success_curve
 from qlsbench.bench.ranking import LOW_ACCURACY
 from qlsbench.bench.results import load_results
 from qlsbench.bench.shipped import verify
-from qlsbench.bench.spread import Spread
+from qlsbench.bench.spread import SeedRun, Spread, separation
 from qlsbench.data import atomic_write_text
 from qlsbench.data.snapshots import read_snapshots
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
+from qlsbench.report import reproduction_controls as controls
 from qlsbench.report.base import Figure
 from qlsbench.report.budget_curves import plot_budget_curves
 from qlsbench.report.loss_curves import plot_loss_curves, smooth
@@ -78,6 +79,8 @@ class Shipped:
     results: pd.DataFrame
     systems: pd.DataFrame
     datasets: dict
+    #: The controls folder merged in (:func:`~qlsbench.report.reproduction_controls.with_controls`), if any.
+    controls: "Shipped | None" = None
 
     def solver(self, label: str, dataset: str | None = None) -> pd.DataFrame:
         """Rows of one solver label (on one dataset), empty when the run did not ship them."""
@@ -109,39 +112,14 @@ def _missing(what: str) -> str:
             "`qlsbench ship` and `qlsbench figure reproduction`.*")
 
 
+def fig2_runs(shipped: Shipped) -> dict[str, dict[int, SeedRun]]:
+    """Per fig. 2 solver label, its fidelities at each qubit count over the seeds the stopping rule keeps."""
+    return controls.fig2_runs(shipped, [label for _, label in FIG2_COLUMNS])
+
+
 def fig2_spreads(shipped: Shipped) -> dict[str, dict[int, Spread]]:
-    """Per fig. 2 solver label, the fidelity spread over seeds at each qubit count of the Ising dataset."""
-    out = {}
-    for _, label in FIG2_COLUMNS:
-        rows = shipped.solver(label, "ising/kappa10")
-        out[label] = {int(q): Spread.of(g["fidelity"]) for q, g in rows.groupby("n_qubits")}
-    return out
-
-
-def fig2_floors(shipped: Shipped) -> dict[int, float]:
-    """Per qubit count of fig. 2's Ising dataset, the fidelity of ``b`` returned as the answer (the lowest over
-    its systems; NaN for a system outside the pinned set)."""
-    from qlsbench.report.floors import b_fidelity
-
-    rows = shipped.results[shipped.results["dataset"] == "ising/kappa10"].drop_duplicates("system_id")
-    return {int(q): float(g["system_id"].map(b_fidelity).min()) for q, g in rows.groupby("n_qubits")}
-
-
-def _floor_cell(floor: float | None) -> str:
-    return "—" if floor is None or floor != floor else f"{floor:.4f}"
-
-
-def above_floor_sentence(spreads: dict[str, dict[int, Spread]], present: list, floor: dict[int, float]) -> str:
-    """Per fig. 2 column, at how many of its sizes the median fidelity lies above ``b`` alone's."""
-    parts = []
-    for header, label in present:
-        sizes = [q for q, s in spreads[label].items() if s.n and q in floor and floor[q] == floor[q]]
-        above = [q for q in sizes if spreads[label][q].median > floor[q]]
-        parts.append(f"{header} {len(above)} of {len(sizes)}" + (f" ({', '.join(map(str, above))})" if above
-                                                                  else ""))
-    return ("*Above `b` alone* (sizes, in qubits, whose median beats returning `b`; the solution of this problem "
-            "is nearly `|+⟩^n`, which is `b`): " + "; ".join(parts) + ". The paper's claims are about the "
-            "fidelity itself, so the verdicts below do not use this floor.")
+    """Per fig. 2 solver label, the fidelity spread over the kept seeds at each qubit count of the Ising dataset."""
+    return {label: {q: run.spread for q, run in runs.items()} for label, runs in fig2_runs(shipped).items()}
 
 
 def _run_sizes(*spreads: dict[int, Spread], sizes=FIG2_QUBITS) -> list[int]:
@@ -154,56 +132,100 @@ def _incomplete(run: list[int], sizes=FIG2_QUBITS) -> str:
     return "" if len(run) == len(sizes) else f"incomplete ({len(run)} of {len(sizes)} sizes run so far): "
 
 
-def global_drop_verdict(spreads: dict[int, Spread]) -> str:
+def _drops(spreads: dict[int, Spread]) -> str | None:
+    """``reproduced`` / ``partly`` / ``not reproduced`` for a fall from 5 to 8 qubits; ``None`` without both."""
+    small, large = spreads.get(FIG2_QUBITS[0]), spreads.get(FIG2_QUBITS[-1])
+    if not small or not large or not small.n or not large.n:
+        return None
+    return ("reproduced" if large.below(small) else "partly" if large.median < small.median else "not reproduced")
+
+
+def global_drop_verdict(spreads: dict[int, Spread], random: dict[int, Spread] | None = None,
+                        above_random: list[int] | None = None) -> str:
     """Fig. 2's first claim: the global cost's fidelity falls from 5 to 8 qubits.
 
     Reproduced when the 8-qubit spread lies wholly below the 5-qubit one
     (upper quartile under lower quartile); partly when only the medians fall.
+    The control: a random vector's fidelity (about 1/2^n) falls by the same
+    rule, so a fall alone says nothing; the verdict also says at which sizes
+    the global cost is separated from a random vector (``above_random``).
     """
-    small, large = spreads.get(FIG2_QUBITS[0]), spreads.get(FIG2_QUBITS[-1])
-    if not small or not large or not small.n or not large.n:
+    outcome = _drops(spreads)
+    if outcome is None:
         return f"not run yet ({len(_run_sizes(spreads))} of {len(FIG2_QUBITS)} sizes, and 5 and 8 are needed)"
-    if large.below(small):
-        return "reproduced (the 8-qubit interquartile range lies below the 5-qubit one)"
-    if large.median < small.median:
-        return "partly (the median falls, but the interquartile ranges at 5 and 8 qubits overlap)"
-    return "not reproduced (the median does not fall)"
+    text = {"reproduced": "reproduced (the 8-qubit interquartile range lies below the 5-qubit one)",
+            "partly": "partly (the median falls, but the interquartile ranges at 5 and 8 qubits overlap)",
+            "not reproduced": "not reproduced (the median does not fall)"}[outcome]
+    if random is not None and _drops(random) == "reproduced":
+        text += ("; a random vector's fidelity falls by the same rule, so the fall is no verdict on its own: the "
+                 f"global cost is separated from a random vector at {_count(above_random)}")
+    return text
 
 
-def local_learns_verdict(local: dict[int, Spread], glob: dict[int, Spread]) -> str:
+def _count(sizes: list[int] | None, of=FIG2_QUBITS) -> str:
+    """``2 of 4 sizes (5, 6)``."""
+    sizes = [q for q in (sizes or []) if q in of]
+    return f"{len(sizes)} of {len(of)} sizes" + (f" ({', '.join(map(str, sizes))})" if sizes else "")
+
+
+def local_learns_verdict(local: dict[int, Spread], glob: dict[int, Spread], above_b: list[int] | None = None,
+                         budgets: str = "") -> str:
     """Fig. 2's second claim: the local cost learns the solution at every size, where the global cost does not.
 
-    Reproduced when every seed reaches fidelity 0.99 at 5-8 qubits; partly
-    when at every size the local median beats the global one (and at how many
-    sizes their spreads are separated); not reproduced otherwise. Sizes where
-    either configuration has not run are left out, and the verdict says so.
+    Reproduced when at every size of 5-8 qubits the median reaches fidelity
+    0.99 *and* the outcomes are separated from returning ``b`` (``above_b``:
+    the sizes where they are; ``None`` when ``b`` was not run, and the 0.99
+    bar alone decides); not reproduced when they are separated at no size.
+    ``budgets`` is appended: how the verdict changes with the optimiser budget.
     """
     sizes = _run_sizes(local, glob)
     if not sizes:
         return "not run yet"
     head = _incomplete(sizes)
-    if all(local[q].low >= SUCCESS_FIDELITY for q in sizes):
-        return f"{head}reproduced (every seed at fidelity >= {SUCCESS_FIDELITY} at {', '.join(map(str, sizes))} qubits)"
+    above = [q for q in sizes if q in (above_b or [])]
+    reached = [q for q in sizes if local[q].median >= SUCCESS_FIDELITY]
     better = [q for q in sizes if local[q].median > glob[q].median]
     separated = [q for q in sizes if glob[q].below(local[q])]
-    if len(better) == len(sizes):
-        reached = [q for q in sizes if local[q].median >= SUCCESS_FIDELITY]
-        return (f"{head}partly: the local cost beats the global cost at every size (median), its interquartile "
-                f"range lies above the global one at {len(separated)} of {len(sizes)} sizes, but its median reaches "
-                f"fidelity {SUCCESS_FIDELITY} at {len(reached)} of {len(sizes)} sizes")
-    return f"{head}not reproduced: the local median is above the global one at {len(better)} of {len(sizes)} sizes"
+    context = (f"the local cost beats the global cost at {len(better)} of {len(sizes)} sizes (median; interquartile "
+               f"ranges separated at {len(separated)}), and its median reaches fidelity {SUCCESS_FIDELITY} at "
+               f"{len(reached)} of {len(sizes)} sizes")
+    if above_b is None:  # no control run: the old rule, and the verdict says what it rests on
+        outcome = ("reproduced (no control run: median at fidelity >= " f"{SUCCESS_FIDELITY} at "
+                   f"{', '.join(map(str, sizes))} qubits)" if len(reached) == len(sizes)
+                   else f"{'partly' if len(better) == len(sizes) else 'not reproduced'}: {context}")
+    elif len(reached) == len(sizes) and len(above) == len(sizes):
+        outcome = ("reproduced (separated from returning b at every size, median at fidelity >= "
+                   f"{SUCCESS_FIDELITY} at {', '.join(map(str, sizes))} qubits)")
+    elif above:
+        outcome = f"partly: separated from returning b at {len(above)} of {len(sizes)} sizes; {context}"
+    else:
+        outcome = f"not reproduced: not separated from returning b at any size; {context}"
+    return head + outcome + (f"; {budgets}" if budgets else "")
 
 
-def all_solved_verdict(spreads: dict[int, Spread], sizes=FIG2_QUBITS) -> str:
-    """Reproduced when every seed at every size reaches fidelity 0.99 (VNLS on fig. 2)."""
+def all_solved_verdict(spreads: dict[int, Spread], sizes=FIG2_QUBITS, above_b: list[int] | None = None,
+                       b_meets: list[int] | None = None) -> str:
+    """VNLS on fig. 2: reproduced when every seed at every size reaches fidelity 0.99 and, where ``b`` was run,
+    the outcomes are separated from returning ``b`` at every size (``above_b``); ``b_meets``: the sizes where
+    returning ``b`` meets the 0.99 bar too (then the bar alone is no verdict, and the page says so)."""
     present = _run_sizes(spreads, sizes=sizes)
     if not present:
         return "not run yet"
     worst = min(spreads[q].low for q in present)
     head = _incomplete(present, sizes)
-    if worst >= SUCCESS_FIDELITY:
+    meets = [q for q in (b_meets or []) if q in present]
+    note = (f"; returning b meets fidelity {SUCCESS_FIDELITY} too at {_count(meets, present)}, so the bar "
+            "alone is no verdict" if meets else "")
+    if worst < SUCCESS_FIDELITY:
+        return f"{head}not reproduced (worst seed {worst:.3f}){note}"
+    if above_b is None:
         return f"{head}reproduced (every seed at fidelity >= {SUCCESS_FIDELITY}; worst {worst:.3f})"
-    return f"{head}not reproduced (worst seed {worst:.3f})"
+    above = [q for q in present if q in above_b]
+    if len(above) == len(present):
+        return (f"{head}reproduced (every seed at fidelity >= {SUCCESS_FIDELITY}, worst {worst:.3f}, and separated "
+                f"from returning b at every size){note}")
+    return (f"{head}not separated from returning b at {len(present) - len(above)} of {len(present)} sizes (every "
+            f"seed at fidelity >= {SUCCESS_FIDELITY}, worst {worst:.3f}){note}")
 
 
 def loss_falls(history, window: int = 51) -> bool:
@@ -233,6 +255,9 @@ def _part_line(k: int, part: dict) -> str:
 def _header(shipped: Shipped) -> str:
     parts = shipped.manifest.get("collections", [])
     lines = "\n".join(_part_line(k, part) for k, part in enumerate(parts, 1))
+    if shipped.controls is not None:
+        lines += "\n" + "\n".join(_part_line(k, part).replace("- part", "- controls, part", 1) for k, part in
+                                   enumerate(shipped.controls.manifest.get("collections", []), 1))
     return f"""# Reproducing De et al. at the paper's own scale
 
 [1] (S. De et al., arXiv:2504.08141) makes four claims with figures 2–5. `workflows/config/paper.yaml` runs
@@ -243,18 +268,24 @@ in `docs/reproduction/` (SHA-256 of every file in its `manifest.json`), by
 ```
 snakemake --cores 2 --configfile workflows/config/paper.yaml        # the run (resumes where it stopped)
 qlsbench ship . --config workflows/config/paper.yaml --out docs/reproduction [--add]
-qlsbench figure reproduction docs/reproduction --out docs/reproduction.md
+workflows/controls/paper-controls.sh RUN                              # the controls, on the shipped bytes
+qlsbench ship RUN --config workflows/controls/paper-controls.yaml --out docs/reproduction-controls
+qlsbench figure reproduction docs/reproduction --controls docs/reproduction-controls --out docs/reproduction.md
 ```
 
-and `tests/test_reproduction_page.py` fails when this page and the shipped results disagree. A run longer than
+and `tests/test_reproduction_page.py` fails when this page and the shipped results disagree. Every verdict is
+set against a control: the null solvers `null-b` (returns b) and `null-random` (a seeded random vector) run on
+the same systems, and a claim holds only where the outcomes are separated from the null's. The controls, the
+seeds the stopping rule asked for and the sensitivity sweeps are shipped apart, in `docs/reproduction-controls/`
+(same datasets' bytes, own manifest), and merged in: a solve there replaces the same solve here. A run longer than
 a session is shipped in parts (`--add`): a later part runs with the shipped `docs/reproduction/config.yaml` on
 the shipped datasets and finished shards (`docs/reproduction/datasets/`, `results/shards/`, copied into the run
 folder first), so every part solves the same bytes and no finished solve is run twice:
 
 {lines}
 
-Every variational configuration runs 5 seeds (repeat r uses seed r); a number written `m [q1, q3] (n = k)` is
-the median over k seeds with its interquartile range.
+Every variational configuration runs 5 seeds at first (repeat r uses seed r); fig. 2's are raised by a stopping
+rule (below). A number written `m [q1, q3] (n = k)` is the median over k seeds with its interquartile range.
 """
 
 
@@ -277,7 +308,9 @@ CHOICES = """## What the paper does not state, and what we chose
 - **Fig. 2's shots**: 1000 shots per circuit drawn by the `shots-emulated` backend, which samples exactly the
   distribution Aer's sampler draws from for these noiseless circuits (`tests/test_vqls_emulated.py`) and is
   200–450× faster; the same solves on Aer's own 1000-shot circuits at 2–5 qubits are in the same run as a
-  cross-check.
+  cross-check, and at 6–8 qubits (2 seeds) in the controls.
+- **Fig. 2's optimiser budget**: 200 QN-SPSA iterations; the paper gives none. The controls run the local cost at
+  1000 iterations and with L-BFGS-B on exact values beside it, and the verdict says whether it changes.
 - **Ansatz**: the paper cites Bravo-Prieto et al. for VQLS and draws no circuit. We run their layered
   brick-wall ansatz (R_y layers, CZ on even then odd pairs) and qlsbench's earlier ladder ansatz side by side.
 - **Fig. 5's simulations**: 64, 125 and 216 spheres, 2000 steps each, every 100th step's Newton systems.
@@ -295,7 +328,8 @@ DETERMINISM = """## What repeats, and what only within a spread
 | VNLS (NetKet, Monte Carlo SR) | the same numbers (`tests/test_determinism.py`) | JAX's kernels and thread count change last bits; the SR run drifts: within the spread over seeds |
 
 A single seed's fidelity is therefore not a number to reproduce on another machine; the median and quartiles
-over 5 seeds are, to within their own spread. The tables below give nothing else.
+over the seeds run are, to within their own spread. The tables below give nothing else, and fig. 2 shows every
+seed.
 """
 
 
@@ -304,37 +338,86 @@ def _spread_cell(spread: Spread | None) -> str:
 
 
 def fig2_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, dict]:
-    """Fig. 2's table over seeds, its figure and its two verdicts."""
-    spreads = fig2_spreads(shipped)
-    verdicts = {"global": global_drop_verdict(spreads["vqls-global"]),
-                "local": local_learns_verdict(spreads["vqls-local"], spreads["vqls-global"]),
-                "vnls": all_solved_verdict(spreads["vnls"])}
-    qubits = sorted({q for s in spreads.values() for q in s})
+    """Fig. 2's table over seeds beside its controls, its figures, its three verdicts and their sensitivity."""
+    runs = fig2_runs(shipped)
+    spreads = {label: {q: run.spread for q, run in by_size.items()} for label, by_size in runs.items()}
+    nulls = controls.null_values(shipped)
     text = ["### Fig. 2: VQLS and VNLS on the Ising-inspired problem", "",
             '*Claim*: "Solver performance using the global cost function did appear to drop off with problem size '
             '... The local cost function did not present the same issues, adequately learning the true solution '
             'for all sizes shown" (QN-SPSA, Aer, 1000 shots per circuit, κ = 10, 5–8 qubits; VNLS: complex RBM, '
             'SR, learning rate 0.05, 1024 samples, 2500 iterations).', ""]
+    qubits = sorted({q for s in spreads.values() for q in s})
     if not qubits:
-        return "\n".join(text + [_missing("fig. 2's solves"), ""]), verdicts
+        return "\n".join(text + [_missing("fig. 2's solves"), ""]), {"global": "not run yet",
+                                                                      "local": "not run yet", "vnls": "not run yet"}
     present = [(h, label) for h, label in FIG2_COLUMNS if spreads[label]]
-    floor = fig2_floors(shipped)
-    table = pd.DataFrame([[q, _floor_cell(floor.get(q))] + [_spread_cell(spreads[label].get(q)) for _, label in present]
-                          for q in qubits], columns=["qubits", "b alone"] + [h for h, _ in present])
+    budgets, budget_counts = controls.budget_section(shipped, nulls)
+    verdicts = fig2_verdicts(runs, nulls, budget_counts)
+    table = pd.DataFrame([[q, *controls.null_cells(nulls, q)] + [_run_cell(runs[label].get(q)) for _, label in present]
+                          for q in qubits], columns=["qubits", "returning b", "random vector"] + [h for h, _ in present])
     labels = [label for _, label in present if label in ("vqls-global", "vqls-local", "vnls")]
     if labels:
         if figures is not None:
             plot_loss_curves(shipped.results[shipped.results["dataset"] == "ising/kappa10"], figures /
                              "reproduction_fig2.png", solvers=labels, n_qubits=list(FIG2_QUBITS))
         text += [f"![fig. 2: loss over iterations, median and IQR band over seeds]({rel}/reproduction_fig2.png)", ""]
-    text += ["Fidelity |⟨x|x*⟩|² of the read-out after the last iteration, median [IQR] over seeds, beside *b "
-             "alone*: the fidelity of `b` returned as the answer (`qlsbench.report.floors`), what not solving "
-             "scores:", "", markdown_table(table), "", above_floor_sentence(spreads, present, floor), "",
+    if figures is not None and nulls["null-b"]:
+        controls.strip_plot(runs, present, nulls, figures / "reproduction_fig2_seeds.png")
+    text += ["Fidelity |⟨x|x*⟩|² of the read-out after the last iteration, median [IQR] over seeds, beside the two "
+             "null solvers run on the same systems (`docs/solvers.md`): *returning b* (`null-b`; the same at every "
+             "seed) and a seeded *random vector* (`null-random`, median [IQR] over its seeds):", "",
+             markdown_table(table), "", controls.seed_rule_sentence(runs, present), "",
+             f"![fig. 2: every seed's fidelity beside the null solvers]({rel}/reproduction_fig2_seeds.png)", "",
+             "*Against the controls* (rule: the configuration's interquartile range lies above the null's and a "
+             "one-sided Mann-Whitney rank test gives p < 0.05; `qlsbench.bench.spread.separation`):", "",
+             markdown_table(controls.separation_table(runs, present, nulls)), "",
+             "*Where training started*: the median fidelity at the first cost evaluation → the median gain to the "
+             "last read-out. VNLS's network starts near the uniform state, which is b, and x ≈ b here; VQLS starts "
+             "from its seeded random angles:", "", markdown_table(controls.gain_table(shipped, present)), "",
              f"*Verdicts* (rules in `qlsbench.report.reproduction`). Global cost drops off with size: "
              f"**{verdicts['global']}**. Local cost learns at every size: **{verdicts['local']}**. VNLS solves "
-             f"every size: **{verdicts['vnls']}**.", ""]
+             f"every size: **{verdicts['vnls']}**.", "", budgets,
+             controls.aer_section(shipped, runs)]
     text += _aer_note(shipped, [label for _, label in present if label in AER_LABELS])
     return "\n".join(text), verdicts
+
+
+def _run_cell(run: SeedRun | None) -> str:
+    return run.text() if run is not None and run.n else "—"
+
+
+def _separated_sizes(runs: dict[int, SeedRun], nulls: dict, control: str) -> list[int] | None:
+    """The sizes at which ``runs`` are separated from ``control`` (None when the control was not run)."""
+    if not nulls[control]:
+        return None
+    return [q for q, run in runs.items() if controls.separations(run.values, nulls, q)[control].separated]
+
+
+def fig2_verdicts(runs: dict[str, dict[int, SeedRun]], nulls: dict, budget_counts: dict[str, int]) -> dict:
+    """Fig. 2's three verdicts, each set against its control."""
+    spreads = {label: {q: run.spread for q, run in by_size.items()} for label, by_size in runs.items()}
+    random = {q: Spread.of(v) for q, v in nulls["null-random"].items()} if nulls["null-random"] else None
+    b_meets = [q for q, v in nulls["null-b"].items() if len(v) and np.median(v) >= SUCCESS_FIDELITY]
+    return {"global": global_drop_verdict(spreads["vqls-global"], random,
+                                          _separated_sizes(runs["vqls-global"], nulls, "null-random")),
+            "local": local_learns_verdict(spreads["vqls-local"], spreads["vqls-global"],
+                                          _separated_sizes(runs["vqls-local"], nulls, "null-b"),
+                                          _budget_words(budget_counts)),
+            "vnls": all_solved_verdict(spreads["vnls"], above_b=_separated_sizes(runs["vnls"], nulls, "null-b"),
+                                       b_meets=b_meets)}
+
+
+def _budget_words(counts: dict[str, int]) -> str:
+    """How the local cost's verdict moves with the optimiser budget (its separation from returning b)."""
+    if len(counts) < 2:
+        return ""
+    words = {label: h for h, label in controls.BUDGET_LABELS}
+    parts = [f"{words[label]}: separated from returning b at {k} of {len(FIG2_QUBITS)} sizes"
+             for label, k in counts.items()]
+    changes = len(set(counts.values())) > 1
+    return ("the verdict changes with the optimiser budget (" if changes else
+            "the verdict is the same at every optimiser budget tried (") + "; ".join(parts) + ")"
 
 
 #: The Aer cross-check's labels, and the commits that corrected how Aer's shots are seeded (a column run before
@@ -405,21 +488,32 @@ def checkpoint_systems(shipped: Shipped, dataset: str) -> pd.DataFrame:
     return rows
 
 
+def _kappa_runs(shipped: Shipped) -> list[tuple[str, str, str]]:
+    """The runs of the κ-vs-h study as (h, Newton start, dataset), coarsest step first: the paper run's five
+    (from zero) and the controls' runs of the same fall with Newton from the previous step (``-warm``)."""
+    prefix = "dem_c/" + KAPPA_STUDY.split("/", 1)[1]
+    runs = []
+    for name in shipped.systems["dataset"].unique():
+        if name.startswith(prefix):
+            h = name[len(prefix):].removesuffix("-warm")
+            start = shipped.datasets.get(name, {}).get("newton_start", "warm" if name.endswith("-warm") else "zero")
+            runs.append((h, "zero" if start == "zero" else "previous step", name))
+    return sorted(runs, key=lambda r: (-float(r[0]), r[1] != "zero"))
+
+
 def kappa_study_section(shipped: Shipped) -> tuple[str, dict]:
-    """The κ-vs-h table: per time step, qubits and κ at checkpoints 2, 4, 6 and 8, and fig. 4's range check."""
-    names = sorted((n for n in shipped.systems["dataset"].unique() if n.startswith(KAPPA_STUDY)),
-                   key=lambda n: -float(n[len(KAPPA_STUDY):]))
-    text = ["#### Which time step: κ against h", "",
-            "The same 100-sphere fall (Newton from zero) at five time steps, the last Newton system at checkpoints "
-            "0.32, 0.64, 0.96 and 1.28 s (qubits, κ):", ""]
-    if not names:
+    """The κ-vs-h table under every choice tried (time step, Newton start, first or last Newton iteration) and
+    fig. 4's range check, at the chosen h = 1e-4 and across the choices."""
+    text = ["#### Which time step, which Newton iteration, which start: κ under every choice tried", "",
+            "The same 100-sphere fall at five time steps, the first and the last min-map Newton system at "
+            "checkpoints 0.32, 0.64, 0.96 and 1.28 s (qubits, κ); Newton from zero as in the paper, and, where "
+            "the controls ran it, from the previous step's impulses:", ""]
+    runs = _kappa_runs(shipped)
+    if not runs:
         return "\n".join(text + [_missing("the κ-vs-h runs"), ""]), {}
-    header = ["h (s)"] + [f"checkpoint {k}" for k in PAPER_FIG4]
-    lines = [["paper (table 4b)"] + [f"{q}, {kappa:g}" for q, kappa in PAPER_FIG4.values()]]
-    for name in names:
-        rows = checkpoint_systems(shipped, name).set_index("checkpoint")
-        lines.append([name[len(KAPPA_STUDY):]] + [f"{int(rows.at[k, 'n_qubits'])}, {rows.at[k, 'cond']:.3g}"
-                                                  if k in rows.index else "—" for k in PAPER_FIG4])
+    table, checks = controls.kappa_choices(shipped.systems, runs, PAPER_FIG4, CHECKPOINT_SPACING)
+    paper = pd.DataFrame([["paper (table 4b)", "zero", "?"] + [f"{q}, {kappa:g}" for q, kappa in PAPER_FIG4.values()]
+                          + ["—"]], columns=table.columns)
     fig4 = checkpoint_systems(shipped, FIG4_DATASET)
     check = {}
     if len(fig4):
@@ -428,16 +522,19 @@ def kappa_study_section(shipped: Shipped) -> tuple[str, dict]:
                  "within": bool(4 <= fig4["n_qubits"].min() and fig4["n_qubits"].max() <= 9
                                 and 1 / 1.5 <= first / PAPER_FIG4[2][1] <= 1.5
                                 and 1 / 1.5 <= last / PAPER_FIG4[8][1] <= 1.5),
-                 "checkpoints": list(fig4["checkpoint"])}
-    text += [markdown_table(pd.DataFrame(lines, columns=header)), "",
+                 "checkpoints": list(fig4["checkpoint"]),
+                 "choices": (sum(bool(c) for c in checks), sum(c is not None for c in checks))}
+    matched, tried = check.get("choices", (0, 0))
+    text += [markdown_table(pd.concat([paper, table], ignore_index=True)), "",
              "Smaller steps detect fewer contacts (the contact margin scales with the distance spheres can close "
              "in one step) and the pile compacts differently; κ at one checkpoint varies by 2–3× between "
              "neighbouring steps of the settled pile (`results/figures/kappa_time.png` in a run). We take h = "
-             f"1e-4 s: checkpoints {', '.join(map(str, check.get('checkpoints', [])))} give "
+             f"1e-4 s and the last iteration: checkpoints {', '.join(map(str, check.get('checkpoints', [])))} give "
              f"{check.get('qubits', ('?', '?'))[0]}–{check.get('qubits', ('?', '?'))[1]} qubits and κ "
              f"{check.get('first', float('nan')):.3g} → {check.get('last', float('nan')):.3g} (paper: 4–9 qubits, "
              f"20.4 → 329.7); within a factor 1.5 of the paper at both ends: "
-             f"**{'yes' if check.get('within') else 'no'}**.", ""]
+             f"**{'yes' if check.get('within') else 'no'}**, but at {matched} of the {tried} choices tried: the match "
+             "depends on the time step, the iteration and the start, which the paper does not state.", ""]
     return "\n".join(text), check
 
 
@@ -451,10 +548,12 @@ def fig4_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, dict]:
     study, check = kappa_study_section(shipped)
     systems = checkpoint_systems(shipped, FIG4_DATASET)
     vnls, vqls = shipped.solver("vnls", FIG4_DATASET), shipped.solver("vqls-local-exact", FIG4_DATASET)
-    verdict = {"systems": check.get("within")}
+    verdict = {"systems": check.get("within"), "choices": check.get("choices", (0, 0))}
     if systems.empty or vnls.empty:
         return "\n".join(text + [_missing("fig. 4's solves"), "", study]), verdict
     solved_by = {label: rows for label, rows in (("vnls", vnls), ("vqls-local-exact", vqls)) if len(rows)}
+    nulls = controls.null_values(shipped, FIG4_DATASET, by="system_id")
+    below_b = []
     if figures is not None:
         plot_loss_curves(pd.concat(solved_by.values()), figures / "reproduction_fig4.png", solvers=list(solved_by))
     lines = []
@@ -462,15 +561,21 @@ def fig4_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, dict]:
         v = vnls[vnls["system_id"] == s["system_id"]]
         q = vqls[vqls["system_id"] == s["system_id"]]
         falls = sum(loss_falls(h) for h in v["history"] if h is not None)
+        seps = controls.separations(v["fidelity"], nulls, s["system_id"])
+        if nulls["null-b"] and not seps["null-b"].separated:
+            below_b.append(int(s["checkpoint"]))
         lines.append([int(s["checkpoint"]), int(s["step"]), f"{s['time']:.2f}", int(s["n_qubits"]), f"{s['cond']:.3g}",
-                      f"{falls} of {len(v)}", _spread_cell(Spread.of(v["fidelity"])),
+                      *controls.null_cells(nulls, s["system_id"]), f"{falls} of {len(v)}",
+                      _spread_cell(Spread.of(v["fidelity"])), controls.separation_words(seps),
                       _spread_cell(Spread.of(q["fidelity"])) if len(q) else "—"])
-    table = pd.DataFrame(lines, columns=["checkpoint", "step", "t (s)", "qubits", "κ", "VNLS loss falls",
-                                         "VNLS fidelity", "VQLS (16 layers, exact) fidelity"])
+    table = pd.DataFrame(lines, columns=["checkpoint", "step", "t (s)", "qubits", "κ", "returning b", "random vector",
+                                         "VNLS loss falls", "VNLS fidelity", "VNLS against the controls",
+                                         "VQLS (16 layers, exact) fidelity"])
     falls = sum(loss_falls(h) for h in vnls["history"] if h is not None)
     solved = int((vnls["fidelity"] >= SUCCESS_FIDELITY).sum())
     verdict.update(loss=f"{falls} of {len(vnls)}", solved=f"{solved} of {len(vnls)}",
-                   systems_run=f"{vnls['system_id'].nunique()} of {len(systems)}")
+                   systems_run=f"{vnls['system_id'].nunique()} of {len(systems)}",
+                   below_b=None if not nulls["null-b"] else below_b)
     claim = "holds" if falls == len(vnls) else "holds in part"
     outcome = ("reproduced" if solved == len(vnls) and falls == len(vnls)
                else "partly reproduced: the loss falls, the solutions do not follow" if falls == len(vnls)
@@ -484,8 +589,18 @@ def fig4_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, dict]:
              f"{len(vnls)} solves (all systems, all seeds). Judged by the read-out, VNLS reaches fidelity "
              f"{SUCCESS_FIDELITY} in {solved} of {len(vnls)} solves: **{outcome}** (the paper showed loss only; a "
              "small loss is not a solution when the state sits near A's lowest singular vector, which the solver "
-             "reports as trapped).", "", study]
+             f"reports as trapped).{_below_b_words(verdict.get('below_b'))}", "", study]
     return "\n".join(text), verdict
+
+
+def _below_b_words(checkpoints: list[int] | None) -> str:
+    """The control's sentence under fig. 4: at which checkpoints VNLS is not separated from returning b."""
+    if checkpoints is None:
+        return ""
+    if not checkpoints:
+        return " Against the control: separated from returning b at every checkpoint."
+    return (" Against the control: not separated from returning b at checkpoint(s) "
+            f"{', '.join(map(str, checkpoints))}: there returning b scores at least as well.")
 
 
 def fig5_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, str]:
@@ -607,25 +722,45 @@ def wall_time_section(shipped: Shipped) -> str:
     return "\n".join(text)
 
 
+def _fig4_systems_cell(fig4: dict) -> str:
+    if fig4.get("systems") is None:
+        return "not run yet"
+    text = "matched within 1.5× at both ends" if fig4["systems"] else "not matched"
+    matched, tried = fig4.get("choices", (0, 0))
+    return text + (f" at h = 1e-4, last Newton iteration, from zero; at {matched} of {tried} choices of time step, "
+                   "Newton iteration and start tried" if tried > 1 else "")
+
+
+def _fig4_vnls_cell(fig4: dict) -> str:
+    if "loss" not in fig4:
+        return "not run yet"
+    text = f"loss falls in {fig4['loss']} solves; fidelity ≥ 0.99 in {fig4['solved']} ({fig4['systems_run']} systems run)"
+    below = fig4.get("below_b")
+    if below is not None:
+        text += ("; not separated from returning b at checkpoint(s) " + ", ".join(map(str, below)) if below
+                 else "; separated from returning b at every checkpoint")
+    return text
+
+
 def verdict_table(fig2: dict, fig3: str, fig4: dict, fig5: str) -> str:
-    rows = [["fig. 2", "global-cost VQLS drops off with size", fig2["global"]],
-            ["fig. 2", "local-cost VQLS learns all sizes (5–8 qubits)", fig2["local"]],
-            ["fig. 2", "VNLS solves all sizes", fig2["vnls"]],
-            ["fig. 3", "snapshots of 100 spheres sedimenting", fig3],
-            ["fig. 4", "checkpoint systems of 4–9 qubits, κ ≈ 20 → 330",
-             "not run yet" if fig4.get("systems") is None else "matched within 1.5× at both ends" if fig4["systems"]
-             else "not matched"],
-            ["fig. 4", "VNLS's de-noised loss falls on every system",
-             f"loss falls in {fig4['loss']} solves; fidelity ≥ 0.99 in {fig4['solved']} ({fig4['systems_run']} "
-             "systems run)" if "loss" in fig4
-             else "not run yet"],
-            ["fig. 5", "term counts follow the stair; sharp drop at 1e-3", fig5]]
-    return "\n".join(["## Verdicts", "", markdown_table(pd.DataFrame(rows, columns=["figure", "claim", "verdict"])),
-                      ""])
+    """The page's summary: each claim, its verdict, and the control the verdict was set against."""
+    nulls = "returning b (`null-b`), a random vector (`null-random`)"
+    rows = [["fig. 2", "global-cost VQLS drops off with size", fig2["global"], "a random vector"],
+            ["fig. 2", "local-cost VQLS learns all sizes (5–8 qubits)", fig2["local"], nulls],
+            ["fig. 2", "VNLS solves all sizes", fig2["vnls"], nulls],
+            ["fig. 3", "snapshots of 100 spheres sedimenting", fig3, "none (a picture)"],
+            ["fig. 4", "checkpoint systems of 4–9 qubits, κ ≈ 20 → 330", _fig4_systems_cell(fig4),
+             "every time step, Newton iteration and start tried"],
+            ["fig. 4", "VNLS's de-noised loss falls on every system", _fig4_vnls_cell(fig4), nulls],
+            ["fig. 5", "term counts follow the stair; sharp drop at 1e-3", fig5, "the stair (4ⁿ + 2ⁿ)/2"]]
+    return "\n".join(["## Verdicts", "", "A claim holds only where the outcomes are separated from the control named "
+                      "beside it (interquartile range above the control's and a one-sided rank test at 0.05); a bar "
+                      "the control meets too is shown but carries no verdict.", "",
+                      markdown_table(pd.DataFrame(rows, columns=["figure", "claim", "verdict", "control"])), ""])
 
 
 def render(folder: str | os.PathLike, out: str | os.PathLike, figures: str | os.PathLike | None = None, *,
-           draw: bool = True) -> Path:
+           controls_folder: str | os.PathLike | None = None, draw: bool = True) -> Path:
     """Write the reproduction page (and its figures) from a shipped-results folder.
 
     Parameters
@@ -636,10 +771,15 @@ def render(folder: str | os.PathLike, out: str | os.PathLike, figures: str | os.
         The Markdown page.
     figures : path, optional
         Folder of the figures (default ``figures/`` beside ``out``); the page links them relatively.
+    controls_folder : path, optional
+        Shipped controls (null solvers, more seeds, sensitivity sweeps) merged into ``folder``'s results
+        (:func:`~qlsbench.report.reproduction_controls.with_controls`), verified against their own manifest.
     draw : bool
         Draw the figures; ``False`` writes the same page text only (what a test compares).
     """
     shipped = load_shipped(folder)
+    if controls_folder is not None:
+        shipped = controls.with_controls(shipped, load_shipped(controls_folder))
     out = Path(out)
     figures = Path(figures) if figures is not None else out.parent / "figures"
     rel = os.path.relpath(figures, out.parent).replace(os.sep, "/")
@@ -661,12 +801,15 @@ def render(folder: str | os.PathLike, out: str | os.PathLike, figures: str | os.
 class ReproductionOptions(Options):
     figures: str | None = option(None, "folder of the page's figures (default: figures/ beside the page)",
                                  path="folder")
+    controls: str | None = option(None, "shipped controls folder merged in: null solvers, more seeds, sensitivity "
+                                  "sweeps (docs/reproduction-controls)", path="folder")
 
 
 def _draw(inputs: list[str], out: Path, options: ReproductionOptions) -> Path:
-    if not Path(inputs[0]).is_dir():
-        raise InputError(f"{inputs[0]}: not a folder of shipped results (`qlsbench ship` writes one)")
-    return render(inputs[0], out, options.figures)
+    for folder in (inputs[0], options.controls):
+        if folder is not None and not Path(folder).is_dir():
+            raise InputError(f"{folder}: not a folder of shipped results (`qlsbench ship` writes one)")
+    return render(inputs[0], out, options.figures, controls_folder=options.controls)
 
 
 FIGURE = Figure("reproduction", "docs/reproduction.md: De et al.'s claims beside the shipped paper run, with "
