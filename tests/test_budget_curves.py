@@ -50,6 +50,17 @@ def test_success_curve_best_and_median_seed(results):
     assert c.loc["a", "systems"].iloc[0] == 2 and c.loc["a", "seeds"].iloc[0] == 3
 
 
+def test_a_read_out_counts_only_above_the_controls_fidelity(results):
+    """Where returning b scores 0.9991 on s1, seed 0's 0.995 at 4 evaluations is not a solution; its 0.999 at 8
+    is; s2 has no control and keeps the bare bar."""
+    c = success_curve(results, LOW_ACCURACY, budgets=[4, 8, 16], above={"s1": 0.9991}).set_index(
+        ["solver", "evaluations"])
+    assert list(c.loc["a", "best"]) == [0.5, 0.5, 0.5]  # 0.999 < 0.9991: s1 never beats b; s2 from 2
+    c = success_curve(results, LOW_ACCURACY, budgets=[4, 8, 16], above={"s1": 0.997}).set_index(
+        ["solver", "evaluations"])
+    assert list(c.loc["a", "best"]) == [0.5, 1.0, 1.0]
+
+
 def test_solves_without_read_outs_count_as_never_solved(results):
     """A time-out or error without progress stays in the denominator; a refused (skipped) system does not."""
     empty = {"progress_evaluations": None, "progress_fidelity": None, "progress_residual": None}

@@ -54,12 +54,13 @@ def budget_marks(row, axis: str) -> np.ndarray | None:
     return k
 
 
-def _solved_at(k: np.ndarray | None, row, budgets: np.ndarray, tol: Tolerances) -> np.ndarray:
-    """Whether one solve's read-out, at marks ``k`` (:func:`budget_marks`), meets ``tol`` at each budget (False
-    before its first read-out, or without any)."""
+def _solved_at(k: np.ndarray | None, row, budgets: np.ndarray, tol: Tolerances, above: float = -np.inf) -> np.ndarray:
+    """Whether one solve's read-out, at marks ``k`` (:func:`budget_marks`), meets ``tol`` at each budget, with a
+    fidelity above ``above`` (a control's on this system); False before its first read-out, or without any."""
     if k is None:
         return np.zeros(len(budgets), dtype=bool)
-    ok = (np.asarray(row.progress_fidelity, dtype=float) >= tol.fidelity) & \
+    fidelity = np.asarray(row.progress_fidelity, dtype=float)
+    ok = (fidelity >= tol.fidelity) & (fidelity > above) & \
         (np.asarray(row.progress_residual, dtype=float) <= tol.residual)
     last = np.searchsorted(k, budgets, side="right") - 1  # the read-out the solve had reached by each budget
     return np.where(last >= 0, ok[np.maximum(last, 0)], False)
@@ -73,7 +74,7 @@ _CURVE_COLUMNS = ("solver", "system_id", "seed", "status", "n_qubits", "progress
 
 
 def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets=None, *,
-                  axis: str = "evaluations", by_band: bool = False) -> pd.DataFrame:
+                  axis: str = "evaluations", by_band: bool = False, above: dict | None = None) -> pd.DataFrame:
     """Share of systems solved after each budget, per solver (and qubit band), over the best and the median seed.
 
     Parameters
@@ -93,6 +94,9 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
         ``samples`` (measurement outcomes drawn, :func:`samples_per_evaluation`).
     by_band : bool
         One curve per qubit band (:data:`~qlsbench.bench.ranking.QUBIT_BANDS`) instead of one over all systems.
+    above : dict, optional
+        ``system_id`` -> a control's fidelity there (``null-b``'s: what returning ``b`` scores); a read-out
+        counts only above it, so a bar the control meets by itself does not count as solved.
 
     Returns
     -------
@@ -124,7 +128,9 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
     rows = rows.assign(band=rows["n_qubits"].map(qubit_band) if by_band else "all")
     budgets = np.asarray(budgets, dtype=float)
     # Each solve's verdict at every budget, once: a band's curves and the one over all systems share them.
-    solved_at = {r.Index: _solved_at(marks[r.Index], r, budgets, tol).astype(float) for r in rows.itertuples()}
+    above = above or {}
+    solved_at = {r.Index: _solved_at(marks[r.Index], r, budgets, tol, above.get(r.system_id, -np.inf)).astype(float)
+                 for r in rows.itertuples()}
     out = []
     for (solver, band), part in rows.groupby(["solver", "band"], sort=True):
         per_system = []

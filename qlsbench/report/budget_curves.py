@@ -24,7 +24,8 @@ AXIS_LABELS = {"evaluations": "cost evaluations", "seconds": "seconds",
 
 
 def plot_budget_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: list[str] | None = None,
-                       tol: Tolerances = LOW_ACCURACY, axis: str = "evaluations", by_band: bool = True) -> Path:
+                       tol: Tolerances = LOW_ACCURACY, axis: str = "evaluations", by_band: bool = True,
+                       above: dict | None = None) -> Path:
     """Success against budget (log axis), one colour per solver: solid the best seed, dashed the median.
 
     One panel over all systems, then (``by_band``) one per qubit band;
@@ -36,9 +37,10 @@ def plot_budget_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers
         if unknown:
             raise InputError(f"no results for solver(s) {', '.join(unknown)}")
         results = results[results["solver"].isin(solvers)]
-    curves = success_curve(results, tol, axis=axis)
+    curves = success_curve(results, tol, axis=axis, above=above)
     if by_band:
-        curves = pd.concat([curves, success_curve(results, tol, axis=axis, by_band=True)], ignore_index=True)
+        curves = pd.concat([curves, success_curve(results, tol, axis=axis, by_band=True, above=above)],
+                           ignore_index=True)
     panels = ["all", *sorted(set(curves["band"]) - {"all"}, key=band_order)]
     styles = solver_styles(results["solver"])  # the page's and every figure's colour and marker for a solver
     plt = pyplot()
@@ -55,7 +57,8 @@ def plot_budget_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers
         ax.set_xlabel(AXIS_LABELS[axis])
         ax.set_title("all systems" if band == "all" else f"{band} qubits", fontsize=9)
     axes[0][0].set_ylabel("share of systems solved")
-    fig.suptitle(f"Success against budget (fidelity >= {tol.fidelity:g}, residual <= {tol.residual:g}); "
+    beyond = ", above returning b" if above else ""
+    fig.suptitle(f"Success against budget (fidelity >= {tol.fidelity:g}{beyond}, residual <= {tol.residual:g}); "
                  "dashed: median seed", fontsize=9)
     fig.tight_layout()
     # One legend below the panels (a panel's own legend covered its curves); systems and seeds per solver in it.

@@ -566,10 +566,11 @@ def fig4_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, dict]:
             below_b.append(int(s["checkpoint"]))
         lines.append([int(s["checkpoint"]), int(s["step"]), f"{s['time']:.2f}", int(s["n_qubits"]), f"{s['cond']:.3g}",
                       *controls.null_cells(nulls, s["system_id"]), f"{falls} of {len(v)}",
-                      _spread_cell(Spread.of(v["fidelity"])), controls.separation_words(seps),
+                      _spread_cell(Spread.of(v["fidelity"])), controls.gain_words(v), controls.separation_words(seps),
                       _spread_cell(Spread.of(q["fidelity"])) if len(q) else "—"])
     table = pd.DataFrame(lines, columns=["checkpoint", "step", "t (s)", "qubits", "κ", "returning b", "random vector",
-                                         "VNLS loss falls", "VNLS fidelity", "VNLS against the controls",
+                                         "VNLS loss falls", "VNLS fidelity", "VNLS first evaluation → gain",
+                                         "VNLS against the controls",
                                          "VQLS (16 layers, exact) fidelity"])
     falls = sum(loss_falls(h) for h in vnls["history"] if h is not None)
     solved = int((vnls["fidelity"] >= SUCCESS_FIDELITY).sum())
@@ -662,13 +663,21 @@ def truncation_section(shipped: Shipped, figures: Path, rel: str) -> str:
 
 
 def budget_section(shipped: Shipped, figures: Path, rel: str) -> str:
-    """Equal-cost comparison of VQLS (shots) and VNLS on fig. 2's systems, and the settings the paper leaves open."""
+    """Equal-cost comparison of VQLS (shots) and VNLS on fig. 2's systems, and the settings the paper leaves open.
+
+    A read-out counts as solved only at fidelity 0.99 *and* above what returning ``b`` scores on its system
+    (``null-b``'s shipped fidelity, where the controls ran): on fig. 2's systems ``b`` alone meets 0.99 from 3
+    qubits, and a network that starts at ``b`` would count as solved before it learned anything.
+    """
+    above = {sid: float(np.median(v)) for sid, v in controls.null_values(shipped, by="system_id")["null-b"].items()}
+    beyond = " and above the fidelity returning b scores on that system" if above else ""
     text = ["### VQLS against VNLS at a common budget", "",
             "A fidelity after each solver's own iteration count compares unequal budgets. Here every solve's "
             "read-outs are set against two common budgets: wall-clock seconds, and samples drawn (shots × "
             "circuits for VQLS, Monte Carlo samples for VNLS); a curve is the share of fig. 2's 5–8-qubit systems "
-            f"whose read-out has fidelity ≥ {SUCCESS_FIDELITY} by that budget (solid: best seed, dashed: median "
-            "seed). The exact-gradient VQLS of fig. 4 draws no samples and appears on the seconds axis only.", ""]
+            f"whose read-out has fidelity ≥ {SUCCESS_FIDELITY}{beyond} by that budget (solid: best seed, dashed: "
+            "median seed). The exact-gradient VQLS of fig. 4 draws no samples and appears on the seconds axis only.",
+            ""]
     labels = ["vqls-global", "vqls-local", "vnls"]
     rows = shipped.results[(shipped.results["dataset"] == "ising/kappa10") & shipped.results["solver"].isin(labels)
                            & shipped.results["n_qubits"].isin(FIG2_QUBITS)]
@@ -677,9 +686,10 @@ def budget_section(shipped: Shipped, figures: Path, rel: str) -> str:
     summary = []
     for axis in ("seconds", "samples"):
         if figures is not None:
-            plot_budget_curves(rows, figures / f"reproduction_budget_{axis}.png", axis=axis, by_band=False)
+            plot_budget_curves(rows, figures / f"reproduction_budget_{axis}.png", axis=axis, by_band=False,
+                               above=above)
         text += [f"![success against {axis}]({rel}/reproduction_budget_{axis}.png)", ""]
-        curves = success_curve(rows, axis=axis)
+        curves = success_curve(rows, axis=axis, above=above)
         for solver, c in curves.groupby("solver"):
             reached = c[c["median"] >= 0.5][axis]
             summary.append([solver, axis, f"{c['best'].iloc[-1]:.2f}", f"{c['median'].iloc[-1]:.2f}",

@@ -118,6 +118,16 @@ def first_evaluation(rows: pd.DataFrame) -> np.ndarray:
     return np.array([v[0] if v is not None and len(v) else np.nan for v in rows["progress_fidelity"]], dtype=float)
 
 
+def gain_words(rows: pd.DataFrame) -> str:
+    """``0.0012 → +0.8500``: the median fidelity at the first cost evaluation and the median gain to the last
+    read-out over ``rows``' solves (``—`` without progress read-outs)."""
+    first = first_evaluation(rows)
+    if not np.isfinite(first).any():
+        return "—"
+    gain = rows["fidelity"].to_numpy(float) - first
+    return f"{np.nanmedian(first):.4f} → {np.nanmedian(gain):+.4f}"
+
+
 def gain_table(shipped, present: list) -> pd.DataFrame:
     """Per size, per configuration: the median fidelity at the first cost evaluation and the median gain to the
     last read-out, over the seeds run: what training added to where it started."""
@@ -125,10 +135,7 @@ def gain_table(shipped, present: list) -> pd.DataFrame:
     for header, label in present:
         rows = _solved(shipped.solver(label, FIG2_DATASET))
         for q, g in rows.groupby("n_qubits"):
-            first = first_evaluation(g)
-            gain = g["fidelity"].to_numpy(float) - first
-            lines.setdefault(int(q), {})[header] = (f"{np.nanmedian(first):.4f} → +{np.nanmedian(gain):.4f}"
-                                                    if np.isfinite(first).any() else "—")
+            lines.setdefault(int(q), {})[header] = gain_words(g)
     table = pd.DataFrame([{"qubits": q, **cells} for q, cells in sorted(lines.items())])
     return table[["qubits"] + [h for h, _ in present if h in table]].fillna("—")
 
