@@ -47,6 +47,9 @@ def test_an_exact_solver_in_the_loop_follows_the_stepper_to_round_off(options, n
     assert summary["status"] == "completed" and summary["steps_run"] == options.steps
     assert summary["linear_solves"] > 10, "the run never reached a Newton system"
     assert summary["position_error_max"] < 1e-10 and summary["divergence_step"] is None
+    # the reference's solves are counted as the loop counts the candidate's (b = 0 systems skipped alike)
+    assert summary["linear_solves_ref"] == summary["linear_solves"] == steps["linear_solves_ref"].sum()
+    assert summary["newton_iterations_ref"] == summary["newton_iterations"]
     assert abs(summary["projection_min"] - 1) < 1e-8 and abs(summary["projection_max"] - 1) < 1e-8
     assert (steps["newton_iterations"] > 0).sum() > 5
 
@@ -313,3 +316,37 @@ def test_runs_side_by_side_give_the_rows_of_runs_one_after_another(tmp_path):
     pd.testing.assert_frame_equal(read_in_loop(path)[0].drop(columns=timing), serial.sort_values(
         ["seed", "fidelity", "step"], kind="stable").reset_index(drop=True).drop(columns=timing))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["loop.parquet"]  # the checkpoints went with the write
+
+
+def test_a_file_written_before_an_option_existed_takes_more_seeds_under_its_default(tmp_path):
+    """The shipped results predate ``newton_start`` (and the reference's solve count): adding seeds to such a
+    file reads the missing option as its default, and a run from zero is refused there."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from qlsbench.bench.in_loop import IN_LOOP_META_KEY
+
+    options, spec = dataclasses.replace(SPHERES, steps=5), SolverSpec("lu", {})
+    path = tmp_path / "old.parquet"
+    steps, runs = sweep(options, spec)
+    write_in_loop(path, steps.drop(columns="linear_solves_ref"), runs, options)
+    table = pq.read_table(path)
+    meta = json.loads(table.schema.metadata[IN_LOOP_META_KEY])
+    del meta["options"]["newton_start"]
+    pq.write_table(table.replace_schema_metadata({IN_LOOP_META_KEY: json.dumps(meta)}), path)
+    assert len(add_seeds(path, options, spec, seeds=2)[1]) == 2
+    with pytest.raises(InputError, match="other in-loop options \\(newton_start\\)"):
+        add_seeds(path, dataclasses.replace(options, newton_start="zero"), spec, seeds=3)
+
+
+def test_newton_from_zero_takes_more_iterations_than_from_the_last_step_on_the_same_trajectory():
+    """``newton_start="zero"`` (the paper's runs) drops the stepper's warm start: the same physics to round-off,
+    more Newton iterations; a penalty scene, whose Newton starts from zero anyway, refuses the option."""
+    friction = dataclasses.replace(SPHERES, mu=0.3, steps=90)  # frictionless one-unknown steps take one iteration
+    warm = run_in_loop(friction, registry.get("lu"))[0]
+    cold = run_in_loop(dataclasses.replace(friction, newton_start="zero"), registry.get("lu"))[0]
+    assert cold["newton_iterations_ref"].sum() > warm["newton_iterations_ref"].sum()
+    assert cold["position_error"].max() < 1e-10
+    with pytest.raises(InputError, match="--newton-start is a sphere option"):
+        InLoopOptions(family="penalty", newton_start="zero")

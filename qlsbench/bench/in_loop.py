@@ -195,6 +195,9 @@ class InLoopOptions(Options):
     fallbacks: str = option("on", "on: the stepper's LCP fallbacks (Lemke, the proximal method) finish a step "
                             "Newton leaves unconverged; off: the step keeps Newton's last iterate, so a capped "
                             "Newton shows what the solver's directions alone give", choices=("on", "off"))
+    newton_start: str = option("previous", "spheres: where each step's min-map Newton starts, previous (the last "
+                               "step's impulses, the stepper's warm start) or zero (as the paper's runs)",
+                               choices=("previous", "zero"))
     position_tol: float = option(1e-3, "position error (m) beyond which the run has left the reference",
                                  bounds=POSITIVE)
     time_limit: float | None = option(None, "seconds one linear solve may take", bounds=POSITIVE)
@@ -211,6 +214,8 @@ class InLoopOptions(Options):
                                          or self.regularization is not None):
             raise InputError("--n-spheres, --mu, --restitution and --regularization are sphere options; a penalty "
                              "scene takes its own (e.g. --param mu=0.3)")
+        if self.family == "penalty" and self.newton_start != "previous":
+            raise InputError("--newton-start is a sphere option: penalty Newton starts each step from zero already")
         if self.family != "penalty" and self.params:
             raise InputError("--param is for penalty scenes; sphere scenes take --n-spheres, --mu, --restitution")
 
@@ -233,10 +238,12 @@ def _sphere_world(options: InLoopOptions):
 
     def build():
         scene = build_scene(options.scene or "sedimentation", n_spheres=options.n_spheres, seed=options.scene_seed)
-        return {"scene": scene, "warm": WarmStart()}
+        # Newton from zero: no impulses handed on from step to step (the stepper then starts at y = 0)
+        return {"scene": scene, "warm": WarmStart() if options.newton_start == "previous" else None}
 
-    def advance(state, k, linear):
-        return step(state["scene"], step_options, index=k, warm=state["warm"], linear=linear)
+    def advance(state, k, linear, count=None):
+        capture = None if count is None else _sphere_counter(count)
+        return step(state["scene"], step_options, index=k, warm=state["warm"], linear=linear, capture=capture)
 
     def measure(state, report) -> dict:
         scene = state["scene"]
@@ -252,6 +259,31 @@ def _sphere_world(options: InLoopOptions):
     return build, advance, measure
 
 
+@dataclass
+class SolveCount:
+    """The Newton systems the reference run solves, counted as :class:`LoopSolver` counts the candidate's.
+
+    The reference solves by the stepper's own linear algebra, so its solves are counted where the stepper
+    hands each system to its capture hook; a system with ``b = 0`` is not counted (the loop answers it with
+    ``x = 0`` and no solve), so ``solves`` of an exact solver in the loop equals the reference's.
+    """
+
+    solves: int = 0
+
+    def see(self, b) -> None:
+        """Count one Newton system of right-hand side ``b``, unless ``b`` is zero."""
+        self.solves += bool(np.any(np.asarray(b)))
+
+
+def _sphere_counter(count: SolveCount):
+    """A sphere capture hook feeding ``count``: min-map Newton's systems only, as the candidate's solver sees
+    them (the proximal fallback's inner systems, tagged ``proximal_iter``, never reach the solver in the loop)."""
+    def hook(A, b, info):
+        if "proximal_iter" not in info:
+            count.see(b)
+    return hook
+
+
 def _penalty_world(options: InLoopOptions):
     from qlsbench.families.penalty import PenaltyOptions
     from qlsbench.physics.penalty import PenaltyNewtonOptions, build_penalty_scene
@@ -264,8 +296,9 @@ def _penalty_world(options: InLoopOptions):
     def build():
         return {"model": build_penalty_scene(scene.scene, **scene.scene_params())}
 
-    def advance(state, k, linear):
-        return time_step(state["model"], h, newton, linear=linear)
+    def advance(state, k, linear, count=None):
+        capture = None if count is None else (lambda ev, rhs, dz, context: count.see(rhs))
+        return time_step(state["model"], h, newton, capture=capture, linear=linear)
 
     def measure(state, report) -> dict:
         model = state["model"]
@@ -305,13 +338,16 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
         ``penetration_max`` / ``penetration_mean`` (m, spheres), ``complementarity`` (the natural residual of
         the step's LCP; for penalty the Newton residual), ``newton_iterations`` (and the reference's),
         ``fallback`` (Lemke or the proximal method finished the step; for penalty, Newton took a gradient
-        step), ``step_status`` (the step's LCP or Newton outcome), ``linear_solves``, ``seconds``. Both runs
-        cap Newton and use fallbacks as ``options`` say; only the linear solves differ.
+        step), ``step_status`` (the step's LCP or Newton outcome), ``linear_solves`` (and the reference's,
+        :class:`SolveCount`), ``seconds``. Both runs cap Newton and use fallbacks as ``options`` say; only the
+        linear solves differ.
     summary : dict
         ``status`` (``completed`` or why the run ended), ``message``, ``steps_run``, ``divergence_step`` and
         ``divergence_time`` (first step past ``position_tol``; ``None`` if never), the largest errors, the
-        kinetic-energy drift at the end, the solves, seconds and summed resources, and the projection factors'
-        range.
+        kinetic-energy drift at the end, the solves (``linear_solves``, ``linear_solves_ref``), Newton
+        iterations (``newton_iterations``, ``newton_iterations_ref``), seconds and summed resources, and the
+        projection factors' range. Files written before the reference's solves were counted lack
+        ``linear_solves_ref`` (and the per-step column).
     """
     build, advance, measure = _penalty_world(options) if options.family == "penalty" else _sphere_world(options)
     if options.warm_start != "off" and not can_start(solver):
@@ -332,7 +368,9 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
     status, message = "completed", ""
     for k in tqdm(range(first, options.steps), desc=f"{getattr(solver, 'name', 'solver')} seed {seed} in the loop",
                   disable=not progress, unit="step", initial=first, total=options.steps, position=position):
-        ref = measure(reference, advance(reference, k, None))
+        count = SolveCount()
+        ref = measure(reference, advance(reference, k, None, count))
+        ref["linear_solves"] = count.solves
         solves, t0 = loop.solves, time.perf_counter()
         try:
             report = advance(candidate, k, loop)
@@ -353,7 +391,7 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
 #: Columns of the per-step table, in order.
 STEP_COLUMNS = ["step", "time", "position_error", "velocity_error", "kinetic_energy", "kinetic_energy_ref",
                 "penetration_max", "penetration_mean", "complementarity", "newton_iterations",
-                "newton_iterations_ref", "fallback", "step_status", "linear_solves", "seconds"]
+                "newton_iterations_ref", "fallback", "step_status", "linear_solves", "linear_solves_ref", "seconds"]
 
 
 def _row(k: int, report, cand: dict, ref: dict, solves: int, seconds: float) -> dict:
@@ -364,7 +402,8 @@ def _row(k: int, report, cand: dict, ref: dict, solves: int, seconds: float) -> 
             "penetration_max": cand["penetration_max"], "penetration_mean": cand["penetration_mean"],
             "complementarity": cand["complementarity"], "newton_iterations": cand["newton_iterations"],
             "newton_iterations_ref": ref["newton_iterations"], "fallback": cand["fallback"],
-            "step_status": cand["step_status"], "linear_solves": solves, "seconds": seconds}
+            "step_status": cand["step_status"], "linear_solves": solves, "linear_solves_ref": ref["linear_solves"],
+            "seconds": seconds}
 
 
 def divergence_step(steps: pd.DataFrame, tol: float) -> int | None:
@@ -385,7 +424,10 @@ def _summary(steps: pd.DataFrame, options: InLoopOptions, loop: LoopSolver, stat
             "position_error_final": float(last["position_error"]) if last is not None else np.nan,
             "penetration_max": float(steps["penetration_max"].max()) if len(steps) else np.nan,
             "kinetic_energy_drift": drift, "fallback_steps": int(steps["fallback"].sum()) if len(steps) else 0,
-            "linear_solves": loop.solves, "solver_seconds": loop.seconds, "max_qubits": loop.max_qubits,
+            "linear_solves": loop.solves, "linear_solves_ref": int(steps["linear_solves_ref"].sum()),
+            "newton_iterations": int(steps["newton_iterations"].sum()),
+            "newton_iterations_ref": int(steps["newton_iterations_ref"].sum()),
+            "solver_seconds": loop.seconds, "max_qubits": loop.max_qubits,
             "solver_iterations": loop.iterations, "warm_starts": loop.warm_starts, "warm_start": options.warm_start,
             "seconds_per_step": float(steps["seconds"].mean()) if len(steps) else np.nan,
             "resources": dict(loop.resources),
@@ -547,7 +589,9 @@ def _check_same_sweep(path, meta: dict, options: InLoopOptions, spec, fidelities
     def plain(value):
         return json.loads(json.dumps(value, sort_keys=True, default=jsonable))
 
-    differ = sorted(k for k, v in plain(dataclasses.asdict(options)).items() if meta["options"].get(k) != v)
+    # a file written before an option existed ran with its default
+    held = {**plain(dataclasses.asdict(InLoopOptions())), **meta["options"]}
+    differ = sorted(k for k, v in plain(dataclasses.asdict(options)).items() if held.get(k) != v)
     if differ:
         raise InputError(f"{path}: written with other in-loop options ({', '.join(differ)}): seeds can only be "
                          "added to a run of the same options")
