@@ -55,9 +55,12 @@ NEWCOMER = textwrap.dedent('''
 def test_the_shipped_pinned_set_matches_its_manifest():
     files = pinned_files(DEFAULT_BOARD)  # recomputes every system's content hash
     manifest = Board(DEFAULT_BOARD).manifest()
-    assert set(files) == {"ising", "dem_c-mu0", "dem_c-mu0.3", "dem_c-mu0.3-v2"}
+    assert set(files) == {"ising", "dem_c-mu0", "dem_c-mu0.3", "dem_c-mu0.3-v2", "ising-random-b"}
     systems = pd.DataFrame(manifest["systems"])
-    assert len(systems) == 43 and systems["name"].is_unique
+    assert len(systems) == 47 and systems["name"].is_unique and manifest["version"] == 3
+    drawn = systems[systems["group"] == "ising-random-b"]  # set v3: the same matrices at kappa 10, b drawn
+    assert drawn["n_qubits"].tolist() == [2, 3, 4, 5] and (drawn["cond"] == 10.0).all()
+    assert drawn["name"].str.startswith("ising-randb-k10-").all()
     ising = systems[systems["group"] == "ising"]
     assert sorted(ising["cond"].unique()) == [10.0, 100.0] and sorted(ising["n_qubits"].unique()) == list(range(2, 9))
     dem = systems[systems["family"] == "dem_c"]
@@ -139,7 +142,7 @@ def test_compare_through_an_entry_point_and_its_errors(small_board, tmp_path, pl
 
 
 def test_compare_against_the_shipped_board(tmp_path, plugin_path):
-    """The committed board ranks a newcomer on all 43 pinned systems against every published solver."""
+    """The committed board ranks a newcomer on all 47 pinned systems against every published solver."""
     board = Board(DEFAULT_BOARD)
     published = pd.read_parquet(board.results_path)
     assert published["x"].isna().all()  # solutions are not published, rankings are
@@ -148,13 +151,13 @@ def test_compare_against_the_shipped_board(tmp_path, plugin_path):
     assert set(ranking.index) == set(published["solver"]) | {"normal-cg"}
     # The newcomer runs on every pinned system; a published row counts the pinned systems it has rows for (a
     # board run still under way leaves a row short, and the page says so).
-    # 43 pinned rows, 42 distinct systems: step 0 of the frictional run is the same system on both chains
+    # 47 pinned rows, 46 distinct systems: step 0 of the frictional run is the same system on both chains
     pinned_ids = {e["system_id"] for e in board.manifest()["systems"]}
-    assert len(pinned_ids) == 42 and ranking.loc["normal-cg", "systems"] == 42
+    assert len(pinned_ids) == 46 and ranking.loc["normal-cg", "systems"] == 46
     ran = published.groupby("solver")["system_id"].agg(lambda ids: len(pinned_ids & set(ids)))
     assert (ranking.loc[ran.index, "systems"] == ran).all()
     mine = result.results
-    assert len(mine) == 43 and set(mine["system_id"]) == pinned_ids
+    assert len(mine) == 47 and set(mine["system_id"]) == pinned_ids
     # Its success rate is recomputed from its own rows: high accuracy needs converged, fidelity and residual.
     solved = (mine["status"] == "converged") & (mine["fidelity"] >= 0.99) & (mine["rel_residual"] <= 1e-6)
     expected = solved.groupby(mine["system_id"]).first().mean()  # a system in two groups counts once
@@ -190,8 +193,8 @@ def test_pinning_one_group_keeps_every_other_group_as_it_is(tmp_path, capsys):
     main(["board", "pin", "--board", str(copy), "--group", "dem_c-mu0.3-v2", "--quiet"])
     manifest = Board(copy).manifest()
     rebuilt = [e for e in manifest["systems"] if e["group"] == "dem_c-mu0.3-v2"]
-    assert f"pinned {len(manifest['systems'])} systems in 4 groups" in capsys.readouterr().out
-    assert list(manifest["groups"]) == list(shipped["groups"]) and manifest["version"] == 2
+    assert f"pinned {len(manifest['systems'])} systems in 5 groups" in capsys.readouterr().out
+    assert list(manifest["groups"]) == list(shipped["groups"]) and manifest["version"] == 3
     for group, data in kept.items():  # untouched, byte for byte, with their manifest entries
         assert (copy / "systems" / f"{group}.parquet").read_bytes() == data
         assert manifest["groups"][group] == shipped["groups"][group]
@@ -206,8 +209,8 @@ def test_pinning_one_group_keeps_every_other_group_as_it_is(tmp_path, capsys):
     assert all("-v2-" in e["name"] and not e["symmetric"] for e in rebuilt)
     assert set(pinned_files(copy)) == set(shipped["groups"])
     assert main(["board", "pin", "--board", str(copy), "--group", "dem_c-mu9", "--quiet"]) == 2
-    assert "no source pins group(s) dem_c-mu9; the groups are ising, dem_c-mu0, dem_c-mu0.3, dem_c-mu0.3-v2" in \
-        capsys.readouterr().err
+    assert ("no source pins group(s) dem_c-mu9; the groups are ising, dem_c-mu0, dem_c-mu0.3, dem_c-mu0.3-v2, "
+            "ising-random-b") in capsys.readouterr().err
 
 
 def test_running_one_group_leaves_the_others_alone(small_board, tmp_path, capsys):

@@ -94,9 +94,9 @@ def test_the_pinned_set_loads_with_no_workflow_run(tmp_path):
 
     manifest = json.loads((PINNED / "manifest.json").read_text())
     df = pinned()
-    assert len(df) == len(manifest["systems"]) == 43
+    assert len(df) == len(manifest["systems"]) == 47
     assert df.groupby("group").size().to_dict() == {"ising": 14, "dem_c-mu0": 12, "dem_c-mu0.3": 9,
-                                                    "dem_c-mu0.3-v2": 8}
+                                                    "dem_c-mu0.3-v2": 8, "ising-random-b": 4}
     assert set(df["pinned_name"]) == {e["name"] for e in manifest["systems"]}
     for _, row in df.iterrows():
         system = to_system(row)  # checks system_id against A and b

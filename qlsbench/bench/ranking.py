@@ -34,6 +34,13 @@ Every success rate carries its 95 % Wilson score interval
 (:func:`wilson_interval`) over the systems it counts, and a ranking row says
 whether its interval overlaps the row above's (``overlaps_above``): two such
 rows are not separated at 95 %, and their order is the tie-breakers'.
+
+The null solvers (:mod:`qlsbench.solvers.nulls`, kind ``control``: returning
+``b``, a random vector) are rows of every table, listed after the ranked
+solvers and never ranked among them nor taken as the "best" of a ratio: a bar
+a control meets is no verdict. Beside every row's rate stands what returning
+``b`` does on the same systems: its fidelity there (``b_fidelity``) and on how
+many of them null-b meets the bar (``null_b``).
 """
 
 from __future__ import annotations
@@ -47,6 +54,10 @@ from qlsbench.checks import FRACTION, POSITIVE
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
 from qlsbench.solvers.base import RESOURCE_KEYS, RETURNED
+from qlsbench.solvers.registry import is_control
+
+#: The control every verdict names: the null solver that returns ``b`` (:class:`~qlsbench.solvers.nulls.NullB`).
+NULL_B = "null-b"
 
 #: Qubit bands of the per-family tables, as inclusive ranges.
 QUBIT_BANDS: tuple[tuple[int, int], ...] = ((1, 4), (5, 6), (7, 8), (9, 10), (11, 64))
@@ -233,15 +244,26 @@ def qubit_band(n_qubits) -> str:
 
 
 def solver_kinds(results: pd.DataFrame) -> pd.Series:
-    """Each solver's kind: ``variational`` if its solves record read-outs against a cost budget, else ``quantum``
-    if they ran circuits (HHL), else ``classical``."""
+    """Each solver's kind: ``control`` if its registered name is a null solver
+    (:func:`~qlsbench.solvers.registry.is_control`), else ``variational`` if its solves record read-outs against a
+    cost budget, else ``quantum`` if they ran circuits (HHL), else ``classical``."""
     solvers = results["solver"]
     variational = _any_per_solver(results, "progress_evaluations", lambda v: v is not None and len(v) > 0)
     circuits = _any_per_solver(results, "circuit_executions", lambda v: v is not None and not pd.isna(v) and v > 0)
     kinds = pd.Series("classical", index=pd.Index(solvers.unique(), name="solver"))
     kinds[circuits.reindex(kinds.index, fill_value=False).to_numpy()] = "quantum"
     kinds[variational.reindex(kinds.index, fill_value=False).to_numpy()] = "variational"
+    # the registry says what a control is: a null solver's columns (one evaluation, no circuits) would read classical
+    kinds[_control_labels(results).reindex(kinds.index, fill_value=False).to_numpy()] = "control"
     return kinds
+
+
+def _control_labels(results: pd.DataFrame) -> pd.Series:
+    """Per solver label, whether its registered name is a null solver's."""
+    if "solver_name" not in results:
+        return pd.Series(False, index=pd.Index(results["solver"].unique(), name="solver"))
+    names = results.drop_duplicates("solver").set_index("solver")["solver_name"]
+    return names.map(lambda name: isinstance(name, str) and is_control(name))
 
 
 def _any_per_solver(results: pd.DataFrame, column: str, test) -> pd.Series:
@@ -315,12 +337,27 @@ def per_system(results: pd.DataFrame, tol: Tolerances, by_dataset: bool = True) 
             df[col] = np.nan
     if "seed" not in df:  # results that do not record seeds ran one
         df["seed"] = df["repeat"] if "repeat" in df else 0
+    if "solver_name" not in df:
+        df["solver_name"] = df["solver"]
+    df["b_fidelity"] = _b_fidelities(df)
     g = df.groupby(["solver", "system_key"], sort=True)
     out = g.agg(success=("success", "mean"), time_ms=("time_ms", "median"), error=("error", "median"),
                 fidelity=("fidelity_or_zero", "median"), seeds=("seed", "nunique"), family=("family", "first"),
                 band=("band", "first"), dataset=("dataset", "first"), n_qubits=("n_qubits", "first"),
-                cond=("cond", "first"), measured_ms=("measured_ms", "median"), time_limit=("time_limit", "max"))
+                cond=("cond", "first"), measured_ms=("measured_ms", "median"), time_limit=("time_limit", "max"),
+                solver_name=("solver_name", "first"), b_fidelity=("b_fidelity", "first"))
     return out.join(_solve_counts(_distinct_solves(df, "system_key"))).reset_index()
+
+
+def _b_fidelities(df: pd.DataFrame) -> pd.Series:
+    """Per row, the fidelity ``b`` scores returned as the answer on its system
+    (:func:`qlsbench.report.floors.b_fidelity`: known for the pinned systems, NaN for others), each id computed once."""
+    if "system_id" not in df:
+        return pd.Series(np.nan, index=df.index)
+    from qlsbench.report.floors import b_fidelity  # the pinned set's floors; imported when a ranking needs them
+
+    ids = df["system_id"].astype(str)
+    return ids.map({sid: b_fidelity(sid) for sid in ids.unique()})
 
 
 def _solve_counts(solves: pd.DataFrame) -> pd.DataFrame:
@@ -372,22 +409,74 @@ def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: p
         "measured_time_ms": g["measured_ms"].median(),
         "time_limit_s": _limits(systems["time_limit"], systems["solver"]),
     })
-    board["time_sgm_rel"] = times_best(systems, "time_ms", board["time_sgm_ms"], tol.shift)
-    board["error_sgm_rel"] = times_best(systems, "error", board["error_sgm"], tol.shift)
+    kind = (kinds.reindex(board.index).fillna("classical") if kinds is not None
+            else pd.Series("classical", index=board.index))
+    # a control is never the "best" a ratio is taken to: a null solver's instant answer is not a speed
+    rivals = (kind != "control").to_numpy()
+    board["time_sgm_rel"] = times_best(systems, "time_ms", board["time_sgm_ms"], tol.shift, rivals)
+    board["error_sgm_rel"] = times_best(systems, "error", board["error_sgm"], tol.shift, rivals)
+    board = board.join(_controls_beside(systems, tol))
     if kinds is not None:
-        board.insert(0, "kind", kinds.reindex(board.index).fillna("classical"))
+        board.insert(0, "kind", kind)
         # a deterministic solver's repeats are one answer again: its seed count would say nothing
-        board["seeds"] = board["seeds"].where(board["kind"] == "variational")
+        board["seeds"] = board["seeds"].where(board["kind"].isin(["variational", "control"]))
     if costs is not None:
         board = board.join(costs, how="left")
-    board = board.reset_index().sort_values(["success_rate", "median_fidelity", "time_sgm_rel"],
-                                            ascending=[False, False, True]).reset_index(drop=True)
-    board.insert(board.columns.get_loc("success_rate_ci_high") + 1, "overlaps_above",
-                 overlaps_above(board["success_rate_ci_low"], board["success_rate_ci_high"]))
+    board = board.reset_index()
+    board = board.assign(_control=board["solver"].map(kind).eq("control").to_numpy())  # controls after the ranked
+    board = board.sort_values(["_control", "success_rate", "median_fidelity", "time_sgm_rel"],
+                              ascending=[True, False, False, True]).drop(columns="_control").reset_index(drop=True)
+    ranked = (board["kind"] != "control").to_numpy() if "kind" in board else np.ones(len(board), dtype=bool)
+    overlap = np.zeros(len(board), dtype=bool)  # among the ranked rows only: a control is beside, not in, the order
+    overlap[ranked] = overlaps_above(board["success_rate_ci_low"][ranked], board["success_rate_ci_high"][ranked])
+    board.insert(board.columns.get_loc("success_rate_ci_high") + 1, "overlaps_above", overlap)
     return board
 
 
-def times_best(systems: pd.DataFrame, column: str, sgm: pd.Series, shift: float) -> pd.Series:
+def _controls_beside(systems: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
+    """Per solver, what returning ``b`` does on the systems it ran: ``b_fidelity`` (median over them of the
+    fidelity of ``b``), ``null_b_systems`` (those of them null-b ran), ``null_b_success`` (of those, how many
+    null-b meets the bar on, each system's share of repeats) and ``null_b_fidelity_bar`` (how many it meets the
+    fidelity bar on, the residual aside), and ``null_b`` as the page prints it.
+
+    A bar null-b meets on a system says nothing of a solver there; the page sets the counts beside every rate.
+    """
+    # per-system rows made elsewhere may not say what b scores or the solver's registered name
+    systems = systems.assign(**{c: np.nan for c in ("b_fidelity",) if c not in systems})
+    names = systems["solver_name"] if "solver_name" in systems else systems["solver"]
+    g = systems.groupby("solver", sort=True)
+    out = pd.DataFrame({"b_fidelity": g["b_fidelity"].median()})
+    null = systems[names == NULL_B].groupby("system_key")[["success", "fidelity"]].mean().add_suffix("_null")
+    if null.empty:
+        out["null_b"] = np.nan
+        return out
+    shared = systems.join(null, on="system_key").dropna(subset=["success_null"])
+    per = shared.groupby("solver", sort=True)
+    out["null_b_systems"] = per.size().reindex(out.index).fillna(0).astype(int)
+    out["null_b_success"] = per["success_null"].sum().reindex(out.index).fillna(0.0)
+    out["null_b_fidelity_bar"] = (shared["fidelity_null"] >= tol.fidelity).groupby(shared["solver"]).sum() \
+        .reindex(out.index).fillna(0).astype(int)
+    out["null_b"] = [null_b_note(k, f, n) for k, f, n in
+                     zip(out["null_b_success"], out["null_b_fidelity_bar"], out["null_b_systems"])]
+    return out
+
+
+def null_b_note(success: float, fidelity_bar: int, systems: int) -> str:
+    """What null-b does on ``systems`` systems, as the page prints it beside a rate: ``meets the bar on 2 of 42,
+    the fidelity bar on 16``, ``meets the fidelity bar on 12 of 14 (not the residual)``, or ``0 of 14``; ``—``
+    where it ran none of them. ``success`` sums each system's share of repeats meeting the bar."""
+    if systems == 0:
+        return "—"
+    if success > 0:
+        more = f", the fidelity bar on {fidelity_bar}" if fidelity_bar > success else ""
+        return f"meets the bar on {success:g} of {systems}{more}"
+    if fidelity_bar > 0:
+        return f"meets the fidelity bar on {fidelity_bar} of {systems} (not the residual)"
+    return f"0 of {systems}"
+
+
+def times_best(systems: pd.DataFrame, column: str, sgm: pd.Series, shift: float,
+               rivals: np.ndarray | None = None) -> pd.Series:
     """Each solver's "x best": how many times the best solver's shifted geometric mean of ``column`` its own is,
     each comparison over the systems both solvers ran.
 
@@ -411,6 +500,9 @@ def times_best(systems: pd.DataFrame, column: str, sgm: pd.Series, shift: float)
         two solvers share all their systems, so that case gives exactly the plain ratio of means.
     shift : float
         The geometric means' shift.
+    rivals : numpy.ndarray of bool, optional
+        Per solver of ``sgm``'s index, whether it may be the "best" others are compared with (default all);
+        the controls are not.
 
     Returns
     -------
@@ -425,8 +517,9 @@ def times_best(systems: pd.DataFrame, column: str, sgm: pd.Series, shift: float)
     own = counts.sum(axis=1)
     full = sgm.to_numpy(dtype=float)
     out = np.ones(len(v))
+    rivals = np.ones(len(v), dtype=bool) if rivals is None else np.asarray(rivals, dtype=bool)
     for i in range(len(v)):
-        for j in np.flatnonzero(shared[i] > 0):
+        for j in np.flatnonzero((shared[i] > 0) & (rivals | (np.arange(len(v)) == i))):
             if shared[i, j] == own[i] == own[j]:  # the same systems: the means over all of them
                 mine, theirs = full[i], full[j]
             else:
@@ -462,19 +555,22 @@ def leaderboard(results: pd.DataFrame, tol: Tolerances = Tolerances(),
     pandas.DataFrame
         ``solver, kind, systems, coverage, solves, skipped, failed, success_rate, success_rate_ci_low,
         success_rate_ci_high, overlaps_above, success_rate_low, success_rate_low_ci_low,
-        success_rate_low_ci_high, median_fidelity, seeds, time_sgm_rel, error_sgm_rel, time_sgm_ms, error_sgm,
+        success_rate_low_ci_high, null_b, median_fidelity, b_fidelity, seeds, time_sgm_rel, error_sgm_rel, time_sgm_ms, error_sgm,
         median_time_ms, measured_time_ms, time_limit_s``, sorted by success rate (descending), then median
         fidelity, then relative time. The
         ``_ci_`` columns are each rate's 95 % Wilson interval over systems; ``overlaps_above`` compares the
         exact track's intervals of consecutive rows; ``seeds`` is given for variational solvers.
         ``median_time_ms`` is the median over systems of the charged time (the limit for an unsuccessful solve),
         ``measured_time_ms`` the median over systems of the time of the solves that returned a solution (systems
-        where none did left out) and ``time_limit_s`` the limit(s) its solves ran under, as text.
+        where none did left out) and ``time_limit_s`` the limit(s) its solves ran under, as text. ``null_b``
+        says on how many of the solver's systems null-b meets the exact track's bar, ``b_fidelity`` is the median
+        over them of what returning ``b`` scores (NaN outside the pinned set); controls come last, unranked.
     """
     exact, variational = tracks(tol, low or LOW_ACCURACY)
     board = track_table(results, exact)
     cols = ["solver", "kind", "systems", "coverage", "solves", "skipped", "failed", "success_rate",
-            "success_rate_ci_low", "success_rate_ci_high", "overlaps_above", "median_fidelity", "seeds",
+            "success_rate_ci_low", "success_rate_ci_high", "overlaps_above", "null_b", "median_fidelity",
+            "b_fidelity", "seeds",
             "time_sgm_rel", "error_sgm_rel", "time_sgm_ms", "error_sgm", "median_time_ms", "measured_time_ms",
             "time_limit_s"]
     board = board[cols]

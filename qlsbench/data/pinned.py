@@ -1,9 +1,10 @@
-"""The pinned benchmark set, shipped inside the package: 43 systems to load with no workflow run.
+"""The pinned benchmark set, shipped inside the package: the board's systems to load with no workflow run.
 
 ``qlsbench.data.pinned()`` is the quickest way to data: the systems the
-leaderboard ranks every solver on (14 Ising-inspired, 12 frictionless and 9 + 8
-frictional DEM-C systems, 2-10 qubits), each checked against the content hash
-its manifest pins. :func:`pinned_files` is that check, for the shipped set or
+leaderboard ranks every solver on (Ising-inspired with the uniform ``b`` and
+with ``b`` drawn far from the solution, frictionless and frictional DEM-C
+systems, 2-10 qubits; ``manifest.json`` lists them), each checked against the
+content hash its manifest pins. :func:`pinned_files` is that check, for the shipped set or
 any board folder laid out the same way (``manifest.json``,
 ``systems/<group>.parquet``): every reader of a pinned set goes through it.
 """
@@ -80,7 +81,8 @@ def pinned(group: str | None = None) -> pd.DataFrame:
     Parameters
     ----------
     group : str, optional
-        ``ising``, ``dem_c-mu0``, ``dem_c-mu0.3`` or ``dem_c-mu0.3-v2``; default every group.
+        ``ising``, ``dem_c-mu0``, ``dem_c-mu0.3``, ``dem_c-mu0.3-v2`` or ``ising-random-b``; default every
+        group.
 
     Raises
     ------

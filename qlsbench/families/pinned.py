@@ -1,6 +1,6 @@
 """The ``pinned`` family: the leaderboard's pinned benchmark set, copied from the package into ``datasets/``.
 
-The 43 systems ship inside qlsbench (``qlsbench.data.pinned()`` loads them with
+The pinned systems ship inside qlsbench (``qlsbench.data.pinned()`` loads them with
 no workflow run); this family puts a group's file beside the generated
 datasets, so the dataset card's ``pinned`` config, the solvers and the Pauli
 studies see it like any other. The copy is byte for byte. Without a group,
@@ -64,7 +64,7 @@ def report(facts: dict) -> list[str]:
 
 
 FAMILY = Family(
-    name="pinned", summary="the leaderboard's 43 pinned systems (Ising-inspired, frictionless and frictional DEM-C), "
-                           "copied from the package", options=PinnedOptions, build=build, label=label, report=report,
+    name="pinned", summary=f"the leaderboard's {len(read_manifest()['systems'])} pinned systems (Ising-inspired, "
+                           "frictionless and frictional DEM-C), copied from the package", options=PinnedOptions, build=build, label=label, report=report,
     command="pinned", config_key="pinned", runs=runs,
 )

@@ -16,7 +16,9 @@ from qlsbench.report.tables import Link
 #: Human names and tooltips of the columns the page shows: ``{column: (name, what it means)}``.
 COLUMNS: dict[str, tuple[str, str]] = {
     "solver": ("solver", "the configuration's label: its name, or its name and options"),
-    "kind": ("kind", "variational: records read-outs against a budget of cost evaluations; quantum: runs circuits without a variational budget (HHL); classical: the rest"),
+    "kind": ("kind", "variational: records read-outs against a budget of cost evaluations; quantum: runs circuits "
+                     "without a variational budget (HHL); classical: the rest; control: a null solver (returns b, or "
+                     "a random vector), listed after the ranked rows and not ranked"),
     "systems": ("systems run", "distinct systems (by content) the solver was run on"),
     "coverage": ("coverage", "share of the systems in view the solver was run on; the others are not run and do "
                              "not count in its rates"),
@@ -29,6 +31,11 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "success_rate_low": ("variational success", "share of its systems solved at the variational track's bar; in "
                                                 "brackets its 95 % Wilson interval"),
     "overlaps_above": ("≈", "≈: its success interval overlaps the row above's: not separated at 95 %"),
+    "null_b": ("null-b", "what returning b (the control null-b) does on this row's systems: on how many it meets "
+                         "this track's bar (and the fidelity bar alone); a rate null-b also reaches there is no "
+                         "verdict"),
+    "b_fidelity": ("b fidelity", "median over its systems of the fidelity b scores returned as the answer (what "
+                                 "not solving scores); — outside the pinned set"),
     "median_fidelity": ("median fidelity", "median over its systems of |<x|x*>|^2 / (|x|^2 |x*|^2); a solve "
                                            "with no solution counts 0"),
     "seeds": ("n seeds", "seeds per system behind a variational row's median fidelity (repeat r uses seed r)"),
@@ -68,16 +75,20 @@ COLUMNS: dict[str, tuple[str, str]] = {
 
 #: The columns of each track's ranking, in order.
 TRACK_COLUMNS = {
-    "exact": ("solver", "kind", "systems", "coverage", "success_rate", "overlaps_above", "time_sgm_rel",
-              "error_sgm_rel", "failed", "skipped", "measured_time_ms", "median_time_ms", "time_limit_s"),
-    "variational": ("solver", "kind", "systems", "coverage", "success_rate", "overlaps_above", "median_fidelity",
-                    "seeds", "cost_evaluations", "circuit_executions", "shots", "mc_samples", "time_sgm_rel",
+    "exact": ("solver", "kind", "systems", "coverage", "success_rate", "overlaps_above", "null_b", "b_fidelity",
+              "time_sgm_rel", "error_sgm_rel", "failed", "skipped", "measured_time_ms", "median_time_ms",
+              "time_limit_s"),
+    "variational": ("solver", "kind", "systems", "coverage", "success_rate", "overlaps_above", "null_b",
+                    "median_fidelity", "b_fidelity", "seeds", "cost_evaluations", "circuit_executions", "shots", "mc_samples", "time_sgm_rel",
                     "failed", "measured_time_ms", "time_limit_s"),
 }
 
-#: The line under each ranking that says what its ≈ means.
+#: The line under each ranking that says what its ≈ means, and what its controls are.
 OVERLAP_NOTE = ("≈: the success rate's 95 % Wilson interval (in brackets, systems as trials) overlaps the row "
-                "above's: the two are not separated at 95 %, and their order is the tie-breakers'.")
+                "above's: the two are not separated at 95 %, and their order is the tie-breakers'. Rows of kind "
+                "control (null-b returns b, null-random a random vector) follow the ranked rows and are not ranked; "
+                "the null-b column says on how many of each row's systems returning b meets the same bar: a rate "
+                "it also reaches there is shown, not a verdict.")
 
 #: Shares printed with their Wilson interval when the table has its ``_ci_low`` and ``_ci_high`` columns.
 RATES = ("success_rate", "success_rate_low", "success_best_seed", "success_median_seed")
@@ -100,7 +111,7 @@ def display_value(column: str, value) -> str:
         return ZERO_MEANS[column]
     if column == "overlaps_above":
         return "≈" if value else ""
-    if column in (*RATES, "median_fidelity"):
+    if column in (*RATES, "median_fidelity", "b_fidelity"):
         return f"{value:.3f}"
     if isinstance(value, (float, np.floating)):
         return f"{value:.3g}"

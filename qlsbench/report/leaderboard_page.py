@@ -17,6 +17,7 @@ import pandas as pd
 from qlsbench.bench.environment import machine_info, package_versions
 from qlsbench.bench.ranking import (
     LOW_ACCURACY,
+    NULL_B,
     Tolerances,
     Track,
     band_tables,
@@ -53,9 +54,11 @@ def _rate_cell(rows: pd.DataFrame, rate: str, digits: int = 2) -> list[str]:
             for r, lo, hi in zip(rows[rate], rows[f"{rate}_ci_low"], rows[f"{rate}_ci_high"])]
 
 
-def _band_blocks(bands: pd.DataFrame) -> list[Block]:
+def _band_blocks(bands: pd.DataFrame, rows: pd.DataFrame | None = None,
+                 all_tracks: tuple[Track, ...] = ()) -> list[Block]:
     """Per group: solvers by qubit band, each cell ``exact [interval] / variational [interval] (coverage)``;
-    blank where not run."""
+    blank where not run. With the ranking's ``rows``, each group first says what null-b does there
+    (:func:`control_sentence`, per track)."""
     out: list[Block] = []
     for family, part in bands.groupby("family", sort=True):
         cells = part.assign(cell=[f"{h} / {lo} ({100 * c:.0f} %)" for h, lo, c in
@@ -64,8 +67,18 @@ def _band_blocks(bands: pd.DataFrame) -> list[Block]:
         table = cells.pivot(index="solver", columns="band", values="cell").fillna("—")
         counts = part.groupby("band")["systems"].max()
         table.columns = [f"{b} qubits ({counts[b]} systems)" for b in table.columns]
-        out += [("h3", str(family)), ("table", table.reset_index())]
+        control = _group_controls(rows, str(family), all_tracks)
+        out += [("h3", str(family)), *([("p", control)] if control else []), ("table", table.reset_index())]
     return out
+
+
+def _group_controls(rows: pd.DataFrame | None, group: str, all_tracks: tuple[Track, ...]) -> str:
+    """Each track's :func:`control_sentence` on one group's systems, joined; empty without the ranking's rows."""
+    if rows is None:
+        return ""
+    view = rows[(rows["group"] == group) & (rows["band"] == "all")]
+    return " ".join(c for c in (control_sentence(view[view["track"] == t.name], t, f" ({t.name} track)")
+                                for t in all_tracks) if c)
 
 
 def _header(results: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list[str]:
@@ -157,7 +170,7 @@ def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
     blocks += [("h2", f"By {by} and qubit band"),
                ("p", "Each cell: exact-track success rate / variational-track success rate, each with its 95 % "
                      "Wilson interval over the band's systems (coverage of that band). — : not run there.")]
-    blocks += _band_blocks(band_tables(results, tol, low, by, rows=ranking))
+    blocks += _band_blocks(band_tables(results, tol, low, by, rows=ranking), ranking, all_tracks)
     blocks += [("h2", "Resources"),
                ("p", "What a solve cost, medians over solves that returned a solution; — : the solver has no such "
                      "cost. Circuit depth is transpiled; shots are per circuit (exact: no sampling)."),
@@ -190,9 +203,30 @@ def _ranking_markdown(rows: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list
     out = []
     for track in all_tracks:
         view = rows[(rows["track"] == track.name) & (rows["group"] == "all") & (rows["band"] == "all")]
+        control = control_sentence(view, track)
         out += [f"### {track.name.capitalize()} track", "", f"{track.intuition} Success: {track.tol.describe()}.", "",
-                markdown_table(display_table(view, TRACK_COLUMNS[track.name])), "", OVERLAP_NOTE, ""]
+                markdown_table(display_table(view, TRACK_COLUMNS[track.name])), "", OVERLAP_NOTE, "",
+                *([control, ""] if control else [])]
     return out
+
+
+def control_sentence(view: pd.DataFrame, track: Track, where: str = "") -> str:
+    """What null-b, the control returning ``b``, does on one view's systems at ``track``'s bar, as one sentence
+    (empty where null-b did not run): the rates beside it are read against it."""
+    null = view[view["solver"] == NULL_B] if "solver" in view else view.iloc[:0]
+    if null.empty or "null_b_systems" not in null:
+        return ""
+    row = null.iloc[0]
+    n, met, fid = int(row["null_b_systems"]), float(row["null_b_success"]), int(row["null_b_fidelity_bar"])
+    bar = f"the {track.name} track's bar" if track.name in ("exact", "variational") else "the bar"
+    head = f"**Control{where}**: null-b (b returned, scaled by least squares) "
+    if met > 0:
+        return (head + f"meets {bar} on {met:g} of {n} systems{f' and its fidelity bar alone on {fid}' if fid > met else ''}"
+                f": a solver's success there is not told apart from not solving.")
+    if fid > 0:
+        return (head + f"meets the fidelity bar ({track.tol.fidelity:g}) on {fid} of {n} systems and fails {bar} on "
+                "its residual: on those systems the fidelity is shown, not read as a verdict.")
+    return head + f"meets {bar} on none of the {n} systems."
 
 
 def blocks_markdown(blocks: list[Block]) -> str:

@@ -130,7 +130,7 @@ def _probe(spec: SolverSpec, files: dict[str, Path], time_limit: float) -> None:
     wrong shape), kills its process or exceeds the time limit is refused before the long run.
 
     A bad option value the constructor took without complaint (``rtol="abc"``)
-    shows here as an error, in one line, instead of 43 error rows and a rank.
+    shows here as an error, in one line, instead of an error row per pinned system and a rank.
     A status the solver returns (``error: diverged``, ``max_iter``) is a
     result like any other: the run goes on and the system counts as failed.
     """
@@ -144,7 +144,7 @@ def _probe(spec: SolverSpec, files: dict[str, Path], time_limit: float) -> None:
         worker.close()
     resources = result.resources if isinstance(result.resources, dict) else {}
     broken = [template.format(resources[key]) for key, template in _BROKEN.items() if key in resources]
-    if result.status is Status.TIMEOUT:  # every larger system would too: 43 x the limit for nothing
+    if result.status is Status.TIMEOUT:  # every larger system would too: the limit per system for nothing
         where = smallest.meta.get("pinned_name", smallest.system_id)
         raise InputError(f"solver {spec.label!r} exceeded the time limit of {time_limit:g} s on the smallest pinned "
                          f"system ({where}), nothing else was run; --time-limit sets the limit")

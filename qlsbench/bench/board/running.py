@@ -2,8 +2,12 @@
 
 Every solver entry is checked (name, options, repeats, time limit, qubit cap)
 before the first one runs; finished results files are kept and unfinished
-ones resume from their journal. :func:`publish_results` writes the rows,
-solutions left out, as the board's ``results.parquet``.
+ones resume from their journal, and a results file the folder lacks starts
+from the board's published rows of that solver and group
+(:func:`restore_published`), so a run in a fresh folder solves only what is
+not published (a newly listed solver, a newly pinned group).
+:func:`publish_results` writes the rows, solutions left out, as the board's
+``results.parquet``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from qlsbench.bench.board.folder import UNPUBLISHED, Board
 from qlsbench.bench.board.pinning import check_groups
@@ -92,6 +97,7 @@ def run_board(board: Board, results_dir: str | os.PathLike, progress: bool = Tru
     check_groups(groups, list(files), f"{board.manifest_path}: no pinned")
     if groups is not None:
         files = {g: p for g, p in files.items() if g in groups}
+    restore_published(board, results_dir, [run["spec"].label for run in runs], list(files))
     written = []
     for run in runs:
         for group, path in files.items():
@@ -103,6 +109,32 @@ def run_board(board: Board, results_dir: str | os.PathLike, progress: bool = Tru
             written.append(out)
     return written
 
+def restore_published(board: Board, results_dir: str | os.PathLike, labels: list[str], groups: list[str]) -> list[Path]:
+    """Write the board's published rows of each solver label and group as ``results_dir/<label>/<group>.parquet``
+    where that file is missing; returns the files written.
+
+    The published rows are the run's rows with the solutions left out, so a
+    run resumed from them solves nothing they hold again: without them a
+    board run in a fresh folder would redo hours of published solves to add
+    one solver or one group. A restored file is checked like any finished one
+    before repeats are added to it (the same solver, options, seed and time
+    limit, or the run refuses it in one line).
+    """
+    if not board.results_path.exists():
+        return []
+    published = read_results_table(board.results_path)
+    written = []
+    for label in labels:
+        for group in groups:
+            out = Path(results_dir) / label / f"{group}.parquet"
+            rows = published.filter(pc.and_(pc.equal(published["solver"], label),
+                                            pc.equal(published["dataset"], f"pinned/{group}")))
+            if out.exists() or rows.num_rows == 0:
+                continue
+            out.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_table(rows, out)
+            written.append(out)
+    return written
 
 
 def publish_results(board: Board, results_dir: str | os.PathLike) -> pd.DataFrame:
