@@ -67,6 +67,17 @@ def test_a_draw_that_cannot_go_below_the_bound_is_refused():
         random_rhs(ising_inspired(3, 10.0), seed=0, below=0.3, max_draws=50)
 
 
+def test_the_family_page_lists_every_group_as_the_manifest_pins_it():
+    """docs/families/pinned.md's table: one line per group, its system count and qubit range the manifest's."""
+    systems = pd.DataFrame(Board(DEFAULT_BOARD).manifest()["systems"])
+    table = next(t for t in tables((REPO / "docs" / "families" / "pinned.md").read_text()) if t["header"][0] == "group")
+    lines = {row[0].strip("`"): row for row in table["rows"]}
+    assert set(lines) == set(systems["group"])
+    for group, part in systems.groupby("group"):
+        assert lines[group][1] == str(len(part)), group
+        assert lines[group][2] == f"{part['n_qubits'].min()}–{part['n_qubits'].max()}", group
+
+
 # ---------------------------------------------------------------- controls on the ranking
 
 
@@ -109,14 +120,14 @@ def test_controls_are_rows_of_every_track_after_the_ranked_ones(with_controls):
 
 def test_a_track_where_null_b_meets_the_bar_says_so(with_controls):
     exact, variational = (track_table(with_controls, t).set_index("solver") for t in tracks())
-    assert exact.loc["lu", "null_b"] == "meets the bar on 1 of 3, the fidelity bar on 2"
-    assert variational.loc["lu", "null_b"] == "meets the bar on 1 of 3, the fidelity bar on 2"
+    assert exact.loc["lu", "null_b"] == "1 of 3 (fidelity bar 2)"
+    assert variational.loc["lu", "null_b"] == "1 of 3 (fidelity bar 2)"
     md = render_markdown(with_controls)
     assert ("**Control**: null-b (b returned, scaled by least squares) meets the exact track's bar on 1 of 3 "
             "systems and its fidelity bar alone on 2") in md
     table = tables(md.split("### Exact track", 1)[1])[0]
     shown = {row[0]: dict(zip(table["header"], row)) for row in table["rows"]}
-    assert shown["lu"]["null-b"] == "meets the bar on 1 of 3, the fidelity bar on 2"
+    assert shown["lu"]["null-b meets bar"] == "1 of 3 (fidelity bar 2)"
     assert shown["my-null"]["kind"] == "control"
     # without a null-b row nothing is claimed of it
     alone = with_controls[with_controls["solver"] == "lu"]
@@ -178,8 +189,19 @@ def test_the_committed_page_says_what_null_b_does_on_each_track_and_group(shippe
     shown = {row[0]: dict(zip(table["header"], row)) for row in table["rows"]}
     board = leaderboard(results).set_index("solver")
     for solver, row in board.iterrows():
-        assert shown[solver]["null-b"] == row["null_b"], solver
+        assert shown[solver]["null-b meets bar"] == row["null_b"], solver
         assert shown[solver]["kind"] == row["kind"], solver
         assert shown[solver]["b fidelity"] == f"{row['b_fidelity']:.3f}", solver
     csv = pd.read_csv(REPO / "leaderboard" / "leaderboard.csv").set_index("solver")
     assert (csv.loc[list(CONTROLS), "kind"] == "control").all()
+
+
+def test_the_method_pages_summary_is_what_the_published_rows_give(shipped):
+    """docs/leaderboard.md's numbers are board_summary's, written by `qlsbench board render`; none typed."""
+    from qlsbench.report.board_pages import SUMMARY_BEGIN, SUMMARY_END, board_summary
+
+    results, _ = shipped
+    text = (REPO / "docs" / "leaderboard.md").read_text(encoding="utf-8")
+    block = text.split(SUMMARY_BEGIN, 1)[1].split(SUMMARY_END, 1)[0].strip("\n")
+    assert block == board_summary(Board(DEFAULT_BOARD), results), "run `qlsbench board render`"
+    assert "**Pinned set v3**" in block and "null-b" in block

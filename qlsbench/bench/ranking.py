@@ -462,17 +462,13 @@ def _controls_beside(systems: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
 
 
 def null_b_note(success: float, fidelity_bar: int, systems: int) -> str:
-    """What null-b does on ``systems`` systems, as the page prints it beside a rate: ``meets the bar on 2 of 42,
-    the fidelity bar on 16``, ``meets the fidelity bar on 12 of 14 (not the residual)``, or ``0 of 14``; ``—``
-    where it ran none of them. ``success`` sums each system's share of repeats meeting the bar."""
+    """What null-b does on ``systems`` systems, as the page prints it beside a rate: ``2 of 42 (fidelity bar 16)``
+    (it meets the bar on 2 of the 42 and the fidelity bar alone on 16), ``0 of 14 (fidelity bar 12)`` or
+    ``0 of 14``; ``—`` where it ran none of them. ``success`` sums each system's share of repeats meeting the bar."""
     if systems == 0:
         return "—"
-    if success > 0:
-        more = f", the fidelity bar on {fidelity_bar}" if fidelity_bar > success else ""
-        return f"meets the bar on {success:g} of {systems}{more}"
-    if fidelity_bar > 0:
-        return f"meets the fidelity bar on {fidelity_bar} of {systems} (not the residual)"
-    return f"0 of {systems}"
+    more = f" (fidelity bar {fidelity_bar})" if fidelity_bar > success else ""
+    return f"{success:g} of {systems}{more}"
 
 
 def times_best(systems: pd.DataFrame, column: str, sgm: pd.Series, shift: float,

@@ -25,12 +25,13 @@ from qlsbench.bench.board.submissions import (
     scaled_submission,
     self_submitted,
 )
-from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
+from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, ranking_rows, tracks
 from qlsbench.bench.results import load_results
+from qlsbench.data import atomic_write_text
 from qlsbench.report.budget_curves import plot_budget_curves
 from qlsbench.report.in_loop_page import physics_track_blocks
 from qlsbench.report.leaderboard_columns import display_table
-from qlsbench.report.leaderboard_page import write_leaderboard
+from qlsbench.report.leaderboard_page import control_sentence, write_leaderboard
 from qlsbench.report.noisy_page import noisy_track_blocks
 from qlsbench.report.resource_figures import estimate_blocks
 
@@ -182,4 +183,62 @@ def _render(board: Board, results: pd.DataFrame | None, pages: Path, tol: Tolera
                       html_path=pages / "index.html", systems=pinned, title="qlsbench leaderboard v2",
                       preamble=_preamble(board, results), by="dataset", extra=extra,
                       names=dict(zip(pinned["system_id"], pinned["name"])), step=step)
+    docs = _summarised_docs(pages)
+    if docs is not None:  # the method page's numbers are this summary, rewritten with the pages, never typed
+        atomic_write_text(docs, with_summary(docs.read_text(encoding="utf-8"), board_summary(board, results, tol, low)))
+        written.append(docs)
     return written + [pages / name for name in PAGES if name != "budget_curves.png"]
+
+
+#: The lines of ``docs/leaderboard.md`` between which :func:`board_summary` stands.
+SUMMARY_BEGIN, SUMMARY_END = "<!-- board summary: written by qlsbench board render, do not edit -->", \
+    "<!-- end of board summary -->"
+
+
+def _summarised_docs(pages: Path) -> Path | None:
+    """``docs/leaderboard.md`` beside the pages' folder when it carries the summary's markers (the repository's
+    board); ``None`` for pages written anywhere else."""
+    docs = pages.resolve().parent / "docs" / "leaderboard.md"
+    return docs if docs.exists() and SUMMARY_BEGIN in docs.read_text(encoding="utf-8") else None
+
+
+def with_summary(text: str, summary: str) -> str:
+    """``text`` with the lines between its summary markers replaced by ``summary``."""
+    head, rest = text.split(SUMMARY_BEGIN, 1)
+    _, tail = rest.split(SUMMARY_END, 1)
+    return f"{head}{SUMMARY_BEGIN}\n{summary}\n{SUMMARY_END}{tail}"
+
+
+def board_summary(board: Board, results: pd.DataFrame, tol: Tolerances = Tolerances(),
+                  low: Tolerances = LOW_ACCURACY) -> str:
+    """The published board in a few lines of Markdown, every number from the manifest and the rows: the pinned
+    set, the solves, each track's rates over all systems (controls apart) and what null-b does per track and group.
+    """
+    manifest = board.manifest()
+    entries = pd.DataFrame(manifest["systems"])
+    groups = ", ".join(f"`{g}` {n}" for g, n in entries.groupby("group", sort=False).size().items())
+    rows = ranking_rows(results, tracks(tol, low), by="dataset")
+    lines = [f"- **Pinned set v{manifest['version']}**: {len(entries)} rows, {entries['system_id'].nunique()} "
+             f"distinct systems, in {len(manifest['groups'])} groups ({groups}).",
+             f"- **Rows**: {len(results)} solves of {results['solver'].nunique()} solvers, "
+             f"{int((results['solver_name'].map(_is_control)).sum())} of them by the controls "
+             f"({', '.join(sorted(results.loc[results['solver_name'].map(_is_control), 'solver'].unique()))})."]
+    for track in tracks(tol, low):
+        view = rows[(rows["track"] == track.name) & (rows["group"] == "all") & (rows["band"] == "all")]
+        ranked = view[view["kind"] != "control"]
+        rates = "; ".join(f"{s} {r:.2f} [{lo:.2f}, {hi:.2f}]" for s, r, lo, hi in
+                          zip(ranked["solver"], ranked["success_rate"], ranked["success_rate_ci_low"],
+                              ranked["success_rate_ci_high"]))
+        lines.append(f"- **{track.name.capitalize()} track** (success over systems, 95 % Wilson interval): {rates}. "
+                     f"{control_sentence(view, track)}")
+        for group in sorted(set(rows["group"]) - {"all"}):
+            part = rows[(rows["track"] == track.name) & (rows["group"] == group) & (rows["band"] == "all")]
+            sentence = control_sentence(part, track, f" on `{group.removeprefix('pinned/')}`")
+            lines += [f"  - {sentence}"] if sentence else []
+    return "\n".join(lines)
+
+
+def _is_control(name) -> bool:
+    from qlsbench.solvers.registry import is_control
+
+    return isinstance(name, str) and is_control(name)

@@ -31,9 +31,9 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "success_rate_low": ("variational success", "share of its systems solved at the variational track's bar; in "
                                                 "brackets its 95 % Wilson interval"),
     "overlaps_above": ("≈", "≈: its success interval overlaps the row above's: not separated at 95 %"),
-    "null_b": ("null-b", "what returning b (the control null-b) does on this row's systems: on how many it meets "
-                         "this track's bar (and the fidelity bar alone); a rate null-b also reaches there is no "
-                         "verdict"),
+    "null_b": ("null-b meets bar", "what returning b (the control null-b) does on this row's systems: on how many "
+                                   "of them it meets this track's bar (in brackets: the fidelity bar alone, the "
+                                   "residual aside); a rate null-b also reaches there is shown, not a verdict"),
     "b_fidelity": ("b fidelity", "median over its systems of the fidelity b scores returned as the answer (what "
                                  "not solving scores); — outside the pinned set"),
     "median_fidelity": ("median fidelity", "median over its systems of |<x|x*>|^2 / (|x|^2 |x*|^2); a solve "
@@ -87,8 +87,8 @@ TRACK_COLUMNS = {
 OVERLAP_NOTE = ("≈: the success rate's 95 % Wilson interval (in brackets, systems as trials) overlaps the row "
                 "above's: the two are not separated at 95 %, and their order is the tie-breakers'. Rows of kind "
                 "control (null-b returns b, null-random a random vector) follow the ranked rows and are not ranked; "
-                "the null-b column says on how many of each row's systems returning b meets the same bar: a rate "
-                "it also reaches there is shown, not a verdict.")
+                "the null-b column says on how many of each row's systems returning b meets the same bar (in "
+                "brackets, the fidelity bar alone): a rate it also reaches there is shown, not a verdict.")
 
 #: Shares printed with their Wilson interval when the table has its ``_ci_low`` and ``_ci_high`` columns.
 RATES = ("success_rate", "success_rate_low", "success_best_seed", "success_median_seed")
