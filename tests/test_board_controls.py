@@ -124,7 +124,8 @@ def test_a_track_where_null_b_meets_the_bar_says_so(with_controls):
     assert variational.loc["lu", "null_b"] == "1 of 3 (fidelity bar 2)"
     md = render_markdown(with_controls)
     assert ("**Control**: null-b (b returned, scaled by least squares) meets the exact track's bar on 1 of 3 "
-            "systems and its fidelity bar alone on 2") in md
+            "systems (and its fidelity bar alone on 2): on those, success does not tell a solver from not "
+            "solving.") in md
     table = tables(md.split("### Exact track", 1)[1])[0]
     shown = {row[0]: dict(zip(table["header"], row)) for row in table["rows"]}
     assert shown["lu"]["null-b meets bar"] == "1 of 3 (fidelity bar 2)"

@@ -551,9 +551,9 @@ def leaderboard(results: pd.DataFrame, tol: Tolerances = Tolerances(),
     pandas.DataFrame
         ``solver, kind, systems, coverage, solves, skipped, failed, success_rate, success_rate_ci_low,
         success_rate_ci_high, overlaps_above, success_rate_low, success_rate_low_ci_low,
-        success_rate_low_ci_high, null_b, median_fidelity, b_fidelity, seeds, time_sgm_rel, error_sgm_rel, time_sgm_ms, error_sgm,
-        median_time_ms, measured_time_ms, time_limit_s``, sorted by success rate (descending), then median
-        fidelity, then relative time. The
+        success_rate_low_ci_high, null_b, median_fidelity, b_fidelity, seeds, time_sgm_rel, error_sgm_rel,
+        time_sgm_ms, error_sgm, median_time_ms, measured_time_ms, time_limit_s``, sorted by success rate
+        (descending), then median fidelity, then relative time (the controls after the ranked rows). The
         ``_ci_`` columns are each rate's 95 % Wilson interval over systems; ``overlaps_above`` compares the
         exact track's intervals of consecutive rows; ``seeds`` is given for variational solvers.
         ``median_time_ms`` is the median over systems of the charged time (the limit for an unsuccessful solve),

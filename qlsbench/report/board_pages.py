@@ -235,7 +235,16 @@ def board_summary(board: Board, results: pd.DataFrame, tol: Tolerances = Toleran
             part = rows[(rows["track"] == track.name) & (rows["group"] == group) & (rows["band"] == "all")]
             sentence = control_sentence(part, track, f" on `{group.removeprefix('pinned/')}`")
             lines += [f"  - {sentence}"] if sentence else []
-    return "\n".join(lines)
+    return "\n".join(_wrapped(line) for line in lines)
+
+
+def _wrapped(item: str, width: int = 116) -> str:
+    """A Markdown list item wrapped within ``width`` columns, its continuation lines indented under its text."""
+    import textwrap
+
+    indent = " " * (len(item) - len(item.lstrip(" ")) + 2)
+    return "\n".join(textwrap.wrap(item, width, subsequent_indent=indent, break_long_words=False,
+                                   break_on_hyphens=False))
 
 
 def _is_control(name) -> bool:

@@ -221,8 +221,9 @@ def control_sentence(view: pd.DataFrame, track: Track, where: str = "") -> str:
     bar = f"the {track.name} track's bar" if track.name in ("exact", "variational") else "the bar"
     head = f"**Control{where}**: null-b (b returned, scaled by least squares) "
     if met > 0:
-        return (head + f"meets {bar} on {met:g} of {n} systems{f' and its fidelity bar alone on {fid}' if fid > met else ''}"
-                f": a solver's success there is not told apart from not solving.")
+        alone = f" (and its fidelity bar alone on {fid})" if fid > met else ""
+        return head + f"meets {bar} on {met:g} of {n} systems{alone}: on those, success does not tell a solver from " \
+            "not solving."
     if fid > 0:
         return (head + f"meets the fidelity bar ({track.tol.fidelity:g}) on {fid} of {n} systems and fails {bar} on "
                 "its residual: on those systems the fidelity is shown, not read as a verdict.")
