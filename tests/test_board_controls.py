@@ -206,3 +206,17 @@ def test_the_method_pages_summary_is_what_the_published_rows_give(shipped):
     block = text.split(SUMMARY_BEGIN, 1)[1].split(SUMMARY_END, 1)[0].strip("\n")
     assert block == board_summary(Board(DEFAULT_BOARD), results), "run `qlsbench board render`"
     assert "**Pinned set v3**" in block and "null-b" in block
+
+
+def test_a_board_run_in_a_fresh_folder_starts_from_the_published_rows(small_board, tmp_path):
+    """Adding a solver or a group must not redo the published solves: the fresh folder is seeded from them."""
+    from qlsbench.bench.board import run_board
+    from qlsbench.bench.results import load_results
+
+    published = load_results([small_board.results_path])
+    files = run_board(small_board, tmp_path / "fresh", progress=False)
+    again = load_results(files)
+    key = ["solver", "dataset", "system_id", "repeat"]
+    merged = published.merge(again, on=key, suffixes=("", "_again"))
+    assert len(merged) == len(published) == len(again)
+    assert (merged["wall_time"] == merged["wall_time_again"]).all()  # the same solves, not new ones
