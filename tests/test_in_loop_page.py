@@ -1,5 +1,6 @@
 """docs/in-loop.md is generated from the in-loop results shipped in docs/in-loop/: page and results must agree."""
 
+import dataclasses
 from pathlib import Path
 
 from qlsbench.bench.in_loop import read_in_loop
@@ -39,11 +40,15 @@ def test_the_physics_track_counts_each_solvers_carried_runs_from_the_summaries()
     files = _files()
     track = in_loop_page.physics_track(files).set_index(["solver", "family"])
     assert len(track) >= 4, "at least four real solvers in the loop"
+    assert {"null-b", "null-random", "oracle[fidelity=0]"} <= {solver for solver, _ in track.index}
     for (solver, family), row in track.iterrows():
-        runs = [(r, steps) for _, steps, meta in files if meta["options"]["family"] == family
-                for r in meta["runs"] if r["solver_name"] == solver and r["fidelity"] != r["fidelity"]]
-        carried = [(r, steps) for r, steps in runs
-                   if r["status"] == "completed" and r["divergence_step"] is None]
+        runs = [(r, steps) for name, steps, meta in files if meta["options"]["family"] == family
+                for r in in_loop_page.judged_runs(name, steps, meta) if r["fidelity"] != r["fidelity"]
+                and ("oracle[fidelity=0]" if r["control"] == "oracle-f0" else r["solver_name"]) == solver]
+        carried = [(r, steps) for r, steps in runs if r["carries"]]
+        tol = 1e-3
+        assert all(r["status"] == "completed" and r["position_error_max"] <= tol and r["fallback_steps"] <= 0.05
+                   * r["steps"] and r["linear_solves"] <= 5 * r["linear_solves_ref"] for r, _ in carried)
         assert row["runs carried"] == f"{len(carried)} of {len(runs)}"
         if carried:  # the longest is the carried run of most simulated time
             longest = max(float(s.loc[(s["solver"] == r["solver"]) & (s["seed"] == r["seed"]), "time"].max())
@@ -74,16 +79,117 @@ def test_the_board_page_carries_the_physics_track(small_board, tmp_path):
     assert "Physics track" not in (tmp_path / "pages" / "leaderboard.md").read_text()  # the fixture's: no tracks
 
 
-def test_the_vnls_verdict_says_how_many_steps_the_fallback_finished():
-    """A run the stepper's fallback carried is not the solver's doing: the verdict counts those steps, and only
-    runs without them read as solved by Newton on the solver's directions."""
-    run = {"status": "completed", "divergence_step": None, "max_qubits": 5, "position_error_max": 1e-11,
-           "steps_run": 200, "fallback_steps": 0, "name": "a"}
-    clean = in_loop_page.vnls_verdict([run, {**run, "name": "b"}])
-    assert clean.startswith("holds on 2 run(s): every step solved by Newton on the solver's directions")
-    carried = in_loop_page.vnls_verdict([run, {**run, "name": "b", "fallback_steps": 41}])
-    assert "every step finished, 41 of 400 with the stepper's fallback" in carried
-    assert "solved by Newton" not in carried
+SETTING = ("dem_c; sedimentation; 16 spheres, mu = 0; 200 steps; Newton to convergence; fallbacks on", 1e-3)
+
+
+def _judged(solver="vnls", seed=0, control=None, error=1e-11, fallback=0, solves=300, status="completed"):
+    """A run as judged_runs gives it, on SETTING: 200 steps beside a reference that made 162 solves."""
+    run = {"solver": solver, "solver_name": solver, "solver_options": {}, "seed": seed, "fidelity": float("nan"),
+           "status": status, "steps": 200, "steps_run": 200, "position_error_max": error,
+           "divergence_step": None if error <= 1e-3 else 150, "fallback_steps": fallback, "linear_solves": solves,
+           "linear_solves_ref": 162, "name": f"{solver}-file", "setting": SETTING, "control": control}
+    run.update(overhead=solves / 162, fallback_share=fallback / 200)
+    run["load"] = in_loop_page.load(run, 1e-3)
+    run["carries"] = run["load"] <= 1
+    return run
+
+
+def _nulls(**over):
+    """The three controls as the shipped 16-sphere runs have them: within the tolerance, yet b costs 25x the
+    reference's solves and the fidelity-0 oracle leaves about half the steps to the fallback."""
+    return ([_judged("null-b", control="null-b", solves=3990, **over)]
+            + [_judged("null-random", s, "null-random", solves=6000 + s, fallback=80) for s in range(5)]
+            + [_judged("oracle", s, "oracle-f0", solves=9000 + s, fallback=91) for s in range(5)])
+
+
+def test_a_run_within_the_tolerance_does_not_carry_past_the_fallback_or_overhead_bound():
+    assert _judged()["carries"]
+    assert not _judged(solves=3990)["carries"], "25x the reference's solves"
+    assert not _judged(fallback=91)["carries"], "half the steps on the fallback"
+    assert not _judged(error=2e-3)["carries"] and not _judged(status="budget")["carries"]
+    assert in_loop_page.why_not(_judged(solves=3990)) == "24.6x the reference's solves"
+    assert in_loop_page.why_not(_judged(fallback=91)) == "fallback on 46% of steps"
+
+
+def test_the_verdict_never_holds_for_the_nulls_runs_or_where_a_null_carries():
+    """Issue 50, done means: under the protocol the fidelity-0 oracle and null-b do not carry, and the verdict
+    function cannot return "holds" for them, nor for a solver in a setting where a null carries too."""
+    controls = _nulls()
+    assert not any(c["carries"] for c in controls)
+    for key in ("null-b", "oracle-f0"):
+        theirs = [{**c, "control": None} for c in controls if c["control"] == key]
+        assert in_loop_page.vnls_verdict(theirs, controls).startswith("does not hold")
+    good = [_judged(seed=s, solves=300 + s) for s in range(5)]
+    verdict = in_loop_page.vnls_verdict(good, controls)
+    assert verdict.startswith("holds on 5 run(s)")
+    for words in ("returning b", "a random vector", "the oracle at fidelity 0"):
+        assert f"separated from {words} (" in verdict and f"not separated from {words}" not in verdict
+    easy = [{**c, "carries": True, "load": 0.0} if c["control"] == "null-b" else c for c in controls]
+    assert in_loop_page.vnls_verdict(good, easy).startswith("not tested"), "a null carries: not a test"
+    assert in_loop_page.vnls_verdict(good, []).startswith("not tested"), "no control beside the runs"
+    alike = [_judged(seed=s, solves=3990) for s in range(5)]  # within the tolerance, as costly as b
+    assert not in_loop_page.vnls_verdict(alike, controls).startswith("holds")
+
+
+def _shipped_judged():
+    return [r for name, steps, meta in _files() for r in in_loop_page.judged_runs(name, steps, meta)]
+
+
+def test_in_the_shipped_settings_the_nulls_fail_or_the_setting_is_not_a_test():
+    """From the shipped files: where VNLS was judged there are controls; null-b and the fidelity-0 oracle fail the
+    protocol in every setting that is a test, and where one carries no VNLS verdict is drawn (never "holds")."""
+    judged = _shipped_judged()
+    controls = [r for r in judged if r["control"]]
+    vnls = [r for r in judged if r["solver_name"] == "vnls" and r["solver_options"].get("exact")]
+    settings = {r["setting"] for r in vnls}
+    tests = 0
+    for key in settings:
+        mine = [c for c in controls if c["setting"] == key]
+        assert {c["control"] for c in mine} == {"null-b", "null-random", "oracle-f0"}, key
+        if in_loop_page.setting_status(mine) == "test":
+            tests += 1
+            assert not any(c["carries"] for c in mine if c["control"] in ("null-b", "oracle-f0"))
+        else:
+            runs = [r for r in vnls if r["setting"] == key]
+            assert not in_loop_page.vnls_verdict(runs, mine).startswith("holds"), key
+    assert tests >= 2, "the 16-sphere pile and the penalty block are tests"
+    for key in ("null-b", "oracle-f0"):  # judged as if they were the solver: never holds
+        theirs = [{**c, "control": None} for c in controls if c["control"] == key]
+        assert not in_loop_page.vnls_verdict(theirs, controls).startswith("holds")
+    assert not in_loop_page.vnls_verdict(vnls, controls).startswith("holds")
+
+
+def test_the_reference_solves_stand_in_for_older_files_only_where_they_equal_its_newton_iterations():
+    """Files written before the reference's solves were counted give its Newton iterations instead: in the newer
+    files, on the same settings, the two are equal, and the overhead is the solves over the reference's."""
+    judged = _shipped_judged()
+    newer = [r for r in judged if r["ref_counted"]]
+    older_settings = {r["setting"] for r in judged if not r["ref_counted"] and r["fidelity"] != r["fidelity"]}
+    assert newer and all(r["linear_solves_ref"] == r["newton_iterations_ref"] for r in newer
+                         if r["setting"] in older_settings)
+    for r in judged:  # a run that stopped at its first solve has no reference solve to set it against
+        expected = (r["linear_solves"] / r["linear_solves_ref"] if r["linear_solves_ref"]
+                    else float("inf") if r["linear_solves"] else 1.0)
+        assert r["overhead"] == expected
+
+
+def test_a_null_in_a_real_loop_has_its_newton_overhead_counted():
+    """A real run (penalty block, 3 steps): returning b makes more solves than the reference beside it, which
+    counts its own; an exact solver makes exactly the reference's."""
+    from qlsbench.bench.in_loop import InLoopOptions, sweep, write_in_loop
+    from qlsbench.bench.runner import SolverSpec
+
+    options = InLoopOptions(family="penalty", steps=3)
+    files = []
+    for name in ("null-b", "lu"):
+        steps, runs = sweep(options, SolverSpec(name, {}, name))
+        files.append((name, steps, {"options": dataclasses.asdict(options), "runs": runs}))
+    null, exact = (in_loop_page.judged_runs(*f)[0] for f in files)
+    assert null["ref_counted"] and null["linear_solves_ref"] == exact["linear_solves_ref"] > 0
+    assert null["linear_solves"] == int(files[0][1]["linear_solves"].sum()) > null["linear_solves_ref"]
+    assert null["overhead"] == null["linear_solves"] / null["linear_solves_ref"] > 1
+    assert null["newton_overhead"] > 1 and null["control"] == "null-b"
+    assert exact["overhead"] == 1.0 and exact["fallback_share"] == 0.0 and exact["carries"]
 
 
 def test_a_variational_run_of_fewer_than_five_seeds_says_so_with_its_measured_cost():

@@ -27,6 +27,26 @@ from qlsbench.report.tables import markdown_table
 #: Seeds behind a variational number (issue 32); a run with fewer says why.
 FULL_SEEDS = 5
 
+#: The in-loop verdict protocol (issue 50). A run *carries the simulation* when it completes every step, never
+#: strays past the position tolerance, the stepper's fallback finishes at most FALLBACK_BOUND of its steps and it
+#: makes at most OVERHEAD_BOUND times the linear solves of the exact reference run beside it. Staying within the
+#: tolerance alone is passed by answers that do not solve (Newton to convergence corrects any direction, and the
+#: fallback finishes what Newton leaves), so the bounds sit below what the null solvers need on the shipped
+#: settings: returning b makes 8x the reference's solves on the penalty block and 25x on 16 spheres, with no
+#: fallback step; the oracle at fidelity 0 leaves 20-50 % of the penalty steps and half the 16-sphere steps to
+#: the fallback. 5 % is one step in twenty; 5x lies between what the oracle's directions at fidelity 0.999 and
+#: at 0.99, the board's bar, cost to convergence (the page says how much, from the oracle-dem_c-mu0.3 sweep).
+FALLBACK_BOUND = 0.05
+OVERHEAD_BOUND = 5.0
+
+#: The controls of a verdict in the loop, in words: the null solvers and the oracle at fidelity 0.
+CONTROL_WORDS = {"null-b": "returning b", "null-random": "a random vector", "oracle-f0": "the oracle at fidelity 0"}
+
+#: The paper's scale (fig. 4): this many spheres, VNLS sampled (not on exact values). A short window of it, and
+#: the one-core minutes such a run may take here before it is left untested with its measured cost.
+PAPER_SPHERES = 100
+PAPER_WINDOW = {"steps": 20, "seeds": 3, "minutes": 40}
+
 
 def _setting(options: dict) -> str:
     """One line naming the simulation of a results file."""
@@ -37,8 +57,12 @@ def _setting(options: dict) -> str:
         parts.insert(2, f"{options['n_spheres']} spheres, mu = {options['mu']:g}{restitution}")
     if options.get("params"):
         parts.append(", ".join(f"{k}={v}" for k, v in sorted(options["params"].items())))
+    if options.get("h"):
+        parts.append(f"h = {options['h']:g} s")
     cap = options.get("newton_max_iter")
     parts.append(f"Newton capped at {cap}" if cap else "Newton to convergence")
+    if options.get("newton_start", "previous") == "zero":
+        parts.append("Newton from zero")
     if options["family"] != "penalty":  # penalty Newton has no LCP fallbacks
         parts.append(f"fallbacks {options.get('fallbacks', 'on')}")
     return "; ".join(parts)
@@ -64,7 +88,11 @@ def command(name: str, meta: dict) -> str:
 
 
 def oracle_table(runs: list[dict], tol: float) -> pd.DataFrame:
-    """Per target fidelity: seeds, how many stayed within ``tol``, and the spreads of error and cost."""
+    """Per target fidelity: seeds, how many stayed within ``tol``, and the spreads of error and cost.
+
+    ``runs`` as :func:`judged_runs` gives them: the cost is the linear solves, also relative to the reference
+    run's, and the share of steps the fallback finished.
+    """
     rows = []
     for level in sorted({r["fidelity"] for r in runs}, reverse=True):
         at = [r for r in runs if r["fidelity"] == level]
@@ -73,12 +101,15 @@ def oracle_table(runs: list[dict], tol: float) -> pd.DataFrame:
         rows.append({"fidelity": f"{level:g}", "seeds": len(at), f"stayed within {tol:g} m": f"{within} of {len(at)}",
                      "largest position error (m)": Spread.of([r["position_error_max"] for r in at]).text(".2e"),
                      "first step past it": f"{min(left)}" if left else "—",
-                     "linear solves": Spread.of([r["linear_solves"] for r in at]).text(".0f")})
+                     "linear solves": Spread.of([r["linear_solves"] for r in at]).text(".0f"),
+                     "fallback share": Spread.of([r["fallback_share"] for r in at]).text(".3f"),
+                     "linear solves (× reference)": Spread.of([r["overhead"] for r in at]).text(".1f")})
     return pd.DataFrame(rows)
 
 
 def solver_table(runs: list[dict]) -> pd.DataFrame:
-    """One row per real-solver run: outcome, distance carried, physics errors and cost."""
+    """One row per real-solver run (as :func:`judged_runs` gives them): outcome, distance carried, physics
+    errors, cost (also relative to the reference run's) and whether it carries the simulation."""
     rows = []
     for r in runs:
         resources = r.get("resources") or {}
@@ -88,7 +119,10 @@ def solver_table(runs: list[dict]) -> pd.DataFrame:
                      "largest position error (m)": f"{r['position_error_max']:.2e}",
                      "largest overlap (m)": "—" if r["penetration_max"] != r["penetration_max"]
                      else f"{r['penetration_max']:.1e}",
-                     "fallback steps": r["fallback_steps"], "linear solves": r["linear_solves"],
+                     "fallback steps": f"{r['fallback_steps']} ({r['fallback_share']:.1%})",
+                     "linear solves": f"{r['linear_solves']} ({r['overhead']:.2f}×)",
+                     "Newton iterations": f"{r['newton_iterations']} ({r['newton_overhead']:.2f}×)",
+                     "carries the simulation": "yes" if r["carries"] else f"no: {why_not(r)}",
                      "solver iterations": r.get("solver_iterations", "—"),
                      "warm starts": r.get("warm_starts", 0) if r.get("warm_start", "off") != "off" else "off",
                      "largest system (qubits)": r.get("max_qubits", "—"),
@@ -210,23 +244,24 @@ def warm_section(files: list[tuple[str, pd.DataFrame, dict]], results: pd.DataFr
 
 
 def physics_track(files: list[tuple[str, pd.DataFrame, dict]]) -> pd.DataFrame:
-    """Per real solver and family: the runs it carried within the tolerance, and the longest of them.
+    """Per real solver (controls included) and family: the runs that carried the simulation, and the longest.
 
-    A run is carried when it completed every step and never left the position tolerance. The longest is by
-    simulated time (the steps' own clock), its setting named.
+    A run carries the simulation under the page's protocol (:func:`load`): every step, within the position
+    tolerance, the fallback and the solve overhead within their bounds. The longest is by simulated time (the
+    steps' own clock), its setting named. The oracle at fidelity 0 is a row of its own (``oracle[fidelity=0]``).
     """
     best: dict[tuple, dict] = {}
     for name, steps, meta in files:
         family = meta["options"]["family"]
-        for run in meta["runs"]:
+        for run in judged_runs(name, steps, meta):
             if run["fidelity"] == run["fidelity"]:
                 continue
-            key = (run["solver_name"], family)
-            entry = best.setdefault(key, {"solver": run["solver_name"], "family": family, "tried": 0, "carried": 0,
-                                          "longest": None, "qubits": 0})
+            solver = "oracle[fidelity=0]" if run["control"] == "oracle-f0" else run["solver_name"]
+            entry = best.setdefault((solver, family), {"solver": solver, "family": family, "tried": 0,
+                                                       "carried": 0, "longest": None, "qubits": 0})
             entry["tried"] += 1
             entry["qubits"] = max(entry["qubits"], run.get("max_qubits") or 0)
-            if not run["stayed_within"]:
+            if not run["carries"]:
                 continue
             entry["carried"] += 1
             mine = steps[(steps["solver"] == run["solver"]) & (steps["seed"] == run["seed"])]
@@ -278,9 +313,13 @@ def physics_track_blocks(paths: list[str], board_bar: float = 0.99) -> list[tupl
     return [("h2", "Physics track: solvers inside the simulation loop"),
             ("p", "The tracks above judge each solver on isolated Newton systems against a fidelity bar "
                   f"({board_bar:g}). Here a solver solves every Newton system of a simulation (`qlsbench in-loop`) "
-                  "beside the exact run from the same state; a run is carried when it completes every step and "
-                  "no body ever strays past the position tolerance from the exact run. The table gives, per "
-                  "solver and family, how many runs it carried and the longest (docs/in-loop.md has every run)."),
+                  "beside the exact run from the same state; a run carries the simulation when it completes every "
+                  "step, no body ever strays past the position tolerance from the exact run, the stepper's "
+                  f"fallback finishes at most {FALLBACK_BOUND:.0%} of the steps and it makes at most "
+                  f"{OVERHEAD_BOUND:g} times the exact run's linear solves. The controls (returning b, a random "
+                  "vector, the oracle at fidelity 0) are rows too: where one carries a simulation, that simulation "
+                  "tests nothing. The table gives, per solver and family, how many runs carried the simulation "
+                  "and the longest (docs/in-loop.md has every run and the verdicts)."),
             ("table", physics_track(files)),
             ("p", "Physics bars: the controlled-error oracle returns the exact solution perturbed to a target "
                   "fidelity; a family's bar is the lowest fidelity at which every seed carried the run (and every "
@@ -341,49 +380,333 @@ def _bar_text(oracle: list[dict]) -> str:
     return f"fidelity {bar:g}"
 
 
-def vnls_verdict(runs: list[dict]) -> str:
-    """The abstract's claim that VNLS "accurately simulates the dynamics", judged on the VNLS runs in the loop."""
+def _run_steps(steps: pd.DataFrame, run: dict) -> pd.DataFrame:
+    """The per-step rows of one run of a results file (its solver label, seed and oracle level)."""
+    mine = (steps["solver"] == run["solver"]) & (steps["seed"] == run["seed"])
+    level = run["fidelity"]
+    return steps[mine & (steps["fidelity"].isna() if level != level else steps["fidelity"] == level)]
+
+
+def control_name(run: dict) -> str | None:
+    """Which control a run is (a key of :data:`CONTROL_WORDS`), or ``None`` for a solver."""
+    from qlsbench.solvers.registry import is_control
+
+    if is_control(run["solver_name"]):
+        return run["solver_name"]
+    level = run["solver_options"].get("fidelity")
+    if run["solver_name"] == "oracle" and run["fidelity"] != run["fidelity"] and level is not None and level == 0:
+        return "oracle-f0"
+    return None
+
+
+def judged_runs(name: str, steps: pd.DataFrame, meta: dict) -> list[dict]:
+    """A results file's runs with what the verdict protocol reads from them.
+
+    Added to each run's summary: ``name`` (the file), ``setting`` (the simulation and tolerance), ``control``
+    (:func:`control_name`), ``paper_scale``, ``first_solve_step`` (steps before its first Newton system), the
+    Newton iterations of both runs, the reference's linear solves (``ref_counted``
+    False where the file predates their count: the reference's Newton iterations stand in, one solve each),
+    ``overhead`` and ``newton_overhead`` (linear solves and Newton iterations over the reference's),
+    ``fallback_share``, ``load`` (:func:`load`) and ``carries``.
+    """
+    tol = meta["options"]["position_tol"]
+    out = []
+    for run in meta["runs"]:
+        mine = _run_steps(steps, run)
+        counted = run.get("linear_solves_ref") is not None
+        r = {**run, "name": name, "setting": (_setting(meta["options"]), tol), "control": control_name(run),
+             "newton_iterations": run.get("newton_iterations", int(mine["newton_iterations"].sum())),
+             "newton_iterations_ref": run.get("newton_iterations_ref", int(mine["newton_iterations_ref"].sum())),
+             "ref_counted": counted, "paper_scale": _paper_scale(run, meta["options"])}
+        solving = mine.loc[mine["linear_solves"] > 0, "step"]
+        r["first_solve_step"] = int(solving.iloc[0]) if len(solving) else r["steps_run"]
+        r["linear_solves_ref"] = run["linear_solves_ref"] if counted else r["newton_iterations_ref"]
+        r["overhead"] = _ratio(r["linear_solves"], r["linear_solves_ref"])
+        r["newton_overhead"] = _ratio(r["newton_iterations"], r["newton_iterations_ref"])
+        r["fallback_share"] = r["fallback_steps"] / r["steps_run"] if r["steps_run"] else float("nan")
+        r["load"] = load(r, tol)
+        r["carries"] = r["load"] <= 1.0
+        out.append(r)
+    return out
+
+
+def _paper_scale(run: dict, options: dict) -> bool:
+    """Whether a run is VNLS sampled as in the paper on the paper's pile (:data:`PAPER_SPHERES`)."""
+    return (run["solver_name"] == "vnls" and not run["solver_options"].get("exact")
+            and options["family"] == "dem_c" and options.get("n_spheres", 0) >= PAPER_SPHERES)
+
+
+def paper_scale(judged: list[dict]) -> str:
+    """The abstract's claim at the paper's scale: the finished runs judged like any other, with what one solve
+    cost there; without finished runs, what a short window (:data:`PAPER_WINDOW`) would take at that cost."""
+    runs = [r for r in judged if r["paper_scale"]]
+    if not runs:
+        return "**At the paper's scale** (100 spheres, VNLS sampled as in the paper): not run."
+    solves = sum(r["linear_solves"] for r in runs)
+    per_solve = sum(r["solver_seconds"] for r in runs) / max(solves, 1)
+    first, done = runs[0], [r for r in runs if r["status"] == "completed"]
+    cost = (f"one solve took {per_solve:.0f} s of solver time here, one thread each ({solves} solve(s) in "
+            f"{', '.join(sorted({'`' + r['name'] + '`' for r in runs}))}, on systems of at most "
+            f"{max(r['max_qubits'] for r in runs)} qubit(s))")
+    if done:
+        quiet = min(r["first_solve_step"] for r in done)
+        verdict = vnls_verdict(done, [c for c in judged if c["control"]])
+        plain = ("" if verdict.startswith(("holds", "does not hold")) else
+                 " So the claim at the paper's scale stays untested: the larger systems of fig. 4's checkpoints "
+                 "come later in the sedimentation than this window reaches, and no window there was run.")
+        return (f"**At the paper's scale** ({first['setting'][0]}; VNLS as in the paper, `{first['solver']}`; "
+                f"{len(done)} run(s), the first {quiet} steps without a Newton system): **{verdict}**; {cost}.{plain}")
+    window = PAPER_WINDOW["steps"] * PAPER_WINDOW["seeds"]
+    controls = [c for c in judged if c["control"]]
+    exact = [r["overhead"] for r in judged if r["solver_name"] == "vnls" and r["solver_options"].get("exact")
+             and setting_status([c for c in controls if c["setting"] == r["setting"]]) == "test"]
+    more = (f"; a lower bound, as where the controls fail VNLS on exact values made {min(exact):.1f}-"
+            f"{max(exact):.1f} times the reference's solves") if exact else ""
+    return (f"**At the paper's scale the claim was not tested.** {first['setting'][0]}, VNLS as in the paper "
+            f"(`{first['solver']}`): {cost}. {PAPER_WINDOW['steps']} steps x {PAPER_WINDOW['seeds']} seeds take at "
+            f"least one solve per step, so at least {window} solves and {window * per_solve / 60:.0f} min of one "
+            f"core, {'over' if window * per_solve > 60 * PAPER_WINDOW['minutes'] else 'within'} the "
+            f"{PAPER_WINDOW['minutes']} min this study could give it{more}.")
+
+
+def _ratio(mine: float, reference: float) -> float:
+    """``mine / reference``; 1 when neither run solved anything, inf when only the candidate did."""
+    if reference:
+        return float(mine) / float(reference)
+    return 1.0 if not mine else float("inf")
+
+
+def load(run: dict, tol: float) -> float:
+    """How much of the protocol's room a run used: the largest of its position error over ``tol``, its fallback
+    share over :data:`FALLBACK_BOUND` and its linear-solve overhead over :data:`OVERHEAD_BOUND`; a run that did
+    not complete every step has used all of it (inf). It carries the simulation when the load is at most 1."""
+    if run["status"] != "completed" or run["steps_run"] < run["steps"]:
+        return float("inf")
+    return max(run["position_error_max"] / tol, run["fallback_share"] / FALLBACK_BOUND,
+               run["overhead"] / OVERHEAD_BOUND)
+
+
+def why_not(run: dict) -> str:
+    """The protocol's part a run failed, in words (empty when it carries)."""
+    if run["carries"]:
+        return ""
+    if run["status"] != "completed" or run["steps_run"] < run["steps"]:
+        return f"{run['status']} after {run['steps_run']} of {run['steps']} steps"
+    parts = []
+    if run["divergence_step"] is not None:
+        parts.append(f"past the tolerance at step {run['divergence_step']}")
+    if run["fallback_share"] > FALLBACK_BOUND:
+        parts.append(f"fallback on {run['fallback_share']:.0%} of steps")
+    if run["overhead"] > OVERHEAD_BOUND:
+        parts.append(f"{run['overhead']:.1f}x the reference's solves")
+    return ", ".join(parts)
+
+
+def setting_status(controls: list[dict]) -> str:
+    """``test`` when every control run of a setting fails the protocol; ``not a test`` when one carries the
+    simulation (its systems are too easy: an answer that does not solve passes); ``no control`` without any."""
+    if not controls:
+        return "no control"
+    return "not a test" if any(c["carries"] for c in controls) else "test"
+
+
+def separations(runs: list[dict], controls: list[dict]) -> list:
+    """The runs' loads over seeds against each control's (:func:`~qlsbench.bench.spread.separation`, lower is
+    better), one :class:`~qlsbench.bench.spread.Separation` per control present, in :data:`CONTROL_WORDS` order."""
+    from qlsbench.bench.spread import separation
+
+    def loads(rs):  # a run that did not finish ranks last, not as an undefined number
+        return np.minimum([r["load"] for r in rs], np.finfo(float).max)
+
+    out = []
+    for key, words in CONTROL_WORDS.items():
+        theirs = [c for c in controls if c["control"] == key]
+        if theirs:
+            out.append(separation(loads(runs), loads(theirs), control=words, higher_is_better=False))
+    return out
+
+
+def _groups(judged: list[dict]) -> dict[tuple, dict]:
+    """Real-solver runs (oracle sweeps aside) per setting and configuration (file and solver label), beside the
+    control runs of the same setting."""
+    groups: dict[tuple, dict] = {}
+    for r in judged:
+        if r["fidelity"] == r["fidelity"] or r["control"] or r["paper_scale"]:
+            continue  # oracle sweeps map accuracy, controls are the yardstick, the paper's scale has its own line
+        groups.setdefault((r["setting"], r["name"], r["solver"]), {"runs": [], "controls": []})["runs"].append(r)
+    for g_key, group in groups.items():
+        group["controls"] = [c for c in judged if c["control"] and c["setting"] == g_key[0]]
+    return groups
+
+
+def vnls_verdict(runs: list[dict], controls: list[dict] | None = None) -> str:
+    """The abstract's claim that VNLS "accurately simulates the dynamics", under the in-loop protocol.
+
+    ``runs`` are VNLS runs and ``controls`` control runs, both as :func:`judged_runs` gives them. Only settings in
+    which every control run fails the protocol are tests; the claim holds only when, in each, every VNLS run
+    carries the simulation and each configuration's loads are separated from every control's. So it never holds
+    where a null carries the simulation too, and the verdict names the controls it was set against.
+    """
     if not runs:
         return "not run"
-    carried = [r for r in runs if r["status"] == "completed" and r["divergence_step"] is None]
-    sizes = [r["max_qubits"] for r in runs if r.get("max_qubits")]
-    largest = f", systems of at most {max(sizes)} qubits" if sizes else ""
-    if len(carried) == len(runs):
-        return (f"holds on {len(runs)} run(s): {_finished(runs)}, never past the tolerance (largest error "
-                f"{max(r['position_error_max'] for r in runs):.1e} m{largest})")
-    failed = [r for r in runs if r not in carried]
-    why = "; ".join(f"{r['name']}: {r['status']}" + (f", past the tolerance at step {r['divergence_step']}"
-                                                      if r["divergence_step"] is not None else "")
-                    for r in failed)
-    return f"not shown: {len(failed)} of {len(runs)} run(s) did not carry the simulation ({why})"
+    controls = controls or []
+    by_setting: dict[tuple, list[dict]] = {}
+    for r in runs:
+        by_setting.setdefault(r["setting"], []).append(r)
+    status = {key: setting_status([c for c in controls if c["setting"] == key]) for key in by_setting}
+    tested = [r for key, rs in by_setting.items() if status[key] == "test" for r in rs]
+    aside = _set_aside(by_setting, status, controls)
+    if not tested:
+        return f"not tested: {aside}"
+    failed = [r for r in tested if not r["carries"]]
+    against = _against(tested, controls)
+    if failed:
+        return (f"does not hold: {len(failed)} of {len(tested)} run(s) in the settings where every control fails "
+                f"do not carry the simulation ({_failures(failed)}); {against}" + (f"; {aside}" if aside else ""))
+    if "not separated" in against or "no outcomes" in against:
+        return f"not shown: every run carries the simulation, but {against}" + (f"; {aside}" if aside else "")
+    return (f"holds on {len(tested)} run(s): every one carried the simulation (largest error "
+            f"{max(r['position_error_max'] for r in tested):.1e} m, fallback on at most "
+            f"{max(r['fallback_share'] for r in tested):.0%} of steps, at most "
+            f"{max(r['overhead'] for r in tested):.1f}x the reference's solves), {against}"
+            + (f"; {aside}" if aside else ""))
 
 
-def _finished(runs: list[dict]) -> str:
-    """Every step finished, and how many of them the stepper's fallback finished rather than Newton on the
-    solver's directions: a trajectory carried by Lemke is not the solver's doing."""
-    fallback = sum(int(r.get("fallback_steps") or 0) for r in runs)
-    if not fallback:
-        return "every step solved by Newton on the solver's directions"
-    steps = sum(int(r["steps_run"]) for r in runs)
-    return (f"every step finished, {fallback} of {steps} with the stepper's fallback (spheres: Lemke or the proximal "
-            "method finished the step; penalty: Newton took a gradient step) where the solver's directions did not "
-            "carry Newton")
+def _set_aside(by_setting: dict, status: dict, controls: list[dict]) -> str:
+    """The settings no verdict may be drawn from, and why."""
+    words = []
+    for key, rs in by_setting.items():
+        if status[key] == "no control":
+            words.append(f"{len(rs)} run(s) in {key[0]} have no control beside them")
+        elif status[key] == "not a test":
+            carried = sorted({CONTROL_WORDS[c["control"]] for c in controls if c["setting"] == key and c["carries"]})
+            words.append(f"{len(rs)} run(s) in {key[0]} judge nothing, as {' and '.join(carried)} carry that "
+                         "simulation too (not a test)")
+    return "; ".join(words)
+
+
+def _failures(failed: list[dict]) -> str:
+    """Per file, how many runs failed and the worst of them in words."""
+    by_file: dict[str, list[dict]] = {}
+    for r in failed:
+        by_file.setdefault(r["name"], []).append(r)
+    return "; ".join(f"{name}: {len(rs)} run(s), e.g. seed {rs[0]['seed']}: {why_not(rs[0])}"
+                     for name, rs in sorted(by_file.items()))
+
+
+def _against(tested: list[dict], controls: list[dict]) -> str:
+    """Each tested configuration's separation from each control of its setting, in words."""
+    by_config: dict[tuple, list[dict]] = {}
+    for r in tested:
+        by_config.setdefault((r["setting"], r["name"]), []).append(r)
+    parts = []
+    for (key, name), rs in sorted(by_config.items()):
+        seps = separations(rs, [c for c in controls if c["setting"] == key])
+        parts.append(f"{name} is " + ", ".join(s.text() for s in seps))
+    return "; ".join(parts)
+
+
+def protocol_table(judged: list[dict]) -> pd.DataFrame:
+    """Per setting and configuration (controls included): runs carrying the simulation, the protocol's three
+    quantities over seeds, and each configuration's separation from the setting's controls."""
+    rows = []
+    controls = [r for r in judged if r["control"]]
+    configs = [(k, g["runs"]) for k, g in _groups(judged).items()]
+    for key in sorted({c["setting"] for c in controls} | {k[0] for k, _ in configs}):
+        mine = [c for c in controls if c["setting"] == key]
+        by_control = [(c, [r for r in mine if r["control"] == c]) for c in CONTROL_WORDS]
+        entries = [(f"control: {CONTROL_WORDS[c]}", rs, None) for c, rs in by_control if rs]
+        entries += [(runs[0]["solver"], runs, separations(runs, mine)) for k, runs in configs if k[0] == key]
+        status = setting_status(mine)
+        for label, runs, seps in entries:
+            rows.append({"simulation": key[0], "setting": status, "solver": label,
+                         "file": runs[0]["name"], "runs carrying": f"{sum(r['carries'] for r in runs)} of {len(runs)}",
+                         "linear solves (× reference)": Spread.of([r["overhead"] for r in runs]).text(".1f"),
+                         "Newton iterations (× reference)": Spread.of([r["newton_overhead"] for r in runs]).text(".1f"),
+                         "fallback share": Spread.of([r["fallback_share"] for r in runs]).text(".3f"),
+                         "largest position error (m)": f"{max(r['position_error_max'] for r in runs):.1e}",
+                         "against the controls": _against_cell(status, seps)})
+    return pd.DataFrame(rows)
+
+
+def oracle_scale(judged: list[dict]) -> str:
+    """What directions of each fidelity cost to convergence: the oracle sweeps run as the protocol runs Newton
+    (to convergence, fallbacks on), the median solve overhead and fallback share per level."""
+    sweeps: dict[str, dict[float, list[dict]]] = {}
+    for r in judged:
+        if r["fidelity"] == r["fidelity"] and "Newton to convergence" in r["setting"][0] \
+                and "fallbacks off" not in r["setting"][0]:
+            sweeps.setdefault(r["name"], {}).setdefault(r["fidelity"], []).append(r)
+    if not sweeps:
+        return "no oracle sweep ran Newton to convergence"
+    return "; ".join(
+        f"in {name} the oracle's directions cost (median times the reference's solves, share of steps on the "
+        "fallback) " + "; ".join(
+            f"{np.median([r['overhead'] for r in rs]):.1f}x and {np.median([r['fallback_share'] for r in rs]):.1%} at "
+            f"fidelity {level:g}" for level, rs in sorted(levels.items(), reverse=True))
+        for name, levels in sorted(sweeps.items()))
+
+
+def _against_cell(status: str, seps: list | None) -> str:
+    """A configuration's separations from the controls, or why there are none to draw a verdict from."""
+    if seps is None:
+        return "—"
+    if status != "test":
+        return "no verdict: not a test" if status == "not a test" else "no verdict: no control ran"
+    return "; ".join(s.text() for s in seps)
+
+
+def _stand_in_check(judged: list[dict]) -> str:
+    """Where a file records both, how often the reference's Newton iterations equal its linear solves: what
+    justifies the iterations standing in for the solves in older files."""
+    both = [r for r in judged if r["ref_counted"]]
+    same = sum(r["linear_solves_ref"] == r["newton_iterations_ref"] for r in both)
+    older = sorted({r["name"] for r in judged if not r["ref_counted"]})
+    if not older:
+        return ""
+    return (f"Files written before the reference's linear solves were counted ({len(older)} of them) give its "
+            "Newton iterations instead, one solve each; in the files that count both, the two agree on "
+            f"{same} of {len(both)} runs.")
 
 
 def verdicts(files: list[tuple[str, pd.DataFrame, dict]]) -> str:
-    """The page's summary: each oracle sweep's success bar, and the verdict on the abstract's VNLS claim."""
-    rows, vnls = [], []
+    """The page's summary: each oracle sweep's success bar, the protocol of a verdict in the loop with every
+    solver and control under it, and the verdict on the abstract's VNLS claim."""
+    rows = []
+    judged = [r for name, steps, meta in files for r in judged_runs(name, steps, meta)]
     for name, _, meta in files:
-        runs = meta["runs"]
-        oracle = [r for r in runs if r["fidelity"] == r["fidelity"]]
+        oracle = [r for r in meta["runs"] if r["fidelity"] == r["fidelity"]]
         if oracle:
             rows.append([name, _setting(meta["options"]), _bar_text(oracle)])
-        vnls += [{**r, "name": name} for r in runs if r["solver_name"] == "vnls"]
     table = markdown_table(pd.DataFrame(rows, columns=["sweep", "simulation", "success bar (fidelity)"])) if rows \
         else "*No oracle sweep shipped.*"
-    return "\n".join(["## Verdicts", "", table, "",
+    vnls = [r for r in judged if r["solver_name"] == "vnls" and r["solver_options"].get("exact")]
+    controls = [r for r in judged if r["control"]]
+    protocol = protocol_table(judged)
+    words = PROTOCOL.format(fallback=FALLBACK_BOUND, overhead=OVERHEAD_BOUND, scale=oracle_scale(judged))
+    return "\n".join(["## Verdicts", "", table, "", words,
+                      "", _stand_in_check(judged), "",
+                      markdown_table(protocol) if not protocol.empty else "*No solver ran to be judged.*", "",
                       "The abstract's claim that VNLS \"accurately simulates the dynamics\" (judged with VNLS on exact "
-                      f"expectation values, its best case): **{vnls_verdict(vnls)}**.", ""])
+                      f"expectation values, its best case): **{vnls_verdict(vnls, controls)}**.", "",
+                      paper_scale(judged), ""])
+
+
+PROTOCOL = """**The protocol of a verdict in the loop.** Staying within the position tolerance is not enough: Newton run
+to convergence corrects any direction, and the stepper's fallback finishes a step Newton leaves, so answers that
+do not solve (the controls: returning b, a random vector, the oracle at fidelity 0: an answer orthogonal to the
+solution) stay within it too. A run **carries the simulation** when it completes every step, never strays past
+the tolerance, the fallback finishes at most {fallback:.0%} of its steps (spheres: Lemke or the proximal method;
+penalty: Newton took a gradient step) and it makes at most {overhead:g} times the linear solves of the exact
+reference run beside it. The bounds sit below what the controls need where they fail (the table below); for
+scale, {scale}. A simulation in which any control run carries is **not a
+test** (its systems are too easy: e.g. with one unknown any answer scaled by the projection α is exact), and no
+verdict is drawn from it. Where every control fails, a solver's runs are set against each control's by the
+project's separation rule on the runs' *load* (the largest of position error over the tolerance, fallback share
+over its bound and solve overhead over its bound; lower is better): the interquartile range below the
+control's and a one-sided rank test at 0.05 (the rule's words "IQR above" mean better, here lower); a
+deterministic control (returning b) counts once per seed; one seed is never separated.
+Spreads are median [IQR] over seeds."""
 
 
 def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike | None = None) -> Path:
@@ -394,12 +717,13 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
     rel = os.path.relpath(figures, out.parent).replace(os.sep, "/")
     loops, solves = _split(inputs)
     files = [(Path(p).stem, *read_in_loop(p)) for p in loops]
-    plot_in_loop(files, figures / "in_loop.png")
+    # the controls' runs are in the tables; a panel each would only widen the figure
+    plot_in_loop([f for f in files if not all(control_name(r) for r in f[2]["runs"])], figures / "in_loop.png")
     results = load_results(solves) if solves else pd.DataFrame()
     text = [HEADER, verdicts(files), f"![position error against time]({rel}/in_loop.png)", "",
             *warm_section(files, results, _datasets_folder(solves))]
     for name, steps, meta in files:
-        runs, tol = meta["runs"], meta["options"]["position_tol"]
+        runs, tol = judged_runs(name, steps, meta), meta["options"]["position_tol"]
         text += [f"## {name}", "", f"*{_setting(meta['options'])}; tolerance {tol:g} m.*", "", "```",
                  command(name, meta), "```", ""]
         oracle = [r for r in runs if r["fidelity"] == r["fidelity"]]
