@@ -52,6 +52,11 @@ def test_separation_needs_both_the_iqr_and_the_rank_test():
     assert separation([1e-6] * 5, [1e-1] * 5, higher_is_better=False).separated
     assert not separation([1e-6] * 5, [1e-9] * 5, higher_is_better=False).separated
     assert "not separated from returning b" in separation([0.5] * 5, [0.5]).text()
+    # one run of a deterministic solver against one of a deterministic control: an exact difference separates
+    assert not separation([0.1], [0.5], higher_is_better=False).separated
+    assert separation([0.1], [0.5], higher_is_better=False, deterministic=True).separated
+    assert not separation([0.5], [0.5], higher_is_better=False, deterministic=True).separated
+    assert separation([0.1], [0.4, 0.5, 0.6, 0.45, 0.55], higher_is_better=False, deterministic=True).separated
 
 
 def test_the_seed_stopping_rule_and_bimodal_outcomes():

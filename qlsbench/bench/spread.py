@@ -130,7 +130,8 @@ class Separation:
         return f"{'' if self.separated else 'not '}separated from {self.control} ({why})"
 
 
-def separation(values, control_values, control: str = "returning b", higher_is_better: bool = True) -> Separation:
+def separation(values, control_values, control: str = "returning b", higher_is_better: bool = True,
+               deterministic: bool = False) -> Separation:
     """Whether ``values`` (a solver's outcomes over seeds) lie above ``control_values`` (a null solver's).
 
     The rule: the solver's interquartile range lies wholly above the control's
@@ -139,7 +140,11 @@ def separation(values, control_values, control: str = "returning b", higher_is_b
     gives the same answer at every seed) may be passed as one value; it is
     counted once per solver seed, as if run at each. NaN outcomes are dropped.
     ``higher_is_better=False`` judges a quantity where smaller is better (an
-    error): the solver must lie below the control.
+    error): the solver must lie below the control. ``deterministic=True``
+    says the solver's outcome does not depend on its seed (a classical
+    solver, run once): its one value likewise counts once per control seed,
+    and at least :data:`FIRST_SEEDS` times, so an exact difference between
+    two deterministic outcomes is a separation.
     """
     from scipy.stats import mannwhitneyu
 
@@ -147,6 +152,8 @@ def separation(values, control_values, control: str = "returning b", higher_is_b
     v = sign * np.asarray(values, dtype=float)
     c = sign * np.atleast_1d(np.asarray(control_values, dtype=float))
     v, c = v[~np.isnan(v)], c[~np.isnan(c)]
+    if deterministic and len(v) == 1:
+        v = np.repeat(v, max(len(c), FIRST_SEEDS))
     if len(c) == 1 and len(v) > 1:
         c = np.repeat(c, len(v))
     if not len(v) or not len(c):
