@@ -3,8 +3,8 @@
 #   workflows/controls/paper-controls.sh RUN [nulls] [budgets] [seeds] [aer] [warm]     (default: every step)
 #   qlsbench ship RUN --config workflows/controls/paper-controls.yaml --out docs/reproduction-controls
 #   qlsbench figure reproduction docs/reproduction --controls docs/reproduction-controls --out docs/reproduction.md
-# RUN is a folder of its own; the shipped datasets and fig. 2's finished shards are copied into it first, so the
-# seeds added here extend the shipped ones (`--add-repeats`) and every solve reads the same dataset bytes. Each
+# RUN is a folder of its own; the shipped datasets are copied into it and fig. 2's shipped shards merged there
+# first, so the seeds added here extend the shipped ones (`--add-repeats`) and every solve reads the same bytes. Each
 # step resumes: a finished results file is kept, and --add-repeats solves only the seeds it lacks.
 set -euo pipefail
 run=${1:?usage: paper-controls.sh RUN [nulls budgets seeds aer warm]}
@@ -41,16 +41,16 @@ for step in $steps; do
         --option ansatz=brickwall --option layers=4 --option optimizer=qnspsa --option maxiter=1000 --dataset $I \
         --repeats 5 results/vqls-local-qnspsa1000/ising/kappa10.parquet;;
     seeds)  # every emulated fig. 2 configuration to 10, 15 and 20 seeds; the page keeps what the stopping rule asks
+      for l in vqls-local vqls-global vqls-local-ladder vqls-global-ladder; do
+        out=results/$l/ising/kappa10.parquet
+        mkdir -p "$(dirname "$out")"
+        [ -e "$out" ] || qlsbench merge --dataset $I --out "$out" "$shipped"/results/shards/$l/ising/kappa10/*-of-7.parquet
+      done
       for r in 10 15 20; do
         for l in vqls-local vqls-global vqls-local-ladder vqls-global-ladder; do
           s=${l%-ladder}; a=brickwall; [ "$l" != "$s" ] && a=ladder
-          mkdir -p results/shards/$l/ising/kappa10
-          for k in 1 2 3 4 5 6 7; do
-            out=results/shards/$l/ising/kappa10/$k-of-7.parquet
-            [ -e "$out" ] || cp "$shipped/results/shards/$l/ising/kappa10/$k-of-7.parquet" "$out"
-            solve --solver $s --label $l --option backend=shots-emulated --option ansatz=$a $FIG2 --dataset $I \
-              --shard $k/7 --repeats $r --add-repeats "$out"
-          done
+          solve --solver $s --label $l --option backend=shots-emulated --option ansatz=$a $FIG2 --dataset $I \
+            --repeats $r --add-repeats results/$l/ising/kappa10.parquet
         done
       done;;
     aer)  # Aer's own 1000-shot circuits at 6, 7, 8 qubits (shard k of 7 is the (9 - k)-qubit system), 2 seeds
