@@ -29,7 +29,7 @@ def test_the_load_snippet_runs_as_written():
     block = re.search(r"## Load.*?```python\n(.*?)```", README, re.DOTALL).group(1)
     scope: dict = {}
     exec(compile(block, "README.md", "exec"), scope)  # noqa: S102 - the README's own snippet, run as a user would
-    assert len(scope["df"]) == 43
+    assert len(scope["df"]) == 47
     system = scope["system"]
     assert system.A.shape == (system.dim, system.dim) and system.x_ref.shape == (system.dim,)
 

@@ -174,17 +174,22 @@ def strip_plot(runs: dict[str, dict[int, SeedRun]], present: list, nulls: dict, 
 
 
 def seed_rule_sentence(runs: dict[str, dict[int, SeedRun]], present: list) -> str:
-    """How many seeds the stopping rule kept, where it was not met, and which outcomes are bimodal."""
+    """How many seeds the stopping rule kept, where it was not met (at the cap, or short of it because the
+    configuration was not run further), and which outcomes are bimodal."""
     from qlsbench.bench.spread import MAX_SEEDS, MEDIAN_INTERVAL_WIDTH, bimodal
 
-    counts = sorted({run.n for label in runs for run in runs[label].values()})
-    unmet = [f"{h} at {q}" for h, label in present for q, run in sorted(runs[label].items()) if not run.met]
-    two = [f"{h} at {q}" for h, label in present for q, run in sorted(runs[label].items()) if bimodal(run.values)]
+    cells = [(h, q, run) for h, label in present for q, run in sorted(runs[label].items())]
+    counts = sorted({run.n for _, _, run in cells})
+    capped = [f"{h} at {q}" for h, q, run in cells if not run.met and run.n >= MAX_SEEDS]
+    short = [f"{h} at {q} (n = {run.n})" for h, q, run in cells if not run.met and run.n < MAX_SEEDS]
+    two = [f"{h} at {q}" for h, q, run in cells if bimodal(run.values)]
     return (f"*Seeds*: each cell's seeds were raised 5 at a time until the bootstrap 95 % interval of the median was "
             f"narrower than {MEDIAN_INTERVAL_WIDTH:g} in fidelity (at most {MAX_SEEDS}); seed counts kept: "
-            f"{', '.join(map(str, counts))}. † marks the cells where the rule was not met, with every seed run "
-            f"({len(unmet)}: {'; '.join(unmet) if unmet else 'none'}). *Bimodal* outcomes (two clusters of seeds, "
-            f"which a median and IQR describe badly): {'; '.join(two) if two else 'none'}.")
+            f"{', '.join(map(str, counts))}. † marks the cells where the rule was not met: at the cap of "
+            f"{MAX_SEEDS} seeds ({len(capped)}: {'; '.join(capped) if capped else 'none'}), or short of it because "
+            f"the configuration was not run further (Aer's cost; {len(short)}: {'; '.join(short) if short else 'none'})"
+            f". *Bimodal* outcomes (two clusters of seeds, which a median and IQR describe badly): "
+            f"{'; '.join(two) if two else 'none'}.")
 
 
 def budget_section(shipped, nulls: dict) -> tuple[str, dict[str, tuple[int, int]]]:
