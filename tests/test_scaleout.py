@@ -88,10 +88,10 @@ def test_the_slurm_profile_renders_every_job_with_its_resources(slurm_dry_run):
         else:
             expected = rule_resources(config, job["rule"])
             assert int(job["runtime"]) == expected["runtime"] and int(job["mem_mb"]) == expected["mem_mb"]
-    # lu on every default dataset of linear systems (16: 2 Ising, 3 DEM-C, 1 checkpoint set, 5 penalty,
-    # 1 CD-Lagrange, 4 pinned groups), vnls in 3 shards.
+    # lu on every default dataset of linear systems (17: 2 Ising, 3 DEM-C, 1 checkpoint set, 5 penalty,
+    # 1 CD-Lagrange, 5 pinned groups), vnls in 3 shards.
     systems = [name for name, (family, _) in dataset_runs(config).items() if family.systems]
-    assert len(systems) == 16 and sum(j["rule"] == "solve" for j in jobs) == len(systems)
+    assert len(systems) == 17 and sum(j["rule"] == "solve" for j in jobs) == len(systems)
     assert sum(j["rule"] == "solve_shard" for j in jobs) == 3 and sum(j["rule"] == "merge_solve" for j in jobs) == 1
     assert sum(j["rule"] == "simulate_penalty" for j in jobs) == 5
     assert sum(j["rule"] == "trajectory" for j in jobs) == 3

@@ -182,7 +182,7 @@ from qlsbench.data.pinned import PINNED
 rows = run_solver(SolverSpec("cg"), PINNED / "systems" / "ising.parquet", {str(tmp_path / 'cg.parquet')!r},
                   progress=False)
 board = leaderboard(rows)
-assert len(pinned()) == 43 and (rows["status"] == "converged").all() and board["solver"].tolist() == ["cg"]
+assert len(pinned()) == 47 and (rows["status"] == "converged").all() and board["solver"].tolist() == ["cg"]
 from qlsbench.cli import main
 assert main(["solvers"]) == 0
 leaked = sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED)

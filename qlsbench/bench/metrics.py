@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from qlsbench.problems import LinearSystem, state_fidelity
@@ -53,3 +55,24 @@ def metrics(system: LinearSystem, x: np.ndarray | None) -> dict[str, float]:
     out["rel_error"] = float(np.linalg.norm(x - ref) / np.linalg.norm(ref))
     out["fidelity"] = state_fidelity(x, ref)
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def _pinned_systems() -> dict:
+    """The pinned systems by id (the board's tracks run on them; a system outside the set has no known b score)."""
+    from qlsbench.data.pinned import pinned
+    from qlsbench.data.reader import to_system
+
+    return {system.system_id: system for system in (to_system(r) for _, r in pinned().iterrows())}
+
+
+def pinned_system(system_id: str) -> LinearSystem | None:
+    """Pinned system ``system_id``, or ``None`` for a system outside the pinned set."""
+    return _pinned_systems().get(system_id)
+
+
+def b_fidelity(system_id: str) -> float:
+    """The fidelity of ``b`` returned as the answer on pinned system ``system_id`` (:func:`rhs_fidelity`); NaN for a
+    system outside the pinned set."""
+    system = pinned_system(system_id)
+    return float("nan") if system is None else rhs_fidelity(system)

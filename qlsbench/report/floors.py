@@ -10,38 +10,20 @@ each beside its floor, computed here from the pinned systems.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 
-
-@functools.lru_cache(maxsize=1)
-def _pinned_systems() -> dict:
-    """The pinned systems by id (the tracks run on them; a row of another system has no floor)."""
-    from qlsbench.data.pinned import pinned
-    from qlsbench.data.reader import to_system
-
-    return {system.system_id: system for system in (to_system(r) for _, r in pinned().iterrows())}
-
-
-def b_fidelity(system_id: str) -> float:
-    """The fidelity of ``b`` returned as the answer on pinned system ``system_id``
-    (:func:`~qlsbench.bench.metrics.rhs_fidelity`); NaN for a system outside the pinned set."""
-    from qlsbench.bench.metrics import rhs_fidelity
-
-    system = _pinned_systems().get(system_id)
-    return float("nan") if system is None else rhs_fidelity(system)
+from qlsbench.bench.metrics import b_fidelity, pinned_system
 
 
 def floor_of(solver: str, system_id: str) -> float:
     """The fidelity ``solver`` scores on pinned system ``system_id`` without solving it: ``b`` returned as the
-    answer (:func:`b_fidelity`), and for HHL the larger of that and its read-out of pure noise
+    answer (:func:`~qlsbench.bench.metrics.b_fidelity`), and for HHL the larger of that and its read-out of pure noise
     (:func:`~qlsbench.solvers.hhl.depolarised_fidelity`, whose signs come from the ideal statevector).
     NaN for a system outside the pinned set."""
     from qlsbench.solvers.hhl import depolarised_fidelity
 
-    system = _pinned_systems().get(system_id)
+    system = pinned_system(system_id)
     if system is None:
         return float("nan")
     floor = b_fidelity(system_id)

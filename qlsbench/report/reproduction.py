@@ -352,7 +352,7 @@ def fig2_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, dict]:
         return "\n".join(text + [_missing("fig. 2's solves"), ""]), {"global": "not run yet",
                                                                       "local": "not run yet", "vnls": "not run yet"}
     present = [(h, label) for h, label in FIG2_COLUMNS if spreads[label]]
-    budgets, budget_counts = controls.budget_section(shipped, nulls)
+    budgets, budget_counts = controls.budget_section(shipped, nulls, FIG2_QUBITS, SUCCESS_FIDELITY)
     verdicts = fig2_verdicts(runs, nulls, budget_counts)
     table = pd.DataFrame([[q, *controls.null_cells(nulls, q)] + [_run_cell(runs[label].get(q)) for _, label in present]
                           for q in qubits], columns=["qubits", "returning b", "random vector"] + [h for h, _ in present])
@@ -378,7 +378,7 @@ def fig2_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, dict]:
              f"*Verdicts* (rules in `qlsbench.report.reproduction`). Global cost drops off with size: "
              f"**{verdicts['global']}**. Local cost learns at every size: **{verdicts['local']}**. VNLS solves "
              f"every size: **{verdicts['vnls']}**.", "", budgets,
-             controls.aer_section(shipped, runs)]
+             controls.aer_section(shipped, runs, FIG2_QUBITS)]
     text += _aer_note(shipped, [label for _, label in present if label in AER_LABELS])
     return "\n".join(text), verdicts
 

@@ -192,11 +192,11 @@ def seed_rule_sentence(runs: dict[str, dict[int, SeedRun]], present: list) -> st
             f"{'; '.join(two) if two else 'none'}.")
 
 
-def budget_section(shipped, nulls: dict) -> tuple[str, dict[str, tuple[int, int]]]:
+def budget_section(shipped, nulls: dict, sizes: tuple[int, ...],
+                   bar: float) -> tuple[str, dict[str, tuple[int, int]]]:
     """The local cost over optimiser budgets, each set against returning ``b``; and, per budget, at how many of
-    fig. 2's sizes it is separated from returning ``b`` and its median reaches the 0.99 bar (the verdict's cell)."""
-    from qlsbench.report.reproduction import FIG2_QUBITS, SUCCESS_FIDELITY
-
+    the claim's ``sizes`` it is separated from returning ``b`` and its median reaches the fidelity ``bar`` (the
+    verdict's cell)."""
     present = [(h, label) for h, label in BUDGET_LABELS if len(shipped.solver(label, FIG2_DATASET))]
     runs = fig2_runs(shipped, [label for _, label in present])
     text = ["#### Sensitivity: the local cost's optimiser budget", "",
@@ -215,16 +215,16 @@ def budget_section(shipped, nulls: dict) -> tuple[str, dict[str, tuple[int, int]
                 line.append("—")
                 continue
             sep = separation(run.values, nulls["null-b"].get(q, []), NULLS["null-b"])
-            if q in FIG2_QUBITS:
+            if q in sizes:
                 apart, reached = separated.get(label, (0, 0))
-                separated[label] = (apart + sep.separated, reached + (run.spread.median >= SUCCESS_FIDELITY))
+                separated[label] = (apart + sep.separated, reached + (run.spread.median >= bar))
             line.append(f"{run.text()}; {'separated' if sep.separated else 'not separated'}")
         lines.append(line)
     table = pd.DataFrame(lines, columns=["qubits", "returning b"] + [h for h, _ in present])
     return "\n".join(text + [markdown_table(table), ""]), {label: separated.get(label, (0, 0)) for _, label in present}
 
 
-def aer_section(shipped, emulated: dict[str, dict[int, SeedRun]]) -> str:
+def aer_section(shipped, emulated: dict[str, dict[int, SeedRun]], sizes: tuple[int, ...]) -> str:
     """Aer's own shots against the emulated shots at every size both ran: is either separated from the other by
     the one rule (:func:`~qlsbench.bench.spread.separation`, each way round)?"""
     text = ["#### Cross-check: Aer's shots against the emulated shots", "",
@@ -249,19 +249,17 @@ def aer_section(shipped, emulated: dict[str, dict[int, SeedRun]]) -> str:
         return "\n".join(text + ["*No Aer solves in the shipped results.*", ""])
     table = pd.DataFrame(lines, columns=["Aer configuration", "qubits", "Aer fidelities (by seed)",
                                          "emulated, median [IQR]", "separated?"])
-    return "\n".join(text + [markdown_table(table), "", _aer_missing(shipped), ""])
+    return "\n".join(text + [markdown_table(table), "", _aer_missing(shipped, sizes), ""])
 
 
-def _aer_missing(shipped) -> str:
-    """Fig. 2's headline sizes the Aer cross-check did not reach, with what an Aer solve cost at its largest size."""
-    from qlsbench.report.reproduction import FIG2_QUBITS
-
+def _aer_missing(shipped, sizes: tuple[int, ...]) -> str:
+    """The headline ``sizes`` the Aer cross-check did not reach, with what an Aer solve cost at its largest size."""
     rows = _solved(shipped.results[shipped.results["solver"].isin(["vqls-global-aer", "vqls-local-aer"])
                                    & (shipped.results["dataset"] == FIG2_DATASET)])
     ran = set(rows["n_qubits"].astype(int))
-    missing = [q for q in FIG2_QUBITS if q not in ran]
+    missing = [q for q in sizes if q not in ran]
     if not missing:
-        return "The cross-check covers every headline size (5–8 qubits)."
+        return f"The cross-check covers every headline size ({sizes[0]}–{sizes[-1]} qubits)."
     top = rows[rows["n_qubits"] == max(ran)]
     cost = "; ".join(f"`{label}` {g['wall_time'].median():.0f} s" for label, g in top.groupby("solver"))
     return (f"*Not run on Aer*: {', '.join(map(str, missing))} qubits. At {max(ran)} qubits one Aer solve took a median "
