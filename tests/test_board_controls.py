@@ -120,15 +120,15 @@ def test_controls_are_rows_of_every_track_after_the_ranked_ones(with_controls):
 
 def test_a_track_where_null_b_meets_the_bar_says_so(with_controls):
     exact, variational = (track_table(with_controls, t).set_index("solver") for t in tracks())
-    assert exact.loc["lu", "null_b"] == "1 of 3 (fidelity bar 2)"
-    assert variational.loc["lu", "null_b"] == "1 of 3 (fidelity bar 2)"
+    assert exact.loc["lu", "null_b"] == "1/3 (2)"
+    assert variational.loc["lu", "null_b"] == "1/3 (2)"
     md = render_markdown(with_controls)
     assert ("**Control**: null-b (b returned, scaled by least squares) meets the exact track's bar on 1 of 3 "
             "systems (and its fidelity bar alone on 2): on those, success does not tell a solver from not "
             "solving.") in md
     table = tables(md.split("### Exact track", 1)[1])[0]
     shown = {row[0]: dict(zip(table["header"], row)) for row in table["rows"]}
-    assert shown["lu"]["null-b meets bar"] == "1 of 3 (fidelity bar 2)"
+    assert shown["lu"]["null-b meets bar"] == "1/3 (2)"
     assert shown["my-null"]["kind"] == "control"
     # without a null-b row nothing is claimed of it
     alone = with_controls[with_controls["solver"] == "lu"]

@@ -462,13 +462,14 @@ def _controls_beside(systems: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
 
 
 def null_b_note(success: float, fidelity_bar: int, systems: int) -> str:
-    """What null-b does on ``systems`` systems, as the page prints it beside a rate: ``2 of 42 (fidelity bar 16)``
-    (it meets the bar on 2 of the 42 and the fidelity bar alone on 16), ``0 of 14 (fidelity bar 12)`` or
-    ``0 of 14``; ``—`` where it ran none of them. ``success`` sums each system's share of repeats meeting the bar."""
+    """What null-b does on ``systems`` systems, as the page prints it beside a rate: ``2/42 (16)`` (it meets the
+    bar on 2 of the 42 and the fidelity bar alone on 16), ``0/14 (12)`` or ``0/14``; ``—`` where it ran none of them
+    (short: the track tables fit a 1400-px window, and the column's tooltip and the sentence under the table say it
+    in words). ``success`` sums each system's share of repeats meeting the bar."""
     if systems == 0:
         return "—"
-    more = f" (fidelity bar {fidelity_bar})" if fidelity_bar > success else ""
-    return f"{success:g} of {systems}{more}"
+    more = f" ({fidelity_bar})" if fidelity_bar > success else ""
+    return f"{success:g}/{systems}{more}"
 
 
 def times_best(systems: pd.DataFrame, column: str, sgm: pd.Series, shift: float,

@@ -32,8 +32,9 @@ COLUMNS: dict[str, tuple[str, str]] = {
                                                 "brackets its 95 % Wilson interval"),
     "overlaps_above": ("≈", "≈: its success interval overlaps the row above's: not separated at 95 %"),
     "null_b": ("null-b meets bar", "what returning b (the control null-b) does on this row's systems: on how many "
-                                   "of them it meets this track's bar (in brackets: the fidelity bar alone, the "
-                                   "residual aside); a rate null-b also reaches there is shown, not a verdict"),
+                                   "of them it meets this track's bar, of how many (in brackets: on how many it "
+                                   "meets the fidelity bar alone, the residual aside); a rate null-b also reaches "
+                                   "there is shown, not a verdict"),
     "b_fidelity": ("b fidelity", "median over its systems of the fidelity b scores returned as the answer (what "
                                  "not solving scores); — outside the pinned set"),
     "median_fidelity": ("median fidelity", "median over its systems of |<x|x*>|^2 / (|x|^2 |x*|^2); a solve "

@@ -35,6 +35,7 @@ h1{font-size:1.6em}h2{margin-top:1.6em;border-bottom:1px solid #d0d7de}h3{margin
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;margin:.5em 0 1em;font-size:86%}
 th,td{border:1px solid #d0d7de;padding:3px 6px;text-align:right}
+.track table{font-size:82%}.track th,.track td{padding:3px 3px}
 td[data-value],.track td{white-space:nowrap}td.wrap{text-align:left;min-width:14em;overflow-wrap:anywhere}
 th{background:#f6f8fa;cursor:pointer;user-select:none;max-width:8em;vertical-align:bottom}
 td:first-child,th:first-child{text-align:left}
