@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from qlsbench.bench.metrics import metrics, rhs_fidelity
-from qlsbench.bench.spread import bimodal, median_interval, seeds_enough, separation
+from qlsbench.bench.spread import bimodal, median_interval, separation, stopped
 from qlsbench.data import pinned, to_system
 from qlsbench.solvers import registry
 from qlsbench.solvers.registry import CONTROLS, is_control
@@ -64,6 +64,10 @@ def test_the_seed_stopping_rule_and_bimodal_outcomes():
     spread_out = [0.47, 0.50, 0.54, 0.73, 0.78]
     low, high = median_interval(tight)
     assert low <= np.median(tight) <= high and high - low < 0.1
-    assert seeds_enough(tight) and not seeds_enough(spread_out) and seeds_enough(spread_out * 4)
-    assert not seeds_enough(tight[:3])
+    assert stopped(tight).met and stopped(tight).n == 5
+    assert not stopped(spread_out).met  # five seeds, and no more to add
+    # spread-out outcomes at 20 seeds: the rule stops at the cap, met only if the interval has narrowed
+    many = stopped(spread_out * 4)
+    assert many.n == 20 and many.available == 20
+    assert not stopped(tight[:3]).met and stopped(tight[:3]).n == 3  # fewer than five seeds never meet the rule
     assert bimodal(spread_out) and not bimodal(tight) and not bimodal([0.1, 0.2, 0.3, 0.4, 0.5])

@@ -8,7 +8,7 @@ only called reproduced where the spreads do not overlap.
 
 Every verdict is a comparison with a control (:mod:`qlsbench.solvers.nulls`):
 :func:`separation` says whether a solver's outcomes over seeds lie above a
-null solver's by the one rule every page uses, and :func:`seeds_enough` is the
+null solver's by the one rule every page uses, and :func:`stopped` is the
 stopping rule that decides how many seeds a configuration needs.
 """
 
@@ -184,14 +184,6 @@ def median_interval(values, level: float = 0.95, resamples: int = 2000) -> tuple
     return float(low), float(high)
 
 
-def seeds_enough(values, width: float = MEDIAN_INTERVAL_WIDTH, max_seeds: int = MAX_SEEDS) -> bool:
-    """The stopping rule: the median's bootstrap 95 % interval is narrower than ``width``, or ``max_seeds`` ran."""
-    v = np.asarray(values, dtype=float)
-    if len(v) >= max_seeds:
-        return True
-    return len(v) >= FIRST_SEEDS and _narrow(v, width)
-
-
 #: The seed counts at which the stopping rule is checked, in turn.
 SEED_STEPS = (FIRST_SEEDS, 10, 15, MAX_SEEDS)
 
@@ -261,4 +253,4 @@ def bimodal(values, min_share: float = 0.2, min_gap: float = 0.05) -> bool:
 
 
 __all__ = ["MAX_SEEDS", "MEDIAN_INTERVAL_WIDTH", "SEED_STEPS", "SEPARATION_LEVEL", "SeedRun", "Separation", "Spread",
-           "bimodal", "median_interval", "seed_spreads", "seeds_enough", "separation", "stopped"]
+           "bimodal", "median_interval", "seed_spreads", "separation", "stopped"]

@@ -117,11 +117,6 @@ def fig2_runs(shipped: Shipped) -> dict[str, dict[int, SeedRun]]:
     return controls.fig2_runs(shipped, [label for _, label in FIG2_COLUMNS])
 
 
-def fig2_spreads(shipped: Shipped) -> dict[str, dict[int, Spread]]:
-    """Per fig. 2 solver label, the fidelity spread over the kept seeds at each qubit count of the Ising dataset."""
-    return {label: {q: run.spread for q, run in runs.items()} for label, runs in fig2_runs(shipped).items()}
-
-
 def _run_sizes(*spreads: dict[int, Spread], sizes=FIG2_QUBITS) -> list[int]:
     """The sizes at which every one of ``spreads`` has seeds."""
     return [q for q in sizes if all(q in s and s[q].n for s in spreads)]
@@ -340,18 +335,17 @@ def _spread_cell(spread: Spread | None) -> str:
 def fig2_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, dict]:
     """Fig. 2's table over seeds beside its controls, its figures, its three verdicts and their sensitivity."""
     runs = fig2_runs(shipped)
-    spreads = {label: {q: run.spread for q, run in by_size.items()} for label, by_size in runs.items()}
     nulls = controls.null_values(shipped)
     text = ["### Fig. 2: VQLS and VNLS on the Ising-inspired problem", "",
             '*Claim*: "Solver performance using the global cost function did appear to drop off with problem size '
             '... The local cost function did not present the same issues, adequately learning the true solution '
             'for all sizes shown" (QN-SPSA, Aer, 1000 shots per circuit, κ = 10, 5–8 qubits; VNLS: complex RBM, '
             'SR, learning rate 0.05, 1024 samples, 2500 iterations).', ""]
-    qubits = sorted({q for s in spreads.values() for q in s})
+    qubits = sorted({q for by_size in runs.values() for q in by_size})
     if not qubits:
         return "\n".join(text + [_missing("fig. 2's solves"), ""]), {"global": "not run yet",
                                                                       "local": "not run yet", "vnls": "not run yet"}
-    present = [(h, label) for h, label in FIG2_COLUMNS if spreads[label]]
+    present = [(h, label) for h, label in FIG2_COLUMNS if runs[label]]
     budgets, budget_counts = controls.budget_section(shipped, nulls, FIG2_QUBITS, SUCCESS_FIDELITY)
     verdicts = fig2_verdicts(runs, nulls, budget_counts)
     table = pd.DataFrame([[q, *controls.null_cells(nulls, q)] + [_run_cell(runs[label].get(q)) for _, label in present]
