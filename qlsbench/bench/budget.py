@@ -42,6 +42,14 @@ def samples_per_evaluation(row) -> float:
     return drawn / evaluations if drawn > 0 and evaluations > 0 else float("nan")
 
 
+def first_fidelity(rows: pd.DataFrame) -> np.ndarray:
+    """Each solve's fidelity at its first cost evaluation (its first progress read-out: where training started);
+    NaN for a solve without read-outs (a classical solver, HHL, the null solvers)."""
+    if "progress_fidelity" not in rows:
+        return np.full(len(rows), np.nan)
+    return np.array([v[0] if v is not None and len(v) else np.nan for v in rows["progress_fidelity"]], dtype=float)
+
+
 def budget_marks(row, axis: str) -> np.ndarray | None:
     """One solve's read-out marks on ``axis`` (``None`` when it has none there)."""
     marks = getattr(row, AXES[axis])

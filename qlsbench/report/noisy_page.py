@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from qlsbench.bench.budget import first_fidelity
 from qlsbench.bench.results import load_results
 from qlsbench.bench.spread import SEPARATION_LEVEL, Separation, Spread, bimodal, separation
 from qlsbench.data import atomic_write_text
@@ -75,11 +76,6 @@ def control_rows(results: pd.DataFrame, systems) -> pd.DataFrame:
     return rows.assign(condition=CONTROL, mitigation="none")
 
 
-def _first(progress) -> float:
-    """The fidelity at the first cost evaluation of a solve's read-outs, NaN where it has none (HHL, the nulls)."""
-    return float(progress[0]) if progress is not None and len(progress) else float("nan")
-
-
 def page_rows(results: pd.DataFrame) -> pd.DataFrame:
     """The page's rows: the device solves and the controls on their systems.
 
@@ -92,12 +88,12 @@ def page_rows(results: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         :func:`device_rows` and :func:`control_rows` on their systems, each with ``b_fidelity`` and ``floor``
-        (:func:`~qlsbench.report.floors.with_floors`) and ``first_fidelity`` (:func:`_first`).
+        (:func:`~qlsbench.report.floors.with_floors`) and ``first_fidelity``
+        (:func:`~qlsbench.bench.budget.first_fidelity`).
     """
     device = device_rows(results)
     rows = pd.concat([device, control_rows(results, device["system_id"])], ignore_index=True)
-    first = rows["progress_fidelity"].map(_first) if "progress_fidelity" in rows else np.nan
-    return with_floors(rows.assign(first_fidelity=first))
+    return with_floors(rows.assign(first_fidelity=first_fidelity(rows)))
 
 
 def _sizes(ns) -> str:

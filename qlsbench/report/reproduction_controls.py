@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from qlsbench.bench.budget import first_fidelity
 from qlsbench.bench.spread import SeedRun, Separation, Spread, separation, stopped
 from qlsbench.report.tables import markdown_table
 
@@ -115,15 +116,10 @@ def separation_table(runs: dict[str, dict[int, SeedRun]], present: list, nulls: 
     return pd.DataFrame(lines, columns=["qubits"] + [h for h, _ in present])
 
 
-def first_evaluation(rows: pd.DataFrame) -> np.ndarray:
-    """Each solve's fidelity at its first cost evaluation (its first progress read-out; NaN without one)."""
-    return np.array([v[0] if v is not None and len(v) else np.nan for v in rows["progress_fidelity"]], dtype=float)
-
-
 def gain_words(rows: pd.DataFrame) -> str:
     """``0.0012 → +0.8500``: the median fidelity at the first cost evaluation and the median gain to the last
     read-out over ``rows``' solves (``—`` without progress read-outs)."""
-    first = first_evaluation(rows)
+    first = first_fidelity(rows)
     if not np.isfinite(first).any():
         return "—"
     gain = rows["fidelity"].to_numpy(float) - first
