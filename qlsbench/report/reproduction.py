@@ -24,7 +24,7 @@ from qlsbench.bench.budget import success_curve
 from qlsbench.bench.ranking import LOW_ACCURACY
 from qlsbench.bench.results import load_results
 from qlsbench.bench.shipped import verify
-from qlsbench.bench.spread import SeedRun, Spread, separation
+from qlsbench.bench.spread import SeedRun, Spread
 from qlsbench.data import atomic_write_text
 from qlsbench.data.snapshots import read_snapshots
 from qlsbench.errors import InputError
