@@ -206,5 +206,20 @@ class QSVTOptions:
     rtol: float = option(1e-2, "read-out relative residual counted as converged", bounds=TOLERANCE)
 
 
-__all__ = ["GMRESOptions", "HHLOptions", "KrylovOptions", "OracleOptions", "QSVTOptions", "SparseLUOptions",
+@dataclass
+class ExternalOptions:
+    """Options of ``external``: where the solver runs and what it is given (``docs/external-solvers.md``)."""
+
+    environment: str | None = option(None, "the solver's own environment: a virtualenv or conda prefix, a Python "
+                                           "interpreter, or a requirements file (.txt) built into one on first use",
+                                     path="read")
+    entry: str | None = option(None, "the function the environment's Python calls with each system: "
+                                     "path/to/file.py:function or module:function")
+    command: str | None = option(None, "instead of environment and entry: a program run as COMMAND REQUEST "
+                                       "RESPONSE, any language")
+    solver_options: dict = option({}, "options handed to the solver in every request", pairs=True)
+    peer: str | None = option(None, "the solver's own name (default external): labels and folders are named by it")
+
+
+__all__ = ["ExternalOptions", "GMRESOptions", "HHLOptions", "KrylovOptions", "OracleOptions", "QSVTOptions", "SparseLUOptions",
            "VNLSOptions", "VQLSOptions"]

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from qlsbench.errors import InputError, QlsbenchError, UnknownSolverError
 from qlsbench.options import SPEC
 from qlsbench.solvers.options import (
+    ExternalOptions,
     GMRESOptions,
     HHLOptions,
     KrylovOptions,
@@ -117,6 +118,9 @@ BUILTINS: dict[str, Builtin] = {
     "oracle": Builtin("qlsbench.solvers.oracle:Oracle",
                       "The exact solution perturbed to a set fidelity or residual: solver accuracy -> physics error",
                       OracleOptions),
+    "external": Builtin("qlsbench.solvers.external:External",
+                        "A solver in its own environment or language, through request and response files",
+                        ExternalOptions),
     "null-b": Builtin("qlsbench.solvers.nulls:NullB",
                       "Control: returns b, scaled by least squares; what not solving scores", control=True),
     "null-random": Builtin("qlsbench.solvers.nulls:NullRandom",
