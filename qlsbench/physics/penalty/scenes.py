@@ -27,11 +27,17 @@ MAX_GRID = 64
 #: Largest value of any scene quantity (a length, mass, stiffness or speed in SI units): far beyond a physical
 #: scene, and small enough that squaring it in the set-up cannot overflow.
 MAX_QUANTITY = 1e12
+#: Smallest value of a quantity that must be positive: its reciprocal (a spin speed / radius, a time over a mass)
+#: stays far from overflow, where a subnormal radius gave infinities.
+MIN_QUANTITY = 1e-12
 
 
 def _check(name: str, value, low: float, *, strict: bool = True) -> float:
-    """A finite real number above ``low`` (at least ``low`` when not ``strict``) and at most
-    :data:`MAX_QUANTITY`; one line otherwise, whatever was given (text, NaN, infinity)."""
+    """A finite real number above ``low`` (at least ``low`` when not ``strict``; at least :data:`MIN_QUANTITY`
+    when ``low`` is 0 and ``strict``) and at most :data:`MAX_QUANTITY`; one line otherwise, whatever was given
+    (text, NaN, infinity)."""
+    if strict and low == 0:
+        return real_number(value, name, low=MIN_QUANTITY, high=MAX_QUANTITY)
     return real_number(value, name, low=low, open_low=strict, high=MAX_QUANTITY)
 
 
