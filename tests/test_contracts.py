@@ -23,11 +23,12 @@ from qlsbench.problems import (
 )
 from qlsbench.solvers import SolveResult, available, get
 from qlsbench.solvers.base import RETURNED
+from solver_setups import REQUIRED
 
 # ---------------------------------------------------------------- linear solvers
 
 #: Options that keep a slow solver's contract run short; its defaults are the paper's budgets (minutes).
-QUICK_OPTIONS = {"vnls": {"n_iter": 20, "n_samples": 128}, "qsvt": {"epsilon": 0.1}}
+QUICK_OPTIONS = {"vnls": {"n_iter": 20, "n_samples": 128}, "qsvt": {"epsilon": 0.1}, **REQUIRED}
 #: (solver, system) pairs on which the solver declines the system, as it must say with a ``skipped`` status:
 #: CG and MINRES are for symmetric matrices only.
 DECLINES = {("cg", "nonsymmetric"), ("minres", "nonsymmetric")}

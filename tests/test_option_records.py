@@ -23,6 +23,7 @@ from qlsbench.families import FAMILIES
 from qlsbench.solvers import registry
 from qlsbench.solvers.registry import BUILTINS
 from qlsbench.workflow import dataset_runs
+from solver_setups import REQUIRED
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT = yaml.safe_load((REPO / "workflows" / "config" / "default.yaml").read_text())
@@ -47,7 +48,7 @@ FAMILY_OPTIONS = [(family.name, key) for family in FAMILIES.values() for key in 
 def imported():
     """Every solver built once with its defaults, so a draw's time is the check's, not an import's."""
     for name in BUILTINS:
-        registry.get(name)
+        registry.get(name, **REQUIRED.get(name, {}))
 
 
 @pytest.mark.parametrize("name, option", SOLVER_OPTIONS)
@@ -55,7 +56,7 @@ def imported():
 @given(value=VALUES)
 def test_every_solver_option_takes_a_good_value_or_refuses_it_in_one_line(name, option, value):
     try:
-        registry.get(name, **{option: value})
+        registry.get(name, **{**REQUIRED.get(name, {}), option: value})
     except InputError as exc:
         text = str(exc)
         assert "\n" not in text and option in text, text
