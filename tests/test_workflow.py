@@ -21,6 +21,7 @@ from snakemake.utils import validate
 from qlsbench.bench.results import RESULTS_VERSION_KEY
 from qlsbench.errors import ConfigError
 from qlsbench.workflow import all_datasets, loss_figure_inputs, solver_specs
+from solver_setups import EXTERNAL_LU
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflows" / "config" / "schema.yaml"
@@ -140,6 +141,9 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
         "pinned": [{"group": "ising"}],
         "solvers": [{"name": "lu"}, {"name": "cg"}, {"name": "gmres", "label": "gmres-r2", "options": {"restart": 2}},
                     {"name": "crash"},
+                    # a solver in another process and environment, through the file protocol
+                    {"name": "external", "label": "ext-lu", "datasets": ["ising/kappa10"], "repeats": 1,
+                     "options": EXTERNAL_LU},
                     {"name": "vqls-local", "label": "vqls-l", "datasets": ["ising/kappa1?"], "repeats": 1,
                      "options": {"layers": 2, "maxiter": 40, "optimizer": "qnspsa"}}],
         "run": {"repeats": 2, "seed": 0, "time_limit": 30},
@@ -152,7 +156,8 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     run = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-3000:]
     board = pd.read_csv(work / "results" / "leaderboard.csv").set_index("solver")
-    assert set(board.index) == {"lu", "cg", "gmres-r2", "crash", "vqls-l"}
+    assert set(board.index) == {"lu", "cg", "gmres-r2", "crash", "ext-lu", "vqls-l"}
+    assert board.loc["ext-lu", "solves"] == 2 and board.loc["ext-lu", "success_rate"] == 1.0
     assert board.loc["vqls-l", "solves"] == 2  # its own datasets (kappa10 only: "1?") and repeats
     assert not (work / "results" / "vqls-l" / "ising" / "kappa100.parquet").exists()
     assert (work / "results" / "figures" / "fig2.png").stat().st_size > 0
