@@ -32,6 +32,24 @@ def _bounds(low, high, open_low: bool = False, open_high: bool = False) -> str:
     return "finite"
 
 
+def number_text(value):
+    """``value``, or the number its text spells when it is text Python's ``float()`` reads (``"1e6"``,
+    ``" 2e-1 "``, ``"1_000"``, ``"inf"``): the one reading of a number given as text, on every path (flags,
+    ``--option``, ``--param``, configuration files, environment variables). A whole number spelt without a
+    point or exponent stays an ``int``; other text is returned as it is, for the check to refuse by name."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return value
+
+
 def whole_number(value, name: str, *, low: int | None = None, high: int | None = None,
                  error: type[Exception] = InputError) -> int:
     """``value`` as an ``int`` if it is a whole number within ``[low, high]``, else raise ``error``.
@@ -51,9 +69,12 @@ def whole_number(value, name: str, *, low: int | None = None, high: int | None =
     -------
     int
     """
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if ok and (low is None or value >= low) and (high is None or value <= high):
-        return int(value)
+    number = number_text(value)
+    if isinstance(number, float) and number.is_integer() and isinstance(value, str):
+        number = int(number)  # "1e3" is a whole number spelt as a float; 4.0 given as a value stays refused
+    ok = isinstance(number, numbers.Integral) and not isinstance(number, bool)
+    if ok and (low is None or number >= low) and (high is None or number <= high):
+        return int(number)
     if low is not None and high is not None:
         rule = f"an integer from {low} to {high}"
     elif low is not None or high is not None:
@@ -86,9 +107,10 @@ def real_number(value, name: str, *, low: float | None = None, high: float | Non
     -------
     float
     """
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    number = number_text(value)
+    ok = isinstance(number, numbers.Real) and not isinstance(number, bool)
     if ok:
-        x = float(value)
+        x = float(number)
         finite = math.isfinite(x) or (allow_inf and not math.isnan(x))
         above = low is None or (x > low if open_low else x >= low)
         below = high is None or (x < high if open_high else x <= high)
@@ -113,11 +135,10 @@ class Whole:
     def parse(self, text: str) -> int:
         """Command-line text as an ``int`` (an ``argparse`` type)."""
         bounds = f">= {self.low}" if self.high is None else f"from {self.low} to {self.high}"
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < self.low or (self.high is not None and value > self.high):
+        value = number_text(text)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int) or value < self.low or (self.high is not None and value > self.high):
             raise argparse.ArgumentTypeError(f"must be a whole number {bounds}, got {text!r}")
         return value
 
@@ -142,10 +163,8 @@ class Real:
         """Command-line text as a ``float`` (an ``argparse`` type)."""
         left = "(" if self.open_low or self.low == -math.inf else "["
         right = ")" if self.open_high or (self.high == math.inf and not self.infinite) else "]"
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
+        value = number_text(text)
+        value = float(value) if isinstance(value, (int, float)) else math.nan
         low_ok = value > self.low if self.open_low else value >= self.low
         high_ok = value < self.high if self.open_high else value <= self.high
         if math.isnan(value) or not (low_ok and high_ok) or (math.isinf(value) and not self.infinite):
@@ -154,16 +173,28 @@ class Real:
         return value
 
 
-#: Seeds of numpy's generators: non-negative.
-SEED = Whole(0)
-#: Counts of things: at least one.
-COUNT = Whole(1)
-#: Strictly positive, finite: time steps, time limits, tolerances that must bite.
-POSITIVE = Real(0.0, open_low=True)
+# Every number a user gives has both bounds (tests/test_bounds.py walks every record and flag). The upper ones
+# below are far beyond any use and only stop what would overflow or never end.
+
+#: Largest magnitude of a generic quantity: far beyond any scene or tolerance, small enough that its square
+#: (and a product of two) stays finite.
+MAX_QUANTITY = 1e12
+#: Seeds of numpy's generators: non-negative, and stored as 64-bit integers.
+SEED = Whole(0, 2**63 - 1)
+#: Counts of things: at least one, at most a billion (more is a typo, and would never end).
+COUNT = Whole(1, 10**9)
+#: Strictly positive, finite: time steps, tolerances that must bite, scales.
+POSITIVE = Real(0.0, MAX_QUANTITY, open_low=True)
 #: Non-negative, finite: friction, regularisation, truncation tolerances, noise levels.
-NON_NEGATIVE = Real(0.0)
+NON_NEGATIVE = Real(0.0, MAX_QUANTITY)
 #: A fidelity bar.
 FRACTION = Real(0.0, 1.0, open_low=True)
+#: A tolerance relative to the right-hand side: a relative residual of 1 is what x = 0 scores.
+RELATIVE = Real(0.0, 1.0)
+#: Seconds a solve or job may run: at most 10^7 (about 116 days; the standard library's waits overflow
+#: beyond about 9e9).
+TIME_LIMIT = Real(0.0, 1e7, open_low=True)
 
 
-__all__ = ["COUNT", "FRACTION", "NON_NEGATIVE", "POSITIVE", "Real", "SEED", "Whole", "real_number", "whole_number"]
+__all__ = ["COUNT", "FRACTION", "MAX_QUANTITY", "NON_NEGATIVE", "POSITIVE", "RELATIVE", "Real", "SEED", "TIME_LIMIT",
+           "Whole", "number_text", "real_number", "whole_number"]

@@ -22,6 +22,7 @@ import os
 from contextlib import contextmanager
 from typing import Iterator
 
+from qlsbench.checks import Whole
 from qlsbench.errors import InputError
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -33,19 +34,22 @@ ENV = "QLSBENCH_THREADS"
 #: a busy sibling the same decomposition had 50 ms outliers at two threads and none at one.
 SERIAL_WORK = 1 << 21
 
+#: A thread count: from 1 to 1024 (more threads than any machine here has cores is a typo).
+THREADS = Whole(1, 1024)
+
 _configured: int | None = None
 _blas_limits = None  # threadpoolctl's limiter while a count is set
 
 
 def parse_threads(value: object, source: str) -> int:
-    """``value`` as a thread count >= 1, or an :class:`InputError` naming ``source``."""
+    """``value`` as a thread count (:data:`THREADS`), or an :class:`InputError` naming ``source`` in the words
+    the ``--threads`` flag uses."""
+    import argparse
+
     try:
-        count = int(str(value).strip())
-    except ValueError:
-        count = 0
-    if count < 1:
-        raise InputError(f"{source} must be a whole number of threads >= 1, got {value!r}")
-    return count
+        return THREADS.parse(str(value))
+    except argparse.ArgumentTypeError as exc:
+        raise InputError(f"{source}: {exc}") from None
 
 
 def set_threads(count: int | None) -> None:

@@ -50,7 +50,7 @@ def test_the_configured_count_and_the_callers_numba_setting_cap_the_threads(monk
 
 @pytest.mark.parametrize("value", ["0", "-2", "two", "1.5", ""])
 def test_bad_thread_counts_are_named(value, monkeypatch):
-    with pytest.raises(InputError, match="threads must be a whole number"):
+    with pytest.raises(InputError, match="threads: must be a whole number from 1 to 1024"):
         threads.set_threads(value)
     if value.strip():
         monkeypatch.setenv(threads.ENV, value)

@@ -44,7 +44,7 @@ from qlsbench.bench.results import (
     results_table,
 )
 from qlsbench.bench.shards import assign, differing, merge, run_facts, spec_facts
-from qlsbench.checks import COUNT, POSITIVE
+from qlsbench.checks import COUNT, TIME_LIMIT
 from qlsbench.data import (
     atomic_write_table,
     dataset_hash,
@@ -317,7 +317,7 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     if not (isinstance(first_repeat, int) and 0 <= first_repeat < repeats):
         raise InputError(f"first_repeat must be an integer in [0, repeats) = [0, {repeats}), got {first_repeat!r}")
     if time_limit is not None:
-        POSITIVE.check(time_limit, "time_limit (seconds)")
+        TIME_LIMIT.check(time_limit, "time_limit (seconds)")
     if max_qubits is not None:
         COUNT.check(max_qubits, "max_qubits")
     check_solver(spec.name, spec.options)  # name, option names and types, values: before any output exists

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from qlsbench.cli import datasets, figures, solving
 from qlsbench.cli.base import Command
-from qlsbench.errors import InputError
+from qlsbench.environment_variables import check_environment
 
 #: The command modules, in the order ``qlsbench --help`` lists their commands.
 COMMAND_MODULES = (datasets, solving, figures)
@@ -33,12 +33,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _thread_count(text: str) -> int:
-    from qlsbench.threads import parse_threads
+    from qlsbench.threads import THREADS
 
-    try:
-        return parse_threads(text, "--threads")
-    except InputError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of threads >= 1, got {text!r}") from None
+    return THREADS.parse(text)
 
 
 
@@ -114,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         print("qlsbench: interrupted while starting; nothing was run", file=sys.stderr)
         return 130
     try:
+        check_environment()  # every variable qlsbench reads, whether this command reads it or not
         if args.threads is not None:
             from qlsbench.threads import set_threads
 

@@ -20,17 +20,33 @@ MAX_JOBS = 256
 
 
 def parse_option(text: str) -> tuple[str, object]:
-    """``key=value`` with value read as a Python literal when it is one."""
+    """``key=value``, the value a number when ``float()`` reads it (:func:`~qlsbench.checks.number_text`, as on
+    every path), else a Python literal when it is one, else the text."""
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"option {text!r} is not of the form key=value")
     key, raw = text.split("=", 1)
+    return key, scalar_text(raw, literal=True)
+
+
+def scalar_text(raw: str, *, literal: bool = False) -> object:
+    """A value given as text on the command line: true/false/none, a number as ``float()`` reads it, then a
+    Python literal (``literal``; ``--option``) or a YAML scalar (``--param``), else the text itself."""
+    from qlsbench.checks import number_text
+
     lowered = raw.strip().lower()
     if lowered in ("true", "false", "none", "null"):
-        return key, {"true": True, "false": False}.get(lowered)
-    try:
-        return key, ast.literal_eval(raw)
-    except (ValueError, SyntaxError):
-        return key, raw
+        return {"true": True, "false": False}.get(lowered)
+    number = number_text(raw)
+    if not isinstance(number, str):
+        return number
+    if literal:
+        try:
+            return ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            return raw
+    import yaml
+
+    return yaml.safe_load(raw)
 
 
 
@@ -163,13 +179,11 @@ def given_options(args: argparse.Namespace, specs) -> dict:
 
 
 def _pairs(items: list[str], flag: str) -> dict:
-    """``KEY=VALUE`` pairs as a dict, values read as YAML scalars (numbers stay numbers)."""
-    import yaml
-
+    """``KEY=VALUE`` pairs as a dict, values read by :func:`scalar_text` (numbers as ``float()`` reads them)."""
     out = {}
     for pair in items:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise InputError(f"{flag} {pair!r}: expected KEY=VALUE")
-        out[key.strip().replace("-", "_")] = yaml.safe_load(value)
+        out[key.strip().replace("-", "_")] = scalar_text(value)
     return out

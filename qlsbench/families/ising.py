@@ -20,8 +20,8 @@ class IsingOptions(Options):
     """One Ising dataset: the same ``kappa`` and ``J`` at several qubit counts."""
 
     n_qubits: tuple[int, ...] = option(help="numbers of qubits", bounds=Whole(1, MAX_QUBITS), many=True, flag="--n")
-    kappa: float = option(10.0, "condition number (> 1)", bounds=Real(1.0, open_low=True))
-    J: float = option(0.1, "ZZ coupling", bounds=Real())
+    kappa: float = option(10.0, "condition number (> 1)", bounds=Real(1.0, 1e12, open_low=True))
+    J: float = option(0.1, "ZZ coupling", bounds=Real(-1e3, 1e3))
 
 
 def build(options: IsingOptions, out: Path, progress: bool = True) -> dict:

@@ -58,7 +58,7 @@ class SphereOptions(Options):
     seed: int = option(_SCENE["seed"].default, "seed of the sphere placement", bounds=SEED)
     h: float = option(StepOptions.h, "time step (s)", bounds=POSITIVE)
     friction_directions: int = option(StepOptions.s, "friction directions per contact (the polyhedral cone's "
-                                      "edges s; even, >= 4)", bounds=Whole(4))
+                                      "edges s; even, >= 4)", bounds=Whole(4, 1024))
     every: int = option(1, "keep the subsystems of every k-th step", bounds=COUNT)
     kappa_cap: float | None = option(1e12, "drop systems with a larger condition number (inf keeps every system)",
                                      bounds=Real(1.0, infinite=True), nullable=True)
@@ -158,7 +158,8 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
 def rerun_steps(options: SphereOptions, steps, sink, *, label: str, family: str = "dem_c",
                 progress: bool = False) -> list:
     """Simulate ``options``'s run again up to the last of ``steps``, handing ``sink(step, problem)`` the contact
-    problem of each of ``steps`` before it is solved; return the Newton subsystems the run exports on the way.
+    problem of each of ``steps`` before it is solved (what ``sink`` returns gets the step's solution, as for a
+    :data:`~qlsbench.physics.spheres.stepping.ProblemSink`); return the Newton subsystems the run exports on the way.
 
     The run is :func:`simulate_spheres`'s, step for step, cut after the last step asked for, so its systems
     are those of the full run's file up to that step (on the machine that wrote the file, the same bytes).
@@ -168,9 +169,8 @@ def rerun_steps(options: SphereOptions, steps, sink, *, label: str, family: str 
         return []
     chosen = set(wanted)
 
-    def problems(step: int, problem) -> None:
-        if step in chosen:
-            sink(step, problem)
+    def problems(step: int, problem):
+        return sink(step, problem) if step in chosen else None
 
     _, _, systems, _, _ = _run(options, wanted[-1] + 1, options.step_options("dem_c"), label=label, family=family,
                                problems=problems, progress=progress)
@@ -201,21 +201,77 @@ def _run(options: SphereOptions, steps: int, step_options: StepOptions, *, label
 
 class FclibWriter:
     """Writes a step's contact problem as ``folder/step-NNNNNN.hdf5`` in FCLIB's global form (a
-    :data:`~qlsbench.physics.spheres.stepping.ProblemSink`), every ``every``-th step, each file atomically."""
+    :data:`~qlsbench.physics.spheres.stepping.ProblemSink`), every ``every``-th step, each file atomically once the
+    step is solved (:func:`write_step_fclib`: with the step's solution and warm start)."""
 
     def __init__(self, folder: Path, every: int, label: str) -> None:
         self.folder, self.every, self.label, self.written = folder, every, label, 0
 
-    def __call__(self, step: int, problem) -> None:
+    def __call__(self, step: int, problem):
         if step % self.every:
-            return
-        from qlsbench.data import atomic_write
-        from qlsbench.physics.lcp import write_fclib_global
-
+            return None
         title = f"qlsbench {self.label} step {step} (mu {problem.mu:g}, {plural(problem.nc, 'contact')})"
-        atomic_write(self.folder / f"step-{step:06d}.hdf5",
-                     lambda tmp: write_fclib_global(tmp, *problem.global_form(), title=title))
-        self.written += 1
+
+        def solved(solution) -> None:
+            write_step_fclib(self.folder / f"step-{step:06d}.hdf5", problem, solution, title,
+                             f"Time step {step} of qlsbench's {self.label} run.")
+            self.written += 1
+
+        return solved
+
+
+def write_step_fclib(path: Path, problem, solution, title: str, about: str) -> Path:
+    """One step's contact problem in FCLIB's global form, written atomically, with FCLIB's ``solution`` (the
+    impulses the step applied) and one guess (where its solve started), and the info strings saying what each is.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The ``.hdf5`` file.
+    problem : ContactLCP
+        The step's contact problem (:meth:`~qlsbench.physics.spheres.assembly.ContactLCP.global_form`).
+    solution : StepSolution
+        How the step solved it (:class:`~qlsbench.physics.spheres.stepping.StepSolution`).
+    title : str
+        ``info/title``.
+    about : str
+        The description's first sentence: which run and step this is.
+    """
+    from qlsbench.data import atomic_write
+    from qlsbench.physics.lcp import write_fclib_global
+
+    form = problem.global_form()
+    described = f"{about} {_fclib_fields(problem, form[0].shape[0])} {_fclib_states(problem, solution)}"
+    return atomic_write(path, lambda tmp: write_fclib_global(
+        tmp, *form, title=title, description=described, math_info=_fclib_math(problem),
+        solution=problem.global_solution(solution.y), guesses=[problem.global_solution(solution.start)]))
+
+
+def _fclib_fields(problem, ndof: int) -> str:
+    """What the global form's fields hold, for ``info/description``."""
+    return (f"{plural(ndof // 3, 'sphere')} without rotation ({ndof} velocities), "
+            f"{plural(problem.nc, 'contact')}. M: the sphere masses; H: each contact's frame (normal, t1, t2) on "
+            "its second sphere and minus it on its first (a wall has none); f = M v, v the velocities before the "
+            "contact impulses; w: the normal rows' offset (gap / h, or the impact term); mu: the Coulomb "
+            "coefficient.")
+
+
+def _fclib_states(problem, solution) -> str:
+    """What ``solution`` and ``guesses/1`` hold, for ``info/description``."""
+    lcp = "frictionless LCP" if problem.mu == 0 else f"LCP whose friction is an inscribed {problem.s}-sided polygon"
+    return (f"solution: the impulses r the step applied, its velocities v and u = H^T v + w; r solves the "
+            f"step's {lcp} (solved by {solution.solver}, {solution.status.value}, residual "
+            f"{solution.residual:.1e}). guesses/1: where that solve started: the previous step's impulses of the "
+            "contacts that persist, zero elsewhere (all zero in a run that starts every step from zero).")
+
+
+def _fclib_math(problem) -> str:
+    """``info/math_info``: what is known of the problem and how far its stored solution solves it."""
+    known = "M is diagonal and positive, so W = H^T M^-1 H is symmetric positive semidefinite."
+    if problem.mu == 0:
+        return f"{known} mu = 0: the stored solution solves this problem (to its residual)."
+    return (f"{known} The stored r lies in the Coulomb cone (the {problem.s}-sided polygon is inscribed in it) and "
+            "solves the polygon's LCP; against the exact cone it is a solution only within that approximation.")
 
 
 def _metadata(options: SphereOptions, stats: dict, reports: list, step_options: StepOptions) -> dict:
@@ -296,4 +352,5 @@ def report(facts: dict) -> list[str]:
     return lines
 
 
-__all__ = ["GENERATOR", "NEWTON_STARTS", "SphereOptions", "base_label", "report", "rerun_steps", "simulate_spheres"]
+__all__ = ["GENERATOR", "NEWTON_STARTS", "SphereOptions", "base_label", "report", "rerun_steps", "simulate_spheres",
+           "write_step_fclib"]

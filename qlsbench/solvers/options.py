@@ -27,8 +27,9 @@ from qlsbench.solvers.devices import DEFAULT_DEVICE, DEVICES, MITIGATIONS
 # never end; a shot count of 10^12 would never be sampled) while staying far above anything the board runs.
 #: A relative tolerance: above 0, at most 1.
 TOLERANCE = Real(0.0, 1.0, open_low=True)
-#: A tolerance or floor that may be 0.
-NON_NEGATIVE = Real(0.0)
+#: A tolerance or floor that may be 0, relative to |b| (1 for every dataset: systems are normalised), so above 1
+#: it would accept x = 0.
+NON_NEGATIVE = Real(0.0, 1.0)
 #: Iterations or steps of a loop.
 STEPS = Whole(1, 10**7)
 #: Shots per circuit.
@@ -44,7 +45,8 @@ class KrylovOptions:
     """Options of scipy's Krylov methods (``cg``, ``minres``, ``bicgstab``; ``gmres`` adds ``restart``)."""
 
     rtol: float = option(1e-10, "stop when |b - A x| <= max(rtol |b|, atol)", bounds=TOLERANCE)
-    atol: float = option(0.0, "absolute floor of that stopping test (minres has none: keep 0)", bounds=NON_NEGATIVE)
+    atol: float = option(0.0, "absolute floor of that stopping test, in [0, 1] (|b| is 1 in every dataset; minres "
+                              "has none: keep 0)", bounds=NON_NEGATIVE)
     maxiter: int | None = option(None, "iteration cap (gmres: restart cycles); none: scipy's default (gmres: "
                                        "enough cycles for 10 dim inner iterations)", bounds=STEPS)
     history: bool = option(True, "record the relative residual at every iteration (cg, minres and bicgstab pay "
@@ -72,8 +74,8 @@ class OracleOptions:
 
     fidelity: float = option(1.0, "target |<x_hat|answer>|^2 in [0, 1]; 1 returns the exact solution",
                              bounds=Real(0.0, 1.0))
-    rel_residual: float | None = option(None, "target |A answer - b| / |b| (>= 0); when given, fidelity is "
-                                              "not used", bounds=NON_NEGATIVE)
+    rel_residual: float | None = option(None, "target |A answer - b| / |b| in [0, 1] (1 is what x = 0 scores); "
+                                              "when given, fidelity is not used", bounds=NON_NEGATIVE)
 
 
 def _either(names) -> str:
@@ -137,9 +139,9 @@ class VNLSOptions:
     exact: bool = option(False, "sum the loss over the whole basis instead of Monte Carlo sampling (up to 12 "
                                 "qubits)")
     n_samples: int = option(1024, "Monte Carlo samples per SR step", bounds=Whole(1, 10**7))
-    learning_rate: float = option(0.05, "SR step size", bounds=Real(0.0, open_low=True))
+    learning_rate: float = option(0.05, "SR step size", bounds=Real(0.0, 10.0, open_low=True))
     n_iter: int = option(2500, "SR steps", bounds=STEPS)
-    diag_shift: float = option(0.01, "diagonal shift of SR's quantum geometric tensor", bounds=NON_NEGATIVE)
+    diag_shift: float = option(0.01, "diagonal shift of SR's quantum geometric tensor", bounds=Real(0.0, 1e3, open_low=True))
     alpha: int = option(1, "hidden units per qubit", bounds=Whole(1, 64))
     rtol: float = option(1e-2, "read-out relative residual counted as converged", bounds=TOLERANCE)
     warm_start: str = option("none", "none, or gmres: first train the state towards a few GMRES iterations' guess",

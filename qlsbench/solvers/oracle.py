@@ -24,14 +24,10 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from qlsbench.checks import NON_NEGATIVE, Real
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
 from qlsbench.solvers.classical import superlu_failure
 from qlsbench.solvers.options import OracleOptions
-
-#: Fidelities are in [0, 1].
-UNIT = Real(0.0, 1.0)
 
 
 @dataclass
@@ -39,11 +35,6 @@ class Oracle(OracleOptions, BaseSolver):
     """The exact solution (SuperLU) perturbed to ``fidelity`` or, if given, to ``rel_residual`` (:class:`OracleOptions`)."""
 
     name: ClassVar[str] = "oracle"
-
-    def _check(self) -> None:
-        self.fidelity = UNIT.check(self.fidelity, "oracle: fidelity")
-        if self.rel_residual is not None:
-            self.rel_residual = NON_NEGATIVE.check(self.rel_residual, "oracle: rel_residual")
 
     def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
         try:

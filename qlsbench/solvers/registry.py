@@ -302,6 +302,28 @@ def _yaml_hint(value: Any, allowed: tuple[type, ...]) -> str:
     return ""
 
 
+def _numbers_read(factory: Callable, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with each text value that ``float()`` reads (YAML 1.1 leaves ``1e-8`` as text) made the number
+    it spells, where the option takes a number and not text: the one reading of numbers
+    (:func:`~qlsbench.checks.number_text`) on this path too."""
+    from qlsbench.checks import number_text
+
+    found = _keyword_parameters(factory)
+    if found is None:
+        return options
+    named, _ = found
+    out = dict(options)
+    for key, value in options.items():
+        allowed = _option_types(named[key]) if key in named else None
+        if isinstance(value, str) and allowed and str not in allowed and ({int, float, complex} & set(allowed)):
+            number = number_text(value)
+            if isinstance(number, float) and number.is_integer() and int in allowed and float not in allowed:
+                number = int(number)  # "1e3" for a count: a whole number spelt as a float
+            if not isinstance(number, str):
+                out[key] = number
+    return out
+
+
 def _check_options(name: str, factory: Callable, options: dict[str, Any]) -> None:
     """Refuse options ``factory`` does not take, lacks, or takes of another type, before calling it."""
     found = _keyword_parameters(factory)
@@ -341,6 +363,7 @@ def get(name: str, **options: Any) -> Solver:
         invalid value, or the solver cannot be built.
     """
     factory = _factory(name)
+    options = _numbers_read(factory, options)
     _check_options(name, factory, options)
     try:
         solver = factory(**options)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from qlsbench.bench.board.folder import SHIPPED, Board
-from qlsbench.checks import FRACTION, Whole
+from qlsbench.checks import FRACTION, SEED
 from qlsbench.data import atomic_write_text, dataset_hash, iter_systems, write_systems
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem, state_fidelity
@@ -95,7 +95,7 @@ def random_rhs(system: LinearSystem, seed: int, below: float = 0.5, max_draws: i
     InputError
         When no draw of ``max_draws`` scores below ``below``.
     """
-    Whole(0).check(seed, "random_b seed")
+    SEED.check(seed, "random_b seed")
     FRACTION.check(below, "random_b below")
     n = int(system.meta["n_qubits"])
     rng = np.random.default_rng([int(seed), n])

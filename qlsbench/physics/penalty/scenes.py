@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 
-from qlsbench.checks import real_number, whole_number
+from qlsbench.checks import number_text, real_number, whole_number
 from qlsbench.errors import InputError
 from qlsbench.physics.penalty.levelsets import Plane, SphereObstacle, inclined_plane
 from qlsbench.physics.penalty.mesh import TriangleMesh
@@ -298,6 +298,8 @@ def build_penalty_scene(name: str, **params) -> PenaltyModel:
     if name not in PENALTY_SCENES:
         raise InputError(f"unknown penalty scene {name!r}; choose from {', '.join(PENALTY_SCENES)}")
     builder = PENALTY_SCENES[name][0]
+    # Text a number's spelling ("1e6" from YAML 1.1 or --param) is that number here, as on every path.
+    params = {key: number_text(value) for key, value in params.items()}
     try:
         return builder(**params)
     except TypeError as exc:

@@ -61,7 +61,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from qlsbench.checks import COUNT, POSITIVE, whole_number
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status, start_used
@@ -110,11 +109,7 @@ class VNLS(VNLSOptions, BaseSolver):
             raise InputError(f"vnls: unknown model {self.model!r}; use one of {', '.join(MODELS)}")
         if self.warm_start not in WARM_STARTS:
             raise InputError(f"vnls: unknown warm_start {self.warm_start!r}; use one of {', '.join(WARM_STARTS)}")
-        for key in ("n_samples", "n_iter", "alpha", "warm_start_iters", "warm_start_steps"):
-            COUNT.check(getattr(self, key), f"vnls: {key}")
-        whole_number(self.stop_every, "vnls: stop_every", low=0)
-        for key in ("learning_rate", "diag_shift", "rtol"):
-            POSITIVE.check(getattr(self, key), f"vnls: {key}")
+        # Every number's bounds are its options record's (VNLSOptions), checked before this.
 
     def _solve(self, system: LinearSystem, seed: int, start: dict | None = None) -> SolveResult:
         n = qubits_of(system, "vnls")

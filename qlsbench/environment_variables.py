@@ -1,0 +1,52 @@
+"""The environment variables qlsbench reads, each checked when a command starts, in its flag's words.
+
+A variable is otherwise read only by the code that needs it, so a bad value
+surfaced late (every solve of a run an error row, the run exiting 0) or never
+(a command that does not read it ignored it). :func:`check_environment` reads
+every one that is set before any work starts, with the parser of the flag
+that stands for it, and refuses a bad value in one line naming the variable.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from qlsbench.errors import InputError
+
+
+def _threads(value: str, name: str) -> None:
+    from qlsbench.threads import parse_threads
+
+    parse_threads(value, name)
+
+
+def _folder(value: str, name: str) -> None:
+    """A folder that is or can become one: not an existing file, and not empty text."""
+    if not value.strip():
+        raise InputError(f"{name}: must be a folder, got an empty value (unset it for the default)")
+    path = Path(value).expanduser()
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{name}: must be a folder, got {value!r}, which is a file")
+
+
+def _folder_or_off(value: str, name: str) -> None:
+    if value.strip().lower() not in ("off", "0", "no", "false"):
+        _folder(value, name)
+
+
+#: Each variable qlsbench reads, with the check of its value (the flag's parser where there is a flag).
+VARIABLES: dict[str, Callable[[str, str], None]] = {
+    "QLSBENCH_THREADS": _threads,  # --threads
+    "QLSBENCH_JAX_CACHE": _folder_or_off,  # qlsbench.solvers.vnls.compile_cache
+    "QLSBENCH_ENVIRONMENTS": _folder,  # qlsbench.solvers.environments
+}
+
+
+def check_environment(environ: dict[str, str] | None = None) -> None:
+    """Refuse, in one line naming it, the first variable of :data:`VARIABLES` that is set to a bad value."""
+    environ = os.environ if environ is None else environ
+    for name, check in VARIABLES.items():
+        if name in environ:
+            check(environ[name], name)
