@@ -3,11 +3,14 @@
 A pinned DEM-C system is one Newton subsystem of one time step; the step's contact problem, the LCP Newton
 solved, is not in the pinned file. :func:`export_contact_problems` runs each of ``board.yaml``'s DEM-C sources
 again up to its last pinned step (:func:`qlsbench.families.spheres.rerun_steps`) and writes, per pinned system,
-its step's problem in FCLIB's global form (``<name>.fclib.hdf5``, readable by
-:func:`qlsbench.physics.lcp.read_fclib`, Siconos and FCLIB's own tools), and ``fclib.json``: per system its step,
-contacts and friction, and whether the run gave the pinned system back (the same content hash, as on the machine
-that pinned the set) or how far its matrix is from it (another CPU or BLAS kernel moves the last bits, and a long
-run can amplify them).
+its step's problem in FCLIB's global form (``<name>.fclib.hdf5``, laid out as FCLIB's own writer lays it out,
+with the step's solution and warm start; :func:`qlsbench.families.spheres.write_step_fclib`), and ``fclib.json``:
+the machine it ran on, and per system its group, step, contacts and friction, and whether the run gave the pinned
+system back (the same content hash, as on the machine that pinned the set) or how far its matrix is from it
+(another CPU or BLAS kernel moves the last bits, and a long run can amplify them).
+
+The repository ships one such export in ``docs/fclib/``; the dataset card's sentence on which groups came back
+is :func:`reproduction_summary` of its ``fclib.json``, rewritten by the export itself when it writes there.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from qlsbench.text import plural
 
 def export_contact_problems(dataset, out, board: Board = SHIPPED, progress: bool = False) -> list[Path]:
     """``<name>.fclib.hdf5`` in ``out`` for every DEM-C system of ``dataset`` (the pinned set, or part of it), and
-    ``fclib.json`` beside them; the problem files written.
+    ``fclib.json`` beside them; the problem files written. When ``out`` is the repository's ``docs/fclib``, the
+    dataset card's sentence between :data:`SUMMARY_BEGIN` and :data:`SUMMARY_END` is rewritten from it.
 
     Raises
     ------
@@ -53,8 +57,13 @@ def export_contact_problems(dataset, out, board: Board = SHIPPED, progress: bool
         mine = {s.meta["pinned_name"]: s for s in systems if pinned[s.meta["pinned_name"]]["group"] == run["group"]
                 and s.meta.get("scene") == label}
         if mine:
-            written += _write_run(options, label, list(mine.values()), out, report, progress)
-    atomic_write_text(out / "fclib.json", json.dumps(dict(sorted(report.items())), indent=1) + "\n")
+            written += _write_run(options, label, run["group"], list(mine.values()), out, report, progress)
+    summary = {"machine": _machine(), "systems": dict(sorted(report.items()))}
+    atomic_write_text(out / "fclib.json", json.dumps(summary, indent=1) + "\n")
+    card = _repository_card(out)
+    if card is not None:  # the shipped export: the card's sentence follows it, never typed
+        atomic_write_text(card, with_reproduction_summary(card.read_text(encoding="utf-8"),
+                                                          reproduction_summary(summary)))
     return written
 
 
@@ -66,26 +75,32 @@ def _dem_c_runs(board: Board):
             yield {**run, "group": group}, options, family.label(options)
 
 
-def _write_run(options, label: str, systems: list, out: Path, report: dict, progress: bool) -> list[Path]:
-    """Run one source to its last pinned step, writing each pinned system's step problem; fill ``report``."""
-    from qlsbench.data import atomic_write
-    from qlsbench.families.spheres import rerun_steps
-    from qlsbench.physics.lcp import write_fclib_global
+def _write_run(options, label: str, group: str, systems: list, out: Path, report: dict,
+               progress: bool) -> list[Path]:
+    """Run one source to its last pinned step, writing each pinned system's step problem once the step is solved
+    (with its solution and warm start); fill ``report``."""
+    from qlsbench.families.spheres import rerun_steps, write_step_fclib
 
     at_step = defaultdict(list)
     for system in systems:
         at_step[int(system.meta["step"])].append(system)
     written = []
 
-    def sink(step: int, problem) -> None:
-        for system in at_step[step]:
-            name = system.meta["pinned_name"]
-            title = f"qlsbench pinned {name}: {label} step {step} (mu {problem.mu:g}, {plural(problem.nc, 'contact')})"
-            written.append(atomic_write(out / f"{name}.fclib.hdf5",
-                                        lambda tmp: write_fclib_global(tmp, *problem.global_form(), title=title)))
-            report[name] = {"file": f"{name}.fclib.hdf5", "scene": label, "step": step,
-                            "newton_iter": int(system.meta["newton_iter"]), "contacts": int(problem.nc),
-                            "mu": float(problem.mu)}
+    def sink(step: int, problem):
+        def solved(solution) -> None:
+            for system in at_step[step]:
+                name = system.meta["pinned_name"]
+                title = (f"qlsbench pinned {name}: {label} step {step} (mu {problem.mu:g}, "
+                         f"{plural(problem.nc, 'contact')})")
+                about = (f"Time step {step} of the run of board.yaml's source {label} (group {group}, "
+                         f"{options.lcp_chain} contact-LCP chain); the pinned system {name} is Newton iteration "
+                         f"{int(system.meta['newton_iter'])} of this step's solve.")
+                written.append(write_step_fclib(out / f"{name}.fclib.hdf5", problem, solution, title, about))
+                report[name] = {"file": f"{name}.fclib.hdf5", "group": group, "lcp_chain": options.lcp_chain,
+                                "scene": label, "step": step, "newton_iter": int(system.meta["newton_iter"]),
+                                "contacts": int(problem.nc), "mu": float(problem.mu)}
+
+        return solved
 
     rebuilt = {_key(s): s for s in rerun_steps(options, at_step, sink, label=label, progress=progress)}
     for system in systems:
@@ -111,4 +126,82 @@ def _agreement(pinned, again) -> dict:
     return {"reproduced": False, "matrix_rel_diff": float(diff)}
 
 
-__all__ = ["export_contact_problems"]
+def _machine() -> dict[str, str]:
+    """The CPU and BLAS kernel of this run: what decides whether a rerun gives the pinned bytes back."""
+    from threadpoolctl import threadpool_info
+
+    from qlsbench.bench.environment import machine_info
+
+    # NumPy and SciPy each load their own OpenBLAS; the kernel each picked is what moves last bits.
+    blas = sorted({f"{pool.get('internal_api', 'blas')} ({pool.get('architecture') or 'unknown'} kernel)"
+                   for pool in threadpool_info() if pool.get("user_api") == "blas"})
+    return {"cpu": machine_info()["cpu"], "blas": ", ".join(blas) or "unknown"}
+
+
+#: The lines of the dataset card between which :func:`reproduction_summary` of the shipped export stands.
+SUMMARY_BEGIN = "<!-- fclib reproduction: written by qlsbench export --format fclib --out docs/fclib, do not edit -->"
+SUMMARY_END = "<!-- end of fclib reproduction -->"
+
+#: Where a rerun's matrix counts as the pinned one but for its last bits (relative to the largest entry).
+LAST_BITS = 1e-9
+
+
+def reproduction_summary(summary: dict) -> str:
+    """The card's sentences on an export's ``fclib.json``: per group how many systems the rerun gave back bit
+    for bit, how far the others are, and on what machine; Markdown wrapped within 116 columns."""
+    import textwrap
+
+    systems = list(summary["systems"].values())
+    counts = []
+    for group in sorted({e["group"] for e in systems}):
+        members = [e for e in systems if e["group"] == group]
+        chains = "/".join(sorted({e["lcp_chain"] for e in members}))
+        counts.append(f"`{group}` ({chains} chain) {sum(e['reproduced'] for e in members)} of {len(members)}")
+    machine = summary["machine"]
+    text = (f"In the shipped export (`docs/fclib/`, its `fclib.json` written on {machine['cpu']}, BLAS "
+            f"{machine['blas']}), the rerun gave the pinned system back bit for bit in {_listed(counts)}. "
+            f"{_others([e for e in systems if not e['reproduced']])} These counts are that machine's: another CPU "
+            "or BLAS kernel moves the last bits and a long run can amplify them, so an export elsewhere can give "
+            "other groups back; its `fclib.json` says which.")
+    return "\n".join(textwrap.wrap(text, 116, break_long_words=False, break_on_hyphens=False))
+
+
+def _others(others: list[dict]) -> str:
+    """The sentence on the systems the rerun did not give back."""
+    if not others:
+        return "Every file is the pinned system's step."
+    diffs = [e["matrix_rel_diff"] for e in others if e["matrix_rel_diff"] is not None]
+    close = sum(d <= LAST_BITS for d in diffs)
+    far = len(others) - close
+    worst = f" (by up to {max(diffs):.2f} times its largest entry)" if far and diffs else ""
+    one = len(others) == 1
+    return (f"The other {plural(len(others), 'file')} {'is a step' if one else 'are steps'} of that machine's own "
+            f"run (`reproduced: false`): {close} with the pinned matrix to within {LAST_BITS:g} of its largest entry "
+            f"(the last bits), {far} further apart{worst}, where the run took another way.")
+
+
+def _listed(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def with_reproduction_summary(text: str, summary: str) -> str:
+    """``text`` with the lines between its fclib markers replaced by ``summary``."""
+    head, rest = text.split(SUMMARY_BEGIN, 1)
+    _, tail = rest.split(SUMMARY_END, 1)
+    return f"{head}{SUMMARY_BEGIN}\n{summary}\n{SUMMARY_END}{tail}"
+
+
+def _repository_card(out: Path) -> Path | None:
+    """The dataset card when ``out`` is the repository's ``docs/fclib`` (the shipped export) and the card carries
+    the markers; ``None`` for an export anywhere else."""
+    out = out.resolve()
+    root = out.parents[1] if len(out.parents) > 1 else out
+    card = root / "datasets" / "README.md"
+    if out != root / "docs" / "fclib" or not card.is_file():
+        return None
+    return card if SUMMARY_BEGIN in card.read_text(encoding="utf-8") else None
+
+
+__all__ = ["SUMMARY_BEGIN", "SUMMARY_END", "export_contact_problems", "reproduction_summary",
+           "with_reproduction_summary"]

@@ -113,20 +113,45 @@ def read_fclib(path) -> FrictionalContactProblem:
 
 
 def write_fclib_global(path, M: sp.spmatrix, H: sp.spmatrix, f: np.ndarray, w: np.ndarray, mu: np.ndarray,
-                       title: str = "") -> Path:
+                       title: str = "", *, description: str | None = None, math_info: str | None = None,
+                       solution: tuple | None = None, guesses: tuple = ()) -> Path:
     """Write a 3-D frictional contact problem in FCLIB's global form (``M v = H r + f``, ``u = H^T v + w``).
 
-    The layout is the one :func:`read_fclib` and FCLIB's own reader take: a group ``fclib_global`` with the
-    integer ``spacedim`` (3), the matrices ``M`` and ``H`` as compressed rows (``nz = -2``: ``nzmax``, ``m``,
-    ``n``, ``nz``, ``p``, ``i``, ``x``), the vectors ``f``, ``w``, ``mu`` in ``vectors``, and ``info/title``.
-    ``path`` is written as given; a caller that must never leave half a file writes a temporary name and
-    renames it (:func:`qlsbench.data.atomic_write`).
+    The layout is the one FCLIB's own writer makes (``fclib_write_global``, ``fclib_write_solution``,
+    ``fclib_write_guesses``), so FCLIB's reader and :func:`read_fclib` both take it.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Written as given; a caller that must never leave half a file writes a temporary name and renames it
+        (:func:`qlsbench.data.atomic_write`).
+    M, H : scipy.sparse matrix
+        ``ndof x ndof`` and ``ndof x 3 nc``; stored as compressed rows (``nz = -2``: ``nzmax``, ``m``, ``n``,
+        ``nz``, ``p``, ``i``, ``x``) in ``fclib_global/M`` and ``fclib_global/H``.
+    f, w, mu : numpy.ndarray
+        Lengths ``ndof``, ``3 nc`` and ``nc``, in ``fclib_global/vectors``.
+    title, description, math_info : str
+        ``fclib_global/info``'s strings, each a scalar fixed-length NUL-terminated string as FCLIB's writer makes
+        it (its reader reads them into a buffer of the stored size; a variable-length string would hand it a
+        pointer's bytes). ``description`` and ``math_info`` are left out when ``None``.
+    solution : tuple of numpy.ndarray, optional
+        ``(v, u, r)`` of lengths ``ndof``, ``3 nc``, ``3 nc``: FCLIB's ``solution`` group.
+    guesses : sequence of tuples
+        Initial guesses ``(v, u, r)`` each: FCLIB's ``guesses`` group (``number_of_guesses``, then ``1``, ``2``,
+        ... as ``solution``).
+
+    Raises
+    ------
+    InputError
+        If the sizes do not fit together, naming ``path`` and the sizes.
     """
     M, H = sp.csr_matrix(M), sp.csr_matrix(H)
     ndof, m = H.shape
     if M.shape != (ndof, ndof) or m % 3 or len(f) != ndof or len(w) != m or len(mu) != m // 3:
         raise InputError(f"{path}: inconsistent FCLIB problem: M {M.shape}, H {H.shape}, f {len(f)}, w {len(w)}, "
                          f"mu {len(mu)}")
+    states = [_state(path, name, state, ndof, m) for name, state in
+              ([("solution", solution)] if solution is not None else []) + [("guess", g) for g in guesses]]
     with h5py.File(path, "w") as handle:
         group = handle.create_group("fclib_global")
         group.create_dataset("spacedim", data=np.array([3], dtype=np.int32))
@@ -135,8 +160,49 @@ def write_fclib_global(path, M: sp.spmatrix, H: sp.spmatrix, f: np.ndarray, w: n
         vectors = group.create_group("vectors")
         for name, vector in (("f", f), ("w", w), ("mu", mu)):
             vectors.create_dataset(name, data=np.asarray(vector, dtype=np.float64))
-        group.create_group("info").create_dataset("title", data=title or "qlsbench contact problem")
+        info = group.create_group("info")
+        for name, text in (("title", title or "qlsbench contact problem"), ("description", description),
+                           ("math_info", math_info)):
+            if text is not None:
+                _write_string(info, name, text)
+        if solution is not None:
+            _write_state(handle.create_group("solution"), states.pop(0))
+        if guesses:
+            group = handle.create_group("guesses")
+            group.create_dataset("number_of_guesses", data=np.array([len(guesses)], dtype=np.int32))
+            for k, state in enumerate(states, 1):
+                _write_state(group.create_group(str(k)), state)
     return Path(path)
+
+
+def _state(path, name: str, state, ndof: int, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A solution or guess ``(v, u, r)`` as float arrays, checked against the problem's sizes."""
+    v, u, r = (np.asarray(x, dtype=np.float64).reshape(-1) for x in state)
+    if (v.size, u.size, r.size) != (ndof, m, m):
+        raise InputError(f"{path}: FCLIB {name} has v, u, r of lengths {v.size}, {u.size}, {r.size}; the problem "
+                         f"needs {ndof}, {m}, {m}")
+    return v, u, r
+
+
+def _write_state(group: h5py.Group, state: tuple) -> None:
+    """``v``, ``u`` and ``r`` as FCLIB stores a solution or a guess (no ``l``: the problem has no ``G``)."""
+    for name, vector in zip("vur", state):
+        group.create_dataset(name, data=vector)
+
+
+def _write_string(group: h5py.Group, name: str, text: str) -> None:
+    """A scalar fixed-length string, ``strlen + 1`` bytes ending in NUL, as HDF5's ``H5LTmake_dataset_string``
+    (FCLIB's writer) makes it; h5py's own ``str`` datasets are variable-length, which FCLIB's reader cannot read."""
+    data = text.encode("utf-8")
+    kind = h5py.h5t.C_S1.copy()
+    kind.set_size(len(data) + 1)
+    kind.set_strpad(h5py.h5t.STR_NULLTERM)
+    if not data.isascii():
+        kind.set_cset(h5py.h5t.CSET_UTF8)
+    created = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    created.set_obj_track_times(False)  # no creation time in the file: the same problem gives the same bytes
+    dataset = h5py.h5d.create(group.id, name.encode(), kind, h5py.h5s.create(h5py.h5s.SCALAR), dcpl=created)
+    dataset.write(h5py.h5s.ALL, h5py.h5s.ALL, np.array(data + b"\0", dtype=f"S{len(data) + 1}"), mtype=kind)
 
 
 def _write_sparse(group: h5py.Group, matrix: sp.csr_matrix) -> None:

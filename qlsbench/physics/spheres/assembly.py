@@ -146,6 +146,25 @@ class ContactLCP:
         w[0::3] = self.normal_offset
         return M, H.tocsr(), M @ self.v_known, w, np.full(self.nc, self.mu)
 
+    def global_solution(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The LCP unknowns ``y`` in the variables of :meth:`global_form`: ``(v, u, r)``.
+
+        ``r`` holds each contact's impulse in its frame ``(normal, t1, t2)``: ``gamma`` and the polygon's impulses
+        ``beta`` summed along their directions, so ``H r = D_nu gamma + D_hat beta`` and ``v = v_known + M^-1 H r``
+        (``M v = H r + f``) is the velocity the step applies; ``u = H^T v + w``. As ``sum(beta) <= mu gamma``
+        and the polygon is inscribed in the Coulomb cone, ``r`` lies in the cone.
+        """
+        gamma, beta = self.impulses(y)
+        r = np.zeros((self.nc, 3))
+        r[:, 0] = gamma
+        if beta is not None:  # the directions of friction_directions, in (t1, t2) coordinates
+            angles = 2 * np.pi * np.arange(self.s) / self.s
+            per_contact = beta.reshape(self.nc, self.s)
+            r[:, 1], r[:, 2] = per_contact @ np.cos(angles), per_contact @ np.sin(angles)
+        _, H, _, w, _ = self.global_form()
+        v = self.v_known + self.velocity_change(y)
+        return v, H.T @ v + w, r.reshape(-1)
+
     def natural_residual(self, y: np.ndarray) -> float:
         """``||min(y, Q y + r)||_2`` without ``Q``: ``Q y + r`` read off the velocities ``y`` gives.
 

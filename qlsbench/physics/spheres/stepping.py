@@ -163,6 +163,36 @@ class StepReport:
     normal_impulses: np.ndarray = field(default_factory=lambda: np.empty(0))  # gamma_nu per contact
 
 
+@dataclass(frozen=True)
+class StepSolution:
+    """How one step's contact LCP was solved, in the LCP's unknowns ``y = (gamma, beta, lambda)``.
+
+    Attributes
+    ----------
+    start : numpy.ndarray
+        Where the solve started: the warm start (the previous step's impulses of the contacts that persist),
+        or zeros for a step without one.
+    y : numpy.ndarray
+        The kept answer, whose impulses the step applied.
+    status : Status
+        Its outcome (``converged`` when the tolerance was met).
+    residual : float
+        ``||min(y, Q y + r)||_2`` of the kept answer.
+    solver : str
+        What produced it (as :attr:`StepReport.solver`).
+    """
+
+    start: np.ndarray
+    y: np.ndarray
+    status: Status
+    residual: float
+    solver: str
+
+
+#: Receives a step's :class:`StepSolution` (see :data:`ProblemSink`).
+SolutionSink = Callable[[StepSolution], None]
+
+
 def _margin(scene: Scene, v_known: np.ndarray, options: StepOptions) -> float:
     if options.margin is not None:
         return options.margin
@@ -280,13 +310,18 @@ def _tagged(hook, **tags):
 
 
 def _resolve(scene: Scene, contacts: Contacts, problem: ContactLCP, options: StepOptions, context: dict,
-             capture: Capture | None, warm: WarmStart | None, report: StepReport, linear=None) -> np.ndarray:
-    """Solve the step's contact LCP, fill ``report`` and return the flat velocity change ``M^-1 D y``."""
+             capture: Capture | None, warm: WarmStart | None, report: StepReport, linear=None,
+             solved: SolutionSink | None = None) -> np.ndarray:
+    """Solve the step's contact LCP, fill ``report``, hand ``solved`` the :class:`StepSolution` and return the flat
+    velocity change ``M^-1 D y``."""
     width = 1 if options.mu == 0 else options.s + 2
     y0 = warm.guess(contacts, scene.n_spheres, width) if warm is not None else None
     kept = capture is not None and getattr(capture, "wants", lambda step: True)(context["step"])
     hook = (lambda A, b, info: capture(A, b, {**context, **info})) if kept else None
     result, report.solver, report.sweeps = _solve(problem, y0, options, hook, linear)
+    if solved is not None:  # every method starts from zero when given no start (minmap_newton, nsgs)
+        solved(StepSolution(np.zeros(problem.size) if y0 is None else y0, result.y, result.status,
+                            float(result.residual), report.solver))
     if warm is not None:
         warm.remember(contacts, scene.n_spheres, result.y, width)
     report.lcp_size, report.newton_iterations = problem.size, result.iterations
@@ -321,7 +356,8 @@ def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture
     contact impulses of the LCP (eq. 5); positions follow with the new
     velocities. ``cd_lagrange``: see :func:`step_cd_lagrange`. ``linear``
     solves the min-map Newton subsystems (:data:`~qlsbench.physics.lcp.minmap.LinearSolve`). ``problems``
-    receives the step's contact problem (:data:`ProblemSink`) before it is solved.
+    receives the step's contact problem before it is solved, and what it returns the solution
+    (:data:`ProblemSink`).
     """
     if options.integrator == "cd_lagrange":
         return step_cd_lagrange(scene, options, index=index, capture=capture, warm=warm, linear=linear,
@@ -375,23 +411,25 @@ def _impulses(scene: Scene, contacts: Contacts, v: np.ndarray, options: StepOpti
     """``v`` after the step's contact impulses, and the step's report; shared by both integrators.
 
     ``build()`` assembles the integrator's contact problem; it is called only when there are contacts, and the
-    problem goes to ``problems`` before it is solved.
+    problem goes to ``problems`` before it is solved (what ``problems`` returns gets the step's solution).
     """
     report = StepReport(index, scene.time + options.h, contacts.count, 0, 0, 0.0, Status.NO_CONTACT)
     if contacts.count:
         problem = build()
-        if problems is not None:
-            problems(index, problem)
+        solved = problems(index, problem) if problems is not None else None
         context = _context(scene, options, index, contacts)
-        v = v + _resolve(scene, contacts, problem, options, context, capture, warm, report, linear).reshape(-1, 3)
+        v = v + _resolve(scene, contacts, problem, options, context, capture, warm, report, linear,
+                         solved).reshape(-1, 3)
     return v, report
 
 
 #: Called after every step with the advanced scene and that step's report.
 Observer = Callable[[Scene, StepReport], None]
 #: Called with each step's index and contact problem (before it is solved; steps without contacts have none):
-#: how a caller exports the problems (FCLIB) without the stepper knowing where they go.
-ProblemSink = Callable[[int, ContactLCP], None]
+#: how a caller exports the problems (FCLIB) without the stepper knowing where they go. A sink that also wants
+#: the step's answer returns a :data:`SolutionSink`, which gets it once the problem is solved; one that returns
+#: ``None`` gets nothing more (a timer of the solve, for instance, wants the moment before it).
+ProblemSink = Callable[[int, ContactLCP], SolutionSink | None]
 
 
 def simulate(scene: Scene, steps: int, options: StepOptions, *, capture: Capture | None = None,
@@ -417,7 +455,8 @@ def simulate(scene: Scene, steps: int, options: StepOptions, *, capture: Capture
         scene; it is how callers record states without the stepper knowing
         what they keep or where it goes.
     problems : callable, optional
-        ``problems(step, contact_problem)`` with each step's contact LCP before it is solved (:data:`ProblemSink`).
+        ``problems(step, contact_problem)`` with each step's contact LCP before it is solved; what it returns, if
+        not ``None``, is called with the step's :class:`StepSolution` (:data:`ProblemSink`).
     progress : bool
         Show a progress bar with steps/s, contacts and Newton iterations.
     """
