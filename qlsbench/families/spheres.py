@@ -58,7 +58,7 @@ class SphereOptions(Options):
     seed: int = option(_SCENE["seed"].default, "seed of the sphere placement", bounds=SEED)
     h: float = option(StepOptions.h, "time step (s)", bounds=POSITIVE)
     friction_directions: int = option(StepOptions.s, "friction directions per contact (the polyhedral cone's "
-                                      "edges s; even, >= 4)", bounds=Whole(4))
+                                      "edges s; even, >= 4)", bounds=Whole(4, 1024))
     every: int = option(1, "keep the subsystems of every k-th step", bounds=COUNT)
     kappa_cap: float | None = option(1e12, "drop systems with a larger condition number (inf keeps every system)",
                                      bounds=Real(1.0, infinite=True), nullable=True)
