@@ -50,6 +50,10 @@ class OptionSpec:
         Whether the command line offers it at all.
     nullable : bool
         ``None`` is a value (the field's meaning of "not given").
+    backends : tuple of str, optional
+        The values of the record's ``backend`` field for which the option
+        means anything; a value other than its default with another backend
+        is refused (:func:`check_record`), never silently ignored.
     """
 
     help: str = ""
@@ -62,6 +66,7 @@ class OptionSpec:
     path: str | None = None
     cli: bool = True
     nullable: bool = False
+    backends: tuple[str, ...] | None = None
 
     def check(self, value: Any, name: str) -> Any:
         """The value in its canonical type (tuple for many, dict for pairs), or :class:`InputError`."""
@@ -133,6 +138,20 @@ def check_record(record: Any, who: str) -> None:
         if spec.choices is not None and value not in spec.choices and not (value is None and spec.nullable):
             raise InputError(f"{who}: unknown {f.name} {value!r}; use one of {', '.join(spec.choices)}")
         object.__setattr__(record, f.name, spec.check(value, name))
+    _check_backends(record, who)
+
+
+def _check_backends(record: Any, who: str) -> None:
+    """One line for an option given a value (other than its default) on a backend it does not apply to."""
+    backend = getattr(record, "backend", None)
+    for f in dataclasses.fields(record):
+        spec = f.metadata.get(SPEC)
+        if spec is None or spec.backends is None or backend in spec.backends:
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        if getattr(record, f.name) != default:
+            where = " or ".join(repr(b) for b in spec.backends)
+            raise InputError(f"{who}: {f.name} applies to backend {where} only, not backend={backend!r}")
 
 
 @dataclass(frozen=True)

@@ -197,8 +197,12 @@ def test_the_gate_time_is_the_critical_path_through_the_devices_durations():
     ({"device": "nowhere"}, "unknown device 'nowhere'; use one of " + ", ".join(sorted(DEVICES))),
     ({"noise_scale": -1.0}, "noise_scale"),
     ({"mitigation": "magic"}, "unknown mitigation 'magic'"),
-    ({"backend": "shots", "mitigation": "readout"}, "mitigation needs backend='device'"),
-    ({"solver": "hhl", "backend": "shots", "mitigation": "zne"}, "hhl: mitigation needs backend='device'"),
+    ({"backend": "shots", "mitigation": "readout"}, "mitigation applies to backend 'device' only, not backend='shots'"),
+    # every option of another backend alike: refused, never ignored (HHL's noise_scale on exact was ignored)
+    ({"solver": "hhl", "backend": "exact", "noise_scale": 0.5}, "hhl: noise_scale applies to backend 'device' only"),
+    ({"backend": "exact", "shots": 10}, "shots applies to backend 'shots' or 'shots-emulated' or 'device' only"),
+    ({"backend": "circuits", "depolarizing": 0.1}, "depolarizing applies to backend 'shots' only"),
+    ({"solver": "hhl", "backend": "shots", "mitigation": "zne"}, "hhl: mitigation applies to backend 'device' only, not backend='shots'"),
     ({"solver": "hhl", "backend": "device", "mitigation": "magic"}, "hhl: unknown mitigation 'magic'"),
 ])
 def test_bad_device_options_are_refused_in_one_line(kwargs, words):

@@ -92,6 +92,10 @@ VQLS_OPTIMIZERS = ("auto", "lbfgsb", "cobyla", "spsa", "qnspsa")
 HHL_BACKENDS = ("exact", "shots", "shots-emulated", "device")
 #: Which backend the circuit solvers' device options apply to.
 _DEVICE_NOTE = "(backend device)"
+#: The backends the device options apply to, and those that sample shots (any other value is refused by the
+#: record: :func:`qlsbench.options.check_record`).
+DEVICE = ("device",)
+SAMPLED = ("shots", "shots-emulated", "device")
 #: The meanings of the device options VQLS and HHL share.
 _DEVICE_HELP = {
     "device": f"device whose calibrated noise is sampled: {_either(sorted(DEVICES))} {_DEVICE_NOTE}",
@@ -114,20 +118,20 @@ class VQLSOptions:
     optimizer: str = option("auto", "lbfgsb, cobyla, spsa or qnspsa; auto: lbfgsb for exact, cobyla for "
                                     "circuits, qnspsa for the shot backends", choices=VQLS_OPTIMIZERS)
     maxiter: int = option(200, "optimiser iterations", bounds=STEPS)
-    shots: int = option(1000, "shots per circuit (shot and device backends)", bounds=SHOTS)
+    shots: int = option(1000, "shots per circuit (shot and device backends)", bounds=SHOTS, backends=SAMPLED)
     normalized: bool = option(True, "divide the cost by <psi|psi>, so it lies in [0, 1]")
     depolarizing: float = option(0.0, "depolarising error per gate, in [0, 1) (backend shots)",
-                                 bounds=Real(0.0, 1.0, open_high=True))
+                                 bounds=Real(0.0, 1.0, open_high=True), backends=("shots",))
     tol: float = option(1e-12, "the optimiser stops once the cost is this low", bounds=NON_NEGATIVE)
     max_circuits: int = option(20_000, "most circuits one cost evaluation may take; more is refused, with the count",
                                bounds=Whole(1, 10**7))
     pauli_rtol: float = option(1e-12, "drop Pauli terms of A below pauli_rtol times the largest (circuit backends)",
                                bounds=Real(0.0, 1.0, open_high=True))
     rtol: float = option(1e-2, "read-out relative residual counted as converged", bounds=TOLERANCE)
-    device: str = option(DEFAULT_DEVICE, _DEVICE_HELP["device"], choices=tuple(sorted(DEVICES)))
-    noise_scale: float = option(1.0, _DEVICE_HELP["noise_scale"], bounds=NOISE_SCALE)
-    optimization_level: int = option(1, _DEVICE_HELP["optimization_level"], bounds=OPT_LEVEL)
-    mitigation: str = option("none", _DEVICE_HELP["mitigation"], choices=MITIGATIONS)
+    device: str = option(DEFAULT_DEVICE, _DEVICE_HELP["device"], choices=tuple(sorted(DEVICES)), backends=DEVICE)
+    noise_scale: float = option(1.0, _DEVICE_HELP["noise_scale"], bounds=NOISE_SCALE, backends=DEVICE)
+    optimization_level: int = option(1, _DEVICE_HELP["optimization_level"], bounds=OPT_LEVEL, backends=DEVICE)
+    mitigation: str = option("none", _DEVICE_HELP["mitigation"], choices=MITIGATIONS, backends=DEVICE)
 
 
 @dataclass
@@ -163,7 +167,7 @@ class HHLOptions:
     backend: str = option("exact", "exact (Aer statevector), shots (sampled on Aer), shots-emulated (the same "
                                    "counts without the circuit run) or device (a device's calibrated noise)",
                          choices=HHL_BACKENDS)
-    shots: int = option(10_000, "shots per circuit (shot and device backends)", bounds=SHOTS)
+    shots: int = option(10_000, "shots per circuit (shot and device backends)", bounds=SHOTS, backends=SAMPLED)
     evolution: str = option("exact", "exact (in the eigenbasis) or trotter (product formula of A's Pauli terms)",
                             choices=("exact", "trotter"))
     trotter_steps: int = option(4, "product-formula steps of exp(i A t), whose squares give the other controlled "
@@ -174,10 +178,10 @@ class HHLOptions:
     inversion: str = option("grid", "grid (invert every clock state exactly) or auto (C from the clock "
                                      "distribution: likelier post-selection, less exact)", choices=("grid", "auto"))
     rtol: float = option(1e-2, "final relative residual counted as converged", bounds=TOLERANCE)
-    device: str = option(DEFAULT_DEVICE, _DEVICE_HELP["device"], choices=tuple(sorted(DEVICES)))
-    noise_scale: float = option(1.0, _DEVICE_HELP["noise_scale"], bounds=NOISE_SCALE)
-    optimization_level: int = option(1, _DEVICE_HELP["optimization_level"], bounds=OPT_LEVEL)
-    mitigation: str = option("none", _DEVICE_HELP["mitigation"], choices=MITIGATIONS)
+    device: str = option(DEFAULT_DEVICE, _DEVICE_HELP["device"], choices=tuple(sorted(DEVICES)), backends=DEVICE)
+    noise_scale: float = option(1.0, _DEVICE_HELP["noise_scale"], bounds=NOISE_SCALE, backends=DEVICE)
+    optimization_level: int = option(1, _DEVICE_HELP["optimization_level"], bounds=OPT_LEVEL, backends=DEVICE)
+    mitigation: str = option("none", _DEVICE_HELP["mitigation"], choices=MITIGATIONS, backends=DEVICE)
 
 
 #: Where QSVT's circuit runs (:data:`qlsbench.solvers.qsvt.BACKENDS`, kept equal by a test).

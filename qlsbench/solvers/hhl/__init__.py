@@ -54,7 +54,6 @@ import numpy as np
 from qlsbench.problems import LinearSystem, state_fidelity
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
 from qlsbench.solvers.devices import DEFAULT_DEVICE
-from qlsbench.solvers.devices import check_mitigation_backend
 from qlsbench.solvers.hhl import circuit as hhl_circuit
 from qlsbench.solvers.options import HHLOptions
 from qlsbench.solvers.variational import least_squares_readout, qubits_of
@@ -85,8 +84,8 @@ class HHL(HHLOptions, BaseSolver):
 
     def _check(self) -> None:
         """What needs several options (each one alone is checked by its record, :class:`HHLOptions`; the
-        record's bounds on ``time`` keep eigenvalues in [-1, 1] readable, on ``refine`` the rounds finite)."""
-        check_mitigation_backend(self.mitigation, self.backend, "hhl")
+        record's bounds on ``time`` keep eigenvalues in [-1, 1] readable, on ``refine`` the rounds finite; an
+        option of another backend, such as ``noise_scale`` on ``exact``, is refused there too)."""
 
     @property
     def _time(self) -> float:

@@ -62,14 +62,8 @@ class _VQLS(VQLSOptions, BaseSolver):
 
     def _check(self) -> None:
         """What needs several options (each one alone is checked by its record, :class:`VQLSOptions`)."""
-        from qlsbench.solvers.devices import check_mitigation_backend
-
         if self.optimizer == "lbfgsb" and self.backend != "exact":
             raise InputError(f"{self.name}: optimizer 'lbfgsb' needs exact gradients: use backend='exact'")
-        check_mitigation_backend(self.mitigation, self.backend, self.name)
-        if self.depolarizing and self.backend != "shots":
-            raise InputError(f"{self.name}: depolarizing noise needs backend='shots' (Aer), got "
-                             f"backend={self.backend!r}")
 
     @property
     def _optimizer(self) -> str:
