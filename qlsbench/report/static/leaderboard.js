@@ -254,6 +254,9 @@
       case 'star': return star(5, 0.45);
       case 'hexagon': return poly(Array.from({length: 6}, (_, k) => [Math.cos(Math.PI * k / 3 + Math.PI / 6),
         Math.sin(Math.PI * k / 3 + Math.PI / 6)]));
+      case 'pentagon': return poly(Array.from({length: 5}, (_, k) => [Math.cos(2 * Math.PI * k / 5 - Math.PI / 2),
+        Math.sin(2 * Math.PI * k / 5 - Math.PI / 2)]));
+      case 'thin-diamond': return poly([[0, -1.2], [0.5, 0], [0, 1.2], [-0.5, 0]]);
       default: return 'M' + (x - r) + ',' + y + 'a' + r + ',' + r + ' 0 1,0 ' + 2 * r + ',0a' + r + ',' + r +
         ' 0 1,0 ' + (-2 * r) + ',0Z';
     }
