@@ -97,6 +97,17 @@ FAULTS = textwrap.dedent('''
 
 
     @dataclass
+    class Dawdler(BaseSolver):
+        """Logs its process id, then sleeps through every solve: a process provably at work for a minute."""
+        name: ClassVar[str] = "dawdler"
+
+        def _solve(self, system, seed):
+            _log(os.getpid())
+            time.sleep(60.0)
+            return SolveResult(_dense(system), Status.CONVERGED)
+
+
+    @dataclass
     class FailOnSmall(BaseSolver):
         """Dense solve, but an error on systems of dimension 2."""
         name: ClassVar[str] = "fail-small"
@@ -308,7 +319,12 @@ def test_a_solver_aborting_the_process_is_a_crashed_row_on_the_rerun(ising_datas
             "--dataset", ising_dataset, "--out", out, "--quiet"]
     first = _cli(*args, cwd=tmp_path)
     assert first.returncode == -signal.SIGABRT, first.stderr
-    assert "Fatal Python error: Aborted" in first.stderr and "_solve" in first.stderr  # the cause, and where
+    # one line of ours naming the solver, the signal and the advice; the cause and where in a file beside
+    line = first.stderr.strip()
+    assert "\n" not in line and "solver 'faults_plugin:AbortOn[dim=8]' took the process down with SIGABRT" in line
+    assert "--time-limit" in line
+    report = (tmp_path / "results" / "abort.parquet.fault.txt").read_text()
+    assert "Fatal Python error: Aborted" in report and "_solve" in report
     assert not out.exists()
     journal = tmp_path / "results" / ".abort.parquet.journal"
     assert len(list(journal.glob("*.started"))) == 1 and len(list(journal.glob("*.parquet"))) == 2
@@ -453,6 +469,41 @@ def test_a_worker_whose_parent_was_killed_ends_at_once_and_quietly(ising_dataset
     parent.wait()
     _wait_for(lambda: not _running(worker), 20, "the orphaned worker to end")  # not after its 60 s solve
     assert "Traceback" not in err.read_text() and "Error" not in err.read_text(), err.read_text()
+
+
+def _in_session(sid: int) -> list[int]:
+    """The live processes of session ``sid``: what a command started in its own session left running."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(") ", 1)[1].split()
+        except (OSError, IndexError):  # ended while we looked
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_an_in_loop_sweep_killed_outright_leaves_no_process_behind(tmp_path, faults):
+    """kill -9 of ``in-loop --jobs 2`` while both workers solve: the workers and multiprocessing's resource
+    tracker end within seconds (they went on for minutes, then waited on a pipe to the dead parent), and the
+    caller's output pipe closes, since nothing holds it any more."""
+    args = ["in-loop", "--solver", "faults_plugin:Dawdler", "--family", "penalty", "--steps", "2", "--seeds", "2",
+            "--jobs", "2", "--out", tmp_path / "loop.parquet", "--quiet"]
+    parent = subprocess.Popen([sys.executable, "-m", "qlsbench.cli", *map(str, args)], cwd=tmp_path,
+                              start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        _wait_for(lambda: faults.exists() and len(set(faults.read_text().split())) == 2, 120,
+                  "both workers to be solving")
+        assert len(_in_session(parent.pid)) >= 4  # the parent, two workers and the resource tracker
+        parent.kill()
+        parent.wait()
+        _wait_for(lambda: not _in_session(parent.pid), 10, "the killed sweep's processes to end")
+        parent.stdout.read()  # returns: every holder of the caller's pipe is gone (it blocked for minutes)
+    finally:
+        for pid in _in_session(parent.pid):
+            os.kill(pid, signal.SIGKILL)
+        parent.stdout.close()
 
 
 def test_a_worker_dying_while_it_starts_is_named_and_leaves_nothing_open(ising_dataset, faults):

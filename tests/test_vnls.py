@@ -264,7 +264,7 @@ def test_bad_input_and_options():
         registry.get("vnls", model="mlp")
     with pytest.raises(InputError, match="n_samples must be an integer"):
         registry.get("vnls", n_samples=0)
-    with pytest.raises(InputError, match="learning_rate must be a finite number > 0"):
+    with pytest.raises(InputError, match="learning_rate must be a finite number in \\(0, 10\\]"):
         registry.get("vnls", learning_rate=-1.0)
 
 
@@ -303,3 +303,39 @@ def test_the_cache_folder_is_per_jax_version_and_cpu_and_can_be_moved_or_turned_
     assert cache_folder() is None
     monkeypatch.setenv(ENV, str(tmp_path / "elsewhere"))
     assert cache_folder() == tmp_path / "elsewhere"
+
+
+#: A process with the cache in use: one small program, its answer on the last line.
+_CACHED_PROGRAM = """
+import jax, jax.numpy as jnp
+from qlsbench.solvers.vnls.compile_cache import use_compile_cache
+use_compile_cache()
+print(float(jax.jit(lambda x: jnp.sin(x) * 2 + x ** 2)(jnp.float32(0.5))))
+"""
+
+
+def test_a_damaged_cache_entry_is_replaced_once_with_one_line(tmp_path):
+    """An entry cut short (its compressed data fails its checksum): the next process says so in one line, gets the
+    same answer, and stores the program again, so the one after says nothing (JAX alone warned on every run)."""
+    import os
+    import subprocess
+    import sys
+
+    folder = tmp_path / "jax"
+
+    def run() -> tuple[str, str]:
+        done = subprocess.run([sys.executable, "-c", _CACHED_PROGRAM], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "QLSBENCH_JAX_CACHE": str(folder)})
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip().splitlines()[-1], done.stderr
+
+    first, quiet = run()
+    entry = next(folder.glob("jit__lambda-*-cache"))
+    whole = entry.read_bytes()
+    entry.write_bytes(whole[: len(whole) // 2])  # a write cut short, a disk that lost the tail
+    second, said = run()
+    assert second == first and quiet == ""
+    assert said.splitlines() == [said.strip()] and entry.name.removesuffix("-cache") in said, said
+    assert entry.read_bytes() != whole[: len(whole) // 2]  # stored again, whole
+    third, nothing = run()
+    assert third == first and nothing == ""

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import json
 import os
 import shutil
@@ -34,6 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
+from qlsbench.bench.fault_report import fault_report
 from qlsbench.bench.isolation import IsolatedSolver, call_solver
 from qlsbench.bench.results import (
     RESULTS_SCHEMA_VERSION,
@@ -175,27 +175,6 @@ def _fsync_folder(folder: Path) -> None:
 
 #: Signals that end a process politely: a scheduler or a user stopping the run, not the solver crashing.
 _POLITE_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
-
-
-@contextlib.contextmanager
-def _report_fatal_signals():
-    """While solving in this process, a solver that aborts or segfaults it leaves Python's fault report on
-    standard error (the cause and the solver's frames) instead of a silent exit code; nothing can run after
-    such a signal, so the rerun's row names it too (:func:`_retry`)."""
-    import faulthandler
-    import sys
-
-    was = faulthandler.is_enabled()
-    try:
-        faulthandler.enable(file=sys.stderr, all_threads=False)
-    except (ValueError, OSError, AttributeError, io.UnsupportedOperation):  # no usable stderr (captured, closed)
-        yield
-        return
-    try:
-        yield
-    finally:
-        if not was:
-            faulthandler.disable()
 
 
 @contextlib.contextmanager
@@ -342,7 +321,7 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
             raise InputError(f"--sequence: solver {spec.name!r} cannot start from an earlier solve (no start_from)")
         guard = contextlib.ExitStack()
         guard.enter_context(_polite_kills_abandon_the_mark(journal))
-        guard.enter_context(_report_fatal_signals())
+        guard.enter_context(fault_report(spec.label, Path(out).with_name(f"{Path(out).name}.fault.txt")))
     else:
         run.isolated = IsolatedSolver(spec.name, spec.options, time_limit)
         guard = contextlib.nullcontext()

@@ -322,7 +322,7 @@ def cmd_board_render(args) -> None:
 
     board = _board(args)
     render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
-                 local=args.submissions, progress=not args.quiet)
+                 local=args.submissions, progress=not args.quiet, keep_tracks=True)
     print(f"pages rewritten from {board.results_path} in {args.pages}")
 
 
@@ -335,13 +335,18 @@ def cmd_board_add(args) -> None:
     render_board(board, pages=args.pages, in_loop=_in_loop_files(args), noisy=_noisy_files(args),
                  local=args.submissions, progress=not args.quiet)
     print(f"added {args.submission} as {kept} (self-submitted: on your pages, not the published board; "
-          f"docs/leaderboard.md says how it reaches the published one); pages rewritten in {args.pages}")
+          f"contrib/README.md says how it reaches the published one); pages rewritten in {args.pages}")
 
 
 def cmd_board_verify(args) -> int:
-    """``board verify``: re-run a sample of a submission's systems; exit code 1 when any disagrees."""
-    from qlsbench.bench.board.submissions import verify_submission
+    """``board verify``: re-run a sample of a submission's systems; exit code 1 when any disagrees.
 
+    A ``module:Class`` solver is imported from the current folder first, as ``compare`` imports it, so the
+    folder a submission was made in verifies it.
+    """
+    from qlsbench.bench.board.submissions import read_submission, verify_submission
+
+    import_from_cwd(read_submission(args.submission)[1]["name"])
     table = verify_submission(_board(args), args.submission, sample=args.sample, work=Path("results") / "verify",
                               progress=not args.quiet)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
@@ -370,23 +375,28 @@ def _track_files(given: list[str], option: str) -> list[str]:
     return files
 
 
-def _in_loop_files(args) -> list[str] | None:
-    """The physics track's in-loop results files, or none with ``--no-tracks``."""
+def _in_loop_files(args) -> list[str] | str | None:
+    """The physics track's in-loop results files, the board's published track, or none with ``--no-tracks``."""
     return _track(args, args.in_loop, "--in-loop", "docs/in-loop")
 
 
-def _noisy_files(args) -> list[str] | None:
-    """The noisy track's device results files, or none with ``--no-tracks``."""
+def _noisy_files(args) -> list[str] | str | None:
+    """The noisy track's device results files, the board's published track, or none with ``--no-tracks``."""
     return _track(args, args.noisy, "--noisy", "docs/noisy")
 
 
-def _track(args, given: list[str] | None, option: str, default: str) -> list[str] | None:
-    """Given paths (each must exist), else the default folder when this checkout has it, else no track."""
+def _track(args, given: list[str] | None, option: str, default: str) -> list[str] | str | None:
+    """Given paths (each must exist), else the default folder when this checkout has it, else the track as the
+    board published it (its tracks file, shipped with the package: the same track from any folder), else none."""
+    from qlsbench.report.board_pages import PUBLISHED_TRACK, tracks_path
+
     if args.no_tracks:
         return None
-    if given is None:
-        return _track_files([default], option) if Path(default).is_dir() else None
-    return _track_files(given, option)
+    if given is not None:
+        return _track_files(given, option)
+    if Path(default).is_dir():
+        return _track_files([default], option)
+    return PUBLISHED_TRACK if tracks_path(_board(args)).is_file() else None
 
 
 def _arguments_board(s) -> None:
@@ -450,10 +460,10 @@ def _page_options(a) -> None:
                    help="folder for index.html, leaderboard.md and .csv and the plots (default: %(default)s)")
     a.add_argument("--in-loop", nargs="+", default=None, metavar="PATH",
                    help="in-loop results files or folders for the page's physics track (default: docs/in-loop "
-                        "where it exists)")
+                        "where it exists, else the track as the board published it, from its tracks.json)")
     a.add_argument("--noisy", nargs="+", default=None, metavar="PATH",
                    help="solve results of the device backends for the page's noisy track (default: docs/noisy "
-                        "where it exists)")
+                        "where it exists, else the track as the board published it, from its tracks.json)")
     a.add_argument("--no-tracks", action="store_true", help="no physics or noisy track on the page")
     a.add_argument("--submissions", default="submissions", metavar="DIR",
                    help="self-submitted files to rank too, marked; add keeps the submission there (default: "
@@ -477,14 +487,17 @@ BOARD_ACTIONS = (
 def cmd_compare(args) -> None:
     import numpy as np
 
-    from qlsbench.bench.board.comparing import compare
+    from qlsbench.bench.board.comparing import COMPARE_TIME_LIMIT, compare
 
     spec = solver_spec(args)
-    result = compare(spec, _board(args), work=args.work, time_limit=args.time_limit, repeats=args.repeats,
-                     seed=args.seed, calibrate_times=not args.no_calibrate, progress=not args.quiet,
-                     local=args.with_local)
+    limit = COMPARE_TIME_LIMIT if args.time_limit is None else args.time_limit
+    result = compare(spec, _board(args), work=args.work, time_limit=limit, max_qubits=args.max_qubits,
+                     repeats=args.repeats, seed=args.seed, calibrate_times=not args.no_calibrate,
+                     progress=not args.quiet, local=args.with_local, quick=args.quick)
     board, n = result.board, len(result.board)
     mine = board[board["solver"] == result.label].iloc[0]
+    if result.quick:
+        print(_quick_words(result))
 
     def rate(column: str) -> str:
         value, low, high = result.interval(column)
@@ -507,13 +520,31 @@ def cmd_compare(args) -> None:
         print(f"\nnot solved at the variational track's bar ({len(failing)} of "
               f"{plural(len(result.results), 'solve')}):")
         print(failing.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
-    print(f"\nsubmission: {result.submission} (`qlsbench board add {result.submission}` puts it on your pages; "
-          "docs/leaderboard.md says how it reaches the published board)")
+    if result.quick:
+        print(f"\n{_quick_words(result)}")
+        return
+    print(f"\nsubmission: {result.submission} (`qlsbench board add {result.submission}` puts it on your pages, "
+          f"`qlsbench board verify {result.submission}` re-runs a sample as CI will; contrib/README.md says how it "
+          "reaches the published board)")
+
+
+def _quick_words(result) -> str:
+    """What a quick look is and is not: first and last line of ``compare --quick``'s output."""
+    return (f"quick look: {plural(result.systems, 'pinned system')} (one per group and qubit band), ranked against "
+            "the published rows on those systems only; not a submission (none written): `qlsbench compare` without "
+            "--quick runs every pinned system and writes the file `qlsbench board add` takes")
 
 
 def _arguments_compare(s) -> None:
     add_solver_arguments(s)
-    s.add_argument("--time-limit", type=POSITIVE.parse, default=120.0, help="seconds per solve, as on the board")
+    s.add_argument("--time-limit", type=POSITIVE.parse, default=None,
+                   help="seconds per solve (default: the board's, qlsbench.bench.board.comparing.COMPARE_TIME_LIMIT)")
+    s.add_argument("--max-qubits", type=COUNT.parse, default=None,
+                   help="systems of more qubits get a 'skipped' row (counted unsolved); recorded in the submission, "
+                        "and `board verify` re-runs under it")
+    s.add_argument("--quick", action="store_true",
+                   help="a first look: one pinned system per group and qubit band, ranked against the published "
+                        "rows on those systems; writes no submission (in <work>/<solver name>/quick/)")
     s.add_argument("--repeats", type=Whole(1, MAX_REPEATS).parse, default=1)
     s.add_argument("--seed", type=SEED.parse, default=0)
     s.add_argument("--work", default="results/compare",

@@ -5,6 +5,13 @@ upstream, in the board's ``submissions/``) and, on a user's own pages, the
 self-submitted files ``qlsbench board add`` keeps in a local folder (marked
 "self-submitted") are ranked together, times scaled by each file's calibration
 factor; a submission is one more row, with its exact options and machine.
+
+The physics and noisy tracks are computed from their results files where
+they are (``docs/in-loop``, ``docs/noisy`` in the repository); ``board
+publish`` and ``board render`` keep what the page shows of them in the
+board's ``tracks.json`` (a few tens of kB, shipped in the package beside the
+results), so ``board add`` outside the repository shows the same tracks
+(:data:`PUBLISHED_TRACK`).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from qlsbench.bench.board.submissions import (
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, ranking_rows, tracks
 from qlsbench.bench.results import load_results
 from qlsbench.data import atomic_write_text
+from qlsbench.errors import InputError
 from qlsbench.report.budget_curves import plot_budget_curves
 from qlsbench.report.in_loop_page import physics_track_blocks
 from qlsbench.report.leaderboard_columns import display_table
@@ -37,15 +45,65 @@ from qlsbench.report.resource_figures import estimate_blocks
 
 #: The pages ``board publish`` and ``board add`` write into their folder.
 PAGES = ("index.html", "leaderboard.md", "leaderboard.csv", "budget_curves.png")
+#: The file beside a board's results that keeps its published tracks' blocks (:func:`write_tracks`).
+TRACKS_FILE = "tracks.json"
+#: A track given as this (``in_loop=``, ``noisy=``) is read from the board's :data:`TRACKS_FILE`: the track as
+#: the board published it, where its results files are not at hand (a user's folder outside the repository).
+PUBLISHED_TRACK = "published"
+#: The tracks' names in :data:`TRACKS_FILE`, in the order the page shows them.
+TRACK_NAMES = ("physics", "noisy")
 
 
 def publish(board: Board, results_dir: str | os.PathLike, pages: str | os.PathLike,
             tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | None = None,
             noisy: list | None = None, local: str | os.PathLike | None = None, progress: bool = False) -> pd.DataFrame:
-    """Publish a board run: ``results.parquet`` beside the pinned set, its pages in ``pages``; returns the rows."""
+    """Publish a board run: ``results.parquet`` beside the pinned set, its pages in ``pages`` (and, when both
+    tracks come from their files, :data:`TRACKS_FILE`); returns the rows."""
     results = publish_results(board, results_dir)
-    render_board(board, pages=pages, tol=tol, low=low, in_loop=in_loop, noisy=noisy, local=local, progress=progress)
+    render_board(board, pages=pages, tol=tol, low=low, in_loop=in_loop, noisy=noisy, local=local, progress=progress,
+                 keep_tracks=True)
     return results
+
+
+def tracks_path(board: Board) -> Path:
+    """Where ``board`` keeps its published tracks' blocks: beside its results."""
+    return board.folder / TRACKS_FILE
+
+
+def write_tracks(board: Board, blocks: dict[str, list], bar: float) -> Path:
+    """Keep each track's page blocks (``{"physics": [...], "noisy": [...]}``) in the board's :data:`TRACKS_FILE`,
+    tables as columns and rows: what the page shows, not the results behind it (those stay in the repository).
+    ``bar``: the fidelity bar the physics track was set against."""
+    from qlsbench.bench.results import jsonable
+
+    def block(kind: str, value) -> list:
+        if kind != "table":
+            return [kind, value]
+        cells = value.astype(object).where(value.notna(), None)
+        return [kind, {"columns": [str(c) for c in value.columns], "rows": cells.to_numpy().tolist()}]
+
+    data = {"bar": bar, **{name: [block(kind, value) for kind, value in blocks[name]] for name in TRACK_NAMES}}
+    return atomic_write_text(tracks_path(board), json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False,
+                                                            default=jsonable) + "\n")
+
+
+def read_tracks(board: Board, bar: float) -> dict[str, list]:
+    """The blocks :func:`write_tracks` kept for ``board``; a clear error when it has none or kept them against
+    another fidelity bar than ``bar``."""
+    path = tracks_path(board)
+    if not path.is_file():
+        raise InputError(f"{path}: this board keeps no published tracks (`qlsbench board render` with the tracks' "
+                         "files writes them; --in-loop and --noisy give files, --no-tracks leaves them out)")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data["bar"] != bar:
+        raise InputError(f"{path}: its physics track was set against the fidelity bar {data['bar']:g}, not {bar:g}; "
+                         "give the in-loop files (--in-loop) to compute it at this bar")
+
+    def block(kind: str, value):
+        return (kind, pd.DataFrame(value["rows"], columns=value["columns"])) if kind == "table" else (kind, value)
+
+    return {name: [block(kind, value) for kind, value in data[name]] for name in TRACK_NAMES}
+
 
 
 def board_results(board: Board, local: str | os.PathLike | None = None) -> pd.DataFrame:
@@ -140,24 +198,41 @@ _STEPS = ("results", "budget curves", "tracks", "estimates", "rankings", "plots 
 
 
 def render_board(board: Board, results: pd.DataFrame | None = None, pages: str | os.PathLike = "leaderboard",
-                 tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | None = None,
-                 noisy: list | None = None, local: str | os.PathLike | None = None,
-                 progress: bool = False) -> list[Path]:
+                 tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | str | None = None,
+                 noisy: list | str | None = None, local: str | os.PathLike | None = None,
+                 progress: bool = False, keep_tracks: bool = False) -> list[Path]:
     """Write :data:`PAGES` into ``pages``: the web page, Markdown and CSV (the pinned set and the submissions
     listed), the downloads beside them (``data/``: the rows and the pinned systems) and, when solvers recorded
     progress, the budget curves. ``results`` default: :func:`board_results`. ``in_loop``: in-loop results files
     (``qlsbench in-loop``) for the physics track, ``noisy``: solve results of the device backends for the noisy
-    track; ``None`` leaves a track out. ``local``: a folder of self-submitted files to rank too, marked.
+    track; ``None`` leaves a track out, :data:`PUBLISHED_TRACK` reads it from the board's :data:`TRACKS_FILE`.
+    ``keep_tracks``: when both tracks come from their files, keep their blocks in :data:`TRACKS_FILE` too
+    (``board publish`` and ``render``). ``local``: a folder of self-submitted files to rank too, marked.
     ``progress`` shows a progress line (on stderr)."""
     step = _Progress(len(_STEPS), progress)
     try:
-        return _render(board, results, Path(pages), tol, low, in_loop, noisy, local, step)
+        return _render(board, results, Path(pages), tol, low, {"physics": in_loop, "noisy": noisy}, local, step,
+                       keep_tracks)
     finally:
         step.close()
 
 
+def _track_blocks(board: Board, given: dict[str, list | str | None], bar: float, keep: bool) -> list:
+    """The page blocks of each track as ``given`` (files, :data:`PUBLISHED_TRACK` or ``None``: left out), kept in
+    the board's :data:`TRACKS_FILE` when ``keep`` and both came from files."""
+    compute = {"physics": lambda files: physics_track_blocks(files, bar), "noisy": noisy_track_blocks}
+    from_files = {name: v is not None and not isinstance(v, str) for name, v in given.items()}
+    published = read_tracks(board, bar) if any(isinstance(v, str) for v in given.values()) else {}
+    blocks = {name: compute[name]([str(p) for p in given[name]]) if from_files[name] else published[name]
+              for name in TRACK_NAMES if given[name] is not None}
+    if keep and all(from_files.values()):
+        write_tracks(board, blocks, bar)
+    return [block for name in TRACK_NAMES for block in blocks.get(name, [])]
+
+
 def _render(board: Board, results: pd.DataFrame | None, pages: Path, tol: Tolerances, low: Tolerances,
-            in_loop: list | None, noisy: list | None, local: str | os.PathLike | None, step) -> list[Path]:
+            tracks: dict[str, list | str | None], local: str | os.PathLike | None, step,
+            keep_tracks: bool) -> list[Path]:
     step("results")
     results = board_results(board, local) if results is None else results
     written = []
@@ -165,8 +240,7 @@ def _render(board: Board, results: pd.DataFrame | None, pages: Path, tol: Tolera
     if results["progress_evaluations"].map(lambda v: v is not None and len(v) > 0).any():
         written.append(plot_budget_curves(results, pages / "budget_curves.png", tol=low))
     step("tracks")
-    track = physics_track_blocks([str(p) for p in in_loop], low.fidelity) if in_loop is not None else []
-    track += noisy_track_blocks([str(p) for p in noisy]) if noisy is not None else []
+    track = _track_blocks(board, tracks, low.fidelity, keep_tracks)
     step("estimates")
     pinned = pinned_table(board)
     extra = [*track, *estimate_blocks(_estimates(board), RESOURCE_EPSILON, by="group"),
@@ -211,8 +285,9 @@ def with_summary(text: str, summary: str) -> str:
 
 def board_summary(board: Board, results: pd.DataFrame, tol: Tolerances = Tolerances(),
                   low: Tolerances = LOW_ACCURACY) -> str:
-    """The published board in a few lines of Markdown, every number from the manifest and the rows: the pinned
-    set, the solves, each track's rates over all systems (controls apart) and what null-b does per track and group.
+    """The published board in a few lines of Markdown, every number from the manifest, the rows and the code's
+    constants: the pinned set, the solves (repeats, time limits, qubit caps), what ``compare --quick`` and ``board
+    verify`` run, each track's rates over all systems (controls apart) and what null-b does per track and group.
     """
     manifest = board.manifest()
     entries = pd.DataFrame(manifest["systems"])
@@ -222,7 +297,8 @@ def board_summary(board: Board, results: pd.DataFrame, tol: Tolerances = Toleran
              f"distinct systems, in {len(manifest['groups'])} groups ({groups}).",
              f"- **Rows**: {len(results)} solves of {results['solver'].nunique()} solvers, "
              f"{int((results['solver_name'].map(_is_control)).sum())} of them by the controls "
-             f"({', '.join(sorted(results.loc[results['solver_name'].map(_is_control), 'solver'].unique()))})."]
+             f"({', '.join(sorted(results.loc[results['solver_name'].map(_is_control), 'solver'].unique()))}).",
+             *_conditions_lines(results), *_route_lines(manifest)]
     for track in tracks(tol, low):
         view = rows[(rows["track"] == track.name) & (rows["group"] == "all") & (rows["band"] == "all")]
         ranked = view[view["kind"] != "control"]
@@ -236,6 +312,44 @@ def board_summary(board: Board, results: pd.DataFrame, tol: Tolerances = Toleran
             sentence = control_sentence(part, track, f" on `{group.removeprefix('pinned/')}`")
             lines += [f"  - {sentence}"] if sentence else []
     return "\n".join(_wrapped(line) for line in lines)
+
+
+def _by_value(values: pd.Series, unit, others: bool = False) -> str:
+    """``3 for a, b; 5 for c``: the solvers (``values``' index) grouped by their value. ``others``: the commonest
+    value last, as ``for the others`` (``1200 s for a, b; 120 s for the others``)."""
+    groups = values.groupby(values, sort=False).groups
+    order = sorted(groups, key=lambda v: ((len(groups[v]) if others else 0), v))
+    return "; ".join(f"{unit(v)} for " + ("the others" if others and len(order) > 1 and v == order[-1]
+                                           else ", ".join(sorted(groups[v]))) for v in order)
+
+
+def _conditions_lines(results: pd.DataFrame) -> list[str]:
+    """How the rows were run, from the rows: repeats per system, the time limit per solve and any qubit cap."""
+    repeats = results.groupby("solver")["repeat"].nunique()
+    limits = results.groupby("solver")["time_limit"].max()
+    capped = results["message"].fillna("").str.extract(r"over max_qubits=(\d+)")[0].dropna()
+    caps = capped.astype(int).groupby(results.loc[capped.index, "solver"]).max()
+    lines = [f"- **Repeats** per system (repeat r uses seed r): {_by_value(repeats, str)}.",
+             f"- **Time limit** per solve: {_by_value(limits, lambda v: f'{v:g} s', others=True)}."]
+    if len(caps):
+        lines.append(f"- **Qubit caps** (larger systems get a `skipped` row, counted unsolved): "
+                     f"{_by_value(caps, lambda v: f'{v} qubits')}.")
+    return lines
+
+
+def _route_lines(manifest: dict) -> list[str]:
+    """What ``compare`` (and ``--quick``) and ``board verify`` run, from the code's constants and the manifest."""
+    from qlsbench.bench.board.comparing import COMPARE_TIME_LIMIT, quick_systems
+    from qlsbench.bench.board.submissions import VERIFY_FIDELITY, VERIFY_RESIDUAL_FACTOR, VERIFY_SAMPLE
+
+    quick = quick_systems(manifest)
+    return [f"- **`qlsbench compare`**: every pinned system at {COMPARE_TIME_LIMIT:g} s per solve unless "
+            f"`--time-limit` says otherwise; `--quick` runs {len(quick)} of the {len(manifest['systems'])} rows, per "
+            f"group and qubit band the one of fewest qubits ({', '.join(e['name'] for e in quick)}). "
+            f"**`qlsbench board verify`** re-runs {VERIFY_SAMPLE} systems of a submission, spread from the smallest "
+            f"to the largest, and fails on a re-run that differs from the submitted row in the tracks it succeeds "
+            f"on, by more than {VERIFY_RESIDUAL_FACTOR:g}x in residual or by more than {VERIFY_FIDELITY:g} in "
+            "fidelity."]
 
 
 def _wrapped(item: str, width: int = 116) -> str:

@@ -13,7 +13,8 @@ One job per module, in the order a board lives:
 3. :mod:`~qlsbench.bench.board.comparing`: ``qlsbench compare`` runs only a new
    solver and ranks it against those rows, its times scaled to the board's
    machine by the ratio of two dense LU timings
-   (:mod:`~qlsbench.bench.board.calibration`).
+   (:mod:`~qlsbench.bench.board.calibration`); ``--quick`` runs one system per
+   group and qubit band for a first look (:func:`quick_systems`).
 4. :mod:`~qlsbench.bench.board.submissions`: the file a comparison writes,
    ``board add`` (onto the user's own pages) and ``board verify`` (a sample
    re-run, for a pull request to the published board).
@@ -23,7 +24,7 @@ The names below are the board's public surface.
 """
 
 from qlsbench.bench.board.calibration import Calibration, time_factor
-from qlsbench.bench.board.comparing import Comparison, compare
+from qlsbench.bench.board.comparing import Comparison, compare, quick_systems
 from qlsbench.bench.board.folder import DEFAULT_BOARD, Board
 from qlsbench.bench.board.pinning import (
     pin,
@@ -53,6 +54,6 @@ from qlsbench.bench.board.submissions import (
 
 __all__ = ["DEFAULT_BOARD", "LOCAL_SUBMISSIONS", "SELF_SUBMITTED", "Board", "Calibration", "Comparison",
            "add_submission", "check_runs", "compare", "local_files", "own_label", "pin", "pinned_table",
-           "publish_results", "read_submission", "run_board", "scaled_submission", "select_systems",
+           "publish_results", "quick_systems", "read_submission", "run_board", "scaled_submission", "select_systems",
            "self_submitted", "solver_runs", "source_groups", "time_factor", "verify_submission", "work_folder",
            "write_submission"]

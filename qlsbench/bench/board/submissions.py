@@ -64,14 +64,17 @@ def work_folder(work: str | os.PathLike, spec: SolverSpec) -> Path:
 SUBMISSION_KEY = b"qlsbench.submission"
 
 
-def write_submission(out: Path, rows: pd.DataFrame, spec: SolverSpec, board: Board, calibration: Calibration) -> Path:
-    """The new solver's rows (solutions left out, times as measured) with what the board needs to rank them."""
+def write_submission(out: Path, rows: pd.DataFrame, spec: SolverSpec, board: Board, calibration: Calibration, *,
+                     time_limit: float | None = None, max_qubits: int | None = None) -> Path:
+    """The new solver's rows (solutions left out, times as measured) with what the board needs to rank them and
+    what ``board verify`` re-runs them under: the time limit per solve and the qubit cap (``None``: none)."""
     from qlsbench.bench.environment import machine_info, package_versions
 
     manifest = board.manifest()
     meta = {"label": spec.label, "name": spec.name, "options": spec.options, "time_factor": calibration.factor,
             "calibration_factors": calibration.factors, "machine": machine_info(), "packages": package_versions(),
-            "pinned_version": manifest["version"], "pinned_groups": manifest["groups"]}
+            "pinned_version": manifest["version"], "pinned_groups": manifest["groups"],
+            "time_limit": time_limit, "max_qubits": max_qubits}
     rows = rows.assign(x=None, x_imag=None).astype(object)
     table = results_table(rows.where(rows.notna(), None).to_dict("records"))  # NaN in integer columns is null
     table = table.replace_schema_metadata({**table.schema.metadata,
@@ -144,6 +147,15 @@ VERIFY_RESIDUAL_FACTOR = 10.0
 VERIFY_FIDELITY = 0.02
 
 
+def run_conditions(rows: pd.DataFrame, meta: dict[str, Any]) -> tuple[float | None, int | None]:
+    """The time limit per solve and the qubit cap a submission was made under, as its metadata records them
+    (a file written before they were recorded: the time limit its rows carry, no cap)."""
+    if "time_limit" in meta:
+        return meta["time_limit"], meta.get("max_qubits")
+    limits = rows["time_limit"].dropna()
+    return (float(limits.iloc[0]) if len(limits) else None), None
+
+
 def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VERIFY_SAMPLE,
                       work: str | os.PathLike, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
                       progress: bool = True) -> pd.DataFrame:
@@ -151,7 +163,9 @@ def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VE
     the submitted row: whether it succeeds on either track, its residual and its fidelity.
 
     The sample is ``sample`` systems spread evenly over the pinned set ordered by size (then id), so the
-    smallest and the largest are in it. Times are not compared: they were measured on another machine.
+    smallest and the largest are in it. They are re-run under the submission's own conditions
+    (:func:`run_conditions`: its time limit and qubit cap), so a system the cap skipped is skipped again, not
+    attempted. Times are not compared: they were measured on another machine.
 
     Returns
     -------
@@ -181,9 +195,9 @@ def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VE
     seed = int((first["seed"] - first["repeat"]).iloc[0])
     out = Path(work) / own_name(spec)
     subset = write_systems(chosen, out / "sample.parquet")
-    time_limit = float(first["time_limit"].dropna().iloc[0]) if first["time_limit"].notna().any() else None
+    time_limit, max_qubits = run_conditions(rows, meta)
     rerun = run_solver(spec, subset, out / "rerun.parquet", repeats=1, seed=seed, time_limit=time_limit,
-                       name="verify", progress=progress)
+                       max_qubits=max_qubits, name="verify", progress=progress)
     submitted = mark_success(first.loc[[s.system_id for s in chosen]].reset_index(), tol)
     again = mark_success(rerun, tol).set_index("system_id").loc[submitted["system_id"]].reset_index()
     low_ok = [mark_success(frame, low)["success"].to_numpy() for frame in (submitted, again)]

@@ -1,0 +1,176 @@
+"""The submission route from a user's folder: the quick subset, verify under the submission's own conditions and
+from the folder it was made in, the published tracks shipped with the package, and the method page's counts and
+the docs' commands checked against the data and the solvers (the solvers' colours and markers:
+``tests/test_styles.py``).
+
+The route end to end, from an empty folder and the README's words only, is ``tests/test_examples.py``'s (an
+``examples`` test: a minute of solves and pages).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from qlsbench.bench import SolverSpec
+from qlsbench.bench.board import Board, compare, verify_submission
+from qlsbench.bench.board.comparing import quick_systems
+from qlsbench.bench.board.submissions import SUBMISSION_KEY, read_submission
+from qlsbench.bench.ranking import qubit_band
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------- compare --quick
+
+
+def test_the_quick_subset_is_one_system_per_group_and_band_of_fewest_qubits():
+    manifest = Board().manifest()
+    quick = quick_systems(manifest)
+    entries = pd.DataFrame(manifest["systems"]).assign(band=lambda d: d["n_qubits"].map(qubit_band))
+    cells = entries.groupby(["group", "band"])
+    assert len(quick) == cells.ngroups and quick == quick_systems(json.loads(json.dumps(manifest)))
+    for entry in quick:
+        cell = cells.get_group((entry["group"], qubit_band(entry["n_qubits"])))
+        assert entry["n_qubits"] == cell["n_qubits"].min()
+    order = [manifest["systems"].index(e) for e in quick]
+    assert len(quick) < len(manifest["systems"]) and order == sorted(order)  # in the manifest's order
+    smallest = min(manifest["systems"], key=lambda e: (e["n_qubits"], e["name"]))
+    assert smallest in quick
+
+
+def test_a_quick_look_ranks_on_its_subset_and_writes_no_submission(tmp_path):
+    board = Board()
+    result = compare(SolverSpec("cg", {"rtol": 1e-10}), board, work=tmp_path / "w", time_limit=None,
+                     calibrate_times=False, progress=False, quick=True)
+    subset = {e["system_id"] for e in quick_systems(board.manifest())}
+    assert result.quick and result.submission is None and result.systems == len(subset)
+    assert set(result.results["system_id"]) == subset
+    assert not list((tmp_path / "w").rglob("submission.parquet"))
+    # the published rows it is ranked against are those of the same systems
+    assert (result.board.set_index("solver").loc["lu", "systems"]) == len(subset)
+
+
+# ---------------------------------------------------------------- board verify
+
+
+JACOBI = textwrap.dedent('''
+    from dataclasses import dataclass
+
+    import numpy as np
+
+    from qlsbench.solvers import BaseSolver, SolveResult, Status
+
+
+    @dataclass
+    class Jacobi(BaseSolver):
+        name = "route-jacobi"
+        rtol: float = 1e-10
+
+        def _solve(self, system, seed):
+            A, b = system.A.tocsr(), system.b
+            x = np.zeros_like(b)
+            for _ in range(500):
+                r = b - A @ x
+                if not np.linalg.norm(r) <= 1e6 * np.linalg.norm(b):
+                    return SolveResult(None, Status.ERROR, "diverged")
+                if np.linalg.norm(r) <= self.rtol * np.linalg.norm(b):
+                    return SolveResult(x, Status.CONVERGED)
+                x = x + r / A.diagonal()
+            return SolveResult(x, Status.MAX_ITER)
+''')
+
+
+def _with_meta(path: Path, out: Path, **changes) -> Path:
+    """A copy of submission ``path`` with its metadata changed."""
+    table = pq.read_table(path)
+    meta = {**json.loads(table.schema.metadata[SUBMISSION_KEY]), **changes}
+    pq.write_table(table.replace_schema_metadata({**table.schema.metadata, SUBMISSION_KEY: json.dumps(meta)}), out)
+    return out
+
+
+def test_verify_runs_from_the_submissions_folder_under_its_qubit_cap(tmp_path, monkeypatch):
+    """A module laid out as contrib/README.md asks (contrib/<name>/<module>.py), compared from its folder under a
+    qubit cap: `board verify`, the console script run from that folder, imports it as `compare` did and re-runs
+    the systems over the cap as skipped (recorded in the submission), not attempted. Without the cap recorded,
+    the same rows disagree on those systems: the cap is what verify re-applies."""
+    folder = tmp_path / "user"
+    (folder / "contrib" / "route_jacobi").mkdir(parents=True)
+    (folder / "contrib" / "route_jacobi" / "solver.py").write_text(JACOBI, encoding="utf-8")
+    monkeypatch.chdir(folder)
+    monkeypatch.syspath_prepend(str(folder))  # as `compare` imports a module:Class from its folder
+    result = compare(SolverSpec("contrib.route_jacobi.solver:Jacobi"), Board(), work=folder / "results",
+                     time_limit=None, max_qubits=4, calibrate_times=False, progress=False)
+    rows, meta = read_submission(result.submission)
+    assert (meta["time_limit"], meta["max_qubits"]) == (None, 4)
+    over = rows["n_qubits"] > 4
+    assert over.any() and (rows.loc[over, "status"] == "skipped").all()
+    assert (rows.loc[~over, "status"] != "skipped").all()
+    script = Path(sys.executable).parent / "qlsbench"  # the console script: unlike `python -m`, no folder on the path
+    done = subprocess.run([str(script), "board", "verify", str(result.submission), "--quiet"], cwd=folder,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("agree with the submission") and " skipped " in done.stdout
+    uncapped = _with_meta(result.submission, tmp_path / "uncapped.parquet", max_qubits=None)
+    again = verify_submission(Board(), uncapped, work=tmp_path / "v", progress=False)
+    beyond = again["dim"] > 2**4
+    assert beyond.any() and (again.loc[beyond, "re-run status"] != "skipped").all()  # attempted this time
+    solved = beyond & again["re-run residual"].notna()  # a solution where the submission has a skipped row
+    assert solved.any() and not again.loc[solved, "agrees"].any() and again.loc[~beyond, "agrees"].all()
+
+
+# ---------------------------------------------------------------- the published tracks
+
+
+def test_the_shipped_tracks_are_what_the_tracks_files_give(tmp_path, monkeypatch):
+    """qlsbench/pinned/tracks.json, which `board add` shows outside the repository, is what docs/in-loop and
+    docs/noisy give now, read as `qlsbench board render` reads them from the repository's root (it rewrites the
+    file)."""
+    from qlsbench.bench.ranking import LOW_ACCURACY
+    from qlsbench.report.board_pages import TRACKS_FILE, read_tracks, write_tracks
+    from qlsbench.report.in_loop_page import physics_track_blocks
+    from qlsbench.report.noisy_page import noisy_track_blocks
+
+    monkeypatch.chdir(REPO)
+    files = {name: sorted(str(p) for p in Path("docs", name).glob("*.parquet")) for name in ("in-loop", "noisy")}
+    blocks = {"physics": physics_track_blocks(files["in-loop"], LOW_ACCURACY.fidelity),
+              "noisy": noisy_track_blocks(files["noisy"])}
+    write_tracks(Board(tmp_path), blocks, LOW_ACCURACY.fidelity)
+    shipped = Board().folder / TRACKS_FILE
+    assert (tmp_path / TRACKS_FILE).read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8"), \
+        "run `qlsbench board render`"
+    read = read_tracks(Board(), LOW_ACCURACY.fidelity)
+    assert [kind for kind, _ in read["noisy"]] == [kind for kind, _ in blocks["noisy"]]
+    with pytest.raises(Exception, match="fidelity bar 0.99, not 0.9"):
+        read_tracks(Board(), 0.9)
+
+
+# ---------------------------------------------------------------- the docs
+
+
+#: Numbers before a counted thing in docs/leaderboard.md that count nothing of the board's: a rule's example.
+NOT_COUNTS = ("2 of 3 seeds",)
+COUNT = re.compile(r"\b(\d[\d,]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty)"
+                   r"\s+(?:[a-z-]+\s+)?(solves|systems|repeats|seeds|solvers|rows|groups|configurations)\b",
+                   re.IGNORECASE)
+
+
+def test_the_method_page_types_no_count_outside_its_generated_summary():
+    """Counts of the board live in the summary `qlsbench board render` writes (checked against the data by
+    tests/test_board_controls.py); a count typed elsewhere on the page goes stale, as 2408 solves did."""
+    from qlsbench.report.board_pages import SUMMARY_BEGIN, SUMMARY_END
+
+    text = (REPO / "docs" / "leaderboard.md").read_text(encoding="utf-8")
+    head, rest = text.split(SUMMARY_BEGIN, 1)
+    outside = " ".join((head + rest.split(SUMMARY_END, 1)[1]).split())
+    for phrase in NOT_COUNTS:
+        outside = outside.replace(phrase, "")
+    assert [m.group(0) for m in COUNT.finditer(outside)] == []
