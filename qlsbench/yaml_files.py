@@ -50,6 +50,8 @@ def load_yaml(path: str | os.PathLike, what: str = "YAML file", error: type[Exce
     error : exception type
         Raised for every problem.
     """
+    if not Path(path).exists():
+        raise error(f"{path}: no such file (expected a {what})")
     try:
         return yaml.load(Path(path).read_text(), Loader=_StrictLoader)
     except ConfigError as exc:

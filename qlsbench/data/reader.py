@@ -62,6 +62,8 @@ def read_parquet(path: str | os.PathLike, *, kind: str = "Parquet file", columns
     error : exception type
         Raised with one line naming the file and the first missing column.
     """
+    if not os.path.exists(path):
+        raise error(f"{path}: no such file (expected a {kind})")
     try:
         table = pq.read_table(path)
     except (pa.ArrowException, OSError) as exc:

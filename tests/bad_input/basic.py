@@ -146,4 +146,7 @@ CASES = {
                                   "r0.parquet: results schema version 0, this qlsbench reads 2 and 3"),
     "results file that is not Parquet": (["leaderboard", "{corrupt}", "--md", "{tmp}/x.md",
                                           "--csv", "{tmp}/x.csv"], "corrupt.parquet: not a readable results file"),
+    "results file that does not exist": (["leaderboard", "{tmp}/none.parquet", "--md", "{tmp}/x.md",
+                                          "--csv", "{tmp}/x.csv"], "none.parquet: no such file (expected a results file)"),
+    "config that does not exist": (["check-config", "{tmp}/none.yaml"], "none.yaml: no such file"),
 }
