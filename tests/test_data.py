@@ -165,6 +165,17 @@ def test_missing_path_and_empty_folder(tmp_path):
         load_dataset(tmp_path)
 
 
+def test_a_part_copied_twice_into_a_folder_is_refused_naming_both(tmp_path, ising_dataset):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "part-0000.parquet").write_bytes(ising_dataset.read_bytes())
+    (folder / "part-0001.parquet").write_bytes(ising_dataset.read_bytes())
+    with pytest.raises(DatasetError, match=r"part-0001.parquet: a copy of .*part-0000.parquet \(the same bytes\)"):
+        load_dataset(folder)
+    (folder / "part-0001.parquet").unlink()
+    assert len(load_dataset(folder)) == len(load_dataset(ising_dataset))
+
+
 def test_failed_write_leaves_the_old_file_whole(tmp_path, ising_dataset):
     before = ising_dataset.read_bytes()
     with pytest.raises(InputError, match="expected a LinearSystem, got str"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import hashlib
 import os
 from pathlib import Path
 
@@ -41,8 +42,28 @@ def dataset_files(path: str | os.PathLike) -> list[Path]:
         files = sorted(f for f in p.rglob("*.parquet") if not f.name.startswith("."))
         if not files:
             raise DatasetError(f"{p}: folder holds no .parquet files")
+        _refuse_copies(files)
         return files
     raise DatasetError(f"{p}: no such file or folder")
+
+
+def _refuse_copies(files: list[Path]) -> None:
+    """One line when two parts of a folder are the same file byte for byte: a part copied in twice would be
+    solved, ranked and counted twice. (Parts differ at least in their steps; equal systems across parts are
+    kept, as they occur.)"""
+    seen: dict[tuple[int, str], Path] = {}
+    by_size: dict[int, list[Path]] = {}
+    for f in files:
+        by_size.setdefault(f.stat().st_size, []).append(f)
+    for size, same in by_size.items():
+        if len(same) < 2:
+            continue  # only files of equal size can be copies: most folders hash nothing
+        for f in same:
+            key = (size, hashlib.sha256(f.read_bytes()).hexdigest())
+            if key in seen:
+                raise DatasetError(f"{f}: a copy of {seen[key]} (the same bytes); a dataset folder holds each part "
+                                   "once: remove one")
+            seen[key] = f
 
 
 def read_parquet(path: str | os.PathLike, *, kind: str = "Parquet file", columns=(), hint: str = "",
