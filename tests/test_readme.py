@@ -12,8 +12,13 @@ REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text()
 
 
-def test_the_first_80_lines_answer_in_order():
-    head = README.splitlines()[:80]
+#: The README's first screen: what a new user reads before scrolling far. It holds the submission route whole (the
+#: solver module to save and the five commands), which is most of its length.
+FIRST_SCREEN = 110
+
+
+def test_the_first_screen_answers_in_order():
+    head = README.splitlines()[:FIRST_SCREEN]
     headings = [line for line in head if line.startswith("## ")]
     expected = ["## Load", "## Compare", "## Reproduce", "## Solvers", "## Citation", "## Limitations"]
     assert [h for h in headings if any(h.startswith(e) for e in expected)] == headings[:len(expected)]

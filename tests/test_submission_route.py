@@ -174,3 +174,51 @@ def test_the_method_page_types_no_count_outside_its_generated_summary():
     for phrase in NOT_COUNTS:
         outside = outside.replace(phrase, "")
     assert [m.group(0) for m in COUNT.finditer(outside)] == []
+
+
+def _doc_commands() -> list[tuple[str, list[str]]]:
+    """``(page, words)`` of every `qlsbench` command in a code block of README.md and docs/ that gives a --solver
+    an --option, as the shell splits it (continued lines and quotes spanning lines joined, comments dropped)."""
+    import shlex
+
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    found = []
+    for page in pages:
+        for block in re.findall(r"^```\w*\n(.*?)^```", page.read_text(encoding="utf-8"), re.DOTALL | re.MULTILINE):
+            pending = ""
+            for line in block.replace("\\\n", " ").splitlines():
+                pending += line + "\n"
+                try:
+                    words = shlex.split(pending, comments=True)
+                except ValueError:  # a quote still open: the command goes on on the next line
+                    continue
+                pending = ""
+                if words[:1] == ["qlsbench"] and "--solver" in words and "--option" in words:
+                    found.append((str(page.relative_to(REPO)), words))
+    return found
+
+
+def test_the_docs_commands_give_options_their_solver_accepts(tmp_path, monkeypatch):
+    """Each documented `--solver X --option k=v` passes X's option check (as `qlsbench` runs it before solving);
+    `mymodule:MySolver` is the module the README has the user save, and docs/solvers.md's example (both are
+    checked)."""
+    from qlsbench.cli.options import parse_option
+    from qlsbench.solvers.registry import check_solver
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    route = readme.split("<!-- submission-route -->", 1)[1]
+    modules = [re.search(r"```python\n(.*?)```", route, re.DOTALL).group(1)]
+    solvers_md = (REPO / "docs" / "solvers.md").read_text(encoding="utf-8")
+    modules.append(re.search(r"## Adding your own solver.*?```python\n(.*?)```", solvers_md, re.DOTALL).group(1))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for i, module in enumerate(modules):
+        (tmp_path / f"docmodule{i}.py").write_text(module, encoding="utf-8")
+    commands = _doc_commands()
+    assert sum("mymodule:MySolver" in words for _, words in commands) >= 3 and len(commands) > 20
+    for page, words in commands:
+        solver = words[words.index("--solver") + 1]
+        options = dict(parse_option(words[i + 1]) for i, w in enumerate(words) if w == "--option")
+        names = ([f"docmodule{i}:MySolver" for i in range(len(modules))] if solver == "mymodule:MySolver"
+                 else [solver])
+        for name in names:
+            check_solver(name, options, where=f"{page}: {' '.join(words)}")
