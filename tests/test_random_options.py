@@ -1,0 +1,101 @@
+"""Every solver, every option, random spellings and magnitudes, through the command line (issue 52).
+
+One draw per (solver, option), from a fixed seed, so CI sees the same draws on
+every run. A draw is either refused in one line naming the option (exit code
+2), or solved: then no row may be "converged" at a relative residual of 1 or
+more, no returned row may carry a NaN metric, and no solve may hang (each runs
+under a time limit, so a long one is a ``timeout`` row). Runs in CI's
+end-to-end step (marker ``options``): a few minutes of solves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from solver_setups import REQUIRED
+
+from qlsbench.cli import main
+from qlsbench.options import SPEC
+from qlsbench.solvers.registry import BUILTINS
+
+pytestmark = pytest.mark.options
+
+#: Fixed, so every CI run tries the same values.
+SEED = 20261128
+#: Seconds per solve: enough for every solver's default on a 2-qubit system, short enough that a budget of
+#: 10^7 iterations is a timeout row, not a hang.
+TIME_LIMIT = 20
+
+
+def _spell(rng: np.random.Generator, value: float) -> str:
+    """``value`` in one of the spellings a user might type."""
+    kind = rng.integers(5)
+    if kind == 0:
+        return f"{value:e}"
+    if kind == 1:
+        return f"{value:E}".replace("E+0", "E")
+    if kind == 2:
+        return f"  {value!r} "
+    if kind == 3 and float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):_}"
+    return repr(value)
+
+
+def _draw(rng: np.random.Generator, f: dataclasses.Field) -> str:
+    spec = f.metadata[SPEC]
+    pick = rng.random()
+    if spec.choices is not None and pick < 0.7:
+        return str(rng.choice(list(spec.choices)))
+    if pick < 0.1:
+        return str(rng.choice(["abc", "", "nan", "inf", "-inf", "true", "none", "[1, 2]"]))
+    magnitude = 10.0 ** rng.uniform(-15, 15)
+    value = magnitude * rng.choice([-1, 1]) if rng.random() < 0.2 else magnitude
+    if "int" in str(f.type) and rng.random() < 0.7:
+        value = float(round(value))
+    return _spell(rng, value)
+
+
+def _draws():
+    rng = np.random.default_rng(SEED)
+    out = []
+    for name, builtin in BUILTINS.items():
+        if builtin.options is None:
+            continue
+        for f in dataclasses.fields(builtin.options):
+            if name == "external" or "bool" in str(f.type):
+                continue  # external's options are paths and commands (tests/test_external.py); flags are words
+            out.append(pytest.param(name, f.name, _draw(rng, f), id=f"{name}-{f.name}"))
+    return out
+
+
+@pytest.mark.parametrize("solver, option, text", _draws())
+def test_a_random_option_is_refused_by_name_or_solved_honestly(solver, option, text, ising_dataset, tmp_path,
+                                                               capsys):
+    out = tmp_path / "out.parquet"
+    argv = ["solve", "--solver", solver, "--option", f"{option}={text}", "--dataset", str(ising_dataset),
+            "--out", str(out), "--quiet", "--time-limit", str(TIME_LIMIT), "--max-qubits", "2"]
+    for key, value in REQUIRED.get(solver, {}).items():
+        argv += ["--option", f"{key}={value}"]
+    code = main(argv)
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and "Warning" not in err, err
+    if code != 0:
+        assert code == 2 and "\n" not in err and (option in err or solver in err), (code, err)
+        assert not out.exists()
+        return
+    rows = pd.read_parquet(out)
+    returned = rows[rows["status"].isin(["converged", "max_iter", "stalled"])]
+    assert not returned[["rel_residual", "fidelity"]].isna().any().any(), returned
+    converged = rows[rows["status"] == "converged"]
+    assert (converged["rel_residual"] < 1.0).all() and np.isfinite(converged["rel_residual"]).all(), converged
+
+
+def test_the_draws_cover_every_numeric_option():
+    """The parametrisation is every option of every built-in (external and flags aside), not a sample."""
+    expected = sum(1 for name, b in BUILTINS.items() if b.options is not None and name != "external"
+                   for f in dataclasses.fields(b.options) if "bool" not in str(f.type))
+    assert len(_draws()) == expected and not math.isnan(expected)
