@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.io
 import scipy.sparse as sp
+from qasm_check import on_region, same_state, two_qubit_pairs, unitary
 
 from qlsbench.data import iter_systems, write_systems
 from qlsbench.data.matrix_market import export_matrix_market
@@ -60,16 +63,22 @@ def test_a_complex_system_is_written_as_a_complex_matrix(tmp_path):
 
 def test_hhl_circuits_in_openqasm_3_read_back_to_the_same_state_and_solve_the_system(tmp_path):
     """The written circuit is the transpiled HHL circuit: qasm3.loads gives back its state, whose post-selected
-    branch points along the solution (4 clock qubits resolve the kappa-10 Ising system's spectrum)."""
+    branch points along the solution (4 clock qubits resolve the kappa-10 Ising system's spectrum). Its device
+    level names the chip's physical qubits ($p), each two-qubit gate on a coupler of the device."""
     from qiskit import qasm3
     from qiskit.quantum_info import Statevector
 
+    from qlsbench.solvers.devices import load
     from qlsbench.solvers.hhl.circuit import postselected
     from qlsbench.solvers.qasm import export_hhl_qasm, hhl_transpiled
 
     written = export_hhl_qasm(PINNED / "systems" / "ising.parquet", tmp_path, clock=4)
-    assert sorted(p.name for p in written) == ["ising-k10-n2.hhl.qasm", "ising-k10-n3.hhl.qasm",
-                                              "ising-k100-n2.hhl.qasm", "ising-k100-n3.hhl.qasm"]
+    assert sorted(p.name for p in written) == sorted(f"ising-k{k}-n{n}.hhl{level}.qasm" for k in (10, 100)
+                                                     for n in (2, 3) for level in ("", ".device"))
+    device = qasm3.loads((tmp_path / "ising-k10-n2.hhl.device.qasm").read_text())
+    pairs = [tuple(device.find_bit(q).index for q in inst.qubits) for inst in device.data
+             if inst.operation.num_qubits == 2]
+    assert len(pairs) > 100 and set(pairs) <= set(load("sherbrooke").coupling_map.get_edges())
     system = next(s for s in iter_systems(PINNED / "systems" / "ising.parquet") if s.dim == 4)
     loaded = qasm3.loads((tmp_path / "ising-k10-n2.hhl.qasm").read_text())
     assert set(loaded.count_ops()) <= {"cx", "U", "u", "measure", "barrier"}
@@ -112,8 +121,9 @@ def test_a_frictional_step_written_in_fclib_reads_back_as_the_steppers_own_probl
 
 
 def test_export_writes_qsvt_circuits_that_read_back_to_the_solvers_post_selected_state(tmp_path, capsys):
-    """`export --format qasm --circuits qsvt` writes each 2-qubit pinned system's QSVT circuit; read back, its
-    post-selected branch is the solver's own (the degree the solver predicts), pointing along x_ref."""
+    """`export --format qasm --circuits qsvt` writes each 2-qubit pinned system's QSVT circuit, and beside it the
+    circuit routed to the device; read back, its post-selected branch is the solver's own (the degree the solver
+    predicts), pointing along x_ref."""
     pytest.importorskip("pyqsp")
     from qiskit import qasm3
     from qiskit_aer import AerSimulator
@@ -125,7 +135,8 @@ def test_export_writes_qsvt_circuits_that_read_back_to_the_solvers_post_selected
                  "--circuits", "qsvt", "--epsilon", "0.3"])
     assert code in (0, None) and "QSVT circuit" in capsys.readouterr().out
     # kappa = 100 needs degree ~2000, over the solver's max_degree (1001): declined, as the solver declines it.
-    assert sorted(p.name for p in tmp_path.glob("*.qasm")) == ["ising-k10-n2.qsvt.qasm"]
+    assert sorted(p.name for p in tmp_path.glob("*.qasm")) == ["ising-k10-n2.qsvt.device.qasm",
+                                                               "ising-k10-n2.qsvt.qasm"]
     system = next(s for s in iter_systems(PINNED / "systems" / "ising.parquet") if s.dim == 4
                   and np.linalg.cond(s.A.toarray()) < 20)
     loaded = qasm3.loads((tmp_path / "ising-k10-n2.qsvt.qasm").read_text()).remove_final_measurements(inplace=False)
@@ -213,13 +224,16 @@ def test_export_writes_vqls_circuits_whose_tests_give_back_the_trained_cost_at_e
     assert len(terms) == index["tests_written"] == index["circuits_per_evaluation"] > 0
     for level in ("algorithmic", "basis", "device"):
         ansatz = qasm3.loads((folder / f"ansatz.{level}.qasm").read_text())
-        if level == "device":  # the trained state sits on the layout's qubits of the routed region
+        tests = [qasm3.loads((folder / level / t["file"]).read_text()) for t in index["tests"]]
+        if level == "device":  # in the chip's numbering: simulated on the region, the state on the layout's qubits
+            region = index["regions"]["ansatz"]
+            ansatz = on_region(ansatz, region)
             expected = QuantumCircuit(ansatz.num_qubits)
-            expected.initialize(trained, index["ansatz_layout"])
+            expected.initialize(trained, [region.index(p) for p in index["ansatz_layout"]])
             assert abs(Statevector(ansatz).inner(Statevector(expected))) ** 2 > 1 - 1e-9
+            tests = [on_region(qc, index["regions"]["tests"]) for qc in tests]
         else:
             assert abs(Statevector(ansatz).data @ trained) ** 2 > 1 - 1e-9
-        tests = [qasm3.loads((folder / level / t["file"]).read_text()) for t in index["tests"]]
         if level == "basis":
             assert set().union(*(qc.count_ops() for qc in tests)) <= {"cx", "U", "u", "measure"}
         values = {term: _ancilla_z(qc) for term, qc in zip(terms, tests)}
@@ -244,34 +258,110 @@ def test_vqls_hadamard_tests_give_the_exact_global_cost_at_any_angles():
         assert cost == pytest.approx(exact, abs=1e-9), level
 
 
-def test_openqasm_2_for_tools_that_read_only_2_gives_the_same_circuits(tmp_path, capsys):
-    """`--qasm-version 2`: the HHL circuit and the VQLS ansatz and tests, read back by qasm2.loads, are the same
-    unitaries as their OpenQASM 3 files; an unknown version is one line."""
+def _header_layouts(text: str) -> dict:
+    """The layouts a device-level file's header states: ``layout`` and ``final layout, after routing``, each
+    virtual qubit's physical qubit in order."""
+    return {key: [int(p) for p in re.findall(r"virtual \d+ -> physical (\d+)", line)]
+            for key, line in re.findall(r"^// (layout|final layout, after routing): (.*)$", text, re.M)}
+
+
+def test_openqasm_2_files_load_in_a_strict_reader_as_the_same_circuits_with_device_gates_on_couplers(tmp_path,
+                                                                                                    capsys):
+    """`--qasm-version 2`: every file (HHL and the VQLS ansatz and tests, every level) loads in Qiskit's strict
+    reader (the paper's qelib1.inc, no custom instructions) and passes a second reader's check of its gates
+    (qasm_check, no Qiskit); a VQLS file reads back as the same unitary as its OpenQASM 3 file, an HHL file gives
+    the state of the circuit written (the 7-qubit unitaries take seconds). The device level is in the chip's
+    numbering: both readers find every two-qubit gate on a coupler of the device; the HHL file, on its region,
+    is the circuit placed there, whose layout its header states; an unknown version is one line."""
     from qiskit import qasm2, qasm3
-    from qiskit.quantum_info import Operator
 
     from qlsbench.cli import main
     from qlsbench.errors import InputError
-    from qlsbench.solvers.qasm import dumps
+    from qlsbench.solvers.devices import load
+    from qlsbench.solvers.qasm import dumps, hhl_transpiled, place
 
     dataset = write_systems([_ising_n2()], tmp_path / "one.parquet")
     for version in (2, 3):
         assert main(["export", str(dataset), "--out", str(tmp_path / f"v{version}"), "--format", "qasm",
                      "--circuits", "hhl", "vqls", "--layers", "1", "--qasm-version", str(version)]) in (0, None)
     assert "as OpenQASM 2" in capsys.readouterr().out
-    assert json.loads(next((tmp_path / "v2").glob("*/index.json")).read_text())["openqasm"] == 2
+    (index_path,) = (tmp_path / "v2").glob("*/index.json")
+    index = json.loads(index_path.read_text())
+    assert index["openqasm"] == 2
     v2 = sorted(p.relative_to(tmp_path / "v2") for p in (tmp_path / "v2").rglob("*.qasm"))
     assert v2 == sorted(p.relative_to(tmp_path / "v3") for p in (tmp_path / "v3").rglob("*.qasm")) and len(v2) > 10
-    for relative in v2[:: max(1, len(v2) // 8)] + [p for p in v2 if p.name.startswith(("ansatz", "ising"))]:
+    couplers = set(load("sherbrooke").coupling_map.get_edges())
+    read, on_device = {}, [p for p in v2 if "device" in p.parts or p.name.endswith("device.qasm")]
+    for relative in v2:
         text = (tmp_path / "v2" / relative).read_text()
-        assert text.startswith("OPENQASM 2.0;")
-        two = qasm2.loads(text, custom_instructions=qasm2.LEGACY_CUSTOM_INSTRUCTIONS)
-        three = qasm3.loads((tmp_path / "v3" / relative).read_text())
-        same = Operator(two.remove_final_measurements(inplace=False)).equiv(
-            Operator(three.remove_final_measurements(inplace=False)))
-        assert same, relative
+        read[relative] = qasm2.loads(text, strict=True)
+        pairs = two_qubit_pairs(text)
+        assert pairs == [tuple(read[relative].find_bit(q).index for q in inst.qubits)
+                         for inst in read[relative].data if inst.operation.num_qubits == 2], relative
+        if relative in on_device:
+            assert read[relative].num_qubits == 127 and pairs and set(pairs) <= couplers, relative
+    assert len(on_device) == len(index["tests"]) + 2  # every test, the ansatz, the HHL circuit
+    vqls = [p for p in v2 if len(p.parts) > 1]
+    for relative in vqls[:: max(1, len(vqls) // 8)] + [p for p in vqls if p.name.startswith("ansatz")]:
+        two, three = read[relative], qasm3.loads((tmp_path / "v3" / relative).read_text())
+        if relative in on_device:  # the two readers' chips differ in width (OpenQASM 3 names only the used $p)
+            used = sorted({two.find_bit(q).index for inst in two.data for q in inst.qubits})
+            two, three = on_region(two, used), on_region(three, used)
+        assert unitary(two).equiv(unitary(three)), relative
+    basis = hhl_transpiled(_ising_n2())
+    (placed,), region, _ = place([basis])
+    (hhl,) = [p for p in on_device if p.name.endswith(".hhl.device.qasm")]
+    assert same_state(read[Path(hhl.name.replace(".device", ""))], basis)
+    assert same_state(on_region(read[hhl], region), placed)
+    layouts = _header_layouts((tmp_path / "v2" / hhl).read_text())
+    assert layouts["layout"] == [region[i] for i in placed.layout.initial_index_layout(filter_ancillas=True)]
+    assert layouts["final layout, after routing"] == [region[i] for i in placed.layout.final_index_layout(
+        filter_ancillas=True)]
+    ansatz = _header_layouts((index_path.parent / "ansatz.device.qasm").read_text())
+    assert ansatz["final layout, after routing"] == index["ansatz_layout"]
     with pytest.raises(InputError, match="OpenQASM version 4: written are 2, 3"):
-        dumps(two, 4)
+        dumps(placed, 4)
+
+
+def test_the_openqasm_2_writer_uses_only_qelib1_gates_defines_the_rest_and_writes_the_same_text_twice():
+    """Gates outside the paper's qelib1.inc (u, p, cp, sx, ecr, rzx at two angles, swap, two different
+    unitaries, open controls, cu) come out as qelib1.inc gates or gates the file defines; the strict reader gives
+    back the circuit's unitary (up to the global phase OpenQASM 2 cannot state), the same circuit gives the same
+    text, and Qiskit's own writer fails the Qiskit-free check that this one passes."""
+    from qiskit import QuantumCircuit, qasm2
+    from qiskit.circuit import Parameter
+    from qiskit.circuit.library import CUGate, ECRGate, RYGate, RZXGate, UnitaryGate
+    from qiskit.quantum_info import random_unitary
+
+    from qlsbench.errors import InputError
+    from qlsbench.solvers import qelib1
+
+    circuit = QuantumCircuit(3, 1, global_phase=0.4)
+    circuit.u(0.1, 0.2, 0.3, 0)
+    circuit.p(0.7, 1)
+    circuit.cp(-0.2, 0, 2)
+    circuit.sx(1)
+    circuit.append(ECRGate(), [1, 2])
+    circuit.append(RZXGate(np.pi / 4), [0, 1])
+    circuit.append(RZXGate(-np.pi / 4), [2, 0])
+    circuit.swap(0, 2)
+    for seed, qubits in ((1, [0, 2]), (2, [1, 2])):
+        circuit.append(UnitaryGate(random_unitary(4, seed=seed)), qubits)
+    circuit.append(RYGate(0.3).control(1, ctrl_state=0), [2, 1])
+    circuit.append(CUGate(0.1, 0.2, 0.3, 0.4), [0, 1])
+    circuit.rz(1e-5, 1)
+    circuit.measure(2, 0)
+    text = qelib1.dumps(circuit, ("a comment",))
+    assert text == qelib1.dumps(circuit.copy(), ("a comment",)) and "// a comment\n" in text
+    assert re.findall(r"^gate (\w+)", text, re.M) == ["sx", "ecr", "rzx", "rzx_1", "swap", "unitary", "unitary_1",
+                                                      "cry", "cry_o0", "cu"]
+    two_qubit_pairs(text)
+    assert unitary(qasm2.loads(text, strict=True)).equiv(unitary(circuit))
+    with pytest.raises(AssertionError, match="not a gate a strict reader knows: sx "):
+        two_qubit_pairs(qasm2.dumps(circuit))
+    circuit.rx(Parameter("theta"), 0)
+    with pytest.raises(InputError, match="OpenQASM 2: the circuit has 1 unbound parameters"):
+        qelib1.dumps(circuit)
 
 
 TINY_BOARD = """version: 1

@@ -193,3 +193,28 @@ def test_the_qsvt_circuit_in_openqasm_3_reads_back_to_the_same_post_selected_sta
     read, built = qc.postselected(states[0], 1), qc.postselected(states[1], 1)
     overlap = np.vdot(read, built)  # OpenQASM 3 as Qiskit writes it keeps no global phase
     np.testing.assert_allclose(read * overlap / abs(overlap), built, atol=1e-8)
+
+
+def test_the_qsvt_circuit_in_strict_openqasm_2_and_on_a_device_is_the_same_circuit():
+    """In OpenQASM 2 the QSVT circuit loads in a strict reader (no custom instructions) as the same unitary; at
+    the device level (torino, CZ couplers) the file is in the chip's numbering, every two-qubit gate on a coupler
+    for both readers, and on its region it is the circuit placed there."""
+    from qasm_check import on_region, two_qubit_pairs, unitary
+    from qiskit import qasm2
+
+    from qlsbench.solvers.devices import load
+    from qlsbench.solvers.qasm import device_qasm, dumps, place, qsvt_transpiled
+
+    system = LinearSystem(sp.csr_matrix(np.array([[1.0, 0.3], [0.3, 0.8]]) / 1.3), np.array([1.0, 0.5]))
+    circuit = qsvt_transpiled(system, epsilon=0.1, degree=7)
+    text = dumps(circuit, version=2)
+    two_qubit_pairs(text)
+    assert unitary(qasm2.loads(text, strict=True)).equiv(unitary(circuit))
+    (placed,), region, device = place([circuit], "torino")
+    text = device_qasm(placed, region, device, version=2)
+    chip = qasm2.loads(text, strict=True)
+    pairs = two_qubit_pairs(text)
+    assert pairs == [tuple(chip.find_bit(q).index for q in inst.qubits) for inst in chip.data
+                     if inst.operation.num_qubits == 2]
+    assert chip.num_qubits == 133 and pairs and set(pairs) <= set(load("torino").coupling_map.get_edges())
+    assert unitary(on_region(chip, region)).equiv(unitary(placed))

@@ -115,15 +115,19 @@ def cmd_export(args) -> None:
     if "qasm" in args.format and "hhl" in args.circuits:
         from qlsbench.solvers.qasm import MAX_QASM_QUBITS, export_hhl_qasm
 
-        written = export_hhl_qasm(args.dataset, args.out, clock=args.clock, version=args.qasm_version)
-        print(f"{plural(len(written), 'HHL circuit')} (systems up to {MAX_QASM_QUBITS} qubits, {args.clock} clock "
-              f"qubits, CX + U) as OpenQASM {args.qasm_version} -> {args.out}")
+        written = export_hhl_qasm(args.dataset, args.out, clock=args.clock, version=args.qasm_version,
+                                  device=args.device)
+        print(f"{plural(len(written) // 2, 'HHL circuit')} (systems up to {MAX_QASM_QUBITS} qubits, {args.clock} "
+              f"clock qubits) in CX + U and routed to {args.device} (.hhl.device.qasm, the chip's qubit numbering) as "
+              f"OpenQASM {args.qasm_version} -> {args.out}")
     if "qasm" in args.format and "qsvt" in args.circuits:
         from qlsbench.solvers.qasm import MAX_QSVT_QASM_QUBITS, export_qsvt_qasm
 
-        written = export_qsvt_qasm(args.dataset, args.out, epsilon=args.epsilon, version=args.qasm_version)
-        print(f"{plural(len(written), 'QSVT circuit')} (systems up to {MAX_QSVT_QASM_QUBITS} qubits, the degree "
-              f"for epsilon {args.epsilon:g}, CX + U) as OpenQASM {args.qasm_version} -> {args.out}")
+        written = export_qsvt_qasm(args.dataset, args.out, epsilon=args.epsilon, version=args.qasm_version,
+                                   device=args.device)
+        print(f"{plural(len(written) // 2, 'QSVT circuit')} (systems up to {MAX_QSVT_QASM_QUBITS} qubits, the "
+              f"degree for epsilon {args.epsilon:g}) in CX + U and routed to {args.device} (.qsvt.device.qasm, the "
+              f"chip's qubit numbering) as OpenQASM {args.qasm_version} -> {args.out}")
     if "qasm" in args.format and "vqls" in args.circuits:
         from qlsbench.solvers.qasm import MAX_VQLS_QASM_QUBITS, export_vqls_qasm
 
@@ -131,7 +135,8 @@ def cmd_export(args) -> None:
                                    device=args.device, version=args.qasm_version)
         print(f"vqls-{args.vqls_cost} trained on {plural(len(written), 'system')} (up to {MAX_VQLS_QASM_QUBITS} "
               f"qubits): the ansatz and one cost evaluation's Hadamard tests, as built, in CX + U and routed to "
-              f"{args.device}, as OpenQASM {args.qasm_version} -> {args.out}/<name>.vqls-{args.vqls_cost}/")
+              f"{args.device} (the chip's qubit numbering), as OpenQASM {args.qasm_version} -> "
+              f"{args.out}/<name>.vqls-{args.vqls_cost}/")
 
 
 def _arguments_export(s) -> None:
@@ -140,23 +145,26 @@ def _arguments_export(s) -> None:
 
     s.add_argument("dataset", help="dataset file or folder (e.g. the pinned set: qlsbench/pinned/systems)")
     s.add_argument("--out", required=True, help="output folder: <name>.mtx, .b.mtx, .x_ref.mtx and .json per system; "
-                                                "<name>.hhl.qasm with --format qasm")
+                                                "<name>.hhl.qasm and <name>.hhl.device.qasm with --format qasm")
     s.add_argument("--format", nargs="+", choices=["mtx", "qasm", "fclib"], default=["mtx"],
                    help="mtx: Matrix Market; qasm: each small system's circuits in OpenQASM (--circuits); fclib: the "
                         "contact problem of each pinned DEM-C system's step, <name>.fclib.hdf5, FCLIB's global form "
                         "(default: mtx)")
     s.add_argument("--circuits", nargs="+", choices=["hhl", "qsvt", "vqls"], default=["hhl"],
-                   help="which solvers' circuits --format qasm writes: <name>.hhl.qasm, <name>.qsvt.qasm, "
-                        "<name>.vqls-<cost>/ (the ansatz at trained angles and one cost evaluation's Hadamard tests, "
-                        "three levels each, with index.json; default: hhl)")
+                   help="which solvers' circuits --format qasm writes: <name>.hhl.qasm and <name>.qsvt.qasm (CX + "
+                        "U) with their .device.qasm (routed to --device), <name>.vqls-<cost>/ (the ansatz at trained "
+                        "angles and one cost evaluation's Hadamard tests, three levels each, with index.json; "
+                        "default: hhl)")
     s.add_argument("--qasm-version", type=int, choices=[2, 3], default=3,
-                   help="OpenQASM version of the circuits: 3, or 2 for tools that read only 2 (default 3)")
+                   help="OpenQASM version of the circuits: 3, or 2 for tools that read only 2, in the gates of "
+                        "qelib1.inc and gates the file defines (default 3)")
     s.add_argument("--vqls-cost", choices=["local", "global"], default="local",
                    help="the VQLS cost whose circuits --circuits vqls writes (default local)")
     s.add_argument("--layers", type=Whole(0, 16).parse, default=4,
                    help="ansatz layers of the VQLS circuits (default 4, the solvers' own default)")
     s.add_argument("--device", choices=tuple(sorted(DEVICES)), default=DEFAULT_DEVICE,
-                   help=f"the device the VQLS circuits' device level is routed to (default {DEFAULT_DEVICE})")
+                   help=f"the device the circuits' device level is routed to, written in its qubit numbering "
+                        f"(default {DEFAULT_DEVICE})")
     s.add_argument("--quiet", action="store_true", help="no progress bar (--format fclib reruns simulations)")
     s.add_argument("--clock", type=Whole(2, 8).parse, default=4, help="clock qubits of the HHL circuits (default 4)")
     s.add_argument("--epsilon", type=Real(0.0, 0.5, open_low=True).parse, default=0.1,

@@ -202,6 +202,42 @@ class Device:
                 "seed_transpiler": self.seed}
 
 
+def on_chip(placed, region: list[int], width: int):
+    """A circuit from :meth:`Device.place` (numbered 0..k-1 inside ``region``) in the chip's own numbering.
+
+    Qubit ``i`` of ``placed`` becomes qubit ``region[i]`` of a ``width``-qubit circuit, so every two-qubit gate
+    sits on one of the device's couplers as written; the layout is carried over (virtual qubits to physical
+    ones, the chip's other qubits as ancillas), which is what makes a writer such as OpenQASM 3's name the
+    qubits ``$p``.
+    """
+    from qiskit import QuantumCircuit, QuantumRegister
+    from qiskit.transpiler import Layout, TranspileLayout
+
+    chip = QuantumCircuit(QuantumRegister(width, "q"), global_phase=placed.global_phase)
+    chip.add_bits(placed.clbits)
+    for register in placed.cregs:
+        chip.add_register(register)
+    chip.compose(placed, qubits=list(region), clbits=chip.clbits, inplace=True)
+    old = placed.layout
+    virtual = {bit: region[index] for bit, index in old.initial_layout.get_virtual_bits().items()}
+    inputs = dict(old.input_qubit_mapping)
+    spare = sorted(set(range(width)) - set(region))
+    if spare:
+        ancillas = QuantumRegister(len(spare), "chip_ancilla")
+        virtual.update(zip(ancillas, spare))
+        inputs.update({bit: len(old.input_qubit_mapping) + j for j, bit in enumerate(ancillas)})
+    moved = {} if old.final_layout is None else {
+        chip.qubits[region[placed.find_bit(bit).index]]: region[index]
+        for bit, index in old.final_layout.get_virtual_bits().items()}
+    # The transpiler's own way of saying a circuit is physical (QuantumCircuit.layout has no setter).
+    chip._layout = TranspileLayout(
+        initial_layout=Layout(virtual), input_qubit_mapping=inputs,
+        final_layout=None if old.final_layout is None else Layout(
+            {qubit: moved.get(qubit, p) for p, qubit in enumerate(chip.qubits)}),
+        _input_qubit_count=old._input_qubit_count, _output_qubit_list=list(chip.qubits))
+    return chip
+
+
 def two_qubit_count(circuit) -> int:
     """Gates acting on two qubits (SWAPs decomposed by routing already count as their gates)."""
     return sum(1 for inst in circuit.data if inst.operation.num_qubits == 2 and inst.operation.name != "barrier")
@@ -378,4 +414,4 @@ def _scaled_time(t: float | None, scale: float) -> float | None:
 
 __all__ = ["DEFAULT_DEVICE", "DEVICES", "MITIGATIONS", "ZNE_FACTORS", "Device", "RoutedCost", "calibration_date",
            "check_mitigation", "check_mitigation_backend", "check_options", "confusion", "duration", "fold", "load", "measured_qubits",
-           "region_target", "richardson", "two_qubit_count", "unconfuse"]
+           "on_chip", "region_target", "richardson", "two_qubit_count", "unconfuse"]
