@@ -73,3 +73,24 @@ def test_bad_input_gives_one_line_naming_the_culprit(name, ising_dataset, tmp_pa
     assert "\n" not in err and "Traceback" not in err, err
     assert err.startswith("qlsbench") and case.culprit in err, err
     assert _tree(tmp_path) == before, "files below the test folder were added, removed or changed"
+
+
+def test_a_failed_page_command_leaves_no_folder_and_old_figures_as_they_were(tmp_path, capsys):
+    """A page whose input is found bad after its figures began leaves nothing half-written (issue 52)."""
+    from qlsbench.cli import main
+    from qlsbench.report.staging import staged
+
+    pages = tmp_path / "pages"
+    assert main(["figure", "in-loop", str(tmp_path / "none.parquet"), "--out", str(pages / "in-loop.md")]) == 2
+    assert "none.parquet: no such file" in capsys.readouterr().err and not pages.exists()
+    figures = tmp_path / "kept" / "figures"
+    figures.mkdir(parents=True)
+    (figures / "old.png").write_bytes(b"old")
+    with pytest.raises(RuntimeError):
+        with staged(figures) as drawn:
+            (drawn / "old.png").write_bytes(b"half")
+            raise RuntimeError("the second figure failed")
+    assert [p.name for p in figures.parent.iterdir()] == ["figures"] and (figures / "old.png").read_bytes() == b"old"
+    with staged(figures) as drawn:
+        (drawn / "old.png").write_bytes(b"new")
+    assert (figures / "old.png").read_bytes() == b"new" and [p.name for p in figures.parent.iterdir()] == ["figures"]

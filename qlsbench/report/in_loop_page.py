@@ -21,6 +21,7 @@ from qlsbench.bench.spread import Spread
 from qlsbench.data import atomic_write_text
 from qlsbench.options import cli_words
 from qlsbench.report.base import page
+from qlsbench.report.staging import staged
 from qlsbench.report.plotting import pyplot, save_figure
 from qlsbench.report.tables import markdown_table
 
@@ -745,13 +746,13 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
     """Write the in-loop page (and its figure) from in-loop results files."""
     out = Path(out)
     figures = Path(figures) if figures is not None else out.parent / "figures"
-    figures.mkdir(parents=True, exist_ok=True)
     rel = os.path.relpath(figures, out.parent).replace(os.sep, "/")
     loops, solves = _split(inputs)
     files = [(Path(p).stem, *read_in_loop(p)) for p in loops]
-    # the controls' runs are in the tables; a panel each would only widen the figure
-    plot_in_loop([f for f in files if not all(control_name(r) for r in f[2]["runs"])], figures / "in_loop.png")
     results = load_results(solves) if solves else pd.DataFrame()
+    with staged(figures) as drawn:  # moved into figures/ only once drawn whole
+        # the controls' runs are in the tables; a panel each would only widen the figure
+        plot_in_loop([f for f in files if not all(control_name(r) for r in f[2]["runs"])], drawn / "in_loop.png")
     text = [HEADER, verdicts(files), f"![position error against time]({rel}/in_loop.png)", "",
             *warm_section(files, results, _datasets_folder(solves))]
     for name, steps, meta in files:
@@ -801,6 +802,8 @@ def _split(inputs: list[str]) -> tuple[list[str], list[str]]:
 
     loops, solves = [], []
     for path in sorted(inputs):
+        if not Path(path).exists():
+            raise InputError(f"{path}: no such file (expected an in-loop or solve results file)")
         try:
             keys = set((pq.read_schema(path).metadata or {}).keys())
         except (OSError, ValueError) as exc:

@@ -30,6 +30,7 @@ from qlsbench.report.base import page
 from qlsbench.report.floors import normalised, with_floors
 from qlsbench.report.plotting import pyplot, save_figure
 from qlsbench.report.tables import markdown_table
+from qlsbench.report.staging import staged
 from qlsbench.solvers.registry import CONTROLS, is_control
 
 #: The condition of a null solver's row: it runs no circuit, so ideal, noisy and mitigated do not apply to it.
@@ -480,14 +481,14 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
     controls run on their systems."""
     out = Path(out)
     figures = Path(figures) if figures is not None else out.parent / "figures"
-    figures.mkdir(parents=True, exist_ok=True)
     rel = os.path.relpath(figures, out.parent).replace(os.sep, "/")
     rows = page_rows(load_results(sorted(inputs)))
     if not (rows["condition"] != CONTROL).any():
         from qlsbench.errors import InputError
 
         raise InputError(f"none of {', '.join(map(str, inputs))} holds a solve on a device backend")
-    plot_volumetric(rows, figures / "noisy_volumetric.png")
+    with staged(figures) as drawn:  # moved into figures/ only once drawn whole
+        plot_volumetric(rows, drawn / "noisy_volumetric.png")
     text = [HEADER, f"Devices: {_devices_sentence(rows)}.", "", controls_sentence(rows), "",
             "## Largest system solved", "", markdown_table(largest_solved(rows)), "",
             "## Per solver, size and condition", "", seeds_sentence(rows), "", markdown_table(noisy_table(rows)),

@@ -36,6 +36,7 @@ from qlsbench.report.loss_curves import plot_loss_curves, smooth
 from qlsbench.report.pauli_figures import plot_term_counts, plot_truncation_errors
 from qlsbench.report.physics_figures import plot_snapshots
 from qlsbench.report.tables import markdown_table
+from qlsbench.report.staging import staged
 
 #: A read-out counts as a solution at this fidelity (the board's variational track).
 SUCCESS_FIDELITY = LOW_ACCURACY.fidelity
@@ -788,10 +789,15 @@ def render(folder: str | os.PathLike, out: str | os.PathLike, figures: str | os.
     out = Path(out)
     figures = Path(figures) if figures is not None else out.parent / "figures"
     rel = os.path.relpath(figures, out.parent).replace(os.sep, "/")
-    if draw:
-        figures.mkdir(parents=True, exist_ok=True)
-    else:  # the sections skip their drawing: same text, no figures
-        figures = None
+    if not draw:  # the sections skip their drawing: same text, no figures
+        return atomic_write_text(out, _page(shipped, None, rel))
+    with staged(figures) as drawn:  # moved into figures/ only once every figure is drawn
+        page = _page(shipped, drawn, rel)
+    return atomic_write_text(out, page)
+
+
+def _page(shipped, figures: Path | None, rel: str) -> str:
+    """The page's text, drawing its figures into ``figures`` (none when ``None``); ``rel`` is how it links them."""
     fig2, fig2_verdicts = fig2_section(shipped, figures, rel)
     fig4, fig4_verdict = fig4_section(shipped, figures, rel)
     fig3, fig3_verdict = fig3_section(shipped, figures, rel)
@@ -799,7 +805,7 @@ def render(folder: str | os.PathLike, out: str | os.PathLike, figures: str | os.
     page = "\n".join([_header(shipped), CHOICES, verdict_table(fig2_verdicts, fig3_verdict, fig4_verdict, fig5_verdict),
                       DETERMINISM, fig2, budget_section(shipped, figures, rel), fig3, fig4, fig5,
                       truncation_section(shipped, figures, rel), wall_time_section(shipped)])
-    return atomic_write_text(out, page.rstrip("\n") + "\n")
+    return page.rstrip("\n") + "\n"
 
 
 @dataclass(frozen=True)
