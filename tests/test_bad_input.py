@@ -94,3 +94,17 @@ def test_a_failed_page_command_leaves_no_folder_and_old_figures_as_they_were(tmp
     with staged(figures) as drawn:
         (drawn / "old.png").write_bytes(b"new")
     assert (figures / "old.png").read_bytes() == b"new" and [p.name for p in figures.parent.iterdir()] == ["figures"]
+
+
+def test_a_board_render_failing_midway_leaves_no_pages(tmp_path, monkeypatch):
+    """The board's pages are drawn in a staging folder: the budget curves drawn, then the page fails: nothing."""
+    from qlsbench.bench.board.folder import SHIPPED
+    from qlsbench.report import board_pages
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("the page failed after the plots")
+
+    monkeypatch.setattr(board_pages, "write_leaderboard", fail)
+    with pytest.raises(RuntimeError, match="after the plots"):
+        board_pages.render_board(SHIPPED, pages=tmp_path / "pages", in_loop=None, noisy=None)
+    assert list(tmp_path.iterdir()) == []

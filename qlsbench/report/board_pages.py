@@ -42,6 +42,7 @@ from qlsbench.report.leaderboard_columns import display_table
 from qlsbench.report.leaderboard_page import control_sentence, write_leaderboard
 from qlsbench.report.noisy_page import noisy_track_blocks
 from qlsbench.report.resource_figures import estimate_blocks
+from qlsbench.report.staging import staged
 
 #: The pages ``board publish`` and ``board add`` write into their folder.
 PAGES = ("index.html", "leaderboard.md", "leaderboard.csv", "budget_curves.png")
@@ -210,11 +211,14 @@ def render_board(board: Board, results: pd.DataFrame | None = None, pages: str |
     (``board publish`` and ``render``). ``local``: a folder of self-submitted files to rank too, marked.
     ``progress`` shows a progress line (on stderr)."""
     step = _Progress(len(_STEPS), progress)
+    pages = Path(pages)
     try:
-        return _render(board, results, Path(pages), tol, low, {"physics": in_loop, "noisy": noisy}, local, step,
-                       keep_tracks)
+        with staged(pages) as drawn:  # the pages move in together once all are written: a failure leaves none
+            written = _render(board, results, drawn, tol, low, {"physics": in_loop, "noisy": noisy}, local, step,
+                              keep_tracks, docs=_summarised_docs(pages))
     finally:
         step.close()
+    return [pages / p.relative_to(drawn) if p.is_relative_to(drawn) else p for p in written]
 
 
 def _track_blocks(board: Board, given: dict[str, list | str | None], bar: float, keep: bool) -> list:
@@ -232,7 +236,7 @@ def _track_blocks(board: Board, given: dict[str, list | str | None], bar: float,
 
 def _render(board: Board, results: pd.DataFrame | None, pages: Path, tol: Tolerances, low: Tolerances,
             tracks: dict[str, list | str | None], local: str | os.PathLike | None, step,
-            keep_tracks: bool) -> list[Path]:
+            keep_tracks: bool, docs: Path | None) -> list[Path]:
     step("results")
     results = board_results(board, local) if results is None else results
     written = []
@@ -257,7 +261,6 @@ def _render(board: Board, results: pd.DataFrame | None, pages: Path, tol: Tolera
                       html_path=pages / "index.html", systems=pinned, title="qlsbench leaderboard v2",
                       preamble=_preamble(board, results), by="dataset", extra=extra,
                       names=dict(zip(pinned["system_id"], pinned["name"])), step=step)
-    docs = _summarised_docs(pages)
     if docs is not None:  # the method page's numbers are this summary, rewritten with the pages, never typed
         atomic_write_text(docs, with_summary(docs.read_text(encoding="utf-8"), board_summary(board, results, tol, low)))
         written.append(docs)
