@@ -21,9 +21,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "qlsbench"
 #: a module or package path relative to ``qlsbench`` ("" is the package's face: its version, LinearSystem).
 LAYERS: list[set[str]] = [
     {"errors", "outcomes", "text"},
-    {"checks", "threads", "yaml_files", "outputs"},
-    {"options"},
-    {"problems"},
+    {"checks", "yaml_files", "outputs"},
+    {"options", "threads"},
+    {"problems", "environment_variables"},
     {""},
     # physics: the shared parts first, then one folder per model, then the package's face (its __init__)
     {"physics.lcp", "physics.capture", "pauli", "data"},
