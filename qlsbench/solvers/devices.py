@@ -74,13 +74,6 @@ def check_options(device: str, noise_scale: float, optimization_level: int, who:
         raise InputError(f"{prefix}optimization_level must be 0, 1, 2 or 3, got {optimization_level!r}")
 
 
-def check_mitigation_backend(mitigation: str, backend: str, who: str = "") -> None:
-    """One line when a mitigation is asked of a backend other than ``device`` (it mitigates a device's noise)."""
-    if mitigation != "none" and backend != "device":
-        prefix = f"{who}: " if who else ""
-        raise InputError(f"{prefix}mitigation needs backend='device' (noisy circuits), got backend={backend!r}")
-
-
 def calibration_date(name: str) -> str:
     """The date of device ``name``'s calibration snapshot (ISO format)."""
     return load(name).properties().last_update_date.isoformat()
@@ -413,5 +406,5 @@ def _scaled_time(t: float | None, scale: float) -> float | None:
 
 
 __all__ = ["DEFAULT_DEVICE", "DEVICES", "MITIGATIONS", "ZNE_FACTORS", "Device", "RoutedCost", "calibration_date",
-           "check_mitigation", "check_mitigation_backend", "check_options", "confusion", "duration", "fold", "load", "measured_qubits",
+           "check_mitigation", "check_options", "confusion", "duration", "fold", "load", "measured_qubits",
            "on_chip", "region_target", "richardson", "two_qubit_count", "unconfuse"]
