@@ -50,6 +50,7 @@ from qlsbench.options import Options, option
 from qlsbench.physics.spheres.scenes import MAX_SPHERES
 from qlsbench.problems import LinearSystem, pad_and_normalize, recover_solution
 from qlsbench.solvers.base import can_start
+from qlsbench.solvers.processes import exit_with_parent
 
 #: Resources (:data:`~qlsbench.solvers.base.RESOURCE_KEYS`) that add up over a run's solves.
 ADDITIVE_RESOURCES = ("circuit_executions", "mc_samples", "cost_evaluations")
@@ -492,7 +493,7 @@ def run_all(options: InLoopOptions, spec, runs: list, *, progress: bool = False,
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     share = threads.configured() or max(1, cores // jobs)  # the cores this process may use (a batch job's)
     context = mp.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_threads,
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker,
                              initargs=(share, progress_lines(context, jobs))) as pool:
         futures = [pool.submit(_one_run, options, spec, fidelity, seed, progress, out, None)
                    for fidelity, seed in runs]
@@ -511,6 +512,13 @@ def progress_lines(context, jobs: int):
 
 #: The progress-bar line of this worker process (:func:`run_all`); 0 in the main process.
 _LINE = 0
+
+
+def _start_worker(count: int, lines=None) -> None:
+    """Start a worker of :func:`run_all`: it dies with the parent (a killed sweep leaves no run going on for
+    nobody, holding the caller's output pipes), then :func:`_worker_threads`."""
+    exit_with_parent()
+    _worker_threads(count, lines)
 
 
 def _worker_threads(count: int, lines=None) -> None:

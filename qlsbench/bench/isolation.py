@@ -16,10 +16,8 @@ import dataclasses
 import multiprocessing as mp
 import os
 import signal
-import threading
 import time
 import traceback
-from multiprocessing.connection import wait
 from typing import Any
 
 import numpy as np
@@ -28,6 +26,7 @@ from qlsbench.errors import SolverProcessError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers import SolveResult, Status, get
 from qlsbench.solvers.base import RETURNED
+from qlsbench.solvers.processes import exit_with_parent as _exit_with_parent
 
 #: How long a new worker may take to import its solver (JAX and Qiskit are slow to import).
 STARTUP_TIMEOUT = 300.0
@@ -109,45 +108,6 @@ def _death(code: int | None) -> str:
         except ValueError:
             pass
     return f"exit code {code}"
-
-
-def _exit_with_parent() -> None:
-    """End this worker the moment its parent process dies.
-
-    A parent killed outright (SIGKILL, the OOM killer) cannot stop its
-    worker, which would solve on for nobody and then fail to send the
-    result. On Linux the kernel kills the worker when its parent ends
-    (``PR_SET_PDEATHSIG``): a solve inside one long C call holds the
-    interpreter lock, and no Python thread of the worker could act until it
-    returns. Elsewhere, and as a second guard, a thread waits on the
-    parent's sentinel, which becomes readable when the parent is gone.
-    """
-    parent = mp.parent_process()
-    if parent is None:
-        return
-    _kernel_ends_us_with(parent.pid)
-
-    def watch() -> None:
-        wait([parent.sentinel])
-        os._exit(0)  # nobody is left to read a result or an error
-
-    threading.Thread(target=watch, name="qlsbench-parent-watch", daemon=True).start()
-
-
-def _kernel_ends_us_with(parent_pid: int) -> None:
-    """Ask Linux to SIGKILL this process when its parent ends; a no-op where ``prctl`` is not there."""
-    import ctypes
-    import sys
-
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent_pid:  # the parent ended before the request: the kernel will not send it now
-        os._exit(0)
 
 
 def _serve(conn, name: str, options: dict[str, Any]) -> None:

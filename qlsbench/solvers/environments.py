@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from qlsbench.errors import InputError
+from qlsbench.solvers.processes import ends_with_this_process
 
 #: Environment variable naming the folder of built environments.
 ENVIRONMENTS_VARIABLE = "QLSBENCH_ENVIRONMENTS"
@@ -96,7 +97,9 @@ def _build(requirements: Path, target: Path, where: str) -> None:
               "-r", str(requirements.resolve())])
     for step in steps:
         try:
-            done = subprocess.run(step, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
+            # pip killed with us: a build nobody waits for would finish into a folder the next run removes
+            done = subprocess.run(step, capture_output=True, text=True, timeout=BUILD_TIMEOUT,
+                                  preexec_fn=ends_with_this_process())
         except subprocess.TimeoutExpired:
             shutil.rmtree(partial, ignore_errors=True)
             raise InputError(f"{where} {requirements}: building its environment took over {BUILD_TIMEOUT:.0f} s")

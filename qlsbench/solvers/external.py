@@ -21,7 +21,6 @@ process that started it), and a process that dies without answering is a
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import shlex
@@ -40,6 +39,7 @@ from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
 from qlsbench.solvers.environments import interpreter
 from qlsbench.solvers.options import ExternalOptions
+from qlsbench.solvers.processes import ends_with_this_process
 
 PROTOCOL = "qlsbench-solve/1"
 #: The solver side of the protocol, run by the environment's own Python.
@@ -100,15 +100,6 @@ def answer(response: dict[str, Any], dim: int) -> SolveResult:
         return SolveResult(None, Status.ERROR, f"external: malformed response: {exc}")
 
 
-def _die_with_parent() -> None:
-    """In the child before it runs: be killed when the process that started it dies (Linux), so a time-out or
-    a killed run never leaves a solver running with no one to read its answer."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 @dataclass
 class External(ExternalOptions, BaseSolver):
     """A solver in its own environment or language, through request and response files (:class:`ExternalOptions`)."""
@@ -139,7 +130,7 @@ class External(ExternalOptions, BaseSolver):
             req, resp = Path(folder) / "request.json", Path(folder) / "response.json"
             req.write_text(json.dumps(request(system, seed, dict(self.solver_options))))
             done = subprocess.run([*argv, str(req), str(resp)], capture_output=True, text=True,
-                                  preexec_fn=_die_with_parent, stdin=subprocess.DEVNULL)
+                                  preexec_fn=ends_with_this_process(), stdin=subprocess.DEVNULL)
             if resp.is_file():
                 return answer(json.loads(resp.read_text()), system.dim)
         return SolveResult(None, *_failure(done))
