@@ -270,6 +270,39 @@ def test_the_results_file_takes_over_from_the_checkpoints(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["loop.parquet"]
 
 
+def _edited(path, change) -> None:
+    """Edit the pickle in checkpoint ``path`` with ``change`` as a hand would: its other bytes kept as they were."""
+    import pickle
+
+    data = path.read_bytes()
+    start = data.index(b"\x80")  # the pickle's first opcode (PROTO); a checksum line before it is text
+    saved = pickle.loads(data[start:])
+    change(saved)
+    path.write_bytes(data[:start] + pickle.dumps(saved, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+@pytest.mark.parametrize("damage", ["edited", "cut short"])
+def test_a_damaged_checkpoint_is_named_in_one_line_and_redone_never_taken(tmp_path, capsys, damage):
+    """A finished checkpoint edited to rows of 0.5 m (its summary still saying the run never left 1e-3 m), or cut
+    short: the sweep run again names it in one line and runs afresh, to the undamaged run's rows."""
+    options, spec = dataclasses.replace(SPHERES, steps=76), SolverSpec("lu", {})
+    whole, whole_runs = sweep(options, spec, out=tmp_path / "loop.parquet")
+    (path,) = tmp_path.glob(".loop.parquet.lu.seed-0.checkpoint")
+    if damage == "edited":
+        _edited(path, lambda saved: [row.update(position_error=0.5) for row in saved["rows"]])
+    else:
+        path.write_bytes(path.read_bytes()[:-100])
+    capsys.readouterr()
+    again, again_runs = sweep(options, spec, out=tmp_path / "loop.parquet")
+    said = capsys.readouterr().err.strip()
+    assert said.count("\n") == 0 and str(path) in said and "starts again from its first step" in said, said
+    physics = [c for c in whole.columns if c != "seconds"]
+    pd.testing.assert_frame_equal(again[physics], whole[physics])
+    assert again_runs[0]["position_error_max"] == whole_runs[0]["position_error_max"] < 1e-3
+    sweep(options, spec, out=tmp_path / "loop.parquet")  # the redone run's checkpoint is whole again: no word
+    assert capsys.readouterr().err == ""
+
+
 def _worker_line(_):
     """The progress-bar line of the worker process this runs in."""
     import os

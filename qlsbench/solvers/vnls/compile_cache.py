@@ -8,14 +8,21 @@ compile gives, so no number changes.
 
 ``QLSBENCH_JAX_CACHE`` chooses: unset, the folder below ``$XDG_CACHE_HOME`` (``~/.cache``); ``off``, no cache;
 anything else, that folder. A cache folder the user gave JAX itself (``JAX_COMPILATION_CACHE_DIR``) is left alone.
+
+An entry that cannot be read back (a bit flipped or a file cut short: its compressed data fails its own
+checksum, or XLA refuses it) is removed with one line saying so, and compiled and stored afresh
+(:func:`replace_damaged_entries`). JAX alone would warn about it on every run, forever: it compiles the program
+again but never overwrites an entry that exists.
 """
 
 from __future__ import annotations
 
 import functools
+import glob
 import hashlib
 import os
 import platform
+import sys
 from pathlib import Path
 
 #: The environment variable that moves or turns off the cache.
@@ -72,4 +79,52 @@ def use_compile_cache() -> Path | None:
     jax.config.update("jax_compilation_cache_dir", str(folder))
     # VNLS's programs each compile in 0.1-0.3 s, under JAX's default threshold of 1 s: keep them all.
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    replace_damaged_entries(folder)
     return folder
+
+
+def replace_damaged_entries(folder: Path) -> bool:
+    """Have JAX's reads of cache entries in ``folder`` remove an entry they cannot load, so it is written again.
+
+    JAX reads an entry through ``jax._src.compilation_cache.get_executable_and_time`` (decompress, whose
+    checksum catches damage, then deserialize); the read is wrapped so that a failure removes the entry's
+    files, says so in one line, and reports a miss: JAX compiles the program and stores it afresh, where it
+    would otherwise keep the damaged entry and warn on every run.
+
+    Returns
+    -------
+    bool
+        Whether the reads are wrapped (False on a JAX without that function: damaged entries then warn as
+        JAX makes them, and the answers are the same).
+    """
+    from jax._src import compilation_cache
+
+    read = getattr(compilation_cache, "get_executable_and_time", None)
+    if read is None:
+        return False
+    if hasattr(read, "replaces_damaged_in"):  # wrapped already
+        return True
+
+    import jax
+
+    @functools.wraps(read)
+    def read_or_replace(cache_key: str, *args, **kwargs):
+        try:
+            return read(cache_key, *args, **kwargs)
+        except Exception as exc:  # whatever failed to load, the entry is what is at fault: JAX compiles anew
+            if jax.config.values.get("jax_raise_persistent_cache_errors"):  # the user asked JAX to raise
+                raise
+            _remove_entry(folder, cache_key, exc)
+            return None, None
+
+    read_or_replace.replaces_damaged_in = folder
+    compilation_cache.get_executable_and_time = read_or_replace
+    return True
+
+
+def _remove_entry(folder: Path, cache_key: str, exc: Exception) -> None:
+    """Remove the files of the entry ``cache_key`` (the executable and its access time) and say so."""
+    for path in folder.glob(f"{glob.escape(cache_key)}-*"):
+        path.unlink(missing_ok=True)  # another process may have removed it first
+    print(f"qlsbench: JAX cache entry {folder / cache_key} could not be read ({type(exc).__name__}: {exc}); "
+          "removed, and stored again once compiled", file=sys.stderr)
