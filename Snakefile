@@ -6,9 +6,9 @@ import re
 
 from snakemake.utils import min_version, validate
 
+from qlsbench.cli.config_check import check_workflow_config
 from qlsbench.workflow import (
     all_datasets,
-    check_config,
     check_config_files,
     family_args,
     family_labels,
@@ -53,10 +53,11 @@ container: config.get("container", "docker://qlsbench:0.1")
 report: "workflows/report/workflow.rst"
 
 
-# Our check first: one line naming the key at fault, cross-references included. Then Snakemake's, which
-# fills in the schema's defaults. Snakemake's reader keeps the last of two equal keys; ours refuses them.
+# Our check first: one line naming the key at fault, cross-references included, and every check the jobs would
+# make (`qlsbench check-config` runs the same). Then Snakemake's, which fills in the schema's defaults.
+# Snakemake's reader keeps the last of two equal keys; ours refuses them.
 check_config_files(workflow.configfiles)
-check_config(config, "workflows/config/schema.yaml")
+check_workflow_config(config, "workflows/config/schema.yaml")
 validate(config, "workflows/config/schema.yaml")
 
 # Every rule runs `python -m qlsbench` from this workflow's own source: the same code whether jobs run in the

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 import sys
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -55,7 +56,10 @@ def check_config(config: dict[str, Any], schema: str | os.PathLike) -> None:
     The schema catches unknown keys and bad values; the rest needs the
     config as a whole: solver labels unique and path-safe, each solver's
     dataset patterns matching a dataset, loss figures naming configured
-    solvers that run on their dataset, checkpoints of configured simulations.
+    solvers that run on their dataset, checkpoints of configured simulations,
+    each in-loop run checked as ``qlsbench in-loop`` checks it. The jobs'
+    command lines are checked above this layer, by their commands' parsers
+    (:func:`qlsbench.cli.config_check.check_workflow_config`, which calls this).
 
     Raises
     ------
@@ -77,6 +81,7 @@ def check_config(config: dict[str, Any], schema: str | os.PathLike) -> None:
     check_runtimes(config)
     for name in loss_figures(config):
         loss_figure_inputs(config, name)
+    leaderboard_args(config)  # the leaderboard rule's words, read through the command's options record
     in_loop_runs(config)
 
 
@@ -89,13 +94,18 @@ def check_solvers(config: dict[str, Any]) -> None:
     from qlsbench.errors import QlsbenchError
     from qlsbench.solvers.registry import check_solver
 
-    if os.getcwd() not in sys.path and any(":" in e.get("name", "") for e in config.get("solvers", [])):
-        sys.path.insert(0, os.getcwd())
+    _importable_from_cwd([e.get("name", "") for e in config.get("solvers", [])])
     for i, entry in enumerate(config.get("solvers", [])):
         try:
             check_solver(entry["name"], dict(entry.get("options") or {}))
         except QlsbenchError as exc:
             raise ConfigError(f"solvers[{i}]: {exc}") from None
+
+
+def _importable_from_cwd(names) -> None:
+    """Let ``module:Class`` solver names import from the current folder, as each job's ``qlsbench`` does."""
+    if os.getcwd() not in sys.path and any(":" in name for name in names):
+        sys.path.insert(0, os.getcwd())
 
 
 def solver_specs(config: dict[str, Any]) -> dict[str, SolverSpec]:
@@ -227,14 +237,30 @@ IN_LOOP_KEYS = ("name", "solver", "options", "seeds", "fidelity", "fewer_seeds")
 
 
 def in_loop_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The config's ``in_loop:`` entries by name, each checked (options record, solver and its options).
+    """The config's ``in_loop:`` entries by name, each checked as ``qlsbench in-loop`` checks its run.
+
+    Its options record, its solver's options (:func:`~qlsbench.solvers.registry.check_solver`), then
+    :func:`~qlsbench.bench.in_loop.check_sweep`, the command's own check before its first run: fidelity levels
+    for the oracle only, a warm start the solver can take, a scene that builds.
 
     Raises
     ------
     ConfigError
-        Naming the entry and the key at fault, or a name used twice.
+        Naming the entry and what is at fault, or a name used twice.
     """
-    from qlsbench.bench.in_loop import InLoopOptions
+    key = json.dumps(config.get("in_loop") or [], sort_keys=True, default=repr)
+    if key not in _IN_LOOP_RUNS:
+        _IN_LOOP_RUNS[key] = _read_in_loop_runs(config)
+    return dict(_IN_LOOP_RUNS[key])
+
+
+#: in_loop_runs per config section: Snakemake asks for them once per in-loop job, and each check builds the
+#: solver (and a penalty scene).
+_IN_LOOP_RUNS: dict[str, dict[str, dict[str, Any]]] = {}
+
+
+def _read_in_loop_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    from qlsbench.bench.in_loop import InLoopOptions, check_sweep
     from qlsbench.solvers.registry import check_solver
 
     runs: dict[str, dict[str, Any]] = {}
@@ -243,15 +269,16 @@ def in_loop_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if entry["name"] in runs:
             raise ConfigError(f"{where}: name {entry['name']!r} used twice")
         try:
-            InLoopOptions.from_mapping({k: v for k, v in entry.items() if k not in IN_LOOP_KEYS}, where)
+            options = InLoopOptions.from_mapping({k: v for k, v in entry.items() if k not in IN_LOOP_KEYS}, where)
         except QlsbenchError as exc:
             raise ConfigError(str(exc)) from None
+        solver_options = dict(entry.get("options") or {})
+        _importable_from_cwd([entry["solver"]])
         try:
-            check_solver(entry["solver"], dict(entry.get("options") or {}))
+            check_solver(entry["solver"], solver_options)
+            check_sweep(options, SolverSpec(entry["solver"], solver_options), entry.get("fidelity") or ())
         except QlsbenchError as exc:
-            raise ConfigError(f"{where}: {exc}") from None
-        if entry.get("fidelity") and entry["solver"] != "oracle":
-            raise ConfigError(f"{where}: fidelity levels sweep the oracle, not {entry['solver']!r}")
+            raise ConfigError(f"{where} ({entry['name']!r}): {exc}") from None
         runs[entry["name"]] = entry
     return runs
 
@@ -262,8 +289,9 @@ def in_loop_args(config: dict[str, Any], name: str) -> str:
 
     entry = in_loop_runs(config)[name]
     words = cli_words(InLoopOptions, {k: v for k, v in entry.items() if k not in IN_LOOP_KEYS})
-    options = sorted((entry.get("options") or {}).items())
-    words += ["--solver", entry["solver"]] + [f"--option {k}={v}" for k, v in options]
+    words += ["--solver", entry["solver"]]
+    if entry.get("options"):  # as JSON, as the solve rule passes them: each value reaches the solver as written
+        words += ["--options", shlex.quote(json.dumps(entry["options"], sort_keys=True))]
     if entry.get("fidelity"):
         words += ["--fidelity", *map(str, entry["fidelity"])]
     if entry.get("seeds"):

@@ -128,6 +128,62 @@ def test_a_key_given_twice_stops_the_workflow(tmp_path):
     assert not (work / "datasets").exists()
 
 
+def test_check_config_and_the_dry_run_refuse_a_warm_start_the_in_loop_solver_cannot_take(tmp_path, capsys):
+    """``qlsbench in-loop`` refuses ``lu`` with a warm start at run time; check-config called such a config valid and
+    the workflow failed at that rule. Both now refuse it in one line naming the entry and why, with the same words
+    (the Snakefile and check-config call one function)."""
+    from qlsbench.cli import main
+
+    work = _workdir(tmp_path)
+    (work / "warm.yaml").write_text(yaml.safe_dump({"in_loop": [{"name": "lu-warm", "solver": "lu", "steps": 3,
+                                                                 "warm_start": "on"}]}))
+    why = "in_loop[0] ('lu-warm'): --warm-start on: lu cannot start from an earlier solve"
+    assert main(["check-config", str(work / "warm.yaml"), "--defaults", str(work / "workflows/config/default.yaml"),
+                 "--schema", str(SCHEMA)]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.count("\n") == 0 and why in said, said
+    run = subprocess.run(SNAKEMAKE + ["-n", "--configfile", "warm.yaml"], cwd=work, capture_output=True, text=True)
+    assert run.returncode != 0 and why in run.stdout + run.stderr, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda c: c["run"].update(repeats=5000),  # the schema has no upper bound; `qlsbench solve` caps repeats
+     "solver 'lu': its job would stop at once: `qlsbench solve` refuses argument --repeats"),
+    (lambda c: c["run"].update(time_limit=1e300),
+     "solver 'lu': its job would stop at once: `qlsbench solve` refuses argument --time-limit"),
+    (lambda c: c.update(in_loop=[{"name": "many", "solver": "cg", "seeds": 5000}]),
+     "in_loop[0] ('many'): its job would stop at once: `qlsbench in-loop` refuses argument --seeds"),
+    (lambda c: c.update(in_loop=[{"name": "p", "solver": "cg", "family": "penalty", "params": {"slope": 3}}]),
+     "in_loop[0] ('p'): scene incline-block: incline_block() got an unexpected keyword argument 'slope'"),
+    (lambda c: c.update(in_loop=[{"name": "s", "solver": "cg", "scene": "avalanche"}]),
+     "in_loop[0] ('s'): unknown scene 'avalanche'"),
+    (lambda c: c["pauli"].update(tols=[1e300]), "pauli.tols: its job would stop at once: `qlsbench pauli` refuses"),
+    (lambda c: c["leaderboard"].update(residual=1e300), "leaderboard: residual must be a finite number"),
+], ids=["repeats", "time-limit", "in-loop-seeds", "penalty-param", "sphere-scene", "pauli-tol", "leaderboard"])
+def test_check_config_refuses_what_a_job_would_refuse(change, why):
+    """Values the schema admits but a job's command refuses at run time, each named with its config entry."""
+    from qlsbench.cli.config_check import check_workflow_config
+
+    config = _default()
+    check_workflow_config(config, SCHEMA)  # the default config passes
+    change(config)
+    with pytest.raises(ConfigError) as refused:
+        check_workflow_config(config, SCHEMA)
+    assert why in str(refused.value) and "\n" not in str(refused.value), str(refused.value)
+
+
+def test_an_in_loop_jobs_solver_options_arrive_as_its_entry_gives_them():
+    """A solver option with spaces in it (an external solver's command) reaches the in-loop job whole: the rule
+    passes the options as quoted JSON (as `--option command=python3 solver.py`, the shell split it in three)."""
+    from qlsbench.cli.config_check import check_workflow_config
+    from qlsbench.workflow import in_loop_args
+
+    command = "python3 solver.py --fast"
+    config = {**_default(), "in_loop": [{"name": "ext", "solver": "external", "options": {"command": command}}]}
+    check_workflow_config(config, SCHEMA)  # parses the job's words and compares what it reads with the entry
+    assert f"--options '{{\"command\": \"{command}\"}}'" in in_loop_args(config, "ext")
+
+
 @pytest.mark.workflow
 def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     work = _workdir(tmp_path)

@@ -351,9 +351,7 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
         ``linear_solves_ref`` (and the per-step column).
     """
     build, advance, measure = _penalty_world(options) if options.family == "penalty" else _sphere_world(options)
-    if options.warm_start != "off" and not can_start(solver):
-        raise InputError(f"--warm-start {options.warm_start}: {getattr(solver, 'name', 'the solver')} cannot start "
-                         "from an earlier solve (no start_from)")
+    _check_warm_start(options, solver)
     key = run_key(dataclasses.asdict(options), getattr(solver, "name", type(solver).__name__),
                   dict(getattr(solver, "options", {}) or {}), seed)
     saved = checkpoint.load(key) if checkpoint is not None else None
@@ -443,6 +441,55 @@ def _summary(steps: pd.DataFrame, options: InLoopOptions, loop: LoopSolver, stat
 IN_LOOP_META_KEY = b"qlsbench.in_loop"
 
 
+def check_sweep(options: InLoopOptions, spec, fidelities=()) -> None:
+    """Refuse, before any run starts, what would stop a sweep of ``spec`` in the loop once it runs.
+
+    The fidelity levels sweep the oracle only; the solver builds with its options (at each level); it can
+    take the warm start the options ask for; the scene builds (a penalty scene with its parameters). ``qlsbench
+    in-loop`` checks this before its first run (:func:`sweep`, :func:`add_seeds`), and the workflow on each of
+    a config's ``in_loop:`` entries (:func:`qlsbench.workflow.in_loop_runs`: ``check-config``, ``snakemake -n``),
+    so a config they pass does not fail at its in-loop rule over any of these.
+
+    Raises
+    ------
+    InputError
+        One line saying what would stop the run.
+    """
+    if fidelities and spec.name != "oracle":
+        raise InputError(f"fidelity levels sweep the oracle, not {spec.name!r} (use --solver oracle)")
+    for fidelity in list(fidelities) or [None]:
+        _check_warm_start(options, _solver(spec, fidelity)[0])
+    _check_scene(options)
+
+
+def _check_warm_start(options: InLoopOptions, solver) -> None:
+    if options.warm_start != "off" and not can_start(solver):
+        raise InputError(f"--warm-start {options.warm_start}: {getattr(solver, 'name', 'the solver')} cannot start "
+                         "from an earlier solve (no start_from); run it with --warm-start off")
+
+
+def _check_scene(options: InLoopOptions) -> None:
+    """The scene a run would build exists and takes its parameters (spheres: by name, as building 50,000 of
+    them takes seconds; penalty: built, as its parameters are only checked by the builder)."""
+    if options.family == "penalty":
+        build, _, _ = _penalty_world(options)
+        build()
+        return
+    from qlsbench.physics.spheres.scenes import SCENES
+
+    if (options.scene or "sedimentation") not in SCENES:
+        raise InputError(f"unknown scene {options.scene!r} for {options.family}; available: "
+                         f"{', '.join(sorted(SCENES))}")
+
+
+def _solver(spec, fidelity):
+    """The solver of one run of ``spec`` (the oracle at target ``fidelity``, when given) and its options."""
+    from qlsbench.solvers import registry
+
+    options = {**spec.options, **({"fidelity": fidelity} if fidelity is not None else {})}
+    return registry.get(spec.name, **options), options
+
+
 def sweep(options: InLoopOptions, spec, *, seeds: int = 1, fidelities=(), progress: bool = False,
           first_seed: int = 0, out=None, jobs: int = 1) -> tuple[pd.DataFrame, list[dict]]:
     """Run ``spec`` in the loop over seeds ``first_seed..seeds-1``, or the oracle so at each of ``fidelities``.
@@ -460,9 +507,8 @@ def sweep(options: InLoopOptions, spec, *, seeds: int = 1, fidelities=(), progre
     summaries : list of dict
         One per run, with the same three keys and the solver's options.
     """
+    check_sweep(options, spec, fidelities)
     levels = list(fidelities) or [None]
-    if fidelities and spec.name != "oracle":
-        raise InputError(f"fidelity levels sweep the oracle, not {spec.name!r} (use --solver oracle)")
     runs = [(fidelity, seed) for fidelity in levels for seed in range(first_seed, seeds)]
     frames, summaries = [], []
     for steps, summary in run_all(options, spec, runs, progress=progress, out=out, jobs=jobs):
@@ -540,12 +586,8 @@ def _worker_threads(count: int, lines=None) -> None:
 def _one_run(options: InLoopOptions, spec, fidelity, seed: int, progress: bool, out, position: int | None):
     """One run of :func:`sweep`: its rows with ``solver``, ``seed`` and ``fidelity`` in front, and its summary;
     its progress bar at line ``position`` (``None``: this worker's line)."""
-    from qlsbench.solvers import registry
-
     position = _LINE if position is None else position
-
-    solver_options = {**spec.options, **({"fidelity": fidelity} if fidelity is not None else {})}
-    solver = registry.get(spec.name, **solver_options)
+    solver, solver_options = _solver(spec, fidelity)
     checkpoint = None if out is None else Checkpoint(checkpoint_path(out, spec.label, seed, fidelity))
     steps, summary = run_in_loop(options, solver, seed=seed, progress=progress, checkpoint=checkpoint,
                                  position=position)
@@ -573,6 +615,7 @@ def add_seeds(path, options: InLoopOptions, spec, *, seeds: int, fidelities=(), 
     if not Path(path).exists():
         raise InputError(f"{path} does not exist: there is no finished in-loop run to add seeds to (without "
                          "--add-seeds, in-loop writes it)")
+    check_sweep(options, spec, fidelities)
     steps, meta = read_in_loop(path)
     _check_same_sweep(path, meta, options, spec, fidelities)
     summaries = list(meta["runs"])
@@ -687,4 +730,4 @@ def success_bar(summaries: list[dict]) -> float | None:
 
 
 __all__ = ["IN_LOOP_META_KEY", "LOOP_FAMILIES", "InLoopOptions", "LoopAborted", "LoopSolver", "STEP_COLUMNS",
-           "divergence_step", "read_in_loop", "run_in_loop", "success_bar", "sweep", "write_in_loop"]
+           "check_sweep", "divergence_step", "read_in_loop", "run_in_loop", "success_bar", "sweep", "write_in_loop"]

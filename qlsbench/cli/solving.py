@@ -1,4 +1,4 @@
-"""Solving and ranking commands: ``solve``, ``merge``, ``ship``, ``in-loop``, ``solvers``, ``leaderboard``, ``board``, ``compare`` and ``check-config``."""
+"""Solving and ranking commands: ``solve``, ``merge``, ``ship``, ``in-loop``, ``solvers``, ``leaderboard``, ``board`` and ``compare``."""
 
 from __future__ import annotations
 
@@ -560,32 +560,6 @@ def _arguments_compare(s) -> None:
     s.set_defaults(func=cmd_compare, writes=[("work", "--work", "folder")])
 
 
-def cmd_check_config(args) -> None:
-    from qlsbench.errors import ConfigError
-    from qlsbench.workflow import check_config
-    from qlsbench.yaml_files import load_yaml
-
-    config = {}
-    for path in [args.defaults, args.config] if args.defaults else [args.config]:
-        layer = load_yaml(path, "YAML file") or {}
-        if not isinstance(layer, dict):
-            raise ConfigError(f"{path}: a config is a mapping of keys, got {type(layer).__name__}")
-        config.update(layer)  # as Snakemake merges --configfile over the Snakefile's: key by key
-    try:
-        check_config(config, args.schema)
-    except ConfigError as exc:
-        raise ConfigError(f"{args.config}: {exc}") from None
-    print(f"{args.config}: valid")
-
-
-def _arguments_check_config(s) -> None:
-    s.add_argument("config", help="config YAML (as given to snakemake --configfile)")
-    s.add_argument("--defaults", default="workflows/config/default.yaml",
-                   help="config it is merged over, key by key, as Snakemake does ('' for none)")
-    s.add_argument("--schema", default="workflows/config/schema.yaml")
-    s.set_defaults(func=cmd_check_config)
-
-
 #: This module's commands, in the order ``qlsbench --help`` lists them.
 COMMANDS = (
     Command("solve", "run one solver over a dataset into a results file", _arguments_solve),
@@ -599,6 +573,4 @@ COMMANDS = (
     Command("board", "the pinned board: pin its systems, run its solvers, publish it, add or verify a submission",
             _arguments_board),
     Command("compare", "rank a new solver against the published leaderboard on the pinned set", _arguments_compare),
-    Command("check-config", "check a workflow config file before running it (one line per problem)",
-            _arguments_check_config),
 )
