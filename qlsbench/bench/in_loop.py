@@ -44,7 +44,7 @@ import scipy.sparse as sp
 from tqdm.auto import tqdm
 
 from qlsbench.bench.checkpoints import Checkpoint, checkpoint_path, run_key
-from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE, SEED, Real, Whole
+from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE, SEED, TIME_LIMIT, Real, Whole
 from qlsbench.errors import InputError, QlsbenchError
 from qlsbench.options import Options, option
 from qlsbench.physics.spheres.scenes import MAX_SPHERES
@@ -201,7 +201,7 @@ class InLoopOptions(Options):
                                choices=("previous", "zero"))
     position_tol: float = option(1e-3, "position error (m) beyond which the run has left the reference",
                                  bounds=POSITIVE)
-    time_limit: float | None = option(None, "seconds one linear solve may take", bounds=POSITIVE)
+    time_limit: float | None = option(None, "seconds one linear solve may take", bounds=TIME_LIMIT)
     warm_start: str = option("off", "on: each solve starts from the previous one's state (Krylov: its solution as "
                              "x0; VQLS: its angles; VNLS: its network weights) where the solver can and the "
                              "state fits; converged: from the last solve that converged, so a failed solve's "

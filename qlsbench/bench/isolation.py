@@ -93,11 +93,34 @@ def checked(result: SolveResult, system: LinearSystem) -> SolveResult:
     elif not np.all(np.isfinite(x)):
         problem = f"returned a solution with {int(np.sum(~np.isfinite(x)))} non-finite entries"
     else:
-        return result
+        return _converged_checked(result, system)
     claimed = f" (it reported {result.status}{': ' + result.message if result.message else ''})"
     resources = {**(result.resources if isinstance(result.resources, dict) else {}), "invalid_solution": problem}
     return dataclasses.replace(result, status=Status.ERROR, message=f"solver {problem}{claimed}", resources=resources,
                                x=x if x is not None and np.shape(x) == system.b.shape else None)
+
+
+def _converged_checked(result: SolveResult, system: LinearSystem) -> SolveResult:
+    """``result``, but ``stalled`` when it claims ``converged`` for an answer no better than ``x = 0``.
+
+    A relative residual of 1 or more (or one that overflows) is what not solving
+    scores; an absolute tolerance above ``|b|`` lets a Krylov method "converge"
+    at its start, ``x = 0``. The solver's claim is checked against the metric
+    the runner records, whatever the solver says.
+    """
+    if result.status is not Status.CONVERGED:
+        return result
+    norm_b = float(np.linalg.norm(system.b))
+    with np.errstate(all="ignore"):  # an answer of huge entries: its residual overflows, which is the finding
+        residual = float(np.linalg.norm(system.A @ result.x - system.b)) / norm_b if norm_b > 0 else 0.0
+    if np.isfinite(residual) and residual < 1.0:
+        return result
+    said = f": {result.message}" if result.message else ""
+    return dataclasses.replace(result, status=Status.STALLED,
+                               message=f"reported converged at relative residual {residual:.3g} (>= 1: no better "
+                                       f"than x = 0){said}",
+                               resources={**(result.resources if isinstance(result.resources, dict) else {}),
+                                          "claimed": Status.CONVERGED.value})
 
 
 def _death(code: int | None) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from qlsbench.checks import COUNT, POSITIVE, SEED, Real, Whole
+from qlsbench.checks import COUNT, SEED, TIME_LIMIT, Real, Whole
 from qlsbench.cli.base import Command
 from qlsbench.cli.options import (
     MAX_JOBS,
@@ -86,7 +86,7 @@ def _arguments_solve(s) -> None:
     s.add_argument("--out", required=True, help="results .parquet file")
     s.add_argument("--repeats", type=Whole(1, MAX_REPEATS).parse, default=1)
     s.add_argument("--seed", type=SEED.parse, default=0)
-    s.add_argument("--time-limit", type=POSITIVE.parse, default=None, help="seconds per solve (runs in a child process)")
+    s.add_argument("--time-limit", type=TIME_LIMIT.parse, default=None, help="seconds per solve (runs in a child process)")
     s.add_argument("--max-qubits", type=COUNT.parse, default=None, help="systems of more qubits get a 'skipped' row")
     s.add_argument("--shard", type=_shard, default=None, metavar="I/K",
                    help="solve only shard I of K (largest systems first, dealt round-robin); `qlsbench merge` joins them")
@@ -537,7 +537,7 @@ def _quick_words(result) -> str:
 
 def _arguments_compare(s) -> None:
     add_solver_arguments(s)
-    s.add_argument("--time-limit", type=POSITIVE.parse, default=None,
+    s.add_argument("--time-limit", type=TIME_LIMIT.parse, default=None,
                    help="seconds per solve (default: the board's, qlsbench.bench.board.comparing.COMPARE_TIME_LIMIT)")
     s.add_argument("--max-qubits", type=COUNT.parse, default=None,
                    help="systems of more qubits get a 'skipped' row (counted unsolved); recorded in the submission, "
