@@ -188,3 +188,12 @@ def test_a_krylov_floor_above_b_is_refused_by_name(tmp_path):
     with pytest.raises(InputError, match="atol must be a finite number in \\[0, 1\\], got 2"):
         run_solver(SolverSpec("cg", {"atol": 2}), dataset, tmp_path / "out.parquet", progress=False)
     assert not (tmp_path / "out.parquet").exists()
+
+
+def test_a_config_value_spelt_as_text_reaches_the_solver_as_its_number():
+    """YAML 1.1 leaves ``rtol: 1e-8`` as text; the solver gets 1e-8 (and a count ``1e1`` gets 10), as from a flag."""
+    from qlsbench.solvers import get
+
+    assert get("cg", rtol="1e-8").rtol == 1e-8 and get("gmres", restart="1e1").restart == 10
+    with pytest.raises(InputError, match="option 'rtol' must be float, got str '1e-8 m'"):
+        get("cg", rtol="1e-8 m")

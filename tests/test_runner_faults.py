@@ -251,7 +251,7 @@ def test_a_private_copy_shares_nothing_with_the_original():
     ("gmres", {"restart": 2.0}, "option 'restart' must be int, got float 2.0"),
     ("cg", {"maxiter": 2.5}, "option 'maxiter' must be int or None, got float 2.5"),
     ("cg", {"history": 1}, "option 'history' must be bool, got int 1"),
-    ("cg", {"rtol": "1e-3"}, "option 'rtol' must be float, got str '1e-3'"),
+    ("cg", {"rtol": "1e-3 m"}, "option 'rtol' must be float, got str '1e-3 m'"),  # "1e-3" alone is the number
     ("splu", {"permc_spec": 3}, "option 'permc_spec' must be str, got int 3"),
     ("gmres", {"restrat": 5}, "unknown option(s) 'restrat'; accepted: rtol, atol, maxiter, history, restart "
                               "(did you mean 'restart'?)"),

@@ -130,7 +130,7 @@ def test_emulated_cost_is_unbiased_and_the_solve_is_deterministic():
 
 
 def test_noise_is_refused_on_the_emulated_backend():
-    with pytest.raises(InputError, match="depolarizing noise needs backend='shots'"):
+    with pytest.raises(InputError, match="depolarizing applies to backend 'shots' only, not backend='shots-emulated'"):
         registry.get("vqls-local", backend="shots-emulated", depolarizing=1e-3)
 
 
