@@ -180,3 +180,22 @@ def test_requirements_file_builds_its_environment_once(tmp_path, monkeypatch):
     assert interpreter(requirements) == python and os.stat(python.parent.parent).st_mtime_ns == stamp
     requirements.write_text("# another pin\n")
     assert interpreter(requirements) != python  # another content, another environment
+
+
+def test_a_pinned_environment_is_built_before_the_first_solve_not_under_its_time_limit(tmp_path, monkeypatch):
+    """Building a framework's virtualenv takes minutes: the runner has it built in its own process before the
+    first solve (``prepare``), not in the worker under the solve's time limit."""
+    from qlsbench.solvers import environments
+
+    monkeypatch.setenv("QLSBENCH_ENVIRONMENTS", str(tmp_path / "envs"))
+    builders = []
+    build = environments._build
+    monkeypatch.setattr(environments, "_build", lambda *a: (builders.append(os.getpid()), build(*a)))
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("# nothing to install\n")
+    (tmp_path / "jacobi.py").write_text(JACOBI)
+    dataset = write_systems([_system(4)], tmp_path / "systems.parquet")
+    spec = SolverSpec("external", {"environment": str(requirements), "entry": f"{tmp_path / 'jacobi.py'}:solve"})
+    rows = run_solver(spec, dataset, tmp_path / "out.parquet", time_limit=60, progress=False)
+    assert list(rows["status"]) == ["converged"]
+    assert builders == [os.getpid()]  # built once, here; the worker found it built

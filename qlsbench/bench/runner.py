@@ -299,7 +299,10 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
         TIME_LIMIT.check(time_limit, "time_limit (seconds)")
     if max_qubits is not None:
         COUNT.check(max_qubits, "max_qubits")
-    check_solver(spec.name, spec.options)  # name, option names and types, values: before any output exists
+    built = check_solver(spec.name, spec.options)  # name, option names and types, values: before any output exists
+    # Work a solver has to do once before its first solve (the external solver building its environment), here in
+    # this process, before any solve's time limit runs.
+    getattr(built, "prepare", lambda: None)()
     if sequence:
         _check_sequence(time_limit, shard)
     # Every row is checked (hash, shapes) before the first solve, so bad data stops the run at once.

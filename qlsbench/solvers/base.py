@@ -92,7 +92,10 @@ class Solver(Protocol):
 
     A solver is configured at construction (``registry.get(name, **options)``)
     and then solves any number of systems. ``options`` is recorded with every
-    result so a leaderboard row says exactly what was run.
+    result so a leaderboard row says exactly what was run. A solver may also
+    have ``prepare()``: work done once, in the runner's process, before the
+    first solve and outside any solve's time limit (the external solver
+    builds its environment there).
     """
 
     name: str

@@ -119,6 +119,12 @@ class External(ExternalOptions, BaseSolver):
         if self.peer:
             self.name = self.peer  # the board's and the folders' name for it
 
+    def prepare(self) -> None:
+        """Build the environment now when it is a requirements file not built yet (once, minutes for a framework):
+        the runner calls this before the first solve, so the build never counts against a solve's time limit."""
+        if self.environment is not None:
+            interpreter(self.environment, where="external: environment")
+
     def _argv(self) -> list[str]:
         if self.command is not None:
             return shlex.split(self.command)

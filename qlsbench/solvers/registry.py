@@ -408,7 +408,7 @@ def _missing_members(solver: Any) -> list[str]:
     return missing
 
 
-def check_solver(name: str, options: dict[str, Any], where: str = "") -> None:
+def check_solver(name: str, options: dict[str, Any], where: str = "") -> Solver:
     """Refuse a solver that cannot run as configured, in one line, before anything is solved.
 
     Resolves ``name`` (built-in, entry point or ``module:Class``), checks the
@@ -426,6 +426,12 @@ def check_solver(name: str, options: dict[str, Any], where: str = "") -> None:
         Where the solver was named (``"config.yaml: solvers[2]"``), put
         before the message.
 
+    Returns
+    -------
+    Solver
+        The solver built, for a caller that has work for it before solving
+        (:func:`qlsbench.bench.runner.run_solver` calls its ``prepare``).
+
     Raises
     ------
     InputError
@@ -441,7 +447,7 @@ def check_solver(name: str, options: dict[str, Any], where: str = "") -> None:
         for key in options:  # a config can give 1: x; keyword arguments cannot
             if not isinstance(key, str):
                 raise InputError(f"solver {name!r}: option names are text, got {type(key).__name__} {key!r}")
-        get(name, **options)
+        return get(name, **options)
     except QlsbenchError as exc:
         if where:
             raise type(exc)(f"{where}: {exc}") from None
