@@ -243,8 +243,9 @@ def compare(spec: SolverSpec, board: Board = SHIPPED, *, work: str | os.PathLike
         Run only :func:`quick_systems` (in ``work/<solver name>/quick/``) and rank against the published rows
         on those systems: a first look, no submission written.
     """
-    # Both solvers this runs are refused before anything runs if they cannot be built as asked.
-    check_solver(spec.name, spec.options)
+    # Both solvers this runs are refused before anything runs if they cannot be built as asked; the new one's
+    # once-per-run work (an external solver's environment) is done now, before the probe's time limit runs.
+    getattr(check_solver(spec.name, spec.options), "prepare", lambda: None)()
     spec = own_label(spec)
     if calibrate_times:
         check_solver(REFERENCE_SOLVER, {})
