@@ -55,7 +55,7 @@ from qlsbench.data import (
 from qlsbench.data.writer import remove_stale_temporaries
 from qlsbench.errors import InputError
 from qlsbench.solvers import SolveResult, Status, get
-from qlsbench.solvers.base import can_start
+from qlsbench.solvers.base import can_start, prepare
 from qlsbench.solvers.registry import check_solver
 
 
@@ -302,7 +302,7 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     built = check_solver(spec.name, spec.options)  # name, option names and types, values: before any output exists
     # Work a solver has to do once before its first solve (the external solver building its environment), here in
     # this process, before any solve's time limit runs.
-    getattr(built, "prepare", lambda: None)()
+    prepare(built)
     if sequence:
         _check_sequence(time_limit, shard)
     # Every row is checked (hash, shapes) before the first solve, so bad data stops the run at once.

@@ -106,6 +106,11 @@ class Solver(Protocol):
     def solve(self, system: LinearSystem, *, seed: int = 0) -> SolveResult: ...
 
 
+def prepare(solver) -> None:
+    """Run ``solver.prepare()`` where it has one (:class:`Solver`): its once-per-run work, before any solve."""
+    getattr(solver, "prepare", lambda: None)()
+
+
 def can_start(solver) -> bool:
     """Whether ``solver`` takes a warm start: ``solve(system, seed=..., start=state)``.
 

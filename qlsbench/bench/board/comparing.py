@@ -44,6 +44,7 @@ from qlsbench.bench.runner import SolverSpec, run_solver
 from qlsbench.data import dataset_hash, iter_systems, write_systems
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.outcomes import Status
+from qlsbench.solvers.base import prepare
 from qlsbench.solvers.registry import check_solver
 
 
@@ -245,7 +246,7 @@ def compare(spec: SolverSpec, board: Board = SHIPPED, *, work: str | os.PathLike
     """
     # Both solvers this runs are refused before anything runs if they cannot be built as asked; the new one's
     # once-per-run work (an external solver's environment) is done now, before the probe's time limit runs.
-    getattr(check_solver(spec.name, spec.options), "prepare", lambda: None)()
+    prepare(check_solver(spec.name, spec.options))
     spec = own_label(spec)
     if calibrate_times:
         check_solver(REFERENCE_SOLVER, {})
