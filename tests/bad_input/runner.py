@@ -128,7 +128,7 @@ CASES = {
     "a negative noise scale": (_solve("hhl", "--option", "backend=device", "--option", "noise_scale=-1"),
                                "hhl: noise_scale"),
     "mitigation without a noisy device": (_solve("vqls-global", "--option", "backend=shots", "--option",
-                                                 "mitigation=zne"), "vqls-global: mitigation needs backend='device'"),
+                                                 "mitigation=zne"), "vqls-global: mitigation applies to backend 'device' only, not backend='shots'"),
     "options JSON that is not an object": (_solve("cg", "--options", "[1, 2]"),
                                            "--options must be a JSON object, got list"),
     "options that are key=value, not JSON": (_solve("cg", "--options", "rtol=1e-3"), "--options is not valid JSON"),
