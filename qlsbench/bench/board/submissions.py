@@ -27,6 +27,7 @@ from qlsbench.bench.board.folder import Board
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
 from qlsbench.bench.results import jsonable, load_results, read_results, results_table
 from qlsbench.bench.runner import SolverSpec, run_solver
+from qlsbench.checks import TIME_LIMIT
 from qlsbench.data import atomic_write, atomic_write_table, iter_systems, write_systems
 from qlsbench.errors import InputError
 from qlsbench.solvers.registry import check_solver, get
@@ -145,6 +146,10 @@ VERIFY_RESIDUAL_FACTOR = 10.0
 #: A re-run fidelity within this of the submitted one agrees (a variational solve's seed fixes its path, but
 #: another BLAS kernel may move it a little).
 VERIFY_FIDELITY = 0.02
+#: The re-run's time limit is the submission's times this: verify compares answers, not speed, and the machine
+#: that re-runs (CI, beside its other tests) may well be slower than the submitter's; a solve within the limit
+#: there must not become a time-out here.
+VERIFY_TIME_FACTOR = 5.0
 
 
 def run_conditions(rows: pd.DataFrame, meta: dict[str, Any]) -> tuple[float | None, int | None]:
@@ -165,7 +170,9 @@ def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VE
     The sample is ``sample`` systems spread evenly over the pinned set ordered by size (then id), so the
     smallest and the largest are in it. They are re-run under the submission's own conditions
     (:func:`run_conditions`: its time limit and qubit cap), so a system the cap skipped is skipped again, not
-    attempted. Times are not compared: they were measured on another machine.
+    attempted. Times are not compared: they were measured on another machine. So the re-run's time limit is
+    the submission's times :data:`VERIFY_TIME_FACTOR` (a slower machine must not turn an answer into a
+    time-out), and a system the submission timed out on is not sampled.
 
     Returns
     -------
@@ -187,15 +194,18 @@ def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VE
     names = {e["system_id"]: e["name"] for e in manifest["systems"]}
     spec = SolverSpec(meta["name"], meta.get("options", {}), label=meta["label"])
     check_solver(spec.name, spec.options)
-    systems = sorted({s.system_id: s for p in board.pinned_files().values() for s in iter_systems(p)}.values(),
-                     key=lambda s: (s.dim, s.system_id))
+    first = rows[rows["repeat"] == rows["repeat"].min()].drop_duplicates("system_id").set_index("system_id")
+    # A submitted time-out says how fast the submitter's machine was, not what the solver answers: not sampled.
+    timed_out = set(first.index[first["status"] == "timeout"])
+    systems = sorted({s.system_id: s for p in board.pinned_files().values() for s in iter_systems(p)
+                      if s.system_id not in timed_out}.values(), key=lambda s: (s.dim, s.system_id))
     picks = sorted({round(i * (len(systems) - 1) / max(sample - 1, 1)) for i in range(min(sample, len(systems)))})
     chosen = [systems[i] for i in picks]
-    first = rows[rows["repeat"] == rows["repeat"].min()].drop_duplicates("system_id").set_index("system_id")
     seed = int((first["seed"] - first["repeat"]).iloc[0])
     out = Path(work) / own_name(spec)
     subset = write_systems(chosen, out / "sample.parquet")
     time_limit, max_qubits = run_conditions(rows, meta)
+    time_limit = None if time_limit is None else min(time_limit * VERIFY_TIME_FACTOR, TIME_LIMIT.high)
     rerun = run_solver(spec, subset, out / "rerun.parquet", repeats=1, seed=seed, time_limit=time_limit,
                        max_qubits=max_qubits, name="verify", progress=progress)
     submitted = mark_success(first.loc[[s.system_id for s in chosen]].reset_index(), tol)
