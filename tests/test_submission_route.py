@@ -123,8 +123,8 @@ def test_verify_runs_from_the_submissions_folder_under_its_qubit_cap(tmp_path, m
     again = verify_submission(Board(), uncapped, work=tmp_path / "v", progress=False)
     beyond = again["dim"] > 2**4
     assert beyond.any() and (again.loc[beyond, "re-run status"] != "skipped").all()  # attempted this time
-    solved = beyond & again["re-run residual"].notna()  # a solution where the submission has a skipped row
-    assert solved.any() and not again.loc[solved, "agrees"].any() and again.loc[~beyond, "agrees"].all()
+    # attempted where the submission declined: no agreement, whether the attempt returned a solution or not
+    assert not again.loc[beyond, "agrees"].any() and again.loc[~beyond, "agrees"].all()
 
 
 # ---------------------------------------------------------------- the published tracks

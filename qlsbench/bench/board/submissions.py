@@ -161,14 +161,26 @@ def run_conditions(rows: pd.DataFrame, meta: dict[str, Any]) -> tuple[float | No
     return (float(limits.iloc[0]) if len(limits) else None), None
 
 
+def _spread(items: list, k: int) -> list:
+    """``k`` of ``items`` spread evenly over them (the first and the last among them; one alone: the last, the
+    largest system), in their order."""
+    if k <= 0 or not items:
+        return []
+    if k == 1:
+        return items[-1:]
+    picks = sorted({round(i * (len(items) - 1) / (k - 1)) for i in range(min(k, len(items)))})
+    return [items[i] for i in picks]
+
+
 def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VERIFY_SAMPLE,
                       work: str | os.PathLike, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
                       progress: bool = True) -> pd.DataFrame:
     """Re-run a sample of a submission's systems with the solver and options it names, and compare each with
     the submitted row: whether it succeeds on either track, its residual and its fidelity.
 
-    The sample is ``sample`` systems spread evenly over the pinned set ordered by size (then id), so the
-    smallest and the largest are in it. They are re-run under the submission's own conditions
+    The sample is ``sample`` systems spread evenly over the pinned set ordered by size (then id): the ones the
+    solver attempted, and one it declined (``skipped``) where it declined some, so a solver that declines most
+    systems is still re-run on what it solved. They are re-run under the submission's own conditions
     (:func:`run_conditions`: its time limit and qubit cap), so a system the cap skipped is skipped again, not
     attempted. Times are not compared: they were measured on another machine. So the re-run's time limit is
     the submission's times :data:`VERIFY_TIME_FACTOR` (a slower machine must not turn an answer into a
@@ -199,8 +211,13 @@ def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VE
     timed_out = set(first.index[first["status"] == "timeout"])
     systems = sorted({s.system_id: s for p in board.pinned_files().values() for s in iter_systems(p)
                       if s.system_id not in timed_out}.values(), key=lambda s: (s.dim, s.system_id))
-    picks = sorted({round(i * (len(systems) - 1) / max(sample - 1, 1)) for i in range(min(sample, len(systems)))})
-    chosen = [systems[i] for i in picks]
+    # Mostly systems the solver attempted (a sample of declined ones checks only that they are declined again),
+    # and one declined system where there are both.
+    declined = [s for s in systems if first["status"].get(s.system_id) == "skipped"]
+    attempted = [s for s in systems if first["status"].get(s.system_id) != "skipped"]
+    n_declined = min(len(declined), 1 if attempted else sample)
+    chosen = sorted(_spread(attempted, sample - n_declined) + _spread(declined, n_declined),
+                    key=lambda s: (s.dim, s.system_id))
     seed = int((first["seed"] - first["repeat"]).iloc[0])
     out = Path(work) / own_name(spec)
     subset = write_systems(chosen, out / "sample.parquet")
@@ -222,5 +239,9 @@ def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VE
     close = ((ratio.between(1 / VERIFY_RESIDUAL_FACTOR, VERIFY_RESIDUAL_FACTOR) | neither
               | (np.maximum(submitted["rel_residual"], again["rel_residual"]) <= tol.residual))
              & ((submitted["fidelity"] - again["fidelity"]).abs().fillna(0.0) <= VERIFY_FIDELITY))
-    table["agrees"] = same_tracks & close.fillna(False).to_numpy()
+    # a declined system must be declined again, an attempted one attempted: "no solution either time" is no
+    # agreement between a skip and an error
+    declined_both = (submitted["status"].astype(str) == "skipped").to_numpy() == (
+        again["status"].astype(str) == "skipped").to_numpy()
+    table["agrees"] = same_tracks & close.fillna(False).to_numpy() & declined_both
     return table
