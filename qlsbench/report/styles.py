@@ -19,7 +19,7 @@ import hashlib
 import math
 from dataclasses import dataclass
 
-#: 32 colours, pairwise at least MIN_DELTA_E apart: Kelly's colours of maximum contrast that keep that distance
+#: 34 colours, pairwise at least MIN_DELTA_E apart: Kelly's colours of maximum contrast that keep that distance
 #: from one another (black, purple, orange, red, green, blue, yellow-green, brown, reddish orange), then the
 #: farthest-point choice from an sRGB grid (steps of 0x11) of colours at least MIN_DELTA_E_WHITE from white and
 #: of lightness L* >= 28 (darker ones read as black on a small marker).
@@ -27,7 +27,7 @@ PALETTE: tuple[str, ...] = (
     "#222222", "#875692", "#f38400", "#be0032", "#008856", "#0067a5", "#8db600", "#654522", "#e25822", "#ff6699",
     "#0000ee", "#0099aa", "#8888ff", "#005555", "#777777", "#887700", "#ee11ff", "#335500", "#0099ee", "#663344",
     "#996666", "#cc0077", "#444466", "#aa6600", "#00bb55", "#882200", "#558800", "#770088", "#8844ff", "#555544",
-    "#cc9900", "#bb77bb",
+    "#cc9900", "#bb77bb", "#ff2244", "#778866",
 )
 #: Least CIEDE2000 distance between two colours of :data:`PALETTE`.
 MIN_DELTA_E = 15.0
@@ -69,6 +69,13 @@ PUBLISHED: dict[str, tuple[str, str]] = {
     "vqls-local-lbfgsb-L16": ("#0099ee", "cross"),
     "vqls-local-lbfgsb-ladder": ("#663344", "triangle-right"),
     "vqls-local-qnspsa": ("#996666", "thin-diamond"),
+    # peers, published from contrib/ (qlsbench/pinned/submissions/)
+    "mps-als-D16": ("#cc0077", "circle"),
+    "mps-als-D2": ("#444466", "triangle-up"),
+    "mps-als-D4": ("#aa6600", "triangle-down"),
+    "mps-als-D8": ("#00bb55", "diamond"),
+    "vqls-prototype-global": ("#558800", "star"),
+    "vqls-prototype-local": ("#770088", "cross"),
 }
 
 #: Appended to a self-submitted label (:data:`qlsbench.bench.board.submissions.SELF_SUBMITTED`): such labels take
