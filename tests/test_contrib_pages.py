@@ -14,7 +14,7 @@ SCRIPTS = sorted(p for p in (REPO / "contrib").glob("*/beside_ours.py") if (p.pa
 
 
 def test_every_peer_has_its_section_script():
-    peers = [p.parent.name for p in (REPO / "contrib").iterdir() if p.is_dir()]
+    peers = [p.name for p in (REPO / "contrib").iterdir() if p.is_dir()]
     assert peers and sorted(peers) == sorted(s.parent.name for s in SCRIPTS)
 
 

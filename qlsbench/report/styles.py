@@ -74,6 +74,7 @@ PUBLISHED: dict[str, tuple[str, str]] = {
     "mps-als-D2": ("#444466", "triangle-up"),
     "mps-als-D4": ("#aa6600", "triangle-down"),
     "mps-als-D8": ("#00bb55", "diamond"),
+    "pennylane-qsvt-eps1e-2": ("#882200", "plus"),
     "vqls-prototype-global": ("#558800", "star"),
     "vqls-prototype-local": ("#770088", "cross"),
 }
