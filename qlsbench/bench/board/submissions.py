@@ -219,7 +219,8 @@ def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VE
     chosen = sorted(_spread(attempted, sample - n_declined) + _spread(declined, n_declined),
                     key=lambda s: (s.dim, s.system_id))
     seed = int((first["seed"] - first["repeat"]).iloc[0])
-    out = Path(work) / own_name(spec)
+    # one folder per submission (its label), so verifies of one peer's submissions can run side by side
+    out = Path(work) / re.sub(r"[^A-Za-z0-9_.+-]+", "-", spec.label)
     subset = write_systems(chosen, out / "sample.parquet")
     time_limit, max_qubits = run_conditions(rows, meta)
     time_limit = None if time_limit is None else min(time_limit * VERIFY_TIME_FACTOR, TIME_LIMIT.high)
