@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from qlsbench.errors import InputError
+from qlsbench.threads import ENV as THREADS_VARIABLE
 
 
 def _threads(value: str, name: str) -> None:
@@ -31,14 +32,23 @@ def _folder(value: str, name: str) -> None:
         raise InputError(f"{name}: must be a folder, got {value!r}, which is a file")
 
 
+#: Values that turn a cache variable off (``QLSBENCH_JAX_CACHE=off``).
+OFF = ("off", "0", "no", "false")
+
+
+def turned_off(value: str) -> bool:
+    """Whether a cache variable's ``value`` turns the cache off (:data:`OFF`)."""
+    return value.strip().lower() in OFF
+
+
 def _folder_or_off(value: str, name: str) -> None:
-    if value.strip().lower() not in ("off", "0", "no", "false"):
+    if not turned_off(value):
         _folder(value, name)
 
 
 #: Each variable qlsbench reads, with the check of its value (the flag's parser where there is a flag).
 VARIABLES: dict[str, Callable[[str, str], None]] = {
-    "QLSBENCH_THREADS": _threads,  # --threads
+    THREADS_VARIABLE: _threads,  # --threads
     "QLSBENCH_JAX_CACHE": _folder_or_off,  # qlsbench.solvers.vnls.compile_cache
     "QLSBENCH_ENVIRONMENTS": _folder,  # qlsbench.solvers.environments
 }

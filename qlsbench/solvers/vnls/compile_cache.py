@@ -25,6 +25,8 @@ import platform
 import sys
 from pathlib import Path
 
+from qlsbench.environment_variables import turned_off
+
 #: The environment variable that moves or turns off the cache.
 ENV = "QLSBENCH_JAX_CACHE"
 
@@ -46,7 +48,7 @@ def cpu_tag() -> str:
 def cache_folder() -> Path | None:
     """Where this process's JAX programs are kept, or None for no cache (``QLSBENCH_JAX_CACHE=off``)."""
     setting = os.environ.get(ENV, "").strip()
-    if setting.lower() in ("off", "0", "no", "false"):
+    if turned_off(setting):
         return None
     if setting:
         return Path(setting).expanduser()
