@@ -39,10 +39,15 @@ LOCAL_SUBMISSIONS = Path("submissions")
 SELF_SUBMITTED = " (self-submitted)"
 
 
+def path_safe(text: str) -> str:
+    """``text`` with every run of characters other than letters, digits and ``_.+-`` made one ``-``: a file name."""
+    return re.sub(r"[^A-Za-z0-9_.+-]+", "-", text)
+
+
 def own_name(spec: SolverSpec) -> str:
     """The solver's own ``name`` (not ``module:Class``), made safe for a path and a label."""
     solver = get(spec.name, **spec.options)
-    return re.sub(r"[^A-Za-z0-9_.+-]+", "-", str(getattr(solver, "name", "") or spec.name)).strip("-.") or "solver"
+    return path_safe(str(getattr(solver, "name", "") or spec.name)).strip("-.") or "solver"
 
 
 def own_label(spec: SolverSpec) -> SolverSpec:
@@ -125,7 +130,7 @@ def add_submission(board: Board, path: str | os.PathLike, into: str | os.PathLik
     if meta.get("pinned_groups") != manifest["groups"]:
         raise InputError(f"{path}: made on another pinned set ({meta.get('pinned_groups')}), this board pins "
                          f"{manifest['groups']}")
-    out = Path(into) / f"{re.sub(r'[^A-Za-z0-9_.+-]+', '-', meta['label'])}.parquet"
+    out = Path(into) / f"{path_safe(meta['label'])}.parquet"
     taken = set(load_results([board.results_path, *board.submission_files()])["solver"])
     taken |= {read_submission(p)[1]["label"] for p in local_files(into)}
     if meta["label"] in taken:
@@ -220,7 +225,7 @@ def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VE
                     key=lambda s: (s.dim, s.system_id))
     seed = int((first["seed"] - first["repeat"]).iloc[0])
     # one folder per submission (its label), so verifies of one peer's submissions can run side by side
-    out = Path(work) / re.sub(r"[^A-Za-z0-9_.+-]+", "-", spec.label)
+    out = Path(work) / path_safe(spec.label)
     subset = write_systems(chosen, out / "sample.parquet")
     time_limit, max_qubits = run_conditions(rows, meta)
     time_limit = None if time_limit is None else min(time_limit * VERIFY_TIME_FACTOR, TIME_LIMIT.high)
