@@ -183,7 +183,7 @@ def test_solve_ends_with_the_accuracy_of_what_it_solved(tmp_path, capsys):
 
 
 def test_the_accuracy_line_of_solves_without_a_solution_or_a_reference():
-    from qlsbench.cli.solving import accuracy_summary
+    from qlsbench.cli.solve import accuracy_summary
 
     nothing = pd.DataFrame({"status": ["skipped"], "rel_residual": [float("nan")], "fidelity": [float("nan")]})
     assert accuracy_summary(nothing) == "accuracy: none of the 1 solve returned a solution; no solution: skipped 1"

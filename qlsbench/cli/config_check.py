@@ -85,13 +85,13 @@ class _RefusingParser(argparse.ArgumentParser):
 
 
 def _job_parser() -> argparse.ArgumentParser:
-    """A parser of :data:`JOB_COMMANDS` with their own arguments (:mod:`~qlsbench.cli.solving`,
-    :mod:`~qlsbench.cli.figures`), as the jobs' ``qlsbench`` reads them."""
-    from qlsbench.cli import figures, solving
+    """A parser of :data:`JOB_COMMANDS` with their own arguments (:mod:`~qlsbench.cli.solve`,
+    :mod:`~qlsbench.cli.in_loop`, :mod:`~qlsbench.cli.figures`), as the jobs' ``qlsbench`` reads them."""
+    from qlsbench.cli import figures, in_loop, solve
 
     parser = _RefusingParser(prog="qlsbench")
     sub = parser.add_subparsers(dest="command", required=True)
-    for command in (*solving.COMMANDS, *figures.COMMANDS):
+    for command in (*solve.COMMANDS, *in_loop.COMMANDS, *figures.COMMANDS):
         if command.name in JOB_COMMANDS:
             command.arguments(sub.add_parser(command.name, prog=f"qlsbench {command.name}"))
     return parser
