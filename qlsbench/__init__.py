@@ -9,8 +9,7 @@ runs this file, and should not pay for numpy and scipy.
 """
 
 from qlsbench.errors import QlsbenchError
-
-__version__ = "0.1.0"
+from qlsbench.versions import VERSION as __version__  # written once, in qlsbench/versions.py
 
 __all__ = ["LinearSystem", "QlsbenchError", "__version__"]
 

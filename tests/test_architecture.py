@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "qlsbench"
 #: Units of the package, lowest first: a module may import its own unit and any unit of a lower layer. A unit is
 #: a module or package path relative to ``qlsbench`` ("" is the package's face: its version, LinearSystem).
 LAYERS: list[set[str]] = [
-    {"errors", "outcomes", "text"},
+    {"errors", "outcomes", "text", "versions"},
     {"checks", "yaml_files", "outputs"},
     {"options", "threads"},
     {"problems", "environment_variables"},

@@ -13,6 +13,7 @@ import pandas as pd
 import pyarrow as pa
 from tqdm.auto import tqdm
 
+from qlsbench import __version__
 from qlsbench.data import (
     atomic_write_table,
     dataset_name,
@@ -20,9 +21,17 @@ from qlsbench.data import (
     read_parquet,
     to_system,
 )
+from qlsbench.data.schema import PACKAGE_KEY
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.pauli import count_terms, max_terms, xor_patterns
 from qlsbench.pauli.truncation import DENSE_QUBITS, reordering_study, truncation_study
+
+
+def stamped(table: pd.DataFrame) -> pa.Table:
+    """``table`` as Arrow, stamped with the qlsbench version that wrote it (``qlsbench.package_version``, the key
+    datasets use), so a study tells which version's rules counted its terms."""
+    arrow = pa.Table.from_pandas(table, preserve_index=False)
+    return arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), PACKAGE_KEY: __version__.encode()})
 
 
 def _system_rows(system, tols, reorder: bool) -> list[dict]:
@@ -74,7 +83,7 @@ def pauli_study(dataset: str | os.PathLike, out: str | os.PathLike, *, tols=(0.0
         rows += _system_rows(to_system(record), tols, reorder)
     table = pd.DataFrame(rows)
     table.insert(0, "dataset", dataset_name(dataset))
-    atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), out)
+    atomic_write_table(stamped(table), out)
     return table
 
 
@@ -136,7 +145,7 @@ def lcu_table(dataset: str | os.PathLike, out: str | os.PathLike, *, terms: bool
                        coeff_im=np.imag(decomposition.coeffs).astype(float).tolist())
         rows.append(row)
     table = pd.DataFrame(rows)
-    atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), out)
+    atomic_write_table(stamped(table), out)
     return table
 
 
@@ -184,7 +193,7 @@ def resource_table(dataset: str | os.PathLike, out: str | os.PathLike, *, epsilo
                              "tol": tol, "terms": terms, "kappa_checked": kappa_checked,
                              **estimate(int(decomposition.n_qubits), terms, alpha, max(kappa, 1.0), epsilon)})
     table = pd.DataFrame(rows)
-    atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), out)
+    atomic_write_table(stamped(table), out)
     return table
 
 
@@ -225,5 +234,5 @@ def crosscheck_table(dataset: str | os.PathLike, out: str | os.PathLike, *, qubi
                 row.update(crosscheck.tool_counts(terms, qubit_terms=qubit_terms))
             rows.append(row)
     table = pd.DataFrame(rows)
-    atomic_write_table(pa.Table.from_pandas(table, preserve_index=False), out)
+    atomic_write_table(stamped(table), out)
     return table

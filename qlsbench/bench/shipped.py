@@ -24,7 +24,8 @@ folder holds
   run uses this very file, ``snakemake --configfile <folder>/config.yaml``);
 - ``manifest.json``: the SHA-256 of every file above, the configuration's
   hash and, per collection (one per part of a split run), the machine, the
-  qlsbench commit, the files it added, and its wall time and job times read
+  qlsbench commit and version (``qlsbench_version``: what tells results of one
+  version from another, :mod:`qlsbench.versions`), the files it added, and its wall time and job times read
   from Snakemake's logs.
 
 :func:`collect` writes the folder from a run (finished or not: what has
@@ -50,6 +51,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from qlsbench import __version__
 from qlsbench.bench.environment import machine_info, package_versions
 from qlsbench.bench.results import RESULTS_VERSION_KEY
 from qlsbench.data import atomic_write_table, atomic_write_text, dataset_metadata, load_dataset
@@ -298,6 +300,7 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
         logs = sorted((run / ".snakemake" / "log").glob("*.snakemake.log"))
     times = [t for t in map(job_times, logs) if t["jobs"]]
     part = {"machine": machine_info(), "packages": package_versions(), "commit": _git_commit(run),
+            "qlsbench_version": __version__,  # the code that ran (an installed package's metadata may lag it)
             "invocations": times, "wall_minutes": sum(t["wall_minutes"] for t in times), "files": sorted(files)}
     parts = _superseded((earlier or {}).get("collections", []), part) + [part]
     every = {p.relative_to(staging).as_posix(): sha256(p) for p in staging.rglob("*") if p.is_file()}

@@ -99,9 +99,9 @@ def systems_to_table(systems: Iterable[LinearSystem], metadata: dict | None = No
     ``metadata`` (JSON-able) is stored once for the whole file, e.g. how many
     systems a filter dropped; read it back with :func:`qlsbench.data.dataset_metadata`.
     """
-    from qlsbench import __version__
+    from qlsbench.versions import DATASET_STAMP
 
-    schema = arrow_schema(__version__)
+    schema = arrow_schema(DATASET_STAMP)  # not the package's version: a release that changes no dataset keeps its bytes
     if metadata is not None:
         extra = {k: _json_value(k, v) for k, v in metadata.items()}
         schema = schema.with_metadata({**schema.metadata, DATASET_META_KEY: json.dumps(extra, sort_keys=True).encode()})
