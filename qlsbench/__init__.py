@@ -5,11 +5,12 @@ Layers, each depending only on those before it::
     problems  ->  data  ->  solvers  ->  bench  ->  cli / workflow
 
 :class:`LinearSystem` is imported on first use: ``python -m qlsbench --help``
-runs this file, and should not pay for numpy and scipy.
+runs this file, and should not pay for numpy and scipy. The version is written once,
+in :mod:`qlsbench.versions`.
 """
 
 from qlsbench.errors import QlsbenchError
-from qlsbench.versions import VERSION as __version__  # written once, in qlsbench/versions.py
+from qlsbench.versions import VERSION as __version__
 
 __all__ = ["LinearSystem", "QlsbenchError", "__version__"]
 
