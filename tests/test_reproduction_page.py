@@ -18,6 +18,7 @@ from qlsbench.bench.shipped import job_times, verify
 from qlsbench.bench.spread import Spread, seed_spreads
 from qlsbench.errors import InputError
 from qlsbench.report import reproduction
+from qlsbench.report.reproduction.sections import _aer_note
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "docs" / "reproduction"
@@ -258,13 +259,19 @@ def test_a_later_part_of_the_same_run_counts_each_snakemake_invocation_once():
 def test_the_aer_note_marks_only_columns_shipped_from_a_collection_before_the_seeding_fixes():
     """A column rerun in a later collection supersedes the early one's file: it is no longer called indicative,
     while the column still shipped from the early collection is."""
-    early = {"commit": reproduction.AER_BEFORE_FIXES[0] + "0" * 28,
+    early = {"commit": "ecaf8274728e" + "0" * 28,  # the paper run's first parts: version 0.1.5 (SHIPPED_COMMITS)
              "files": ["results/vqls-global-aer/ising/kappa10.parquet", "results/vqls-local-aer/ising/kappa10.parquet"]}
-    later = {"commit": "0123456789abcdef" * 2 + "01234567", "files": ["results/vqls-global-aer/ising/kappa10.parquet"]}
+    later = {"commit": "0123456789abcdef" * 2 + "01234567", "qlsbench_version": "0.2.0",
+             "files": ["results/vqls-global-aer/ising/kappa10.parquet"]}
     shipped = reproduction.Shipped(Path("."), {"collections": [early, later]}, pd.DataFrame(), pd.DataFrame(), {})
-    (note, _) = reproduction._aer_note(shipped, ["vqls-global-aer", "vqls-local-aer"])
+    (note, _) = _aer_note(shipped, ["vqls-global-aer", "vqls-local-aer"])
     assert "`vqls-global-aer` at commit `0123456789ab`" in note
     assert "`vqls-local-aer` ran before them" in note and "`vqls-global-aer` ran with both" in note
-    (note, _) = reproduction._aer_note(reproduction.Shipped(Path("."), {"collections": [early]}, pd.DataFrame(),
-                                                            pd.DataFrame(), {}), ["vqls-global-aer", "vqls-local-aer"])
+    (note, _) = _aer_note(reproduction.Shipped(Path("."), {"collections": [early]}, pd.DataFrame(),
+                                               pd.DataFrame(), {}), ["vqls-global-aer", "vqls-local-aer"])
     assert "`vqls-global-aer` and `vqls-local-aer` ran before them" in note and "ran with both" not in note
+    # a collection that neither stamps a version nor has its commit in SHIPPED_COMMITS cannot be vouched for
+    unknown = {**later, "qlsbench_version": None}
+    (note, _) = _aer_note(reproduction.Shipped(Path("."), {"collections": [early, unknown]}, pd.DataFrame(),
+                                               pd.DataFrame(), {}), ["vqls-global-aer", "vqls-local-aer"])
+    assert "ran with both" not in note

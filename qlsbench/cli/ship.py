@@ -18,7 +18,7 @@ def cmd_ship(args) -> None:
 
 
 def _arguments_ship(s) -> None:
-    from qlsbench.report.reproduction import FIG3_LABEL, FIG5_DATASETS
+    from qlsbench.report.reproduction.paper import FIG3_LABEL, FIG5_DATASETS
 
     s.add_argument("run", help="the folder the workflow ran in (results/ and datasets/ inside)")
     s.add_argument("--config", required=True, help="the run's configuration file (hashed into the manifest)")

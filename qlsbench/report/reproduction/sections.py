@@ -1,111 +1,45 @@
-"""``docs/reproduction.md``: De et al.'s claims beside our run, generated from shipped results (never typed).
-
-``qlsbench figure reproduction SHIPPED --out docs/reproduction.md`` reads a
-shipped-results folder (:mod:`qlsbench.bench.shipped`, written by ``qlsbench
-ship`` after a ``paper.yaml`` run), checks it against its manifest, and writes
-the page and its figures (``figures/reproduction_*.png`` beside the page). Every
-number on the page comes from that folder; every variational number is a
-median over seeds with its interquartile range; every verdict is decided by a
-rule stated beside it, from those spreads. A part of the run missing from the
-folder is named on the page as missing, not filled in.
-"""
+"""The reproduction page's sections: each figure's claim (from :mod:`~qlsbench.report.reproduction.prose`) beside
+our run's numbers, figures and verdicts (the rules in :mod:`~qlsbench.report.reproduction.verdicts`), and the
+summary table of verdicts."""
 
 from __future__ import annotations
 
 import json
-import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from qlsbench.bench.budget import success_curve
-from qlsbench.bench.ranking import LOW_ACCURACY
-from qlsbench.bench.results import load_results
-from qlsbench.bench.shipped import verify
 from qlsbench.bench.spread import SeedRun, Spread
-from qlsbench.data import atomic_write_text
 from qlsbench.data.snapshots import read_snapshots
-from qlsbench.errors import InputError
-from qlsbench.options import Options, option
 from qlsbench.report import reproduction_controls as controls
-from qlsbench.report.base import Figure
 from qlsbench.report.budget_curves import plot_budget_curves
-from qlsbench.report.loss_curves import plot_loss_curves, smooth
+from qlsbench.report.loss_curves import plot_loss_curves
 from qlsbench.report.pauli_figures import plot_term_counts, plot_truncation_errors
 from qlsbench.report.physics_figures import plot_snapshots
+from qlsbench.report.reproduction.paper import (
+    CHECKPOINT_SPACING,
+    FIG2_COLUMNS,
+    FIG2_QUBITS,
+    FIG3_LABEL,
+    FIG4_DATASET,
+    FIG5_DATASETS,
+    KAPPA_STUDY,
+    PAPER_FIG4,
+    SUCCESS_FIDELITY,
+)
+from qlsbench.report.reproduction.prose import passage, prose
+from qlsbench.report.reproduction.reading import Shipped, checkpoint_systems
+from qlsbench.report.reproduction.verdicts import (
+    all_solved_verdict,
+    global_drop_verdict,
+    local_learns_verdict,
+    loss_falls,
+)
 from qlsbench.report.tables import markdown_table
-from qlsbench.report.staging import staged
+from qlsbench.versions import AER_SEEDING_FIXED, changes_in, collection_version, parse
 
-#: A read-out counts as a solution at this fidelity (the board's variational track).
-SUCCESS_FIDELITY = LOW_ACCURACY.fidelity
-#: Fig. 2's sizes in the paper.
-FIG2_QUBITS = (5, 6, 7, 8)
-#: Fig. 2's table: column header, solver label.
-FIG2_COLUMNS = (("global, brick-wall", "vqls-global"), ("local, brick-wall", "vqls-local"),
-                ("global, ladder", "vqls-global-ladder"), ("local, ladder", "vqls-local-ladder"), ("VNLS", "vnls"),
-                ("global, Aer circuits", "vqls-global-aer"), ("local, Aer circuits", "vqls-local-aer"))
-#: The kappa-vs-h study's checkpoint datasets share this prefix; the text after it is the time step.
-KAPPA_STUDY = "dem_c_checkpoints/sedimentation-n100-mu0-h"
-#: Fig. 4's systems: the study's run at this time step.
-FIG4_DATASET = KAPPA_STUDY + "1e-4"
-#: Simulated seconds between two checkpoints (the paper's 40,000 steps; their time step is not given).
-CHECKPOINT_SPACING = 0.16
-#: The paper's table 4b: checkpoint -> (qubits, kappa).
-PAPER_FIG4 = {2: (8, 20.4), 4: (4, 40.5), 6: (8, 74.6), 8: (9, 329.7)}
-#: Fig. 5's runs and the fig. 3 run.
-FIG5_DATASETS = ("dem_c/sedimentation-n64-mu0", "dem_c/sedimentation-n125-mu0", "dem_c/sedimentation-n216-mu0")
-FIG3_LABEL = "sedimentation-n100-mu0"
-#: Solver settings the paper leaves open, and why we chose them (keys of the solvers' options).
-OPEN_SETTINGS = {
-    "alpha": "RBM hidden units per qubit: not given; NetKet's default width 1",
-    "diag_shift": "SR's diagonal shift: not given; 0.01, NetKet's usual choice for SR",
-    "model": "complex RBM, as the paper says; sampled with NetKet's MetropolisLocal (not given)",
-    "ansatz": "not drawn in the paper; Bravo-Prieto et al.'s brick-wall layers (and our ladder beside it)",
-    "layers": "not given; 4 layers for fig. 2 (about 4n parameters), 16 for fig. 4's state-vector runs",
-    "maxiter": "not given; 200 QN-SPSA iterations (fig. 2), 300 L-BFGS-B iterations (fig. 4)",
-    "optimizer": "QN-SPSA as the paper says (fig. 2); L-BFGS-B with exact gradients where no shots are drawn",
-    "shots": "1000 per circuit, as the paper says",
-    "backend": "shots-emulated samples Aer's distribution exactly for these noiseless circuits, 200-450x faster",
-}
-
-
-@dataclass
-class Shipped:
-    """A verified shipped-results folder, read."""
-
-    folder: Path
-    manifest: dict
-    results: pd.DataFrame
-    systems: pd.DataFrame
-    datasets: dict
-    #: The controls folder merged in (:func:`~qlsbench.report.reproduction_controls.with_controls`), if any.
-    controls: "Shipped | None" = None
-
-    def solver(self, label: str, dataset: str | None = None) -> pd.DataFrame:
-        """Rows of one solver label (on one dataset), empty when the run did not ship them."""
-        rows = self.results[self.results["solver"] == label]
-        return rows[rows["dataset"] == dataset] if dataset is not None else rows
-
-    def studies(self, kind: str, names) -> pd.DataFrame:
-        """The ``pauli`` or ``truncation`` files of ``names`` that were shipped, concatenated (empty if none)."""
-        files = [self.folder / kind / f"{n}.parquet" for n in names]
-        parts = [pd.read_parquet(f) for f in files if f.is_file()]
-        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-
-
-def load_shipped(folder: str | os.PathLike) -> Shipped:
-    """Verify a shipped folder against its manifest and read it (see :mod:`qlsbench.bench.shipped`)."""
-    folder = Path(folder)
-    manifest = verify(folder)
-    results = load_results([folder / "results"]) if (folder / "results").is_dir() else pd.DataFrame(
-        columns=["solver", "dataset"])
-    return Shipped(folder, manifest, results, pd.read_parquet(folder / "systems.parquet"),
-                   json.loads((folder / "datasets.json").read_text(encoding="utf-8")))
-
-
-# ---------------------------------------------------------------- verdict rules
 
 def _missing(what: str) -> str:
     return (f"*Not in the shipped results: {what} had not finished when they were collected. Rerun "
@@ -117,123 +51,6 @@ def fig2_runs(shipped: Shipped) -> dict[str, dict[int, SeedRun]]:
     """Per fig. 2 solver label, its fidelities at each qubit count over the seeds the stopping rule keeps."""
     return controls.fig2_runs(shipped, [label for _, label in FIG2_COLUMNS])
 
-
-def _run_sizes(*spreads: dict[int, Spread], sizes=FIG2_QUBITS) -> list[int]:
-    """The sizes at which every one of ``spreads`` has seeds."""
-    return [q for q in sizes if all(q in s and s[q].n for s in spreads)]
-
-
-def _incomplete(run: list[int], sizes=FIG2_QUBITS) -> str:
-    """A verdict's prefix when not every size has run (the verdict then covers those that have)."""
-    return "" if len(run) == len(sizes) else f"incomplete ({len(run)} of {len(sizes)} sizes run so far): "
-
-
-def _drops(spreads: dict[int, Spread]) -> str | None:
-    """``reproduced`` / ``partly`` / ``not reproduced`` for a fall from 5 to 8 qubits; ``None`` without both."""
-    small, large = spreads.get(FIG2_QUBITS[0]), spreads.get(FIG2_QUBITS[-1])
-    if not small or not large or not small.n or not large.n:
-        return None
-    return ("reproduced" if large.below(small) else "partly" if large.median < small.median else "not reproduced")
-
-
-def global_drop_verdict(spreads: dict[int, Spread], random: dict[int, Spread] | None = None,
-                        above_random: list[int] | None = None) -> str:
-    """Fig. 2's first claim: the global cost's fidelity falls from 5 to 8 qubits.
-
-    Reproduced when the 8-qubit spread lies wholly below the 5-qubit one
-    (upper quartile under lower quartile); partly when only the medians fall.
-    The control: a random vector's fidelity (about 1/2^n) falls by the same
-    rule, so a fall alone says nothing; the verdict also says at which sizes
-    the global cost is separated from a random vector (``above_random``).
-    """
-    outcome = _drops(spreads)
-    if outcome is None:
-        return f"not run yet ({len(_run_sizes(spreads))} of {len(FIG2_QUBITS)} sizes, and 5 and 8 are needed)"
-    text = {"reproduced": "reproduced (the 8-qubit interquartile range lies below the 5-qubit one)",
-            "partly": "partly (the median falls, but the interquartile ranges at 5 and 8 qubits overlap)",
-            "not reproduced": "not reproduced (the median does not fall)"}[outcome]
-    if random is not None and _drops(random) == "reproduced":
-        text += ("; a random vector's fidelity falls by the same rule, so the fall is no verdict on its own: the "
-                 f"global cost is separated from a random vector at {_count(above_random)}")
-    return text
-
-
-def _count(sizes: list[int] | None, of=FIG2_QUBITS) -> str:
-    """``2 of 4 sizes (5, 6)``."""
-    sizes = [q for q in (sizes or []) if q in of]
-    return f"{len(sizes)} of {len(of)} sizes" + (f" ({', '.join(map(str, sizes))})" if sizes else "")
-
-
-def local_learns_verdict(local: dict[int, Spread], glob: dict[int, Spread], above_b: list[int] | None = None,
-                         budgets: str = "") -> str:
-    """Fig. 2's second claim: the local cost learns the solution at every size, where the global cost does not.
-
-    Reproduced when at every size of 5-8 qubits the median reaches fidelity
-    0.99 *and* the outcomes are separated from returning ``b`` (``above_b``:
-    the sizes where they are; ``None`` when ``b`` was not run, and the 0.99
-    bar alone decides); not reproduced when they are separated at no size.
-    ``budgets`` is appended: how the verdict changes with the optimiser budget.
-    """
-    sizes = _run_sizes(local, glob)
-    if not sizes:
-        return "not run yet"
-    head = _incomplete(sizes)
-    above = [q for q in sizes if q in (above_b or [])]
-    reached = [q for q in sizes if local[q].median >= SUCCESS_FIDELITY]
-    better = [q for q in sizes if local[q].median > glob[q].median]
-    separated = [q for q in sizes if glob[q].below(local[q])]
-    context = (f"the local cost beats the global cost at {len(better)} of {len(sizes)} sizes (median; interquartile "
-               f"ranges separated at {len(separated)}), and its median reaches fidelity {SUCCESS_FIDELITY} at "
-               f"{len(reached)} of {len(sizes)} sizes")
-    if above_b is None:  # no control run: the old rule, and the verdict says what it rests on
-        outcome = ("reproduced (no control run: median at fidelity >= " f"{SUCCESS_FIDELITY} at "
-                   f"{', '.join(map(str, sizes))} qubits)" if len(reached) == len(sizes)
-                   else f"{'partly' if len(better) == len(sizes) else 'not reproduced'}: {context}")
-    elif len(reached) == len(sizes) and len(above) == len(sizes):
-        outcome = ("reproduced (separated from returning b at every size, median at fidelity >= "
-                   f"{SUCCESS_FIDELITY} at {', '.join(map(str, sizes))} qubits)")
-    elif above:
-        outcome = f"partly: separated from returning b at {len(above)} of {len(sizes)} sizes; {context}"
-    else:
-        outcome = f"not reproduced: not separated from returning b at any size; {context}"
-    return head + outcome + (f"; {budgets}" if budgets else "")
-
-
-def all_solved_verdict(spreads: dict[int, Spread], sizes=FIG2_QUBITS, above_b: list[int] | None = None,
-                       b_meets: list[int] | None = None) -> str:
-    """VNLS on fig. 2: reproduced when every seed at every size reaches fidelity 0.99 and, where ``b`` was run,
-    the outcomes are separated from returning ``b`` at every size (``above_b``); ``b_meets``: the sizes where
-    returning ``b`` meets the 0.99 bar too (then the bar alone is no verdict, and the page says so)."""
-    present = _run_sizes(spreads, sizes=sizes)
-    if not present:
-        return "not run yet"
-    worst = min(spreads[q].low for q in present)
-    head = _incomplete(present, sizes)
-    meets = [q for q in (b_meets or []) if q in present]
-    note = (f"; returning b meets fidelity {SUCCESS_FIDELITY} too at {_count(meets, present)}, so the bar "
-            "alone is no verdict" if meets else "")
-    if worst < SUCCESS_FIDELITY:
-        return f"{head}not reproduced (worst seed {worst:.3f}){note}"
-    if above_b is None:
-        return f"{head}reproduced (every seed at fidelity >= {SUCCESS_FIDELITY}; worst {worst:.3f})"
-    above = [q for q in present if q in above_b]
-    if len(above) == len(present):
-        return (f"{head}reproduced (every seed at fidelity >= {SUCCESS_FIDELITY}, worst {worst:.3f}, and separated "
-                f"from returning b at every size){note}")
-    return (f"{head}not separated from returning b at {len(present) - len(above)} of {len(present)} sizes (every "
-            f"seed at fidelity >= {SUCCESS_FIDELITY}, worst {worst:.3f}){note}")
-
-
-def loss_falls(history, window: int = 51) -> bool:
-    """Whether a loss curve's de-noised trend ends below where it starts (fig. 4's evidence)."""
-    h = np.asarray(history, dtype=float)
-    if len(h) < 2:
-        return False
-    trend = smooth(h, window)
-    return bool(trend[-1] < trend[0])
-
-
-# ---------------------------------------------------------------- sections
 
 def _part_line(k: int, part: dict) -> str:
     machine = part.get("machine", {})
@@ -248,85 +65,14 @@ def _part_line(k: int, part: dict) -> str:
             f"{machine.get('date', '')}")
 
 
-def _header(shipped: Shipped) -> str:
+def header(shipped: Shipped) -> str:
+    """The page's title and how it is made (:mod:`~qlsbench.report.reproduction.prose`), with the shipped parts."""
     parts = shipped.manifest.get("collections", [])
     lines = "\n".join(_part_line(k, part) for k, part in enumerate(parts, 1))
     if shipped.controls is not None:
         lines += "\n" + "\n".join(_part_line(k, part).replace("- part", "- controls, part", 1) for k, part in
                                    enumerate(shipped.controls.manifest.get("collections", []), 1))
-    return f"""# Reproducing De et al. at the paper's own scale
-
-[1] (S. De et al., arXiv:2504.08141) makes four claims with figures 2–5. `workflows/config/paper.yaml` runs
-each at the scale the paper states; this page sets our run beside each claim, with a verdict and the rule that
-decides it. **It is generated, not typed**: every number below is read from the results the repository ships
-in `docs/reproduction/` (SHA-256 of every file in its `manifest.json`), by
-
-```
-snakemake --cores 2 --configfile workflows/config/paper.yaml        # the run (resumes where it stopped)
-qlsbench ship . --config workflows/config/paper.yaml --out docs/reproduction [--add]
-workflows/controls/paper-controls.sh RUN                              # the controls, on the shipped bytes
-qlsbench ship RUN --config workflows/controls/paper-controls.yaml --out docs/reproduction-controls
-qlsbench figure reproduction docs/reproduction --controls docs/reproduction-controls --out docs/reproduction.md
-```
-
-and `tests/test_reproduction_page.py` fails when this page and the shipped results disagree. Every verdict is
-set against a control: the null solvers `null-b` (returns b) and `null-random` (a seeded random vector) run on
-the same systems, and a claim holds only where the outcomes are separated from the null's. The controls, the
-seeds the stopping rule asked for and the sensitivity sweeps are shipped apart, in `docs/reproduction-controls/`
-(same datasets' bytes, own manifest), and merged in: a solve there replaces the same solve here. A run longer than
-a session is shipped in parts (`--add`): a later part runs with the shipped `docs/reproduction/config.yaml` on
-the shipped datasets and finished shards (`docs/reproduction/datasets/`, `results/shards/`, copied into the run
-folder first), so every part solves the same bytes and no finished solve is run twice:
-
-{lines}
-
-Every variational configuration runs 5 seeds at first (repeat r uses seed r); fig. 2's are raised by a stopping
-rule (below). A number written `m [q1, q3] (n = k)` is the median over k seeds with its interquartile range.
-"""
-
-
-CHOICES = """## What the paper does not state, and what we chose
-
-- **Newton start**: the paper's alg. 1 calls SolveLCP(Q, r, 0), min-map Newton from zero; every frictionless run
-  here does too (`newton_start: zero`, recorded in each dataset's metadata). qlsbench's own default is the warm
-  start (the previous step's impulses), which needs fewer Newton iterations and exports fewer systems.
-- **Time step**: the paper gives none. Figs. 3 and 5 use the stepper's default h = 1e-3 s (2000 steps: the fall
-  and the settled pile). Fig. 4's checkpoints are 0.16 s of simulated time apart (8 of them span the fall and
-  compaction); the systems are those of the h = 1e-4 s run (1600 steps apart). The κ-vs-h study below shows how
-  the systems depend on that choice.
-- **Fig. 4's systems**: at each checkpoint step, the system of the last min-map Newton iteration (the step's
-  final active set; the paper: "intermediate iterations"). From zero, the first iteration sees only the contacts
-  whose r is negative and is far smaller and better conditioned.
-- **Container and packing**: a hollow sphere whose inner radius puts the spheres (radius 0.05 m, density
-  1000 kg/m³) at volume fraction 0.2, i.e. radius · (N / 0.2)^(1/3) + radius (0.45 m for 100 spheres); spheres
-  placed at random without overlap (seed 0). The paper draws a sphere "inside a spherical enclosure" only.
-- **Friction**: none, as in the paper (sec. 4.2).
-- **Fig. 2's shots**: 1000 shots per circuit drawn by the `shots-emulated` backend, which samples exactly the
-  distribution Aer's sampler draws from for these noiseless circuits (`tests/test_vqls_emulated.py`) and is
-  200–450× faster; the same solves on Aer's own 1000-shot circuits at 2–5 qubits are in the same run as a
-  cross-check, and at 6–8 qubits (2 seeds) in the controls.
-- **Fig. 2's optimiser budget**: 200 QN-SPSA iterations; the paper gives none. The controls run the local cost at
-  1000 iterations and with L-BFGS-B on exact values beside it, and the verdict says whether it changes.
-- **Ansatz**: the paper cites Bravo-Prieto et al. for VQLS and draws no circuit. We run their layered
-  brick-wall ansatz (R_y layers, CZ on even then odd pairs) and qlsbench's earlier ladder ansatz side by side.
-- **Fig. 5's simulations**: 64, 125 and 216 spheres, 2000 steps each, every 100th step's Newton systems.
-"""
-
-
-DETERMINISM = """## What repeats, and what only within a spread
-
-| result | same seed, same machine, same thread count | another BLAS kernel, CPU or thread count |
-|---|---|---|
-| datasets (DEM-C, Ising), Pauli counts, κ | the same bytes (`tests/test_dem_datasets.py`) | last bits of the floats; the file hashes differ (`datasets/README.md` lists them per machine); an unstable contact can change a trajectory late in a long run |
-| classical solvers | the same numbers | within rounding (residuals ~1e-15) |
-| VQLS, exact state vector, L-BFGS-B | the same numbers (`tests/test_determinism.py`) | a solve that converges: the same state to 1e-6 in fidelity (`tests/test_determinism.py`, generic kernel, one thread); one that stops on its iteration cap amplifies last-bit differences: within the spread over seeds |
-| VQLS, shots (emulated or Aer), QN-SPSA | the same numbers (`tests/test_determinism.py`) | the sampled shots and the QN-SPSA steps depend on last bits: within the spread over seeds |
-| VNLS (NetKet, Monte Carlo SR) | the same numbers (`tests/test_determinism.py`) | JAX's kernels and thread count change last bits; the SR run drifts: within the spread over seeds |
-
-A single seed's fidelity is therefore not a number to reproduce on another machine; the median and quartiles
-over the seeds run are, to within their own spread. The tables below give nothing else, and fig. 2 shows every
-seed.
-"""
+    return prose("header").replace("{parts}", lines)
 
 
 def _spread_cell(spread: Spread | None) -> str:
@@ -337,11 +83,7 @@ def fig2_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, dict]:
     """Fig. 2's table over seeds beside its controls, its figures, its three verdicts and their sensitivity."""
     runs = fig2_runs(shipped)
     nulls = controls.null_values(shipped)
-    text = ["### Fig. 2: VQLS and VNLS on the Ising-inspired problem", "",
-            '*Claim*: "Solver performance using the global cost function did appear to drop off with problem size '
-            '... The local cost function did not present the same issues, adequately learning the true solution '
-            'for all sizes shown" (QN-SPSA, Aer, 1000 shots per circuit, κ = 10, 5–8 qubits; VNLS: complex RBM, '
-            'SR, learning rate 0.05, 1024 samples, 2500 iterations).', ""]
+    text = [passage("fig2-claim"), ""]
     qubits = sorted({q for by_size in runs.values() for q in by_size})
     if not qubits:
         return "\n".join(text + [_missing("fig. 2's solves"), ""]), {"global": "not run yet",
@@ -416,34 +158,33 @@ def _budget_words(counts: dict[str, tuple[int, int]]) -> str:
             "the verdict is the same at every optimiser budget tried (") + "; ".join(parts) + ")"
 
 
-#: The Aer cross-check's labels, and the commits that corrected how Aer's shots are seeded (a column run before
-#: both reads with correlated shot noise: see the note under fig. 2's table).
+#: The Aer cross-check's labels (a column run before Aer's seeding fixes reads with correlated shot noise: see the
+#: note under fig. 2's table).
 AER_LABELS = ("vqls-global-aer", "vqls-local-aer")
-AER_SEEDING_FIXES = {"bcefa94": "each batch's seed drawn from (seed, stream, evaluation) instead of seed + "
-                                "evaluation, whose per-circuit offsets replayed one evaluation's and one seed's "
-                                "shots in the next",
-                     "75db1df": "each QN-SPSA metric estimate draws new shots (before, the estimates between two "
-                                "cost evaluations reused the same shots)"}
 
 
-#: Commits (12 digits) of collections whose Aer columns ran before both fixes above: a column shipped from one of
-#: these is marked indicative on the page; a column from a later collection ran with the fixes.
-AER_BEFORE_FIXES = ("ecaf8274728e",)
+def _ran_before_fixes(part: dict) -> bool:
+    """Whether a shipped collection ran before Aer's seeding fixes (:data:`~qlsbench.versions.AER_SEEDING_FIXED`):
+    by the version it ran at, its commit's for a collection of the 0.1.0 era; one whose version is unknown counts
+    as before (its Aer spread cannot be vouched for)."""
+    version = collection_version(part)
+    return version is None or parse(version) < parse(AER_SEEDING_FIXED)
 
 
 def _aer_note(shipped: Shipped, labels: list[str]) -> list[str]:
-    """Which commit each Aer column was run at, and whether that was before the commits that fixed Aer's shot
-    seeding (:data:`AER_BEFORE_FIXES`)."""
+    """Which commit each Aer column was run at, and whether that was before the changes that fixed Aer's shot
+    seeding (:data:`~qlsbench.versions.AER_SEEDING_FIXED`)."""
     if not labels:
         return []
-    commits = {}
+    shipped_by = {}
     for part in shipped.manifest.get("collections", []):  # a later collection supersedes an earlier one's file
         for label in labels:
             if any(f.startswith(f"results/{label}/") for f in part.get("files", [])):
-                commits[label] = part.get("commit", "unknown")[:12]
-    before = [label for label in labels if commits.get(label, "unknown") in (*AER_BEFORE_FIXES, "unknown")]
-    ran = ", ".join(f"`{label}` at commit `{commits.get(label, 'unknown')}`" for label in labels)
-    fixes = "; ".join(f"`{c}`: {why}" for c, why in AER_SEEDING_FIXES.items())
+                shipped_by[label] = part
+    before = [label for label in labels if label not in shipped_by or _ran_before_fixes(shipped_by[label])]
+    ran = ", ".join(f"`{label}` at commit `{shipped_by.get(label, {}).get('commit', 'unknown')[:12]}`"
+                    for label in labels)
+    fixes = "; ".join(f"`{change.commit}`: {change.what}" for change in changes_in(AER_SEEDING_FIXED))
     text = f"The Aer columns ran as {ran}. Two commits changed how Aer's shots are seeded ({fixes}). "
     if before:
         its, it = ("their", "them") if len(before) > 1 else ("its", "it")
@@ -459,9 +200,7 @@ def _aer_note(shipped: Shipped, labels: list[str]) -> list[str]:
 
 
 def fig3_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, str]:
-    text = ["### Fig. 3: the 100-sphere sedimentation", "",
-            "*Claim*: snapshots of one hundred spheres sedimenting in a spherical enclosure, coloured by contact "
-            "force.", ""]
+    text = [passage("fig3-claim"), ""]
     path = shipped.folder / "snapshots" / f"{FIG3_LABEL}.parquet"
     meta = shipped.datasets.get(f"dem_c/{FIG3_LABEL}")
     if not path.is_file() or meta is None:
@@ -475,13 +214,6 @@ def fig3_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, str]:
              f"{meta['exported']} subsystems of κ {meta['cond_min']:.3g} to {meta['cond_max']:.4g}). We colour by "
              "the contact impulse of the step (the LCP's unknown), not the force.", ""]
     return "\n".join(text), "reproduced (figure below)"
-
-
-def checkpoint_systems(shipped: Shipped, dataset: str) -> pd.DataFrame:
-    """A checkpoint dataset's systems with the paper's checkpoint number (time / spacing)."""
-    rows = shipped.systems[shipped.systems["dataset"] == dataset].sort_values("step").copy()
-    rows["checkpoint"] = (rows["time"] / CHECKPOINT_SPACING).round().astype(int)
-    return rows
 
 
 def _kappa_runs(shipped: Shipped) -> list[tuple[str, str, str]]:
@@ -536,11 +268,7 @@ def kappa_study_section(shipped: Shipped) -> tuple[str, dict]:
 
 def fig4_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, dict]:
     """Fig. 4's systems, VNLS and VQLS over seeds on them, the κ-vs-h study and the verdict."""
-    text = ["### Fig. 4: VNLS on DEM-C systems at checkpoints", "",
-            "*Claim*: a complex-RBM VNLS (2500 iterations, 1024 samples, SR, learning rate 0.05) solves the min-map "
-            "Newton systems of a 100-sphere simulation taken 40,000 time steps apart; κ grows (table 4b: "
-            "checkpoint 2: 8 qubits, κ 20.4; 4: 4, 40.5; 6: 8, 74.6; 8: 9, 329.7); \"the de-noised trends "
-            "indicate that the VNLS is successfully optimizing the stochastic loss function in all cases\".", ""]
+    text = [passage("fig4-claim"), ""]
     study, check = kappa_study_section(shipped)
     systems = checkpoint_systems(shipped, FIG4_DATASET)
     vnls, vqls = shipped.solver("vnls", FIG4_DATASET), shipped.solver("vqls-local-exact", FIG4_DATASET)
@@ -601,10 +329,7 @@ def _below_b_words(checkpoints: list[int] | None) -> str:
 
 
 def fig5_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, str]:
-    text = ["### Fig. 5: Pauli terms of 64-, 125- and 216-sphere runs", "",
-            "*Claim*: without truncation the term counts of the normalised, padded frictionless systems \"closely "
-            "follow the theoretical maximum\" (4ⁿ + 2ⁿ)/2, with \"a sharp decrease ... when the tolerance is loose "
-            "(τ = 10⁻³), especially for the larger simulations and higher number of qubits\".", ""]
+    text = [passage("fig5-claim"), ""]
     pauli = shipped.studies("pauli", FIG5_DATASETS)
     if pauli.empty:
         return "\n".join(text + [_missing("fig. 5's Pauli studies"), ""]), "not run yet"
@@ -704,7 +429,7 @@ def budget_section(shipped: Shipped, figures: Path, rel: str) -> str:
         settings.append([label, ", ".join(f"{k}={v}" for k, v in sorted(options.items()))])
     text += [markdown_table(pd.DataFrame(settings, columns=["label", "options"])), "",
              "Why, for each setting the paper leaves open:", ""]
-    text += [f"- `{key}`: {why}" for key, why in OPEN_SETTINGS.items()] + [""]
+    text += [passage("open-settings"), ""]
     return "\n".join(text)
 
 
@@ -765,64 +490,6 @@ def verdict_table(fig2: dict, fig3: str, fig4: dict, fig5: str) -> str:
                       markdown_table(pd.DataFrame(rows, columns=["figure", "claim", "verdict", "control"])), ""])
 
 
-def render(folder: str | os.PathLike, out: str | os.PathLike, figures: str | os.PathLike | None = None, *,
-           controls_folder: str | os.PathLike | None = None, draw: bool = True) -> Path:
-    """Write the reproduction page (and its figures) from a shipped-results folder.
 
-    Parameters
-    ----------
-    folder : path
-        Shipped results (:mod:`qlsbench.bench.shipped`), verified against their manifest first.
-    out : path
-        The Markdown page.
-    figures : path, optional
-        Folder of the figures (default ``figures/`` beside ``out``); the page links them relatively.
-    controls_folder : path, optional
-        Shipped controls (null solvers, more seeds, sensitivity sweeps) merged into ``folder``'s results
-        (:func:`~qlsbench.report.reproduction_controls.with_controls`), verified against their own manifest.
-    draw : bool
-        Draw the figures; ``False`` writes the same page text only (what a test compares).
-    """
-    shipped = load_shipped(folder)
-    if controls_folder is not None:
-        shipped = controls.with_controls(shipped, load_shipped(controls_folder))
-    out = Path(out)
-    figures = Path(figures) if figures is not None else out.parent / "figures"
-    rel = os.path.relpath(figures, out.parent).replace(os.sep, "/")
-    if not draw:  # the sections skip their drawing: same text, no figures
-        return atomic_write_text(out, _page(shipped, None, rel))
-    with staged(figures) as drawn:  # moved into figures/ only once every figure is drawn
-        page = _page(shipped, drawn, rel)
-    return atomic_write_text(out, page)
-
-
-def _page(shipped, figures: Path | None, rel: str) -> str:
-    """The page's text, drawing its figures into ``figures`` (none when ``None``); ``rel`` is how it links them."""
-    fig2, fig2_verdicts = fig2_section(shipped, figures, rel)
-    fig4, fig4_verdict = fig4_section(shipped, figures, rel)
-    fig3, fig3_verdict = fig3_section(shipped, figures, rel)
-    fig5, fig5_verdict = fig5_section(shipped, figures, rel)
-    page = "\n".join([_header(shipped), CHOICES, verdict_table(fig2_verdicts, fig3_verdict, fig4_verdict, fig5_verdict),
-                      DETERMINISM, fig2, budget_section(shipped, figures, rel), fig3, fig4, fig5,
-                      truncation_section(shipped, figures, rel), wall_time_section(shipped)])
-    return page.rstrip("\n") + "\n"
-
-
-@dataclass(frozen=True)
-class ReproductionOptions(Options):
-    figures: str | None = option(None, "folder of the page's figures (default: figures/ beside the page)",
-                                 path="folder")
-    controls: str | None = option(None, "shipped controls folder merged in: null solvers, more seeds, sensitivity "
-                                  "sweeps (docs/reproduction-controls)", path="folder")
-
-
-def _draw(inputs: list[str], out: Path, options: ReproductionOptions) -> Path:
-    for folder in (inputs[0], options.controls):
-        if folder is not None and not Path(folder).is_dir():
-            raise InputError(f"{folder}: not a folder of shipped results (`qlsbench ship` writes one)")
-    return render(inputs[0], out, options.figures, controls_folder=options.controls)
-
-
-FIGURE = Figure("reproduction", "docs/reproduction.md: De et al.'s claims beside the shipped paper run, with "
-                "verdicts over seeds", "a shipped-results folder (`qlsbench ship`)", _draw, ReproductionOptions,
-                formats=(".md",), single_input=True)
+__all__ = ["AER_LABELS", "budget_section", "fig2_section", "fig2_verdicts", "fig3_section", "fig4_section",
+           "fig5_section", "kappa_study_section", "truncation_section", "verdict_table", "wall_time_section"]
