@@ -86,7 +86,7 @@ def thread_limit() -> int:
     """The most threads a kernel may use: the configured count, never above numba's pool."""
     import numba
 
-    pool = int(numba.config.NUMBA_NUM_THREADS)
+    pool = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # numba sets it from the environment
     count = configured()
     return pool if count is None else min(count, pool)
 
