@@ -492,11 +492,12 @@ def _vertex_case(walk: _Walk) -> MeshRelaxation | None:
     if v == walk.p:
         return walk.lost()
     walk.Y = x[v].copy()
-    walk.case, walk.prim, walk.entered = _vertex_exit(mesh, x, v, walk.Z)
-    if walk.case is None:  # Z's projection is at the vertex: stay, in the triangle of the last move
+    case, prim, entered = _vertex_exit(mesh, x, v, walk.Z)
+    if case is None:  # Z's projection is at the vertex: stay, in the triangle of the last move
         walk.e = walk.chain[-1][1]
         walk.w = (mesh.triangles[walk.e] == v).astype(float)
         return walk.ends(inside_vertex(mesh, x, v, walk.Z))
+    walk.case, walk.prim, walk.entered = case, prim, entered
     if walk.case == "triangle":
         walk.e = walk.prim
         walk.w = (mesh.triangles[walk.e] == v).astype(float)
