@@ -58,7 +58,8 @@ def hhl_transpiled(system, clock: int = 4):
     """The HHL circuit of ``system`` with ``clock`` clock qubits, transpiled to :data:`BASIS`."""
     from qlsbench.solvers import registry
 
-    return to_basis([registry.get("hhl", clock=clock).circuit(system)])[0]  # type: ignore[attr-defined]  # HHL's
+    solver = registry.get("hhl", clock=clock)
+    return to_basis([solver.circuit(system)])[0]  # type: ignore[attr-defined]  # HHL's circuit, not a Solver's
 
 
 def hhl_qasm(system, clock: int = 4, version: int = 3) -> str:
