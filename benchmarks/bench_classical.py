@@ -27,7 +27,7 @@ RATIO_REPEATS = 5
 
 # asv calls ``setup`` before every repeat of every benchmark; the eigenvalue
 # problem in the generator and the reference solve are done once per process.
-_SYSTEMS = {}
+_SYSTEMS: dict[tuple, tuple] = {}
 
 
 def _system(n_qubits, kappa):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from qlsbench.errors import InputError
 from qlsbench.threads import ENV as THREADS_VARIABLE
@@ -54,9 +54,9 @@ VARIABLES: dict[str, Callable[[str, str], None]] = {
 }
 
 
-def check_environment(environ: dict[str, str] | None = None) -> None:
+def check_environment(environ: Mapping[str, str] | None = None) -> None:
     """Refuse, in one line naming it, the first variable of :data:`VARIABLES` that is set to a bad value."""
-    environ = os.environ if environ is None else environ
+    values = os.environ if environ is None else environ
     for name, check in VARIABLES.items():
-        if name in environ:
-            check(environ[name], name)
+        if name in values:
+            check(values[name], name)

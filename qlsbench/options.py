@@ -148,7 +148,9 @@ def _check_backends(record: Any, who: str) -> None:
         spec = f.metadata.get(SPEC)
         if spec is None or spec.backends is None or backend in spec.backends:
             continue
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        default: Any = f.default  # MISSING for a required option: any value it was given counts as given
+        if default is dataclasses.MISSING and callable(f.default_factory):  # MISSING is not callable
+            default = f.default_factory()
         if getattr(record, f.name) != default:
             where = " or ".join(repr(b) for b in spec.backends)
             raise InputError(f"{who}: {f.name} applies to backend {where} only, not backend={backend!r}")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 from qlsbench.checks import Whole
 from qlsbench.errors import InputError
@@ -38,7 +38,7 @@ SERIAL_WORK = 1 << 21
 THREADS = Whole(1, 1024)
 
 _configured: int | None = None
-_blas_limits = None  # threadpoolctl's limiter while a count is set
+_blas_limits: Any = None  # threadpoolctl's limiter while a count is set
 
 
 def parse_threads(value: object, source: str) -> int:
@@ -86,7 +86,7 @@ def thread_limit() -> int:
     """The most threads a kernel may use: the configured count, never above numba's pool."""
     import numba
 
-    pool = int(numba.config.NUMBA_NUM_THREADS)
+    pool = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # numba sets it from the environment
     count = configured()
     return pool if count is None else min(count, pool)
 

@@ -22,7 +22,7 @@ def main() -> None:
     scene = build_scene("sedimentation", n_spheres=1000, packing=0.35, seed=0)
     recorder = SubsystemRecorder(every=50)
     simulate(scene, 1200, StepOptions(h=2e-3), capture=recorder, progress=True)
-    largest = {}
+    largest: dict[int, tuple] = {}  # by qubit count: the largest subsystem's record
     for record in recorder.records:
         n = (record[0].shape[0] - 1).bit_length()  # qubits after padding
         if n >= MIN_QUBITS and (n not in largest or record[0].nnz > largest[n][0].nnz):

@@ -112,9 +112,11 @@ class Checkpoint:
             if not isinstance(saved, dict) or "key" not in saved:
                 raise _Damaged("not an in-loop checkpoint")
         except _Damaged as exc:
-            return self._discard(str(exc))
+            self._discard(str(exc))
+            return None
         except Exception as exc:  # verified, yet it does not unpickle: classes it names have moved since
-            return self._discard(f"unreadable ({type(exc).__name__}: {exc})")
+            self._discard(f"unreadable ({type(exc).__name__}: {exc})")
+            return None
         if saved["key"] != key:
             raise InputError(f"{self.path}: the checkpoint of another run (its options, solver or seed differ); "
                              "remove it to run from the first step")

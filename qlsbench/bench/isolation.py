@@ -18,6 +18,8 @@ import os
 import signal
 import time
 import traceback
+from multiprocessing.connection import Connection
+from multiprocessing.context import SpawnProcess
 from typing import Any
 
 import numpy as np
@@ -190,15 +192,16 @@ class IsolatedSolver:
         self.name, self.options = name, dict(options)
         self.time_limit = None if time_limit is None else float(time_limit)
         self._ctx = mp.get_context("spawn")  # fork is unsafe once JAX or BLAS threads exist
-        self._proc = None
-        self._conn = None
+        self._proc: SpawnProcess | None = None
+        self._conn: Connection | None = None
 
-    def _start(self) -> None:
+    def _start(self) -> tuple[SpawnProcess, Connection]:
+        """Start the worker; its process and this end of its pipe."""
         parent, child = self._ctx.Pipe()
-        self._proc = self._ctx.Process(target=_worker_main, args=(child, self.name, self.options), daemon=True)
-        self._conn = parent  # before start(), so close() can always release both ends
+        proc = self._ctx.Process(target=_worker_main, args=(child, self.name, self.options), daemon=True)
+        self._proc, self._conn = proc, parent  # before start(), so close() can always release both ends
         try:
-            self._proc.start()
+            proc.start()
         finally:
             child.close()
         if not parent.poll(STARTUP_TIMEOUT):
@@ -207,8 +210,8 @@ class IsolatedSolver:
         try:
             kind, detail = parent.recv()
         except EOFError:  # it died while importing (an unguarded __main__ under spawn, a crash in an import)
-            self._proc.join(timeout=5.0)
-            why = _death(self._proc.exitcode)
+            proc.join(timeout=5.0)
+            why = _death(proc.exitcode)
             self.close(graceful=False)
             raise SolverProcessError(f"solver {self.name!r}: its process died while starting ({why}); a solver run "
                                      "under a time limit is imported afresh in a child process, so its module must "
@@ -216,22 +219,25 @@ class IsolatedSolver:
         if kind != "ready":
             self.close()
             raise SolverProcessError(f"solver {self.name!r}: its process could not build it: {detail}")
+        return proc, parent
 
     def solve(self, system: LinearSystem, seed: int) -> tuple[SolveResult, float]:
         """Solve in the worker; a timeout or a dead worker becomes a result."""
-        if self._proc is None or not self._proc.is_alive():
-            self._start()
+        if self._proc is None or self._conn is None or not self._proc.is_alive():
+            proc, conn = self._start()
+        else:
+            proc, conn = self._proc, self._conn
         t0 = time.perf_counter()
-        self._conn.send((system, seed))
-        if not self._conn.poll(self.time_limit):
+        conn.send((system, seed))
+        if not conn.poll(self.time_limit):
             self.close(graceful=False)
             return (SolveResult(None, Status.TIMEOUT, f"exceeded the time limit of {self.time_limit:g} s"),
                     time.perf_counter() - t0)
         try:
-            return self._conn.recv()  # send_bytes of a pickle: recv unpickles it
+            return conn.recv()  # send_bytes of a pickle: recv unpickles it
         except EOFError:  # the process died (segfault, os._exit, out of memory)
-            self._proc.join(timeout=5.0)  # the pipe closes before the exit code is collected
-            why = _death(self._proc.exitcode)
+            proc.join(timeout=5.0)  # the pipe closes before the exit code is collected
+            why = _death(proc.exitcode)
             self.close(graceful=False)
             return (SolveResult(None, Status.ERROR, f"solver process died ({why})", resources={"died": why}),
                     time.perf_counter() - t0)
@@ -239,7 +245,7 @@ class IsolatedSolver:
     def close(self, graceful: bool = True) -> None:
         """Stop the worker process, if any; ``graceful=False`` kills it at once."""
         if self._proc is not None:
-            if graceful and self._proc.is_alive():
+            if graceful and self._proc.is_alive() and self._conn is not None:
                 try:
                     self._conn.send(None)
                 except (BrokenPipeError, OSError):

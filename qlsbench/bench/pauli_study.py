@@ -184,7 +184,7 @@ def resource_table(dataset: str | os.PathLike, out: str | os.PathLike, *, epsilo
         decomposition = lcu_form(system.A)
         summary = lcu_summary(decomposition)
         for tol in LCU_TOLS:
-            terms, alpha = summary[f"terms_{tol_label(tol)}"], summary[f"lcu_norm_{tol_label(tol)}"]
+            terms, alpha = int(summary[f"terms_{tol_label(tol)}"]), summary[f"lcu_norm_{tol_label(tol)}"]
             for epsilon in epsilons:
                 rows.append({"dataset": dataset_name(dataset), "system_id": system.system_id,
                              "family": system.meta.get("family", ""), "scene": system.meta.get("scene", ""),

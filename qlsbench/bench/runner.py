@@ -318,6 +318,7 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
                died=journal.died(), sequence=sequence)
     done = journal.load()
     rows = []
+    guard: contextlib.AbstractContextManager[Any]
     if time_limit is None:
         run.solver = get(spec.name, **spec.options)
         if sequence and not can_start(run.solver):

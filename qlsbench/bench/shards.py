@@ -36,7 +36,7 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 def assign(system_ids: Sequence[str], dims: Sequence[int], count: int) -> dict[str, int]:
     """Shard (1-based) of each distinct system: sorted by dimension (largest first), then id, dealt round-robin."""
-    distinct = {}
+    distinct: dict[str, int] = {}
     for sid, dim in zip(system_ids, dims):
         distinct.setdefault(sid, dim)
     order = sorted(distinct, key=lambda sid: (-distinct[sid], sid))
@@ -87,7 +87,7 @@ def merge(dataset: str | os.PathLike, shards: Sequence[str | os.PathLike], out: 
         raise InputError(f"the shards hold no row for system {missing[0][0]}, repeat {missing[0][1]} "
                          f"({len(missing)} missing): a shard is missing or unfinished")
     # Rows are taken from the shards' Arrow tables as stored, so every value (NaN or null alike) is kept.
-    first = {}
+    first: dict[tuple, int] = {}  # a (system_id, repeat)'s first row
     for i, key in enumerate(zip(rows["system_id"], rows["repeat"])):
         first.setdefault(key, i)
     table = pa.concat_tables([read_results_table(path) for path in shards])  # an older part gains new columns

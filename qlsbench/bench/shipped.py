@@ -43,6 +43,7 @@ import re
 import shutil
 import subprocess
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -125,8 +126,11 @@ def job_times(log: str | os.PathLike) -> dict:
         ``rules``: per rule, ``jobs`` and ``minutes`` (the sum of its jobs'
         start-to-finish times, so two jobs side by side count twice).
     """
-    started, rules = {}, defaultdict(lambda: {"jobs": 0, "minutes": 0.0})
-    stamp = first = last = None
+    started: dict[str, datetime] = {}
+    rules: defaultdict[str, dict[str, float]] = defaultdict(lambda: {"jobs": 0, "minutes": 0.0})
+    stamp: datetime | None = None
+    first: datetime | None = None
+    last: datetime | None = None
     rule = None
     for line in Path(log).read_text(encoding="utf-8", errors="replace").splitlines():
         if m := _STAMP.match(line):
@@ -134,14 +138,14 @@ def job_times(log: str | os.PathLike) -> dict:
             first, last = first or stamp, stamp
         elif m := _RULE.match(line):
             rule = m.group(1)
-        elif (m := _JOBID.match(line)) and rule is not None:
+        elif (m := _JOBID.match(line)) and rule is not None and stamp is not None:
             started[m.group(1)] = stamp
             rule = None
-        elif (m := _FINISHED.match(line)) and m.group(1) in started:
+        elif (m := _FINISHED.match(line)) and m.group(1) in started and stamp is not None:
             entry = rules[m.group(2)]
             entry["jobs"] += 1
             entry["minutes"] += (stamp - started.pop(m.group(1))).total_seconds() / 60
-    wall = (last - first).total_seconds() / 60 if first else 0.0
+    wall = (last - first).total_seconds() / 60 if first and last else 0.0
     return {"wall_minutes": wall, "jobs": sum(r["jobs"] for r in rules.values()),
             "rules": {name: dict(r) for name, r in sorted(rules.items())},
             "started": first.isoformat() if first else None}
@@ -200,7 +204,7 @@ def _variational_datasets(result_files: list[Path]) -> set[str]:
     (:mod:`qlsbench.solvers.nulls`), ran on: shipped so a later part of the run can solve the very same systems."""
     from qlsbench.solvers.registry import is_control
 
-    names = set()
+    names: set[str] = set()
     for f in result_files:
         table = pq.read_table(f, columns=["dataset", "progress_evaluations", "solver_name"])
         has = [(v is not None and len(v) > 0) or is_control(name) for v, name in
@@ -223,7 +227,7 @@ def _check_one_hash_per_dataset(folder: Path) -> None:
 
 
 def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.PathLike,
-            logs: list[str | os.PathLike] = (), figure_datasets: list[str] = (), snapshots: list[str] = (),
+            logs: Sequence[str | os.PathLike] = (), figure_datasets: Sequence[str] = (), snapshots: Sequence[str] = (),
             add: bool = False) -> dict:
     """Ship a workflow run's results into ``out`` (see the module docstring); return the manifest.
 

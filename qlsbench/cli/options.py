@@ -8,9 +8,10 @@ import dataclasses
 import json
 import os
 import sys
+from typing import Any
 
 from qlsbench.errors import InputError
-from qlsbench.options import OptionSpec
+from qlsbench.options import Options, OptionSpec
 
 #: Repeats of one solve per system: more is likelier a typo than a plan.
 MAX_REPEATS = 1000
@@ -102,6 +103,7 @@ def merged_specs(records, owners) -> dict[str, tuple[OptionSpec, dict]]:
                 continue
             if name in merged and spec.choices:
                 known = merged[name][0]
+                assert known.choices is not None, f"option {name}: choices in one options record, not another"
                 merged[name] = (dataclasses.replace(known, choices=known.choices + tuple(
                     c for c in spec.choices if c not in known.choices)), merged[name][1])
             merged.setdefault(name, (spec, {}))[1][owner] = default
@@ -140,7 +142,7 @@ def _add_argument(s, name: str, spec: OptionSpec, defaults: dict, records, owner
     if spec.positional:
         s.add_argument(name, help=help_text)
         return
-    kwargs = {"dest": name, "default": None, "help": help_text, "required": required}
+    kwargs: dict[str, Any] = {"dest": name, "default": None, "help": help_text, "required": required}
     if spec.bounds is not None:
         kwargs["type"] = spec.bounds.parse
     if spec.choices is not None:
@@ -167,7 +169,7 @@ def add_options(parser: argparse.ArgumentParser, records, owners=None) -> dict[s
     return merged
 
 
-def given_options(args: argparse.Namespace, specs) -> dict:
+def given_options(args: argparse.Namespace, specs: dict | type[Options]) -> dict:
     """The options given on the command line, as values for an options record (``KEY=VALUE`` pairs as a dict).
 
     ``specs`` is :func:`add_options`' result or an options record.

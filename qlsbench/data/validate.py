@@ -39,7 +39,7 @@ class _Rows:
         self.nnz = _ints(table, "nnz")
         self.complex = np.asarray(table.column("is_complex").fill_null(False).to_numpy(zero_copy_only=False))
 
-    def fail(self, row: int, what: str) -> None:
+    def fail(self, row: int | np.integer, what: str) -> None:
         raise DatasetError(f"{self.path}: system {self.ids[row]} (row {row}): {what}")
 
     def lengths(self, name: str) -> np.ndarray:

@@ -182,7 +182,7 @@ def remove_stale_temporaries(path: str | os.PathLike, *, every_target: bool = Fa
     return removed
 
 
-def atomic_write(path: str | os.PathLike, write: Callable[[Path], None], *, sweep: bool = True) -> Path:
+def atomic_write(path: str | os.PathLike, write: Callable[[Path], object], *, sweep: bool = True) -> Path:
     """Create ``path`` by ``write(temporary_path)`` and a rename.
 
     A crash or interrupt leaves either the old file or the new one, never a

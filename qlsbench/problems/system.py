@@ -86,6 +86,7 @@ class LinearSystem:
     b: np.ndarray
     meta: dict = field(default_factory=dict)
     x_ref: np.ndarray | None = None
+    system_id: str = field(init=False)  # set by __post_init__
 
     def __post_init__(self) -> None:
         A = _as_csr(self.A)

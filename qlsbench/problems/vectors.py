@@ -17,11 +17,11 @@ def state_fidelity(x: np.ndarray, y: np.ndarray) -> float:
         xx, yy = float(np.vdot(x, x).real), float(np.vdot(y, y).real)
         if np.isfinite(xx * yy) and xx > 1e-250 and yy > 1e-250:
             return float(abs(np.vdot(x, y)) ** 2 / (xx * yy))
-    x, y = _scaled(x), _scaled(y)
-    if x is None or y is None:
+    sx, sy = _scaled(x), _scaled(y)
+    if sx is None or sy is None:
         return 0.0
-    xx, yy = float(np.vdot(x, x).real), float(np.vdot(y, y).real)
-    return float(abs(np.vdot(x, y)) ** 2 / (xx * yy))
+    xx, yy = float(np.vdot(sx, sx).real), float(np.vdot(sy, sy).real)
+    return float(abs(np.vdot(sx, sy)) ** 2 / (xx * yy))
 
 
 def _scaled(v: np.ndarray) -> np.ndarray | None:

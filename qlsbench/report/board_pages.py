@@ -227,8 +227,8 @@ def _track_blocks(board: Board, given: dict[str, list | str | None], bar: float,
     compute = {"physics": lambda files: physics_track_blocks(files, bar), "noisy": noisy_track_blocks}
     from_files = {name: v is not None and not isinstance(v, str) for name, v in given.items()}
     published = read_tracks(board, bar) if any(isinstance(v, str) for v in given.values()) else {}
-    blocks = {name: compute[name]([str(p) for p in given[name]]) if from_files[name] else published[name]
-              for name in TRACK_NAMES if given[name] is not None}
+    blocks = {name: compute[name]([str(p) for p in files]) if from_files[name] else published[name]
+              for name in TRACK_NAMES if (files := given[name]) is not None}
     if keep and all(from_files.values()):
         write_tracks(board, blocks, bar)
     return [block for name in TRACK_NAMES for block in blocks.get(name, [])]

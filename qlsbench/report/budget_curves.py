@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +24,7 @@ AXIS_LABELS = {"evaluations": "cost evaluations", "seconds": "seconds",
                "samples": "samples drawn (shots x circuits, Monte Carlo samples)"}
 
 
-def plot_budget_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: list[str] | None = None,
+def plot_budget_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: Sequence[str] | None = None,
                        tol: Tolerances = LOW_ACCURACY, axis: str = "evaluations", by_band: bool = True,
                        above: dict | None = None) -> Path:
     """Success against budget (log axis), one colour per solver: solid the best seed, dashed the median.

@@ -11,6 +11,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -45,8 +46,8 @@ from qlsbench.report.web_page import blocks_html
 #: A page is a list of blocks ``(kind, content)``: headings ``h1``-``h3`` and paragraphs ``p`` (text), ``list``
 #: (list of text), ``table`` (DataFrame of display columns), ``ranking`` (:func:`ranking_rows`' rows, which the
 #: HTML page filters and Markdown shows per track), ``figure`` ((caption, PNG bytes)) and ``plots`` (the HTML
-#: page's plots section, a list of ``figure`` blocks; Markdown leaves it out).
-Block = tuple[str, object]
+#: page's plots section, a list of ``figure`` blocks; Markdown leaves it out). The content's type goes by the kind.
+Block = tuple[str, Any]
 
 def _rate_cell(rows: pd.DataFrame, rate: str, digits: int = 2) -> list[str]:
     """``rate [low, high]`` per row, from the rate's column and its two interval columns."""

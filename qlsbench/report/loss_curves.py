@@ -9,6 +9,7 @@ the median of the de-noised curves and the band between their quartiles.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,8 +66,8 @@ def _draw_system(ax, solves: pd.DataFrame, colour: str, window: int, positive: b
                                                 f"{residual.median:.1e} (median)")
 
 
-def plot_loss_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: list[str] | None = None,
-                     n_qubits: list[int] | None = None, window: int = 51) -> Path:
+def plot_loss_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: Sequence[str] | None = None,
+                     n_qubits: Sequence[int] | None = None, window: int = 51) -> Path:
     """Loss per iteration, one panel per solver, one curve per system: over several seeds, median and IQR band.
 
     Parameters

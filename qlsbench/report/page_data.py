@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -76,7 +77,8 @@ def budget_steps(results: pd.DataFrame, all_tracks: tuple[Track, ...], by: str, 
         return None
     keep = results["solver"].isin(set(results.loc[has, "solver"])) & (results["status"] != Status.SKIPPED)
     index = {s: i for i, s in enumerate(solvers)}
-    out = {"solver": [], "system": [], "seed": [], "group": [], "band": [], "lo": [], "hi": [], "steps": []}
+    out: dict[str, list] = {"solver": [], "system": [], "seed": [], "group": [], "band": [], "lo": [], "hi": [],
+                            "steps": []}
     columns = ["solver", "system_id", "seed", by, "n_qubits", "progress_fidelity", "progress_residual"]
     for i, row in zip(np.flatnonzero(keep.to_numpy()), results.loc[keep, columns].itertuples(index=False)):
         k = marks[i]
@@ -161,7 +163,7 @@ def write_downloads(results: pd.DataFrame, folder: str | os.PathLike,
     written = []
     for stem, table, what in (("rows", rows, f"{len(rows)} results rows"),
                               ("systems", systems, f"{len(systems)} systems")):
-        parquet = atomic_write(folder / f"{stem}.parquet", lambda tmp, t=table: t.to_parquet(tmp, index=False))
+        parquet = atomic_write(folder / f"{stem}.parquet", partial(table.to_parquet, index=False))
         csv = atomic_write_text(folder / f"{stem}.csv", (flat if stem == "rows" else table).to_csv(index=False))
         written += [(f"{stem}.csv", csv, what + (", no list columns" if stem == "rows" else "")),
                     (f"{stem}.parquet", parquet, what)]

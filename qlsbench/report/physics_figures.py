@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from qlsbench.checks import COUNT
 from qlsbench.data import dataset_name, load_dataset
@@ -154,7 +155,7 @@ def kappa_series(dataset: str | os.PathLike) -> pd.DataFrame:
                          "cond": df["cond"].astype(float), "n_qubits": df["n_qubits"]})
 
 
-def _qubit_size(n_qubits: np.ndarray) -> np.ndarray:
+def _qubit_size(n_qubits: ArrayLike) -> np.ndarray:
     """Marker area growing with the qubit count (the matrix dimension doubles per qubit)."""
     return 12.0 * np.asarray(n_qubits, dtype=float) ** 1.5
 

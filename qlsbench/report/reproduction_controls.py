@@ -105,7 +105,7 @@ def separation_table(runs: dict[str, dict[int, SeedRun]], present: list, nulls: 
     sizes = sorted({q for label in runs for q in runs[label]})
     lines = []
     for q in sizes:
-        line = [q]
+        line: list[int | str] = [q]
         for _, label in present:
             run = runs[label].get(q)
             if run is None or not run.n:
@@ -129,7 +129,7 @@ def gain_words(rows: pd.DataFrame) -> str:
 def gain_table(shipped, present: list) -> pd.DataFrame:
     """Per size, per configuration: the median fidelity at the first cost evaluation and the median gain to the
     last read-out, over the seeds run: what training added to where it started."""
-    lines = {}
+    lines: dict[int, dict[str, str]] = {}
     for header, label in present:
         rows = _solved(shipped.solver(label, FIG2_DATASET))
         for q, g in rows.groupby("n_qubits"):
@@ -204,7 +204,8 @@ def budget_section(shipped, nulls: dict, sizes: tuple[int, ...],
             "whether it is separated from returning b:", ""]
     if len(present) < 2:
         return "\n".join(text + ["*The budget sweep is not in the shipped controls.*", ""]), {}
-    lines, separated = [], {}
+    lines = []
+    separated: dict[str, tuple[int, int]] = {}
     for q in sorted({q for label in runs for q in runs[label]}):
         line = [q, null_cells(nulls, q)[0]]
         for _, label in present:

@@ -134,8 +134,8 @@ def _new_pair(number: int, taken, spare: list[str], absent: list[str]) -> tuple[
         if free:
             return free[number % len(free)], marker
     everything = [(c, m) for c in PALETTE for m in shapes]
-    free = [pair for pair in everything if pair not in taken] or everything
-    return free[number % len(free)]
+    free_pairs = [pair for pair in everything if pair not in taken] or everything
+    return free_pairs[number % len(free_pairs)]
 
 
 def to_lab(colour: str) -> tuple[float, float, float]:

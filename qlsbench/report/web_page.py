@@ -271,7 +271,8 @@ def blocks_html(blocks: list) -> str:
         elif kind == "list":
             body.append("<ul>" + "".join(f"<li>{html_inline(item)}</li>" for item in content) + "</ul>")
         elif kind == "ranking":
-            body.append(_ranking(*content, drill=drill))
+            rows, all_tracks, by = content
+            body.append(_ranking(rows, all_tracks, by, drill=drill))
         elif kind == "figure":
             body.append(_figure(*content))
         elif kind == "plots":

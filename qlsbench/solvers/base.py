@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -136,9 +136,9 @@ class BaseSolver:
     reuses in ``start_from`` and takes ``_solve(system, seed, start)``.
     """
 
-    name: str = "base"
+    name: ClassVar[str] = "base"
     #: What a warm start reuses ("" : the solver always starts cold).
-    start_from: str = ""
+    start_from: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
         """Check the options record's fields (bounds, choices, types: :func:`~qlsbench.options.check_record`),
@@ -166,7 +166,7 @@ class BaseSolver:
         elif not self.start_from:
             raise InputError(f"{self.name}: takes no warm start (it has nothing to start from)")
         else:
-            result = self._solve(system, seed, start)
+            result = self._solve(system, seed, start)  # type: ignore[call-arg]  # start_from: takes a start
         result.wall_time = time.perf_counter() - t0
         return result
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -76,7 +77,7 @@ class _Krylov(KrylovOptions, BaseSolver):
     """
 
     needs_hermitian: ClassVar[bool] = False
-    _fn: ClassVar = None
+    _fn: ClassVar[Callable[..., tuple[np.ndarray, int]]]  # scipy's method, set by each subclass
     start_from: ClassVar[str] = "the previous solution, as the initial guess x0"
 
     def _extra_kwargs(self) -> dict:

@@ -85,7 +85,7 @@ def _vector(data: Any, dim: int, what: str) -> np.ndarray | None:
 def answer(response: dict[str, Any], dim: int) -> SolveResult:
     """The :class:`SolveResult` a response file holds; a malformed one is an ``error`` result saying how."""
     try:
-        status = Status(response.get("status"))
+        status = Status(response.get("status"))  # type: ignore[arg-type]  # not text: the ValueError below
         if status not in ANSWERS:
             raise ValueError(f"status {status.value!r} is the runner's to give")
         x = _vector(response.get("x"), dim, "x")
@@ -117,7 +117,7 @@ class External(ExternalOptions, BaseSolver):
         if self.command is not None and not shlex.split(self.command):
             raise InputError("external: command is empty")
         if self.peer:
-            self.name = self.peer  # the board's and the folders' name for it
+            self.name = self.peer  # type: ignore[misc]  # the board's and the folders' name for this instance
 
     def prepare(self) -> None:
         """Build the environment now when it is a requirements file not built yet (once, minutes for a framework):
@@ -128,6 +128,7 @@ class External(ExternalOptions, BaseSolver):
     def _argv(self) -> list[str]:
         if self.command is not None:
             return shlex.split(self.command)
+        assert self.environment is not None and self.entry is not None  # __post_init__: entry comes with one
         return [str(interpreter(self.environment, where="external: environment")), str(RUNNER), self.entry]
 
     def _solve(self, system: LinearSystem, seed: int) -> SolveResult:

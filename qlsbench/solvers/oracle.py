@@ -50,16 +50,16 @@ class Oracle(OracleOptions, BaseSolver):
         n = int(system.meta.get("n_orig", len(x)))
         e[:n] = rng.standard_normal(n)
         if self.rel_residual is not None:
-            answer = x + self._step(system, e) * e
+            answer = x + self._step(system, e, self.rel_residual) * e
         else:
             answer = perturbed_to_fidelity(x, e, self.fidelity)
         return SolveResult(answer, Status.CONVERGED, iterations=1, resources={"target_fidelity": self.fidelity,
                                                                               "target_rel_residual": self.rel_residual})
 
-    def _step(self, system: LinearSystem, e: np.ndarray) -> float:
+    def _step(self, system: LinearSystem, e: np.ndarray, rel_residual: float) -> float:
         Ae = system.A @ e
         norm = float(np.linalg.norm(Ae))
-        return self.rel_residual * float(np.linalg.norm(system.b)) / norm if norm > 0 else 0.0
+        return rel_residual * float(np.linalg.norm(system.b)) / norm if norm > 0 else 0.0
 
 
 def perturbed_to_fidelity(x: np.ndarray, e: np.ndarray, fidelity: float) -> np.ndarray:

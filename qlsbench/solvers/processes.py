@@ -35,7 +35,7 @@ def exit_with_parent() -> None:
     from multiprocessing.connection import wait
 
     parent = mp.parent_process()
-    if parent is None:
+    if parent is None or parent.pid is None:
         return
     kernel_ends_us_with(parent.pid)
 

@@ -58,7 +58,8 @@ def hhl_transpiled(system, clock: int = 4):
     """The HHL circuit of ``system`` with ``clock`` clock qubits, transpiled to :data:`BASIS`."""
     from qlsbench.solvers import registry
 
-    return to_basis([registry.get("hhl", clock=clock).circuit(system)])[0]
+    solver = registry.get("hhl", clock=clock)
+    return to_basis([solver.circuit(system)])[0]  # type: ignore[attr-defined]  # HHL's circuit, not a Solver's
 
 
 def hhl_qasm(system, clock: int = 4, version: int = 3) -> str:
@@ -165,7 +166,8 @@ def qsvt_transpiled(system, epsilon: float = 0.1, degree: int | None = None):
     """The QSVT circuit of ``system`` (``qsvt`` with ``epsilon`` and ``degree``), transpiled to :data:`BASIS`."""
     from qlsbench.solvers import registry
 
-    return to_basis([registry.get("qsvt", epsilon=epsilon, degree=degree).circuit(system)])[0]
+    solver = registry.get("qsvt", epsilon=epsilon, degree=degree)
+    return to_basis([solver.circuit(system)])[0]  # type: ignore[attr-defined]  # QSVT's circuit, not a Solver's
 
 
 def qsvt_qasm(system, epsilon: float = 0.1, degree: int | None = None, version: int = 3) -> str:

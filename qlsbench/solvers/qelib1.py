@@ -91,7 +91,10 @@ class _Writer:
     def __init__(self, names: set) -> None:
         from qiskit.circuit.library import get_standard_gate_name_mapping
 
-        self.names, self.bodies, self.known, self.definitions = names, {}, {}, []
+        self.names = names
+        self.bodies: dict[str, tuple[int, str]] = {}
+        self.known: dict[tuple, str] = {}
+        self.definitions: list[str] = []
         standard = get_standard_gate_name_mapping()
         self.standard = {gate.base_class for gate in standard.values()}
         self.qelib1 = {standard[name].base_class: name for name in QELIB1}

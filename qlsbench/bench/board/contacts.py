@@ -52,7 +52,8 @@ def export_contact_problems(dataset, out, board: Board = SHIPPED, progress: bool
                          f"{unknown[0]}): FCLIB problems are rebuilt from board.yaml's sources, which only the "
                          "pinned systems name; `qlsbench simulate --fclib` writes a run of your own")
     out = Path(out)
-    written, report = [], {}
+    written: list[Path] = []
+    report: dict[str, dict] = {}
     for run, options, label in _dem_c_runs(board):
         mine = {s.meta["pinned_name"]: s for s in systems if pinned[s.meta["pinned_name"]]["group"] == run["group"]
                 and s.meta.get("scene") == label}

@@ -47,7 +47,12 @@ def select_systems(systems: list, bands: list[str], per_band: int, min_qubits: i
         lo = max(lo, min_qubits)
         pool = sorted((s for s in systems if lo <= s.meta["n_qubits"] <= hi),
                       key=lambda s: (s.meta["cond"], s.system_id))
-        pool = [s for s in pool if not (s.system_id in seen or seen.add(s.system_id))]
+        fresh = []
+        for s in pool:  # each system once: in the first band that takes it
+            if s.system_id not in seen:
+                seen.add(s.system_id)
+                fresh.append(s)
+        pool = fresh
         if not pool:
             continue
         picks = np.unique(np.linspace(0, len(pool) - 1, min(per_band, len(pool))).round().astype(int))

@@ -24,13 +24,13 @@ from qlsbench.bench.board.folder import UNPUBLISHED, Board
 from qlsbench.bench.board.pinning import check_groups
 from qlsbench.bench.results import load_results, read_results_table, results_files
 from qlsbench.bench.runner import SolverSpec, add_repeats, run_solver
-from qlsbench.checks import SEED, TIME_LIMIT, Whole
+from qlsbench.checks import SEED, TIME_LIMIT, Real, Whole
 from qlsbench.data import atomic_write_table
 from qlsbench.errors import InputError
 from qlsbench.solvers.registry import check_solver
 
 #: What a board's ``run:`` section and each ``solvers:`` entry may set, and each value's bounds.
-_RUN_KEYS = {"repeats": Whole(1, 1000), "seed": SEED, "time_limit": TIME_LIMIT}
+_RUN_KEYS: dict[str, Whole | Real] = {"repeats": Whole(1, 1000), "seed": SEED, "time_limit": TIME_LIMIT}
 _ENTRY_KEYS = {"name", "options", "label", "repeats", "time_limit", "max_qubits"}
 
 

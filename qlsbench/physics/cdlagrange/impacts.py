@@ -187,7 +187,7 @@ def integrate(system: ImpactSystem, Q0, Qdot0, h: float, steps: int, mode: str =
         contact[n + 1] = bool(np.any(v != v_free))
         qs[n + 1], vs[n + 1] = Q, v
     energy = [system.energy(qs[n] + 0.5 * h * vs[n], vs[n]) for n in range(steps + 1)]
-    columns = {"t": h * np.arange(steps + 1)}
+    columns: dict[str, np.ndarray | list[float]] = {"t": h * np.arange(steps + 1)}
     for i in range(K):
         columns[f"q_{i}"], columns[f"qdot_{i}"] = qs[:, i], vs[:, i]
     columns["contact"], columns["energy"] = contact, energy

@@ -69,9 +69,9 @@ def lemke(lcp: LCP, *, max_pivots: int | None = None, tol: float = 1e-12) -> LCP
 
     # The last row among those with the most negative r keeps (b, B^-1) lexico-
     # positive after the first pivot, which is what rules out cycling later.
-    row = int(np.flatnonzero(lcp.r == lcp.r.min())[-1])
-    _pivot(T, row, z0)
-    leaving, basis[row] = int(basis[row]), z0
+    start = int(np.flatnonzero(lcp.r == lcp.r.min())[-1])
+    _pivot(T, start, z0)
+    leaving, basis[start] = int(basis[start]), z0
     pivots = 1
     refactor_every = max(_REFACTOR_EVERY, m)
 
@@ -193,7 +193,7 @@ def _refined(lcp: LCP, basis: np.ndarray, m: int) -> np.ndarray | None:
 
 
 def _accept_scale(lcp: LCP, y: np.ndarray) -> float:
-    return _ACCEPT * (1.0 + np.linalg.norm(lcp.r) + np.linalg.norm(lcp.Q @ y))
+    return _ACCEPT * (1.0 + float(np.linalg.norm(lcp.r)) + float(np.linalg.norm(lcp.Q @ y)))
 
 
 def _finish(lcp: LCP, T: np.ndarray, basis: np.ndarray, pivots: int,

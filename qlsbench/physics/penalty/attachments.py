@@ -61,6 +61,8 @@ class ContactTerm:
         Whether the attachment sits inside the friction cone.
     update : dict
         What UPDATE_ATTACHMENT stores if this configuration is accepted.
+    relaxation : MeshRelaxation or None
+        A mesh contact's walk (its path of cases), kept for tests and diagnostics.
     """
 
     key: tuple
@@ -72,6 +74,7 @@ class ContactTerm:
     sticking: bool
     penetration: float
     update: dict = field(default_factory=dict)
+    relaxation: object = field(default=None, repr=False, compare=False)
 
 
 def rigid_point(center: np.ndarray, step_rotation: np.ndarray, u: np.ndarray, offset: np.ndarray, h: float):

@@ -214,7 +214,7 @@ def detect_crossings(mesh: TriangleMesh, x_start: np.ndarray, x_end: np.ndarray,
         at = x_start[idx] + tau * (x_end[idx] - x_start[idx])
         if np.all(barycentric(*at) >= -1e-12):
             found.append((tau, p, int(t)))
-    chosen = {}
+    chosen: dict[int, int] = {}
     for tau, p, t in sorted(found):  # earliest crossing first, then the lowest triangle
         chosen.setdefault(p, t)
     return [(p, t, closest_point_weights(x_start[p], *x_start[tris[t]])) for p, t in sorted(chosen.items())]

@@ -74,7 +74,7 @@ def time_step(model: PenaltyModel, h: float, options: PenaltyNewtonOptions, capt
         Solves the Newton systems instead of GMRES (see :func:`newton_solve`).
     """
     step = model.steps_taken
-    gravity_impulse = h * np.linalg.norm(model.mass_vector()) * max(np.linalg.norm(model.gravity), 1.0)
+    gravity_impulse = h * float(np.linalg.norm(model.mass_vector())) * max(float(np.linalg.norm(model.gravity)), 1.0)
 
     def forward(ev, rhs, dz, it, info):
         if capture is not None:
@@ -83,6 +83,7 @@ def time_step(model: PenaltyModel, h: float, options: PenaltyNewtonOptions, capt
                                   "contacts": len(ev.contacts), "sliding": sliding, "gmres_info": int(info),
                                   "stiffness": model.stiffness, "scene": model.name})
 
+    ev: Evaluation  # newton_solve is generic in what evaluate returns
     dv, ev, report = newton_solve(lambda z: evaluate(model, z, h), np.zeros(model.ndof), options,
                                   scale=gravity_impulse, gradient_scale=float(model.mass_vector().max()),
                                   capture=forward, linear=linear)

@@ -126,7 +126,8 @@ def _pair_contacts(model, cand, h) -> list[ContactTerm]:
 
 def _particle_sphere_contacts(model, cand, h) -> list[ContactTerm]:
     """DR contacts: every particle inside a sphere at the candidate configuration."""
-    terms, sph = [], model.spheres
+    terms: list[ContactTerm] = []
+    sph = model.spheres
     if not (model.n_particles and model.n_spheres):
         return terms
     gap = np.linalg.norm(cand.xp[:, None, :] - cand.xs[None, :, :], axis=2) - sph.radius[None, :]
@@ -240,7 +241,9 @@ class Evaluation:
             block = -self.h * self.spring_blocks[k]
             for (r, c), sign in (((a, b), 1), ((a, a), -1), ((b, a), 1), ((b, b), -1)):
                 rr, cc = np.meshgrid(3 * r + np.arange(3), 3 * c + np.arange(3), indexing="ij")
-                rows.append(rr.ravel()), cols.append(cc.ravel()), vals.append((sign * block).ravel())
+                rows.append(rr.ravel())
+                cols.append(cc.ravel())
+                vals.append((sign * block).ravel())
         springs = _coo(rows, cols, vals, n)
         rows, cols, vals = [], [], []
         for idx, blocks in self._groups:

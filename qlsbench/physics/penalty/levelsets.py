@@ -51,7 +51,7 @@ def inclined_plane(angle: float, point=(0.0, 0.0, 0.0)) -> Plane:
     """
     if not 0.0 <= angle < np.pi / 2:
         raise InputError(f"incline angle must be in [0, 90) degrees, got {np.degrees(angle):g}")
-    return Plane(point, (np.sin(angle), 0.0, np.cos(angle)))
+    return Plane(point, np.array([np.sin(angle), 0.0, np.cos(angle)]))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ is therefore capped (:func:`visit_cap`) and reaching the cap raises.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -163,10 +164,11 @@ def closest_point_weights(Y: np.ndarray, P0: np.ndarray, P1: np.ndarray, P2: np.
     for i, j in ((0, 1), (1, 2), (2, 0)):  # outside: the nearest point lies on an edge
         d = corners[j] - corners[i]
         s = float(np.clip((Y - corners[i]) @ d / (d @ d), 0.0, 1.0))
-        dist = np.linalg.norm(corners[i] + s * d - Y)
+        dist = float(np.linalg.norm(corners[i] + s * d - Y))
         if dist < best:
             best, best_w = dist, np.zeros(3)
             best_w[i], best_w[j] = 1.0 - s, s
+    assert best_w is not None, "a triangle with finite corners has a nearest point on one of its edges"
     return best_w
 
 
@@ -411,7 +413,7 @@ class _Walk:
     Y: np.ndarray
     w: np.ndarray
     e: int
-    prim: object
+    prim: Any  # by case: a triangle or vertex index, or an edge's (i, j)
     case: str = "initial"
     entered: tuple | None = None
     chain: list = field(default_factory=list)
@@ -432,7 +434,8 @@ def _triangle_case(walk: _Walk) -> MeshRelaxation | None:
     walk.e, tri = walk.prim, mesh.triangles[walk.prim]
     if walk.p in tri:
         return walk.lost()
-    inside, move = triangle_move(walk.Y, walk.Z, *x[tri], walk.mu)
+    P0, P1, P2 = x[tri]  # named, not starred: a star before walk.mu hides the arity from the type checker
+    inside, move = triangle_move(walk.Y, walk.Z, P0, P1, P2, walk.mu)
     if move is None:
         return walk.ends(inside)
     walk.Y, walk.w = move.Y, move.w
@@ -489,11 +492,12 @@ def _vertex_case(walk: _Walk) -> MeshRelaxation | None:
     if v == walk.p:
         return walk.lost()
     walk.Y = x[v].copy()
-    walk.case, walk.prim, walk.entered = _vertex_exit(mesh, x, v, walk.Z)
-    if walk.case is None:  # Z's projection is at the vertex: stay, in the triangle of the last move
+    case, prim, entered = _vertex_exit(mesh, x, v, walk.Z)
+    if case is None:  # Z's projection is at the vertex: stay, in the triangle of the last move
         walk.e = walk.chain[-1][1]
         walk.w = (mesh.triangles[walk.e] == v).astype(float)
         return walk.ends(inside_vertex(mesh, x, v, walk.Z))
+    walk.case, walk.prim, walk.entered = case, prim, entered
     if walk.case == "triangle":
         walk.e = walk.prim
         walk.w = (mesh.triangles[walk.e] == v).astype(float)

@@ -67,7 +67,7 @@ class Spheres:
     omega: np.ndarray
     mass: np.ndarray
     radius: np.ndarray
-    R: np.ndarray | None = None
+    R: np.ndarray = None  # type: ignore[assignment]  # None: identity rotations, set by __post_init__
 
     def __post_init__(self):
         self.x = _array(self.x, (3,), "spheres.x")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.sparse.linalg import gmres
@@ -130,7 +131,7 @@ def wolfe_line_search(phi: Callable[[float], float], dphi: Callable[[float], flo
 
 def newton_solve(evaluate: Callable, z0: np.ndarray, options: PenaltyNewtonOptions, scale: float = 1.0,
                  gradient_scale: float = 1.0, capture: Callable | None = None,
-                 linear: Callable | None = None) -> tuple[np.ndarray, object, NewtonReport]:
+                 linear: Callable | None = None) -> tuple[np.ndarray, Any, NewtonReport]:
     """Solve ``g(z) = 0`` (alg. 2, NEWTON_SOLVE).
 
     Parameters
@@ -166,7 +167,7 @@ def newton_solve(evaluate: Callable, z0: np.ndarray, options: PenaltyNewtonOptio
     for it in range(options.max_iter + 1):
         b = ev.g
         a = ev.rmatvec(b)
-        m, norm_b = np.linalg.norm(a), np.linalg.norm(b)
+        m, norm_b = float(np.linalg.norm(a)), float(np.linalg.norm(b))
         if norm_b < tau or m < STATIONARY * norm_b * gradient_scale:
             status = Status.CONVERGED if norm_b < tau else Status.STALLED
             return z, ev, NewtonReport(status, it, norm_b, m, gmres_total, reversed_count, gradient_count)

@@ -9,6 +9,7 @@ stored with every exported system.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 
@@ -64,8 +65,8 @@ def springs_within(x: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]
 
     candidates = cKDTree(x).query_pairs(reach * (1.0 + 1e-9), output_type="ndarray").reshape(-1, 2)
     candidates = candidates[np.lexsort((candidates[:, 1], candidates[:, 0]))]
-    pairs = [(int(i), int(j)) for i, j in candidates if np.linalg.norm(x[i] - x[j]) <= reach]
-    pairs = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    kept = [(int(i), int(j)) for i, j in candidates if np.linalg.norm(x[i] - x[j]) <= reach]
+    pairs = np.array(kept, dtype=np.int64).reshape(-1, 2)
     return pairs, np.linalg.norm(x[pairs[:, 1]] - x[pairs[:, 0]], axis=1)
 
 
@@ -96,7 +97,7 @@ def incline_block(angle: float = 20.0, mu: float = 0.5, n: int = 2, size: float 
     springs, rest = springs_within(x, spacing * np.sqrt(3) * 1.001)
     m = _check("mass", mass, 0) / len(x)
     particles = Particles(x, np.zeros_like(x), np.full(len(x), m), springs, rest,
-                          _check("spring_stiffness", spring_stiffness, 0))
+                          np.asarray(_check("spring_stiffness", spring_stiffness, 0)))
     return PenaltyModel(particles, Spheres.empty(), (inclined_plane(a),), mu=_check("mu", mu, 0, strict=False),
                         stiffness=_check("stiffness", stiffness, 0), name=f"incline-block-a{angle:g}-mu{mu:g}")
 
@@ -117,14 +118,14 @@ def cloth_sphere(n: int = 8, size: float = 1.0, mass: float = 0.1, mu: float = 0
     spacing = size / (n - 1)
     springs, rest = springs_within(x, 2.0 * spacing * 1.001)
     particles = Particles(x, np.zeros_like(x), np.full(n * n, _check("mass", mass, 0) / (n * n)), springs, rest,
-                          _check("spring_stiffness", spring_stiffness, 0))
-    obstacles = (SphereObstacle((0.0, 0.0, 0.0), radius), Plane((0.0, 0.0, -radius), (0.0, 0.0, 1.0)))
+                          np.asarray(_check("spring_stiffness", spring_stiffness, 0)))
+    obstacles = (SphereObstacle(np.zeros(3), radius), Plane(np.array([0.0, 0.0, -radius]), np.array([0.0, 0.0, 1.0])))
     return PenaltyModel(particles, Spheres.empty(), obstacles, mu=_check("mu", mu, 0, strict=False),
                         stiffness=_check("stiffness", stiffness, 0), name=f"cloth-sphere-n{n}-mu{mu:g}")
 
 
-def spheres_incline(count: int = 3, angle: float = 20.0, mu: float = 0.5, radius: float = 0.05, mass: float = 0.1,
-                    gap: float = 0.02, speed: float = 1.0, stiffness: float = 1e4) -> PenaltyModel:
+def spheres_incline(count: int | float = 3, angle: float = 20.0, mu: float = 0.5, radius: float = 0.05,
+                    mass: float = 0.1, gap: float = 0.02, speed: float = 1.0, stiffness: float = 1e4) -> PenaltyModel:
     """Rigid balls in a row on an incline, the uphill one launched downhill at ``speed`` so it hits the others.
 
     With ``mu >= 2/7 tan(angle)`` a lone ball rolls without slipping,
@@ -186,14 +187,16 @@ def cloth_rolling_sphere(n: int = 8, size: float = 0.5, mass: float = 0.1, mu: f
     x = np.column_stack([gx.ravel(), gy.ravel(), np.full(n * n, height)]) @ frame
     springs, rest = springs_within(x, 2.0 * size / (n - 1) * 1.001)
     particles = Particles(x, np.zeros_like(x), np.full(n * n, _check("cloth-rolling-sphere: mass", mass, 0) / (n * n)),
-                          springs, rest, _check("cloth-rolling-sphere: spring_stiffness", spring_stiffness, 0))
+                          springs, rest,
+                          np.asarray(_check("cloth-rolling-sphere: spring_stiffness", spring_stiffness, 0)))
     # Rolling without slipping: the contact point's velocity v + omega x (-r normal) vanishes.
     spin = speed / radius * np.cross(frame[2], frame[0])
     ball_mass = _check("cloth-rolling-sphere: ball_mass", ball_mass, 0)
     stiffness = _check("cloth-rolling-sphere: stiffness", stiffness, 0)
     # Start the ball sunk to where the floor's penalty spring carries its weight, so it does not bounce.
     sink = ball_mass * 9.81 * np.cos(a) / stiffness
-    ball = Spheres([(radius - sink) * frame[2]], [speed * frame[0]], [spin], [ball_mass], [radius])
+    ball = Spheres(np.array([(radius - sink) * frame[2]]), np.array([speed * frame[0]]), np.array([spin]),
+                   np.array([ball_mass]), np.array([radius]))
     mu = _check("cloth-rolling-sphere: mu", mu, 0, strict=False)
     return PenaltyModel(particles, ball, (inclined_plane(a),), mu=mu, stiffness=stiffness,
                         name=f"cloth-rolling-sphere-n{n}-mu{mu:g}")
@@ -273,7 +276,7 @@ def cloth_on_cloth(angle: float = 30.0, mu: float = 0.3, ground_mu: float = 1.0,
     masses = np.concatenate([np.full(nb, _check("cloth-on-cloth: mass", mass, 0) / nb),
                              np.full(len(xt), _check("cloth-on-cloth: top_mass", top_mass, 0) / len(xt))])
     particles = Particles(x, v, masses, np.vstack([sb, st + nb]), np.concatenate([rb, rt]),
-                          _check("cloth-on-cloth: spring_stiffness", spring_stiffness, 0))
+                          np.asarray(_check("cloth-on-cloth: spring_stiffness", spring_stiffness, 0)))
     surfaces = (TriangleMesh(tb), TriangleMesh(tt + nb))
     return PenaltyModel(particles, Spheres.empty(), (inclined_plane(a),),
                         mu=_check("cloth-on-cloth: mu", mu, 0, strict=False),
@@ -284,7 +287,7 @@ def cloth_on_cloth(angle: float = 30.0, mu: float = 0.3, ground_mu: float = 1.0,
 
 
 #: Scene builders by name (``qlsbench simulate --scene ...``), with the time step each was tuned for.
-PENALTY_SCENES = {
+PENALTY_SCENES: dict[str, tuple[Callable[..., PenaltyModel], float]] = {
     "incline-block": (incline_block, 1e-3),
     "cloth-sphere": (cloth_sphere, 5e-3),
     "spheres-incline": (spheres_incline, 1e-3),

@@ -174,6 +174,7 @@ class ContactLCP:
         w = self.D_nu.T @ v + self.normal_offset
         if self.D_hat is not None:
             gamma, beta = self.impulses(y)
+            assert beta is not None  # impulses has friction's beta whenever D_hat is there
             slide = self.D_hat.T @ v + np.repeat(y[self.nc * (1 + self.s):], self.s)
             w = np.concatenate([w, slide, self.mu * gamma - beta.reshape(self.nc, self.s).sum(axis=1)])
         return float(np.linalg.norm(np.minimum(y, w)))

@@ -196,7 +196,7 @@ class _Sweeps:
     def y(self) -> np.ndarray:
         return np.concatenate([self.gamma, self.beta, self.lam])
 
-    def _arrays(self):
+    def _arrays(self) -> tuple[float, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return (self.mu, self.s, self.cos, self.sin, self.v, self.gamma, self.beta, self.lam)
 
     def sweep(self, count: int, target: float, omega: float = 1.0) -> tuple[int, float]:

@@ -204,7 +204,7 @@ def sedimentation(n_spheres: int = 32, *, radius: float = 0.05, density: float =
         container_radius = radius * (n / packing) ** (1 / 3) + radius
     rng = np.random.default_rng(seed)
     centres = place_in_sphere(n, radius, container_radius, rng)
-    return Scene(centres, np.zeros((n, 3)), radius, density,
+    return Scene(centres, np.zeros((n, 3)), np.asarray(radius), np.asarray(density),
                  walls=(SphericalContainer(np.zeros(3), float(container_radius)),), name="sedimentation")
 
 
@@ -214,13 +214,13 @@ def floor(positions, *, radius: float = 0.05, density: float = 1000.0, gravity=N
     positions = np.asarray(positions, dtype=float).reshape(-1, 3)
     g = np.array([0.0, 0.0, -GRAVITY]) if gravity is None else np.asarray(gravity, dtype=float)
     v = np.zeros_like(positions) if velocities is None else velocities
-    return Scene(positions, v, radius, density, gravity=g,
+    return Scene(positions, v, np.asarray(radius), np.asarray(density), gravity=g,
                  walls=(Plane(np.zeros(3), np.array([0.0, 0.0, 1.0])),), name="floor")
 
 
 def free(positions, velocities, *, radius: float = 0.05, density: float = 1000.0) -> Scene:
     """Spheres with no gravity and no walls."""
-    return Scene(positions, velocities, radius, density, gravity=np.zeros(3), name="free")
+    return Scene(positions, velocities, np.asarray(radius), np.asarray(density), gravity=np.zeros(3), name="free")
 
 
 #: Scenes the command line and workflow can build by name.

@@ -317,7 +317,7 @@ def _resolve(scene: Scene, contacts: Contacts, problem: ContactLCP, options: Ste
     width = 1 if options.mu == 0 else options.s + 2
     y0 = warm.guess(contacts, scene.n_spheres, width) if warm is not None else None
     kept = capture is not None and getattr(capture, "wants", lambda step: True)(context["step"])
-    hook = (lambda A, b, info: capture(A, b, {**context, **info})) if kept else None
+    hook = (lambda A, b, info: capture(A, b, {**context, **info})) if capture is not None and kept else None
     result, report.solver, report.sweeps = _solve(problem, y0, options, hook, linear)
     if solved is not None:  # every method starts from zero when given no start (minmap_newton, nsgs)
         solved(StepSolution(np.zeros(problem.size) if y0 is None else y0, result.y, result.status,

@@ -231,8 +231,10 @@ class _Runner:
     def __init__(self, solver: HHL, qpe: hhl_circuit.PhaseEstimation, n: int, seed: int) -> None:
         self.solver, self.qpe, self.n, self.m = solver, qpe, n, solver.clock
         self.rng = np.random.default_rng(seed)
-        self.executions, self.postselection, self.constants = 0, [], []
-        self.mitigation_circuits, self._confusion, self.device_seconds = 0, {}, 0.0
+        self.executions, self.mitigation_circuits, self.device_seconds = 0, 0, 0.0
+        self.postselection: list[float] = []
+        self.constants: list[float] = []
+        self._confusion: dict[tuple, tuple[float, float]] = {}  # by (region, measured qubit)
 
     def circuit_for(self, b, hermitian: bool, qpe: hhl_circuit.PhaseEstimation):
         b = _rhs_state(b, hermitian)

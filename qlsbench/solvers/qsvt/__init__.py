@@ -48,6 +48,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -164,7 +165,7 @@ class _Run:
 
     poly: dict
     phases: np.ndarray
-    circuit: object
+    circuit: Any  # a qiskit QuantumCircuit (qiskit is imported where it is used)
     state: np.ndarray
     phase_seconds: float
     circuit_seconds: float
@@ -186,7 +187,7 @@ class _Problem:
     A: np.ndarray
     b: np.ndarray
     n: int
-    block: object
+    block: Any  # a qiskit QuantumCircuit
     alpha: float
     terms: int
     kappa: float

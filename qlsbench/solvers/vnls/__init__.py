@@ -130,7 +130,7 @@ class VNLS(VNLSOptions, BaseSolver):
         x = least_squares_readout(system, run.psi)
         residual = _relative_residual(system, x)
         plateau = float(np.mean(run.history[-PLATEAU:]))
-        if run.warm_psi is not None:
+        if guess is not None and run.warm_psi is not None:  # a warm run had a guess
             warm.update(_warm_diagnostics(system, guess, run.warm_psi))
         resources = {"n_qubits": n, "model": self.model, "exact": self.exact, "parameters": run.parameters,
                      "mc_samples": 0 if self.exact else self.n_samples * (steps + run.steps),

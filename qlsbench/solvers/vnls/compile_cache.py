@@ -119,7 +119,7 @@ def replace_damaged_entries(folder: Path) -> bool:
             _remove_entry(folder, cache_key, exc)
             return None, None
 
-    read_or_replace.replaces_damaged_in = folder
+    read_or_replace.replaces_damaged_in = folder  # type: ignore[attr-defined]  # a marker on the installed function
     compilation_cache.get_executable_and_time = read_or_replace
     return True
 

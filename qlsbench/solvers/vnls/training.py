@@ -6,6 +6,7 @@ import contextlib
 import functools
 import io
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,7 +56,7 @@ def variational_state(hilbert, model: str, alpha: int, exact: bool, n_samples: i
 
 
 def train(system: LinearSystem, n: int, *, model: str, exact: bool, n_samples: int, learning_rate: float,
-          n_iter: int, diag_shift: float, alpha: int, seed: int, marks: list[int] = (),
+          n_iter: int, diag_shift: float, alpha: int, seed: int, marks: Iterable[int] = (),
           guess: np.ndarray | None = None, warm_steps: int = 0, weights=None,
           stop=None, stop_every: int = 0) -> Run:
     """Minimise the VNLS loss by SR for ``n_iter`` steps and read ``psi`` out over the basis.

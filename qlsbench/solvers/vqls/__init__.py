@@ -149,7 +149,8 @@ class _Tracked:
 
     def __init__(self, backend, marks: list[int]) -> None:
         self._backend, self._marks = backend, set(marks)
-        self.best_cost, self.best_alpha = float("inf"), None
+        self.best_cost = float("inf")
+        self.best_alpha: np.ndarray | None = None
         self.count = 0
         self.states: list[tuple[int, np.ndarray, float]] = []  # (evaluations, state, seconds since the start)
         self._start = time.perf_counter()
@@ -200,7 +201,7 @@ def _device_view(problem: VQLSProblem, decomposition, kind: str, layers: int, an
 
     labels = decomposition.labels()
     weight = {l: sum(ch != "I" for ch in label) for l, label in enumerate(labels)}
-    heaviest = {}
+    heaviest: dict[str, tuple[int, circuits.Term]] = {}
     for t in circuits.terms(labels, np.asarray(decomposition.coeffs), kind):
         score = weight[t.l] + (weight[t.lp] if t.lp >= 0 else 0)
         if t.kind not in heaviest or score > heaviest[t.kind][0]:

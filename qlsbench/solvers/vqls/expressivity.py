@@ -104,7 +104,7 @@ def dla_dimension(n_qubits: int, structure: str, layers: int | None = None) -> i
 
 
 def best_fit(target: np.ndarray, layers: int, structure: str, *, starts: int = 4, seed: int = 0,
-             maxiter: int = 2000) -> tuple[float, np.ndarray]:
+             maxiter: int = 2000) -> tuple[float, np.ndarray | None]:
     """Largest fidelity ``|<x|V(alpha)|0>|^2`` found for a real target ``x``, and its parameters.
 
     Parameters
@@ -117,6 +117,11 @@ def best_fit(target: np.ndarray, layers: int, structure: str, *, starts: int = 4
         Seeded random starts (``seed``, ``seed + 1``, ...); the best is kept.
     maxiter : int
         L-BFGS-B iterations per start.
+
+    Returns
+    -------
+    fidelity, alpha : float, numpy.ndarray or None
+        ``(-1.0, None)`` when no start gave a fidelity (``starts = 0``, or every start NaN).
     """
     x = np.asarray(target, dtype=float)
     x = x / np.linalg.norm(x)
