@@ -518,10 +518,19 @@ def report_outputs(config: dict[str, Any]) -> list[str]:
 
 def leaderboard_figures(config: dict[str, Any]) -> list[str]:
     """The leaderboard's plots the report shows: performance profiles, success against qubits, fidelity against
-    kappa, and success against budget when a configured solver is variational (VQLS or VNLS)."""
+    kappa, and success against budget when a configured solver is variational
+    (:func:`~qlsbench.solvers.registry.is_variational`)."""
     names = ["performance-profile", "success-qubits", "fidelity-kappa"]
-    variational = any(spec.name.startswith(("vqls", "vnls")) for spec in solver_specs(config).values())
+    variational = bool(variational_solvers(config))
     return names + (["budget-curves"] if variational else [])
+
+
+def variational_solvers(config: dict[str, Any]) -> list[str]:
+    """Labels of the configured solvers the registry calls variational (its one definition)."""
+    from qlsbench.solvers.registry import is_variational
+
+    _importable_from_cwd([spec.name for spec in solver_specs(config).values()])
+    return [label for label, spec in solver_specs(config).items() if is_variational(spec.name)]
 
 
 def _solver_entry(config: dict[str, Any], label: str) -> dict[str, Any]:

@@ -71,56 +71,79 @@ class Builtin:
         The install extra its packages come with (``quantum``, ``vnls``), or
         ``None`` for the core; checked before the solver is built, so a core
         install refuses it in one line instead of failing mid-solve.
-    variational : bool
+    variational : bool or None
         Whether its solves train parameters from a seeded start, so that each
-        of its numbers is a median over seeds (five, issue 32) with a spread.
+        of its numbers is a median over seeds (five, issue 32) with a spread;
+        the one definition (:func:`is_variational`). ``None`` for a solver
+        that carries another program's (``external``): the registry cannot tell.
     control : bool
         Whether it is a null solver (:mod:`qlsbench.solvers.nulls`): run beside
         the solvers wherever a verdict is made, so a rule it passes is seen to
         be no verdict.
+    paper : tuple of (str, str) or None
+        The paper it comes from, as (short citation, URL), for the pages' links
+        (:mod:`qlsbench.report.solver_links`); ``None`` for the benchmark's own
+        yardsticks and carriers.
     """
 
     solver: str
     summary: str
     options: type | None = None
     extra: str | None = None
-    variational: bool = False
+    variational: bool | None = False
     control: bool = False
+    paper: tuple[str, str] | None = None
+
+
+_VQLS_PAPER = ("Bravo-Prieto et al., Quantum 7, 1188 (2023)", "https://doi.org/10.22331/q-2023-11-22-1188")
 
 
 #: Built-in solvers by name; each is imported only when built.
 BUILTINS: dict[str, Builtin] = {
     "lu": Builtin("qlsbench.solvers.classical:DenseLU",
-                  "LAPACK LU with partial pivoting on the dense matrix (getrf/getrs)"),
+                  "LAPACK LU with partial pivoting on the dense matrix (getrf/getrs)",
+                  paper=("Anderson et al., LAPACK Users' Guide (1999)", "https://www.netlib.org/lapack/lug/")),
     "splu": Builtin("qlsbench.solvers.classical:SparseLU", "SuperLU sparse direct factorisation (scipy's splu)",
-                    SparseLUOptions),
+                    SparseLUOptions, paper=("Li, ACM TOMS 31, 302 (2005)", "https://doi.org/10.1145/1089014.1089017")),
     "cg": Builtin("qlsbench.solvers.classical:CG",
-                  "Conjugate gradients; applies to Hermitian positive definite matrices", KrylovOptions),
+                  "Conjugate gradients; applies to Hermitian positive definite matrices", KrylovOptions,
+                  paper=("Hestenes & Stiefel, J. Res. NBS 49, 409 (1952)", "https://doi.org/10.6028/jres.049.044")),
     "minres": Builtin("qlsbench.solvers.classical:MINRES",
-                      "Minimum residual; applies to Hermitian (possibly indefinite) matrices", KrylovOptions),
-    "gmres": Builtin("qlsbench.solvers.classical:GMRES", "Restarted GMRES for general matrices", GMRESOptions),
+                      "Minimum residual; applies to Hermitian (possibly indefinite) matrices", KrylovOptions,
+                      paper=("Paige & Saunders, SIAM J. Numer. Anal. 12, 617 (1975)",
+                             "https://doi.org/10.1137/0712047")),
+    "gmres": Builtin("qlsbench.solvers.classical:GMRES", "Restarted GMRES for general matrices", GMRESOptions,
+                     paper=("Saad & Schultz, SIAM J. Sci. Stat. Comput. 7, 856 (1986)",
+                            "https://doi.org/10.1137/0907058")),
     "bicgstab": Builtin("qlsbench.solvers.classical:BiCGSTAB",
-                        "Stabilised biconjugate gradients for general matrices", KrylovOptions),
+                        "Stabilised biconjugate gradients for general matrices", KrylovOptions,
+                        paper=("van der Vorst, SIAM J. Sci. Stat. Comput. 13, 631 (1992)",
+                               "https://doi.org/10.1137/0913035")),
     "vqls-global": Builtin("qlsbench.solvers.vqls:VQLSGlobal",
                            "VQLS with the global cost C_G: exact, on Aer circuits, sampled or on a noisy device",
-                           VQLSOptions, "quantum", variational=True),
+                           VQLSOptions, "quantum", variational=True, paper=_VQLS_PAPER),
     "vqls-local": Builtin("qlsbench.solvers.vqls:VQLSLocal",
                           "VQLS with the local cost C_L (trainable where the global cost plateaus)", VQLSOptions,
-                          "quantum", variational=True),
+                          "quantum", variational=True, paper=_VQLS_PAPER),
     "vnls": Builtin("qlsbench.solvers.vnls:VNLS",
                     "Variational neural linear solver: a neural quantum state trained by SR on NetKet", VNLSOptions,
-                    "vnls", variational=True),
+                    "vnls", variational=True,
+                    paper=("De et al., arXiv:2504.08141 (2025)", "https://arxiv.org/abs/2504.08141")),
     "hhl": Builtin("qlsbench.solvers.hhl:HHL",
-                   "HHL on Aer circuits, with classical iterative refinement (refine=k)", HHLOptions, "quantum"),
+                   "HHL on Aer circuits, with classical iterative refinement (refine=k)", HHLOptions, "quantum",
+                   paper=("Harrow, Hassidim & Lloyd, PRL 103, 150502 (2009)",
+                          "https://doi.org/10.1103/PhysRevLett.103.150502")),
     "qsvt": Builtin("qlsbench.solvers.qsvt:QSVT",
                     "QSVT on Aer circuits: LCU block encoding, odd polynomial for 1/x (pyqsp phases), post-selection",
-                    QSVTOptions, "qsvt"),
+                    QSVTOptions, "qsvt",
+                    paper=("Gilyen, Su, Low & Wiebe, STOC 2019, 193", "https://doi.org/10.1145/3313276.3316366")),
     "oracle": Builtin("qlsbench.solvers.oracle:Oracle",
                       "The exact solution perturbed to a set fidelity or residual: solver accuracy -> physics error",
                       OracleOptions),
+    # whether it is variational is the program's it runs, which the registry cannot see
     "external": Builtin("qlsbench.solvers.external:External",
                         "A solver in its own environment or language, through request and response files",
-                        ExternalOptions),
+                        ExternalOptions, variational=None),
     "null-b": Builtin("qlsbench.solvers.nulls:NullB",
                       "Control: returns b, scaled by least squares; what not solving scores", control=True),
     "null-random": Builtin("qlsbench.solvers.nulls:NullRandom",
@@ -137,10 +160,37 @@ def is_control(name: str) -> bool:
     return builtin is not None and builtin.control
 
 
-def is_variational(name: str) -> bool:
-    """Whether the built-in solver ``name`` is variational (:attr:`Builtin.variational`); ``False`` otherwise."""
-    builtin = BUILTINS.get(name)
-    return builtin is not None and builtin.variational
+def is_variational(name: str) -> bool | None:
+    """Whether solver ``name`` is variational: the one definition, for every solver name.
+
+    A built-in's :attr:`Builtin.variational`; a plug-in's or ``module:Class``'s
+    class attribute ``variational`` (``False`` when it declares none). ``None``
+    when the registry cannot tell: ``external`` (the program it runs decides),
+    or a name that no longer resolves (a results file of a plug-in since
+    uninstalled); a caller with results in hand then reads their rows
+    (:func:`qlsbench.bench.ranking.solver_kinds`).
+    """
+    return _declared(name, "variational", False)
+
+
+def paper_of(name: str) -> tuple[str, str] | None:
+    """The paper solver ``name`` comes from, as (short citation, URL): a built-in's :attr:`Builtin.paper`, a
+    plug-in's class attribute ``paper``; ``None`` when none is declared or the name does not resolve."""
+    return _declared(name, "paper", None)
+
+
+def _declared(name: str, attribute: str, default: Any) -> Any:
+    """A built-in's field ``attribute``, else the attribute the plug-in's class declares (``default`` when it
+    declares none); ``None`` when ``name`` is no solver that can be found and imported here."""
+    if name in BUILTINS:
+        return getattr(BUILTINS[name], attribute)
+    if not isinstance(name, str) or not (":" in name or name in _plugins()):
+        return None
+    try:
+        factory = _factory(name)
+    except QlsbenchError:
+        return None
+    return getattr(factory, attribute, default)
 
 
 #: The packages each install extra brings that a solver of it cannot run without (``pyproject.toml``).
