@@ -22,16 +22,12 @@ import difflib
 import importlib
 import importlib.util
 import inspect
-import numbers
-import re
-import types
-import typing
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Callable
 
 from qlsbench.errors import InputError, QlsbenchError, UnknownSolverError
-from qlsbench.options import SPEC
+from qlsbench.options import SPEC, check_value_type, value_types
 from qlsbench.solvers.options import (
     ExternalOptions,
     GMRESOptions,
@@ -267,11 +263,6 @@ def _factory(name: str) -> Callable[..., Solver]:
 
 # ---------------------------------------------------------------- options against the constructor's signature
 
-#: Types an option is checked against; any other annotation (a class of the plug-in's own, ``Any``,
-#: ``Callable``) is left to the constructor, which may well convert what it is given.
-_CHECKED_TYPES = (bool, int, float, complex, str, list, tuple, dict, type(None))
-
-
 def _keyword_parameters(factory: Callable) -> tuple[dict[str, inspect.Parameter], bool] | None:
     """The options ``factory`` takes by keyword, and whether it takes any others (``**kwargs``).
 
@@ -295,61 +286,11 @@ def _keyword_parameters(factory: Callable) -> tuple[dict[str, inspect.Parameter]
     return named, open_ended
 
 
-def _annotation_types(annotation: Any) -> tuple[type, ...] | None:
-    """The checked types an annotation admits; ``None`` when it admits something that is not checked."""
-    if annotation is None or annotation is type(None):
-        return (type(None),)
-    origin = typing.get_origin(annotation)
-    if origin in (typing.Union, types.UnionType):
-        parts = [_annotation_types(a) for a in typing.get_args(annotation)]
-        return None if any(p is None for p in parts) else tuple(t for p in parts for t in p)
-    if origin in (list, tuple, dict):  # list[float]: the container is checked, not its items
-        return (origin,)
-    return (annotation,) if annotation in _CHECKED_TYPES else None
-
-
 def _option_types(param: inspect.Parameter) -> tuple[type, ...] | None:
-    """Types option ``param`` accepts: its annotation's, else its default's; ``None``: anything."""
-    annotation, default = param.annotation, param.default
-    if annotation is param.empty or isinstance(annotation, str):  # absent, or left unevaluated
-        if default is param.empty or default is None or type(default) not in _CHECKED_TYPES:
-            return None  # nothing says what it takes: the constructor decides
-        allowed: tuple[type, ...] = (type(default),)
-    else:
-        allowed = _annotation_types(annotation)
-    if allowed is not None and default is None and type(None) not in allowed:
-        allowed += (type(None),)  # the default itself is always a valid value
-    return allowed
-
-
-def _is_a(value: Any, kind: type) -> bool:
-    """Whether ``value`` passes for ``kind``: a float option takes an int, no number takes a bool."""
-    import numpy as np  # here, not at the top: listing solvers does without numpy
-
-    is_bool = isinstance(value, (bool, np.bool_))
-    if kind is bool:
-        return is_bool
-    if kind is int:
-        return isinstance(value, numbers.Integral) and not is_bool
-    if kind is float:
-        return isinstance(value, numbers.Real) and not is_bool
-    if kind is complex:
-        return isinstance(value, numbers.Number) and not is_bool
-    if kind is type(None):
-        return value is None
-    return isinstance(value, kind)
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _yaml_hint(value: Any, allowed: tuple[type, ...]) -> str:
-    """Why a number may have arrived as text: YAML 1.1 reads ``1e-8`` (no dot) as a string."""
-    if float in allowed and isinstance(value, str) and re.fullmatch(r"[+-]?\d+[eE][+-]?\d+", value.strip()):
-        return f" (YAML reads {value} as text; write {value.lower().replace('e', '.0e', 1)})"
-    return ""
+    """Types option ``param`` accepts (:func:`qlsbench.options.value_types`): its annotation's, else its
+    default's; an annotation left unevaluated (a string) says nothing."""
+    annotation = param.empty if isinstance(param.annotation, str) else param.annotation
+    return value_types(annotation, param.default, param.empty)
 
 
 def _numbers_read(factory: Callable, options: dict[str, Any]) -> dict[str, Any]:
@@ -390,11 +331,8 @@ def _check_options(name: str, factory: Callable, options: dict[str, Any]) -> Non
     if missing:
         raise InputError(f"solver {name!r}: required option(s) {', '.join(map(repr, missing))} not given")
     for key, value in options.items():
-        allowed = _option_types(named[key]) if key in named else None
-        if allowed is not None and not any(_is_a(value, kind) for kind in allowed):
-            wanted = " or ".join("None" if t is type(None) else t.__name__ for t in dict.fromkeys(allowed))
-            raise InputError(f"solver {name!r}: option {key!r} must be {wanted}, "
-                             f"got {type(value).__name__} {_shown(value)}{_yaml_hint(value, allowed)}")
+        check_value_type(value, _option_types(named[key]) if key in named else None,
+                         f"solver {name!r}: option {key!r}")
 
 
 def get(name: str, **options: Any) -> Solver:
