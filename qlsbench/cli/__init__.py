@@ -2,7 +2,8 @@
 
 Each command's arguments sit beside its handler in one module per kind of
 command (:mod:`~qlsbench.cli.datasets`, :mod:`~qlsbench.cli.solving`,
-:mod:`~qlsbench.cli.config_check`, :mod:`~qlsbench.cli.figures`), each listing its commands in ``COMMANDS``
+:mod:`~qlsbench.cli.config_check`, :mod:`~qlsbench.cli.pauli`, :mod:`~qlsbench.cli.estimates`,
+:mod:`~qlsbench.cli.figures`), each listing its commands in ``COMMANDS``
 (:class:`~qlsbench.cli.base.Command`); this module only puts them together and
 runs one. Only the command being run gets its arguments, and with them the
 imports they need, so ``qlsbench --help`` and ``qlsbench solvers`` answer at
@@ -16,12 +17,12 @@ import os
 import sys
 from collections.abc import Iterable
 
-from qlsbench.cli import config_check, datasets, figures, solving
+from qlsbench.cli import config_check, datasets, estimates, figures, pauli, solving
 from qlsbench.cli.base import Command
 from qlsbench.environment_variables import check_environment
 
 #: The command modules, in the order ``qlsbench --help`` lists their commands.
-COMMAND_MODULES = (datasets, solving, config_check, figures)
+COMMAND_MODULES = (datasets, solving, config_check, pauli, estimates, figures)
 
 
 class _Parser(argparse.ArgumentParser):
