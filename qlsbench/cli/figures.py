@@ -16,11 +16,12 @@ def cmd_figure(figure, args) -> None:
 
 
 def _arguments_figure(s) -> None:
-    from qlsbench.report import FIGURES
+    from qlsbench.report import figures
 
-    s.description = f"{FIGURE_HELP}: {', '.join(FIGURES)}"
+    table = figures()
+    s.description = f"{FIGURE_HELP}: {', '.join(table)}"
     names = s.add_subparsers(dest="figure", required=True, metavar="NAME")
-    for figure in FIGURES.values():
+    for figure in table.values():
         f = names.add_parser(figure.name, help=figure.summary, description=figure.summary)
         f.add_argument("inputs", nargs=1 if figure.single_input else "+", metavar="INPUT", help=figure.inputs)
         add_options(f, [figure.options])
@@ -31,7 +32,7 @@ def _arguments_figure(s) -> None:
 
 
 #: ``qlsbench figure``'s line in ``qlsbench --help``; its own help lists the figures (importing the report).
-FIGURE_HELP = "draw a figure or table of the report (qlsbench.report.FIGURES)"
+FIGURE_HELP = "draw a figure or table of the report (qlsbench.report.figures(): built-ins and plug-ins)"
 
 #: This module's commands, in the order ``qlsbench --help`` lists them.
 COMMANDS = (Command("figure", FIGURE_HELP, _arguments_figure),)
