@@ -11,19 +11,14 @@ from qlsbench.workflow import (
     all_datasets,
     check_config_files,
     family_args,
-    family_labels,
-    in_loop_args,
+    figure_rules,
+    figure_targets,
     in_loop_outputs,
-    noisy_outputs,
+    in_loop_args,
     noisy_results,
     in_loop_runs,
     leaderboard_args,
-    leaderboard_figures,
-    loss_figure_inputs,
-    loss_figures,
     options_json,
-    pauli_figure_datasets,
-    report_outputs,
     rule_resources,
     rule_threads,
     shard_files,
@@ -66,7 +61,8 @@ validate(config, "workflows/config/schema.yaml")
 # Snakefile again before their command, so they set the same path.
 use_workflow_source(workflow.basedir)
 
-# Seconds of work or less: run where Snakemake runs, not as cluster jobs.
+# Seconds of work or less: run where Snakemake runs, not as cluster jobs. (Figure rules say so from their records:
+# Job.local, in workflows/rules/figures.smk.)
 localrules:
     all,
     ising_dataset,
@@ -75,22 +71,10 @@ localrules:
     trajectory,
     merge_solve,
     leaderboard,
-    leaderboard_figure,
-    loss_figure,
-    pauli_figure,
-    resources_figure,
-    truncation_figure,
-    snapshot_figure,
-    kappa_figure,
-    checkpoint_table,
-    in_loop_page,
 
 
 SOLVERS = list(solver_specs(config))
 DATASETS = all_datasets(config)
-# Fig. 5 is about the physics datasets (or those `pauli.figure` names); fall back to all when there are none.
-PAULI_FIGURE_DATASETS = pauli_figure_datasets(config)
-DEM_LABELS = family_labels(config, "dem_c")
 
 
 # `results/{solver}/...` must not swallow `results/pauli/...`: solvers are the configured labels only.
@@ -104,7 +88,6 @@ include: "workflows/rules/report.smk"
 include: "workflows/rules/pauli.smk"
 include: "workflows/rules/figures.smk"
 include: "workflows/rules/in_loop.smk"
-include: "workflows/rules/noisy.smk"
 
 
 rule all:
@@ -113,10 +96,7 @@ rule all:
         "results/leaderboard.csv",
         expand("results/pauli/{dataset}.parquet", dataset=DATASETS),
         expand("results/lcu/{dataset}.parquet", dataset=DATASETS),
-        "results/figures/pauli_terms.png",
-        "results/figures/resources.png",
-        expand("results/figures/{figure}.png", figure=loss_figures(config)),
-        report_outputs(config),
+        # every figure and table the config asks for, from the figure records (qlsbench.report.base.Job)
+        figure_targets(config),
         trajectory_outputs(config),
         in_loop_outputs(config),
-        noisy_outputs(config),

@@ -12,8 +12,14 @@ field.
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
+import numbers
 import os
+import re
+import sys
+import types
+import typing
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,22 +113,98 @@ def option(default: Any = dataclasses.MISSING, help: str = "", **spec: Any) -> A
     return dataclasses.field(default=default, metadata=meta)
 
 
-#: Annotations (as written: records use ``from __future__ import annotations``) whose values are checked by type
-#: here; numbers are checked by their bounds, which check the type too.
-_TEXT, _FLAG = ("str", "str | None"), ("bool",)
+#: Types an option is checked against by its annotation; any other annotation (a class of a plug-in's own, ``Any``,
+#: ``Callable``) is left to whoever takes the value, which may well convert it.
+CHECKED_TYPES = (bool, int, float, complex, str, list, tuple, dict, type(None))
+
+
+def annotation_types(annotation: Any) -> tuple[type, ...] | None:
+    """The checked types an annotation admits; ``None`` when it admits something that is not checked.
+
+    A string annotation (a record under ``from __future__ import annotations``) is read as Python over the
+    builtins; one naming anything else is not checked.
+    """
+    if isinstance(annotation, str):
+        try:
+            annotation = eval(annotation, {"__builtins__": builtins})  # noqa: S307 - a field's own annotation
+        except Exception:  # a name the builtins do not hold (Any, a class of the record's module)
+            return None
+    if annotation is None or annotation is type(None):
+        return (type(None),)
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        parts = [annotation_types(a) for a in typing.get_args(annotation)]
+        return None if any(p is None for p in parts) else tuple(t for p in parts for t in p)
+    if origin in (list, tuple, dict):  # list[float]: the container is checked, not its items
+        return (origin,)
+    return (annotation,) if annotation in CHECKED_TYPES else None
+
+
+def value_types(annotation: Any, default: Any, empty: Any = dataclasses.MISSING) -> tuple[type, ...] | None:
+    """Types an option accepts: its annotation's, else its default's (``empty``: none given); ``None``: anything.
+
+    The default itself is always a valid value, so a ``None`` default admits ``None``.
+    """
+    if annotation is empty:
+        if default is empty or default is None or type(default) not in CHECKED_TYPES:
+            return None  # nothing says what it takes: whoever takes it decides
+        allowed: tuple[type, ...] | None = (type(default),)
+    else:
+        allowed = annotation_types(annotation)
+    if allowed is not None and default is None and type(None) not in allowed:
+        allowed += (type(None),)
+    return allowed
+
+
+def is_a(value: Any, kind: type) -> bool:
+    """Whether ``value`` passes for ``kind``: a float option takes an int, no number takes a bool."""
+    numpy = sys.modules.get("numpy")  # a numpy bool exists only once numpy is imported: never imported here
+    is_bool = isinstance(value, bool) or (numpy is not None and isinstance(value, numpy.bool_))
+    if kind is bool:
+        return is_bool
+    if kind is int:
+        return isinstance(value, numbers.Integral) and not is_bool
+    if kind is float:
+        return isinstance(value, numbers.Real) and not is_bool
+    if kind is complex:
+        return isinstance(value, numbers.Number) and not is_bool
+    if kind is type(None):
+        return value is None
+    return isinstance(value, kind)
+
+
+def check_value_type(value: Any, allowed: tuple[type, ...] | None, name: str) -> None:
+    """One :class:`InputError` line when ``value`` is none of the ``allowed`` types (``None``: anything goes):
+    ``{name} must be int or None, got str 'two'``, with a hint for a number YAML read as text."""
+    if allowed is None or any(is_a(value, kind) for kind in allowed):
+        return
+    wanted = " or ".join("None" if t is type(None) else t.__name__ for t in dict.fromkeys(allowed))
+    raise InputError(f"{name} must be {wanted}, got {type(value).__name__} {_shown(value)}{_yaml_hint(value, allowed)}")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _yaml_hint(value: Any, allowed: tuple[type, ...]) -> str:
+    """Why a number may have arrived as text: YAML 1.1 reads ``1e-8`` (no dot) as a string."""
+    if float in allowed and isinstance(value, str) and re.fullmatch(r"[+-]?\d+[eE][+-]?\d+", value.strip()):
+        return f" (YAML reads {value} as text; write {value.lower().replace('e', '.0e', 1)})"
+    return ""
 
 
 def check_type(f: dataclasses.Field, value: Any, name: str) -> None:
-    """One line when a text or true/false option holds something else (a list, a number, text for a flag); a
-    path option is the spec's to check (text or a path object)."""
+    """One line when an option's value is not of its field's annotated type (:func:`check_value_type`).
+
+    Bounds check a number's type with its value, and a list, a mapping or a path is the spec's to read
+    (:meth:`OptionSpec.check`); every other field is checked by its annotation here.
+    """
     spec = f.metadata.get(SPEC)
-    if spec is not None and spec.path is not None:
+    if spec is not None and (spec.bounds is not None or spec.many or spec.pairs or spec.path is not None):
         return
-    annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
-    if annotation in _FLAG and not isinstance(value, bool):
-        raise InputError(f"{name} must be true or false, got {value!r}")
-    if annotation in _TEXT and not (isinstance(value, str) or (value is None and annotation.endswith("None"))):
-        raise InputError(f"{name} must be text, got {value!r}")
+    default = f.default if f.default is not dataclasses.MISSING else dataclasses.MISSING
+    check_value_type(value, value_types(f.type, default), name)
 
 
 def check_record(record: Any, who: str) -> None:

@@ -263,3 +263,27 @@ def test_a_vqls_solve_stopped_at_tol_says_so_in_its_message():
     result = registry.get("vqls-local", optimizer="lbfgsb", layers=2, tol=1e-3).solve(system, seed=0)
     assert "lbfgsb: the cost reached tol 0.001 after" in result.message, result.message
     assert "StopIteration" not in result.message
+
+
+@pytest.mark.parametrize("backend, keywords, bad", [
+    ("exact", {"ansatz": "ladder", "shot": 100}, "shot"),  # a misspelt keyword
+    ("exact", {"shots": 100}, "shots"),  # a keyword of another backend
+    ("circuits", {"shots": 100}, "shots"),  # the shot-free backend takes no shots
+    ("shots-emulated", {"shots": 100, "mitigation": "readout"}, "mitigation"),  # a device backend's keyword
+])
+def test_a_backend_refuses_a_keyword_it_does_not_take_naming_it(backend, keywords, bad):
+    """No backend swallows keywords (``**_``): one it does not take raises, naming it, instead of being dropped."""
+    s = ising_inspired(2, 10.0)
+    problem = VQLSProblem.from_system(s)
+    if backend != "exact":
+        keywords = {**keywords, "decomposition": decompose(s.A)}
+    with pytest.raises(TypeError, match=f"'{bad}'"):
+        BACKENDS[backend](problem, 1, "global", True, **keywords)
+
+
+def test_every_backend_solves_through_the_solver_with_only_its_own_keywords():
+    """The solver passes each backend exactly what it takes: each runs one short solve."""
+    s = ising_inspired(2, 10.0)
+    for backend in ("exact", "circuits", "shots", "shots-emulated"):
+        solver = registry.get("vqls-local", backend=backend, layers=1, maxiter=8, optimizer="cobyla")
+        assert solver.solve(s, seed=0).x is not None, backend

@@ -54,7 +54,7 @@ from qlsbench.checks import FRACTION, POSITIVE
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
 from qlsbench.solvers.base import RESOURCE_KEYS, RETURNED
-from qlsbench.solvers.registry import is_control
+from qlsbench.solvers.registry import is_control, is_variational
 
 #: The control every verdict names: the null solver that returns ``b`` (:class:`~qlsbench.solvers.nulls.NullB`).
 NULL_B = "null-b"
@@ -245,10 +245,15 @@ def qubit_band(n_qubits) -> str:
 
 def solver_kinds(results: pd.DataFrame) -> pd.Series:
     """Each solver's kind: ``control`` if its registered name is a null solver
-    (:func:`~qlsbench.solvers.registry.is_control`), else ``variational`` if its solves record read-outs against a
-    cost budget, else ``quantum`` if they ran circuits (HHL), else ``classical``."""
+    (:func:`~qlsbench.solvers.registry.is_control`), else ``variational`` if the registry says its name is
+    (:func:`~qlsbench.solvers.registry.is_variational`), else ``quantum`` if its solves ran circuits (HHL), else
+    ``classical``.
+
+    Where the registry cannot tell (``external``, which runs another program; a plug-in no longer installed,
+    whose results files outlive it), the rows say: a solver whose solves record read-outs against a cost budget
+    is variational."""
     solvers = results["solver"]
-    variational = _any_per_solver(results, "progress_evaluations", lambda v: v is not None and len(v) > 0)
+    variational = _variational_labels(results)
     circuits = _any_per_solver(results, "circuit_executions", lambda v: v is not None and not pd.isna(v) and v > 0)
     kinds = pd.Series("classical", index=pd.Index(solvers.unique(), name="solver"))
     kinds[circuits.reindex(kinds.index, fill_value=False).to_numpy()] = "quantum"
@@ -256,6 +261,17 @@ def solver_kinds(results: pd.DataFrame) -> pd.Series:
     # the registry says what a control is: a null solver's columns (one evaluation, no circuits) would read classical
     kinds[_control_labels(results).reindex(kinds.index, fill_value=False).to_numpy()] = "control"
     return kinds
+
+
+def _variational_labels(results: pd.DataFrame) -> pd.Series:
+    """Per solver label, whether it is variational: the registry's answer for its name, else its rows' evidence."""
+    evidence = _any_per_solver(results, "progress_evaluations", lambda v: v is not None and len(v) > 0)
+    if "solver_name" not in results:
+        return evidence
+    names = results.drop_duplicates("solver").set_index("solver")["solver_name"]
+    declared = names.map(lambda name: is_variational(name) if isinstance(name, str) else None)
+    return pd.Series([bool(evidence.get(label, False)) if said is None else bool(said)
+                      for label, said in declared.items()], index=declared.index)
 
 
 def _control_labels(results: pd.DataFrame) -> pd.Series:

@@ -3,8 +3,8 @@
 Each command's arguments sit beside its handler in one module per job
 (:mod:`~qlsbench.cli.datasets`, :mod:`~qlsbench.cli.solve`, :mod:`~qlsbench.cli.ship`,
 :mod:`~qlsbench.cli.in_loop`, :mod:`~qlsbench.cli.solvers`, :mod:`~qlsbench.cli.leaderboard`,
-:mod:`~qlsbench.cli.board`, :mod:`~qlsbench.cli.config_check`, :mod:`~qlsbench.cli.figures`), each listing its
-commands in ``COMMANDS``
+:mod:`~qlsbench.cli.board`, :mod:`~qlsbench.cli.config_check`, :mod:`~qlsbench.cli.pauli`,
+:mod:`~qlsbench.cli.estimates`, :mod:`~qlsbench.cli.figures`), each listing its commands in ``COMMANDS``
 (:class:`~qlsbench.cli.base.Command`); this module only puts them together and
 runs one. Only the command being run gets its arguments, and with them the
 imports they need, so ``qlsbench --help`` and ``qlsbench solvers`` answer at
@@ -18,12 +18,25 @@ import os
 import sys
 from collections.abc import Iterable
 
-from qlsbench.cli import board, config_check, datasets, figures, in_loop, leaderboard, ship, solve, solvers
+from qlsbench.cli import (
+    board,
+    config_check,
+    datasets,
+    estimates,
+    figures,
+    in_loop,
+    leaderboard,
+    pauli,
+    ship,
+    solve,
+    solvers,
+)
 from qlsbench.cli.base import Command
 from qlsbench.environment_variables import check_environment
 
 #: The command modules, in the order ``qlsbench --help`` lists their commands.
-COMMAND_MODULES = (datasets, solve, ship, in_loop, solvers, leaderboard, board, config_check, figures)
+COMMAND_MODULES = (datasets, solve, ship, in_loop, solvers, leaderboard, board, config_check, pauli, estimates,
+                   figures)
 
 
 class _Parser(argparse.ArgumentParser):

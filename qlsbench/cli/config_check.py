@@ -86,12 +86,12 @@ class _RefusingParser(argparse.ArgumentParser):
 
 def _job_parser() -> argparse.ArgumentParser:
     """A parser of :data:`JOB_COMMANDS` with their own arguments (:mod:`~qlsbench.cli.solve`,
-    :mod:`~qlsbench.cli.in_loop`, :mod:`~qlsbench.cli.figures`), as the jobs' ``qlsbench`` reads them."""
-    from qlsbench.cli import figures, in_loop, solve
+    :mod:`~qlsbench.cli.in_loop`, :mod:`~qlsbench.cli.pauli`), as the jobs' ``qlsbench`` reads them."""
+    from qlsbench.cli import in_loop, pauli, solve
 
     parser = _RefusingParser(prog="qlsbench")
     sub = parser.add_subparsers(dest="command", required=True)
-    for command in (*solve.COMMANDS, *in_loop.COMMANDS, *figures.COMMANDS):
+    for command in (*solve.COMMANDS, *in_loop.COMMANDS, *pauli.COMMANDS):
         if command.name in JOB_COMMANDS:
             command.arguments(sub.add_parser(command.name, prog=f"qlsbench {command.name}"))
     return parser

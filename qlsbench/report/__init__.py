@@ -1,14 +1,20 @@
 """The report: every figure and table drawn from datasets and results files, listed in one table, :data:`FIGURES`.
 
 ``qlsbench figure NAME INPUT... --out PATH...`` draws any of them; the
-workflow's figure rules call it, ``snakemake --report`` gathers what they
-draw. One table writer (:mod:`~qlsbench.report.tables`) serves every page.
+workflow makes a rule of each figure's :class:`~qlsbench.report.base.Job`
+and asks for the outputs the config wants, and ``snakemake --report``
+gathers what they draw. One table writer (:mod:`~qlsbench.report.tables`)
+serves every page.
 
-A new figure is a draw function and its options record in one module here,
-one line in :data:`FIGURES`, and one rule in ``workflows/rules/figures.smk``.
+A new figure is a draw function, its options record and its ``Job`` in one
+module here, and one line in :data:`FIGURES` (docs/development.md, "Adding a
+figure"); another package registers one under the entry point group
+``qlsbench.figures`` instead (:func:`figures`).
 """
 
 from __future__ import annotations
+
+from importlib.metadata import entry_points
 
 from qlsbench.report import (
     budget_curves,
@@ -25,7 +31,7 @@ from qlsbench.report import (
     reproduction,
     resource_figures,
 )
-from qlsbench.report.base import Figure
+from qlsbench.report.base import Figure, Job
 
 #: Every figure and table of the report by name, in the order of the paper's figures, then the rest.
 FIGURES: dict[str, Figure] = {figure.name: figure for figure in (
@@ -48,4 +54,35 @@ FIGURES: dict[str, Figure] = {figure.name: figure for figure in (
     qsvt_page.FIGURE,
 )}
 
-__all__ = ["FIGURES", "Figure"]
+#: The entry point group under which other packages register figures: ``name = "package.module:FIGURE"``, a
+#: :class:`Figure` whose ``name`` is the entry point's.
+ENTRY_POINT_GROUP = "qlsbench.figures"
+
+
+def figures() -> dict[str, Figure]:
+    """Every figure: :data:`FIGURES`, then those registered under :data:`ENTRY_POINT_GROUP` (each loaded here, when
+    first asked for; a built-in name cannot be shadowed).
+
+    Raises
+    ------
+    InputError
+        Naming the entry point that does not load, or that is not a :class:`Figure` of its own name.
+    """
+    from qlsbench.errors import InputError
+
+    found = dict(FIGURES)
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
+        if ep.name in FIGURES:
+            continue
+        try:
+            figure = ep.load()
+        except Exception as exc:  # a broken plug-in names itself, not "unknown figure"
+            raise InputError(f"figure plug-in {ep.name!r} ({ep.value}) failed to load: {exc}") from None
+        if not isinstance(figure, Figure) or figure.name != ep.name:
+            raise InputError(f"figure plug-in {ep.name!r} ({ep.value}) is not a qlsbench.report.Figure named "
+                             f"{ep.name!r}")
+        found[ep.name] = figure
+    return found
+
+
+__all__ = ["ENTRY_POINT_GROUP", "FIGURES", "Figure", "Job", "figures"]

@@ -15,6 +15,7 @@ from qlsbench.bench.results import load_results
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
 from qlsbench.report.base import Figure
+from qlsbench.report.leaderboard_plots import board_plot
 from qlsbench.report.plotting import pyplot, save_figure
 from qlsbench.report.styles import solver_styles
 
@@ -91,4 +92,6 @@ def _draw(inputs: list[str], out: Path, options: BudgetCurveOptions) -> Path:
 
 FIGURE = Figure("budget-curves", "success against cost evaluations (or wall time) of variational solvers, best "
                 "and median seed, over all systems and per qubit band", "results .parquet files or folders", _draw,
-                BudgetCurveOptions)
+                BudgetCurveOptions,
+                # drawn when a configured solver is variational (qlsbench.solvers.registry.is_variational)
+                job=board_plot("budget-curves", drawn=lambda config: bool(config.variational_solvers())))

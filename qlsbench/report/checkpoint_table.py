@@ -20,7 +20,7 @@ import pandas as pd
 from qlsbench.data import atomic_write_text, load_dataset, read_parquet
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure
+from qlsbench.report.base import Figure, Job
 
 #: Columns the table needs from a results file (``qlsbench solve``).
 RESULT_NEEDS = ("solver", "dataset", "system_id", "n_qubits", "cond", "status", "fidelity", "rel_residual",
@@ -221,6 +221,21 @@ def _draw(inputs: list[str], out: Path, options: CheckpointTableOptions) -> Path
     return write_checkpoint_table(inputs[0], out, dataset=options.dataset)
 
 
+def _job_targets(config) -> list[str]:
+    """Fig. 4's kappa tables: one per solver of each loss figure drawn on a checkpoint dataset."""
+    return [f"results/tables/{name}.{ext}" for name in config.checkpoint_tables() for ext in ("html", "md")]
+
+
 FIGURE = Figure("checkpoint-table", "fig. 4(b): per checkpoint its step, time, qubits, kappa and the solver's loss, "
                 "fidelity, residual", "results .parquet of a solver run on a checkpoint dataset", _draw,
-                CheckpointTableOptions, formats=(".html", ".md"), single_input=True)
+                CheckpointTableOptions, formats=(".html", ".md"), single_input=True,
+                job=Job("checkpoint_table", {"html": "results/tables/{solver}-checkpoints-{scene}.html",
+                                             "md": "results/tables/{solver}-checkpoints-{scene}.md"},
+                        targets=_job_targets,
+                        inputs=lambda config, wc: {
+                            "results": f"results/{wc['solver']}/dem_c_checkpoints/{wc['scene']}.parquet",
+                            "dataset": f"datasets/dem_c_checkpoints/{wc['scene']}/part-0000.parquet"},
+                        log="logs/checkpoint_table/{solver}-{scene}.log",
+                        words=lambda config, wc, inputs, outputs: [inputs.results, "--dataset", inputs.dataset,
+                                                                   "--out", outputs.html, outputs.md],
+                        caption="checkpoint_table.rst", category="Loss curves (fig. 2, fig. 4)"))

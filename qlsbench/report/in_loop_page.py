@@ -20,7 +20,7 @@ from qlsbench.bench.results import load_results
 from qlsbench.bench.spread import Spread
 from qlsbench.data import atomic_write_text
 from qlsbench.options import cli_words
-from qlsbench.report.base import page
+from qlsbench.report.base import Job, page
 from qlsbench.report.staging import staged
 from qlsbench.report.plotting import pyplot, save_figure
 from qlsbench.report.tables import markdown_table
@@ -819,4 +819,9 @@ def _split(inputs: list[str]) -> tuple[list[str], list[str]]:
 
 
 FIGURE = page("in-loop", "docs/in-loop.md: solvers inside the simulation loop, oracle sweeps and success bars",
-              "in-loop results .parquet files (`qlsbench in-loop`), and solve results of the sequence study", render)
+              "in-loop results .parquet files (`qlsbench in-loop`), and solve results of the sequence study", render,
+              # the workflow's page of its in-loop runs (config `in_loop:`), when it has any
+              job=Job("in_loop_page", "results/in-loop.md",
+                      targets=lambda config: ["results/in-loop.md"] if config.in_loop_names() else [],
+                      inputs=lambda config, wc: [f"results/in-loop/{name}.parquet" for name in config.in_loop_names()],
+                      log="logs/in_loop_page.log"))

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,7 +18,7 @@ from matplotlib.ticker import MaxNLocator
 
 from qlsbench.bench.ranking import Track, per_system, tracks
 from qlsbench.bench.results import load_results
-from qlsbench.report.base import Figure
+from qlsbench.report.base import Figure, Job
 from qlsbench.report.plotting import pyplot, save_figure
 from qlsbench.report.styles import solver_styles
 
@@ -123,10 +125,21 @@ def _drawer(plot):
     return draw
 
 
+def board_plot(name: str, drawn: Callable[[Any], bool] = lambda config: True) -> Job:
+    """The workflow's job for the leaderboard's plot ``name``: every results file in, one rule for all of the
+    leaderboard's plots (``{figure}`` is the plot's name); ``drawn(config)`` says whether the config asks for it."""
+    return Job("leaderboard_figure", "results/figures/{figure}.png",
+               targets=lambda config: [f"results/figures/{name}.png"] if drawn(config) else [],
+               inputs=lambda config, wc: config.solver_results(), log="logs/leaderboard_figure/{figure}.log",
+               caption="leaderboard_plots.rst", category="Leaderboard")
+
+
 PROFILES = Figure("performance-profile", "Dolan-More performance profiles, exact and variational track: share of "
                   "systems solved within tau x the fastest time", "results .parquet files or folders",
-                  _drawer(plot_performance_profiles))
+                  _drawer(plot_performance_profiles), job=board_plot("performance-profile"))
 SUCCESS_QUBITS = Figure("success-qubits", "success rate against qubits, per family, both tracks",
-                        "results .parquet files or folders", _drawer(plot_success_by_qubits))
+                        "results .parquet files or folders", _drawer(plot_success_by_qubits),
+                        job=board_plot("success-qubits"))
 FIDELITY_KAPPA = Figure("fidelity-kappa", "infidelity of each solve against the system's condition number",
-                        "results .parquet files or folders", _drawer(plot_fidelity_by_kappa))
+                        "results .parquet files or folders", _drawer(plot_fidelity_by_kappa),
+                        job=board_plot("fidelity-kappa"))

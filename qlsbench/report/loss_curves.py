@@ -9,6 +9,7 @@ the median of the de-noised curves and the band between their quartiles.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from qlsbench.bench.spread import Spread
 from qlsbench.checks import COUNT
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure
+from qlsbench.report.base import Figure, Job
 from qlsbench.report.plotting import pyplot, save_figure
 
 
@@ -126,5 +127,20 @@ def _draw(inputs: list[str], out: Path, options: LossCurveOptions) -> Path:
                             n_qubits=options.n_qubits and list(options.n_qubits))
 
 
+def _job_words(config, wildcards, inputs, outputs) -> list[str]:
+    """The config's loss figure ``{figure}``: its solvers (and qubit counts) as options."""
+    entry = config.loss_figures()[wildcards["figure"]]
+    n_qubits = ["--n-qubits", *map(str, entry["n_qubits"])] if entry.get("n_qubits") else []
+    return [*map(str, inputs), "--solvers", *entry["solvers"], *n_qubits, "--out", *map(str, outputs)]
+
+
 FIGURE = Figure("loss-curves", "fig. 2 / fig. 4: loss curves of variational solvers, raw and Savitzky-Golay "
-                "de-noised", "results .parquet files or folders (`qlsbench solve`)", _draw, LossCurveOptions)
+                "de-noised", "results .parquet files or folders (`qlsbench solve`)", _draw, LossCurveOptions,
+                job=Job("loss_figure", "results/figures/{figure}.png",
+                        targets=lambda config: [f"results/figures/{name}.png" for name in config.loss_figures()],
+                        inputs=lambda config, wc: config.loss_figure_inputs(wc["figure"]),
+                        log="logs/loss_figure/{figure}.log", words=_job_words, caption="loss_curves.rst",
+                        category="Loss curves (fig. 2, fig. 4)",
+                        # the config's loss figures only: results/figures/ holds every other figure too
+                        wildcards=lambda config: {"figure": "|".join(map(re.escape, config.loss_figures()))
+                                                  or "(?!)"}))

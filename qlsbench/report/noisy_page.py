@@ -26,7 +26,7 @@ from qlsbench.bench.budget import first_fidelity
 from qlsbench.bench.results import load_results
 from qlsbench.bench.spread import SEPARATION_LEVEL, Separation, Spread, bimodal, separation
 from qlsbench.data import atomic_write_text
-from qlsbench.report.base import page
+from qlsbench.report.base import Job, page
 from qlsbench.report.floors import normalised, with_floors
 from qlsbench.report.plotting import pyplot, save_figure
 from qlsbench.report.tables import markdown_table
@@ -517,4 +517,8 @@ def noisy_track_blocks(paths: list[str]) -> list[tuple[str, object]]:
 
 
 FIGURE = page("noisy", "docs/noisy.md: the circuit solvers on a device's calibrated noise, ideal against noisy "
-              "against mitigated, and the volumetric figure", "solve results of device backends", render)
+              "against mitigated, and the volumetric figure", "solve results of device backends", render,
+              # the workflow's page of its solver entries on a device backend, when it has any
+              job=Job("noisy_page", "results/noisy.md",
+                      targets=lambda config: ["results/noisy.md"] if config.noisy_results() else [],
+                      inputs=lambda config, wc: config.noisy_results(), log="logs/noisy_page.log"))

@@ -17,7 +17,7 @@ from qlsbench.bench.pauli_study import (
 )
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure
+from qlsbench.report.base import Figure, Job
 from qlsbench.report.plotting import pyplot, save_figure
 
 
@@ -183,6 +183,18 @@ def _draw_truncation(inputs: list[str], out: Path, options: TruncationOptions) -
 
 
 TERM_COUNTS = Figure("pauli-terms", "fig. 5: Pauli term counts per qubit count, box plots per tolerance, with the "
-                     "theoretical stair", "Pauli study .parquet files (`qlsbench pauli`)", _draw_term_counts)
+                     "theoretical stair", "Pauli study .parquet files (`qlsbench pauli`)", _draw_term_counts,
+                     job=Job("pauli_figure", "results/figures/pauli_terms.png",
+                             targets=lambda config: ["results/figures/pauli_terms.png"],
+                             inputs=lambda config, wc: [f"results/pauli/{dataset}.parquet"
+                                                        for dataset in config.pauli_figure_datasets()],
+                             log="logs/pauli_figure.log", caption="pauli_terms.rst", category="Pauli terms (fig. 5)"))
 TRUNCATION = Figure("truncation", "Pauli truncation error and terms kept against the tolerance",
-                    "Pauli study .parquet files (`qlsbench pauli`)", _draw_truncation, TruncationOptions)
+                    "Pauli study .parquet files (`qlsbench pauli`)", _draw_truncation, TruncationOptions,
+                    job=Job("truncation_figure", "results/figures/truncation.png",
+                            # drawn beside the DEM-C figures of the report, as the paper does
+                            targets=lambda config: ["results/figures/truncation.png"] if config.labels("dem_c") else [],
+                            inputs=lambda config, wc: [f"results/truncation/{dataset}.parquet"
+                                                       for dataset in config.pauli_figure_datasets()],
+                            log="logs/truncation_figure.log", caption="truncation.rst",
+                            category="Pauli terms (fig. 5)"))

@@ -22,7 +22,7 @@ from qlsbench.data import dataset_name, load_dataset
 from qlsbench.data.snapshots import read_snapshots
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure
+from qlsbench.report.base import Figure, Job
 from qlsbench.report.plotting import pyplot, save_figure
 
 # ---------------------------------------------------------------- fig. 3: snapshots
@@ -224,6 +224,17 @@ def _draw_kappa_time(inputs: list[str], out: Path, options) -> Path:
 
 SNAPSHOTS = Figure("snapshots", "fig. 3: side views of the spheres coloured by contact impulse",
                    "snapshot .parquet of `qlsbench simulate --snapshots`", _draw_snapshots, SnapshotOptions,
-                   single_input=True)
+                   single_input=True,
+                   job=Job("snapshot_figure", "results/figures/snapshots_{label}.png",
+                           targets=lambda config: [f"results/figures/snapshots_{label}.png"
+                                                   for label in config.labels("dem_c")],
+                           inputs=lambda config, wc: [f"results/snapshots/{wc['label']}.parquet"],
+                           log="logs/snapshot_figure/{label}.log", caption="snapshots.rst",
+                           category="Physics (fig. 3)"))
 KAPPA_TIME = Figure("kappa-time", "condition number of DEM-C subsystems against simulated time",
-                    "DEM-C dataset files or folders, one series each", _draw_kappa_time)
+                    "DEM-C dataset files or folders, one series each", _draw_kappa_time,
+                    job=Job("kappa_figure", "results/figures/kappa_time.png",
+                            targets=lambda config: ["results/figures/kappa_time.png"] if config.labels("dem_c") else [],
+                            inputs=lambda config, wc: [f"datasets/dem_c/{label}/part-0000.parquet"
+                                                       for label in config.labels("dem_c")],
+                            log="logs/kappa_figure.log", caption="kappa_time.rst", category="Physics (fig. 3)"))

@@ -16,7 +16,7 @@ from qlsbench.checks import Real
 from qlsbench.data import read_parquet
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure
+from qlsbench.report.base import Figure, Job
 from qlsbench.report.plotting import pyplot, save_figure
 
 #: Columns the figure reads.
@@ -130,6 +130,11 @@ def _draw(inputs: list[str], out: Path, options: ResourceOptions) -> Path:
 
 
 FIGURE = Figure("resources", "fault-tolerant query estimates against qubits and kappa per family, and the LCU "
-                "1-norm per truncation tolerance", "resource tables (`qlsbench resources`)", _draw, ResourceOptions)
+                "1-norm per truncation tolerance", "resource tables (`qlsbench resources`)", _draw, ResourceOptions,
+                job=Job("resources_figure", "results/figures/resources.png",
+                        targets=lambda config: ["results/figures/resources.png"],
+                        inputs=lambda config, wc: [f"results/resources/{dataset}.parquet"
+                                                   for dataset in config.datasets()],
+                        log="logs/figures/resources.log", caption="resources.rst", category="Quantum form"))
 
 __all__ = ["FIGURE", "plot_resources", "read_resources"]

@@ -22,16 +22,12 @@ import difflib
 import importlib
 import importlib.util
 import inspect
-import numbers
-import re
-import types
-import typing
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Callable
 
 from qlsbench.errors import InputError, QlsbenchError, UnknownSolverError
-from qlsbench.options import SPEC
+from qlsbench.options import SPEC, check_value_type, value_types
 from qlsbench.solvers.options import (
     ExternalOptions,
     GMRESOptions,
@@ -71,56 +67,79 @@ class Builtin:
         The install extra its packages come with (``quantum``, ``vnls``), or
         ``None`` for the core; checked before the solver is built, so a core
         install refuses it in one line instead of failing mid-solve.
-    variational : bool
+    variational : bool or None
         Whether its solves train parameters from a seeded start, so that each
-        of its numbers is a median over seeds (five, issue 32) with a spread.
+        of its numbers is a median over seeds (five, issue 32) with a spread;
+        the one definition (:func:`is_variational`). ``None`` for a solver
+        that carries another program's (``external``): the registry cannot tell.
     control : bool
         Whether it is a null solver (:mod:`qlsbench.solvers.nulls`): run beside
         the solvers wherever a verdict is made, so a rule it passes is seen to
         be no verdict.
+    paper : tuple of (str, str) or None
+        The paper it comes from, as (short citation, URL), for the pages' links
+        (:mod:`qlsbench.report.solver_links`); ``None`` for the benchmark's own
+        yardsticks and carriers.
     """
 
     solver: str
     summary: str
     options: type | None = None
     extra: str | None = None
-    variational: bool = False
+    variational: bool | None = False
     control: bool = False
+    paper: tuple[str, str] | None = None
+
+
+_VQLS_PAPER = ("Bravo-Prieto et al., Quantum 7, 1188 (2023)", "https://doi.org/10.22331/q-2023-11-22-1188")
 
 
 #: Built-in solvers by name; each is imported only when built.
 BUILTINS: dict[str, Builtin] = {
     "lu": Builtin("qlsbench.solvers.classical:DenseLU",
-                  "LAPACK LU with partial pivoting on the dense matrix (getrf/getrs)"),
+                  "LAPACK LU with partial pivoting on the dense matrix (getrf/getrs)",
+                  paper=("Anderson et al., LAPACK Users' Guide (1999)", "https://www.netlib.org/lapack/lug/")),
     "splu": Builtin("qlsbench.solvers.classical:SparseLU", "SuperLU sparse direct factorisation (scipy's splu)",
-                    SparseLUOptions),
+                    SparseLUOptions, paper=("Li, ACM TOMS 31, 302 (2005)", "https://doi.org/10.1145/1089014.1089017")),
     "cg": Builtin("qlsbench.solvers.classical:CG",
-                  "Conjugate gradients; applies to Hermitian positive definite matrices", KrylovOptions),
+                  "Conjugate gradients; applies to Hermitian positive definite matrices", KrylovOptions,
+                  paper=("Hestenes & Stiefel, J. Res. NBS 49, 409 (1952)", "https://doi.org/10.6028/jres.049.044")),
     "minres": Builtin("qlsbench.solvers.classical:MINRES",
-                      "Minimum residual; applies to Hermitian (possibly indefinite) matrices", KrylovOptions),
-    "gmres": Builtin("qlsbench.solvers.classical:GMRES", "Restarted GMRES for general matrices", GMRESOptions),
+                      "Minimum residual; applies to Hermitian (possibly indefinite) matrices", KrylovOptions,
+                      paper=("Paige & Saunders, SIAM J. Numer. Anal. 12, 617 (1975)",
+                             "https://doi.org/10.1137/0712047")),
+    "gmres": Builtin("qlsbench.solvers.classical:GMRES", "Restarted GMRES for general matrices", GMRESOptions,
+                     paper=("Saad & Schultz, SIAM J. Sci. Stat. Comput. 7, 856 (1986)",
+                            "https://doi.org/10.1137/0907058")),
     "bicgstab": Builtin("qlsbench.solvers.classical:BiCGSTAB",
-                        "Stabilised biconjugate gradients for general matrices", KrylovOptions),
+                        "Stabilised biconjugate gradients for general matrices", KrylovOptions,
+                        paper=("van der Vorst, SIAM J. Sci. Stat. Comput. 13, 631 (1992)",
+                               "https://doi.org/10.1137/0913035")),
     "vqls-global": Builtin("qlsbench.solvers.vqls:VQLSGlobal",
                            "VQLS with the global cost C_G: exact, on Aer circuits, sampled or on a noisy device",
-                           VQLSOptions, "quantum", variational=True),
+                           VQLSOptions, "quantum", variational=True, paper=_VQLS_PAPER),
     "vqls-local": Builtin("qlsbench.solvers.vqls:VQLSLocal",
                           "VQLS with the local cost C_L (trainable where the global cost plateaus)", VQLSOptions,
-                          "quantum", variational=True),
+                          "quantum", variational=True, paper=_VQLS_PAPER),
     "vnls": Builtin("qlsbench.solvers.vnls:VNLS",
                     "Variational neural linear solver: a neural quantum state trained by SR on NetKet", VNLSOptions,
-                    "vnls", variational=True),
+                    "vnls", variational=True,
+                    paper=("De et al., arXiv:2504.08141 (2025)", "https://arxiv.org/abs/2504.08141")),
     "hhl": Builtin("qlsbench.solvers.hhl:HHL",
-                   "HHL on Aer circuits, with classical iterative refinement (refine=k)", HHLOptions, "quantum"),
+                   "HHL on Aer circuits, with classical iterative refinement (refine=k)", HHLOptions, "quantum",
+                   paper=("Harrow, Hassidim & Lloyd, PRL 103, 150502 (2009)",
+                          "https://doi.org/10.1103/PhysRevLett.103.150502")),
     "qsvt": Builtin("qlsbench.solvers.qsvt:QSVT",
                     "QSVT on Aer circuits: LCU block encoding, odd polynomial for 1/x (pyqsp phases), post-selection",
-                    QSVTOptions, "qsvt"),
+                    QSVTOptions, "qsvt",
+                    paper=("Gilyen, Su, Low & Wiebe, STOC 2019, 193", "https://doi.org/10.1145/3313276.3316366")),
     "oracle": Builtin("qlsbench.solvers.oracle:Oracle",
                       "The exact solution perturbed to a set fidelity or residual: solver accuracy -> physics error",
                       OracleOptions),
+    # whether it is variational is the program's it runs, which the registry cannot see
     "external": Builtin("qlsbench.solvers.external:External",
                         "A solver in its own environment or language, through request and response files",
-                        ExternalOptions),
+                        ExternalOptions, variational=None),
     "null-b": Builtin("qlsbench.solvers.nulls:NullB",
                       "Control: returns b, scaled by least squares; what not solving scores", control=True),
     "null-random": Builtin("qlsbench.solvers.nulls:NullRandom",
@@ -137,10 +156,37 @@ def is_control(name: str) -> bool:
     return builtin is not None and builtin.control
 
 
-def is_variational(name: str) -> bool:
-    """Whether the built-in solver ``name`` is variational (:attr:`Builtin.variational`); ``False`` otherwise."""
-    builtin = BUILTINS.get(name)
-    return builtin is not None and builtin.variational
+def is_variational(name: str) -> bool | None:
+    """Whether solver ``name`` is variational: the one definition, for every solver name.
+
+    A built-in's :attr:`Builtin.variational`; a plug-in's or ``module:Class``'s
+    class attribute ``variational`` (``False`` when it declares none). ``None``
+    when the registry cannot tell: ``external`` (the program it runs decides),
+    or a name that no longer resolves (a results file of a plug-in since
+    uninstalled); a caller with results in hand then reads their rows
+    (:func:`qlsbench.bench.ranking.solver_kinds`).
+    """
+    return _declared(name, "variational", False)
+
+
+def paper_of(name: str) -> tuple[str, str] | None:
+    """The paper solver ``name`` comes from, as (short citation, URL): a built-in's :attr:`Builtin.paper`, a
+    plug-in's class attribute ``paper``; ``None`` when none is declared or the name does not resolve."""
+    return _declared(name, "paper", None)
+
+
+def _declared(name: str, attribute: str, default: Any) -> Any:
+    """A built-in's field ``attribute``, else the attribute the plug-in's class declares (``default`` when it
+    declares none); ``None`` when ``name`` is no solver that can be found and imported here."""
+    if name in BUILTINS:
+        return getattr(BUILTINS[name], attribute)
+    if not isinstance(name, str) or not (":" in name or name in _plugins()):
+        return None
+    try:
+        factory = _factory(name)
+    except QlsbenchError:
+        return None
+    return getattr(factory, attribute, default)
 
 
 #: The packages each install extra brings that a solver of it cannot run without (``pyproject.toml``).
@@ -217,11 +263,6 @@ def _factory(name: str) -> Callable[..., Solver]:
 
 # ---------------------------------------------------------------- options against the constructor's signature
 
-#: Types an option is checked against; any other annotation (a class of the plug-in's own, ``Any``,
-#: ``Callable``) is left to the constructor, which may well convert what it is given.
-_CHECKED_TYPES = (bool, int, float, complex, str, list, tuple, dict, type(None))
-
-
 def _keyword_parameters(factory: Callable) -> tuple[dict[str, inspect.Parameter], bool] | None:
     """The options ``factory`` takes by keyword, and whether it takes any others (``**kwargs``).
 
@@ -245,61 +286,11 @@ def _keyword_parameters(factory: Callable) -> tuple[dict[str, inspect.Parameter]
     return named, open_ended
 
 
-def _annotation_types(annotation: Any) -> tuple[type, ...] | None:
-    """The checked types an annotation admits; ``None`` when it admits something that is not checked."""
-    if annotation is None or annotation is type(None):
-        return (type(None),)
-    origin = typing.get_origin(annotation)
-    if origin in (typing.Union, types.UnionType):
-        parts = [_annotation_types(a) for a in typing.get_args(annotation)]
-        return None if any(p is None for p in parts) else tuple(t for p in parts for t in p)
-    if origin in (list, tuple, dict):  # list[float]: the container is checked, not its items
-        return (origin,)
-    return (annotation,) if annotation in _CHECKED_TYPES else None
-
-
 def _option_types(param: inspect.Parameter) -> tuple[type, ...] | None:
-    """Types option ``param`` accepts: its annotation's, else its default's; ``None``: anything."""
-    annotation, default = param.annotation, param.default
-    if annotation is param.empty or isinstance(annotation, str):  # absent, or left unevaluated
-        if default is param.empty or default is None or type(default) not in _CHECKED_TYPES:
-            return None  # nothing says what it takes: the constructor decides
-        allowed: tuple[type, ...] = (type(default),)
-    else:
-        allowed = _annotation_types(annotation)
-    if allowed is not None and default is None and type(None) not in allowed:
-        allowed += (type(None),)  # the default itself is always a valid value
-    return allowed
-
-
-def _is_a(value: Any, kind: type) -> bool:
-    """Whether ``value`` passes for ``kind``: a float option takes an int, no number takes a bool."""
-    import numpy as np  # here, not at the top: listing solvers does without numpy
-
-    is_bool = isinstance(value, (bool, np.bool_))
-    if kind is bool:
-        return is_bool
-    if kind is int:
-        return isinstance(value, numbers.Integral) and not is_bool
-    if kind is float:
-        return isinstance(value, numbers.Real) and not is_bool
-    if kind is complex:
-        return isinstance(value, numbers.Number) and not is_bool
-    if kind is type(None):
-        return value is None
-    return isinstance(value, kind)
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _yaml_hint(value: Any, allowed: tuple[type, ...]) -> str:
-    """Why a number may have arrived as text: YAML 1.1 reads ``1e-8`` (no dot) as a string."""
-    if float in allowed and isinstance(value, str) and re.fullmatch(r"[+-]?\d+[eE][+-]?\d+", value.strip()):
-        return f" (YAML reads {value} as text; write {value.lower().replace('e', '.0e', 1)})"
-    return ""
+    """Types option ``param`` accepts (:func:`qlsbench.options.value_types`): its annotation's, else its
+    default's; an annotation left unevaluated (a string) says nothing."""
+    annotation = param.empty if isinstance(param.annotation, str) else param.annotation
+    return value_types(annotation, param.default, param.empty)
 
 
 def _numbers_read(factory: Callable, options: dict[str, Any]) -> dict[str, Any]:
@@ -340,11 +331,8 @@ def _check_options(name: str, factory: Callable, options: dict[str, Any]) -> Non
     if missing:
         raise InputError(f"solver {name!r}: required option(s) {', '.join(map(repr, missing))} not given")
     for key, value in options.items():
-        allowed = _option_types(named[key]) if key in named else None
-        if allowed is not None and not any(_is_a(value, kind) for kind in allowed):
-            wanted = " or ".join("None" if t is type(None) else t.__name__ for t in dict.fromkeys(allowed))
-            raise InputError(f"solver {name!r}: option {key!r} must be {wanted}, "
-                             f"got {type(value).__name__} {_shown(value)}{_yaml_hint(value, allowed)}")
+        check_value_type(value, _option_types(named[key]) if key in named else None,
+                         f"solver {name!r}: option {key!r}")
 
 
 def get(name: str, **options: Any) -> Solver:

@@ -1,4 +1,5 @@
-# Solvers inside the simulation loop (config `in_loop:`; none by default): one job per entry, then the page.
+# Solvers inside the simulation loop (config `in_loop:`; none by default): one job per entry (their page is the
+# in-loop figure's: figures.smk).
 
 
 rule in_loop:
@@ -15,20 +16,3 @@ rule in_loop:
         "../envs/qlsbench.yaml"
     shell:
         "python -m qlsbench in-loop {params.args} --out {output} --quiet > {log} 2>&1"
-
-
-rule in_loop_page:
-    input:
-        expand("results/in-loop/{name}.parquet", name=list(in_loop_runs(config))),
-    output:
-        "results/in-loop.md",
-    threads: rule_threads(config, "in_loop_page")
-    resources:
-        **rule_resources(config, "in_loop_page"),
-    log:
-        "logs/in_loop_page.log",
-    conda:
-        "../envs/qlsbench.yaml"
-    shell:
-        "python -m qlsbench figure in-loop {input} --out {output} > {log} 2>&1"
-

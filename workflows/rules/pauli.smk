@@ -18,22 +18,6 @@ rule pauli:
         " --tol {params.tols} {params.reorder} --out {output} --quiet > {log} 2>&1"
 
 
-rule pauli_figure:
-    input:
-        expand("results/pauli/{dataset}.parquet", dataset=PAULI_FIGURE_DATASETS),
-    output:
-        report("results/figures/pauli_terms.png", caption="../report/pauli_terms.rst", category="Pauli terms (fig. 5)"),
-    threads: rule_threads(config, "pauli_figure")
-    resources:
-        **rule_resources(config, "pauli_figure"),
-    log:
-        "logs/pauli_figure.log",
-    conda:
-        "../envs/qlsbench.yaml"
-    shell:
-        "python -m qlsbench figure pauli-terms {input} --out {output} > {log} 2>&1"
-
-
 # The quantum form of every system (HamLib-style): term counts at 0 / 1e-6 / 1e-3, the LCU 1-norm, every term.
 rule lcu:
     input:
@@ -71,16 +55,20 @@ rule resources:
         "python -m qlsbench --threads {threads} resources {input} --out {output} --quiet > {log} 2>&1"
 
 
-rule resources_figure:
+rule truncation:
     input:
-        expand("results/resources/{dataset}.parquet", dataset=DATASETS),
+        "datasets/{family}/{scene}/part-0000.parquet",
     output:
-        report("results/figures/resources.png", caption="../report/resources.rst", category="Quantum form"),
+        "results/truncation/{family}/{scene}.parquet",
+    params:
+        tols=" ".join(str(t) for t in config.get("truncation", {}).get("tols", [0.0, 1e-6, 1e-3])),
+    threads: rule_threads(config, "truncation")
     resources:
-        **rule_resources(config, "resources_figure"),
+        **rule_resources(config, "truncation"),
     log:
-        "logs/figures/resources.log",
+        "logs/truncation/{family}/{scene}.log",
     conda:
         "../envs/qlsbench.yaml"
     shell:
-        "python -m qlsbench figure resources {input} --out {output} > {log} 2>&1"
+        "python -m qlsbench --threads {threads} pauli {input}"
+        " --tol {params.tols} --out {output} --quiet > {log} 2>&1"

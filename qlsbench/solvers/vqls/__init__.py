@@ -92,11 +92,7 @@ class _VQLS(VQLSOptions, BaseSolver):
                                    resources=resources)
         else:
             resources.update(_circuit_resources(system, n, self.cost, self.pauli_rtol))
-        backend = BACKENDS[self.backend](problem, self.layers, self.cost, self.normalized,
-                                         decomposition=decomposition, shots=self.shots,
-                                         depolarizing=self.depolarizing, seed=seed, ansatz=self.ansatz,
-                                         device=self.device, noise_scale=self.noise_scale,
-                                         optimization_level=self.optimization_level, mitigation=self.mitigation)
+        backend = self._backend(problem, decomposition, seed)
         tracked = _Tracked(backend, progress_marks(evaluation_budget(self._optimizer, self.maxiter)))
         alpha0 = self._initial_angles(n, seed, start, resources)
         result = OPTIMIZERS[self._optimizer](tracked, alpha0, self.maxiter, self.tol, seed)
@@ -113,6 +109,21 @@ class _VQLS(VQLSOptions, BaseSolver):
                                              "layers": self.layers}
         return SolveResult(x, status, message, iterations=result.iterations, history=result.history,
                            resources=resources, progress=progress, state=state)
+
+    def _backend(self, problem, decomposition, seed: int):
+        """The cost's backend, given the options it takes and no other (each backend refuses a keyword it does
+        not know)."""
+        common = (problem, self.layers, self.cost, self.normalized)
+        if self.backend == "exact":
+            return BACKENDS["exact"](*common, ansatz=self.ansatz)
+        circuit = {"decomposition": decomposition, "seed": seed, "ansatz": self.ansatz}
+        if self.backend == "device":
+            return BACKENDS["device"](*common, **circuit, shots=self.shots, device=self.device,
+                                      noise_scale=self.noise_scale, optimization_level=self.optimization_level,
+                                      mitigation=self.mitigation)
+        if self.backend == "circuits":
+            return BACKENDS["circuits"](*common, **circuit, depolarizing=self.depolarizing)
+        return BACKENDS[self.backend](*common, **circuit, shots=self.shots, depolarizing=self.depolarizing)
 
     def _initial_angles(self, n: int, seed: int, start: dict | None, resources: dict) -> np.ndarray:
         """The previous solve's angles when they fit this ansatz (same qubits, ansatz, layers), else seeded ones."""

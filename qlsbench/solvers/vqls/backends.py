@@ -39,7 +39,7 @@ class ExactBackend:
     name = "exact"
 
     def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *,
-                 ansatz: str = DEFAULT_STRUCTURE, **_):
+                 ansatz: str = DEFAULT_STRUCTURE):
         self.problem, self.kind, self.normalized = problem, kind, normalized
         self.ansatz = RealAnsatz(problem.n_qubits, layers, ansatz)
         self.evaluations = 0
@@ -73,7 +73,7 @@ class CircuitBackend(ExactBackend):
 
     def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *, decomposition,
                  shots: int | None = None, depolarizing: float = 0.0, seed: int = 0,
-                 ansatz: str = DEFAULT_STRUCTURE, **_):
+                 ansatz: str = DEFAULT_STRUCTURE):
         from qiskit import transpile
         from qiskit_aer import AerSimulator
 
@@ -184,7 +184,7 @@ class EmulatedShotsBackend(ExactBackend):
     name = "shots-emulated"
 
     def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *, decomposition,
-                 shots: int = 1000, depolarizing: float = 0.0, seed: int = 0, ansatz: str = DEFAULT_STRUCTURE, **_):
+                 shots: int = 1000, depolarizing: float = 0.0, seed: int = 0, ansatz: str = DEFAULT_STRUCTURE):
         if depolarizing:
             raise InputError("depolarizing noise needs backend='shots' (Aer): shots-emulated samples noiseless "
                              "circuits only")
@@ -263,7 +263,7 @@ class DeviceBackend(CircuitBackend):
 
     def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *, decomposition,
                  shots: int = 1000, seed: int = 0, ansatz: str = DEFAULT_STRUCTURE, device: str = "sherbrooke",
-                 noise_scale: float = 1.0, optimization_level: int = 1, mitigation: str = "none", **_):
+                 noise_scale: float = 1.0, optimization_level: int = 1, mitigation: str = "none"):
         from qlsbench.solvers.devices import (
             ZNE_FACTORS,
             Device,
@@ -408,10 +408,11 @@ def _noise_model(depolarizing: float):
     return model
 
 
-#: Backends by name. ``circuits`` is the shot-free case of the circuit backend.
+#: Backends by name. ``circuits`` is the shot-free case of the circuit backend (it takes no ``shots``). Each takes
+#: exactly its own keywords: a misspelt or foreign one is a ``TypeError`` naming it, never dropped.
 BACKENDS = {
     "exact": ExactBackend,
-    "circuits": lambda *a, **k: CircuitBackend(*a, **{**k, "shots": None}),
+    "circuits": lambda *a, **k: CircuitBackend(*a, shots=None, **k),
     "shots": CircuitBackend,
     "shots-emulated": EmulatedShotsBackend,
     "device": DeviceBackend,
