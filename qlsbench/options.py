@@ -21,7 +21,7 @@ import sys
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from qlsbench.checks import Real, Whole
 from qlsbench.errors import InputError
@@ -134,7 +134,7 @@ def annotation_types(annotation: Any) -> tuple[type, ...] | None:
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
         parts = [annotation_types(a) for a in typing.get_args(annotation)]
-        return None if any(p is None for p in parts) else tuple(t for p in parts for t in p)
+        return None if any(p is None for p in parts) else tuple(t for p in parts if p is not None for t in p)
     if origin in (list, tuple, dict):  # list[float]: the container is checked, not its items
         return (origin,)
     return (annotation,) if annotation in CHECKED_TYPES else None
@@ -267,7 +267,7 @@ class Options:
         return out
 
     @classmethod
-    def from_mapping(cls, values: dict[str, Any], where: str = "") -> Options:
+    def from_mapping(cls, values: dict[str, Any], where: str = "") -> Self:
         """Options from a mapping (a config entry), naming ``where`` and the key on a bad one."""
         specs = cls.specs()
         unknown = sorted(set(values) - set(specs))

@@ -114,7 +114,8 @@ class Figure:
     name: str
     summary: str
     inputs: str
-    draw: Callable[[list[str], Path, Options], Path]
+    # Each figure's draw takes its own options record (a subclass of Options), so the record type is Any here.
+    draw: Callable[[list[str], Path, Any], Path]
     options: type[Options] = NoOptions
     formats: tuple[str, ...] = (".png",)
     single_input: bool = False

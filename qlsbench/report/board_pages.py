@@ -56,8 +56,9 @@ TRACK_NAMES = ("physics", "noisy")
 
 
 def publish(board: Board, results_dir: str | os.PathLike, pages: str | os.PathLike,
-            tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | None = None,
-            noisy: list | None = None, local: str | os.PathLike | None = None, progress: bool = False) -> pd.DataFrame:
+            tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | str | None = None,
+            noisy: list | str | None = None, local: str | os.PathLike | None = None,
+            progress: bool = False) -> pd.DataFrame:
     """Publish a board run: ``results.parquet`` beside the pinned set, its pages in ``pages`` (and, when both
     tracks come from their files, :data:`TRACKS_FILE`); returns the rows."""
     results = publish_results(board, results_dir)

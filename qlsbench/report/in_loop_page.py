@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -648,7 +649,8 @@ def protocol_table(judged: list[dict]) -> pd.DataFrame:
     for key in sorted({c["setting"] for c in controls} | {k[0] for k, _ in configs}):
         mine = [c for c in controls if c["setting"] == key]
         by_control = [(c, [r for r in mine if r["control"] == c]) for c in CONTROL_WORDS]
-        entries = [(f"control: {CONTROL_WORDS[c]}", rs, None) for c, rs in by_control if rs]
+        entries: list[tuple[str, list[dict], Any]] = [(f"control: {CONTROL_WORDS[c]}", rs, None)
+                                                      for c, rs in by_control if rs]
         entries += [(runs[0]["solver"], runs, separations(runs, mine)) for k, runs in configs if k[0] == key]
         status = setting_status(mine)
         for label, runs, seps in entries:
@@ -775,7 +777,7 @@ def _too_few_seeds(runs: list[dict]) -> bool:
     """Whether a variational solver's runs hold fewer than :data:`FULL_SEEDS` seeds."""
     from qlsbench.solvers.registry import is_variational
 
-    return is_variational(runs[0]["solver_name"]) and len({r["seed"] for r in runs}) < FULL_SEEDS
+    return bool(is_variational(runs[0]["solver_name"])) and len({r["seed"] for r in runs}) < FULL_SEEDS
 
 
 def seeds_line(runs: list[dict]) -> str:

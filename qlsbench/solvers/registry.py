@@ -24,7 +24,8 @@ import importlib.util
 import inspect
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from qlsbench.errors import InputError, QlsbenchError, UnknownSolverError
 from qlsbench.options import SPEC, check_value_type, value_types
@@ -197,7 +198,7 @@ EXTRA_PACKAGES = {"quantum": ("qiskit", "qiskit_aer"), "qsvt": ("qiskit", "qiski
 def _check_extra(name: str) -> None:
     """One line when built-in ``name`` needs an extra whose packages are not installed (found, not imported)."""
     extra = BUILTINS[name].extra
-    missing = [pkg for pkg in EXTRA_PACKAGES.get(extra, ()) if importlib.util.find_spec(pkg) is None]
+    missing = [pkg for pkg in EXTRA_PACKAGES.get(extra or "", ()) if importlib.util.find_spec(pkg) is None]
     if missing:
         raise InputError(f"solver {name!r} needs the {extra} extra: pip install 'qlsbench[{extra}]' "
                          f"({', '.join(missing)} not installed)")
@@ -386,6 +387,7 @@ def _missing_members(solver: Any) -> list[str]:
     if not callable(solve):
         missing.append("'solve' method")
     else:
+        params: Mapping[str, inspect.Parameter]
         try:
             params = inspect.signature(solve).parameters
         except (TypeError, ValueError):

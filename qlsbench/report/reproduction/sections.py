@@ -79,7 +79,7 @@ def _spread_cell(spread: Spread | None) -> str:
     return spread.text() if spread is not None and spread.n else "—"
 
 
-def fig2_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, dict]:
+def fig2_section(shipped: Shipped, figures: Path | None, rel: str) -> tuple[str, dict]:
     """Fig. 2's table over seeds beside its controls, its figures, its three verdicts and their sensitivity."""
     runs = fig2_runs(shipped)
     nulls = controls.null_values(shipped)
@@ -131,7 +131,8 @@ def _separated_sizes(runs: dict[int, SeedRun], nulls: dict, control: str) -> lis
     return [q for q, run in runs.items() if controls.separations(run.values, nulls, q)[control].separated]
 
 
-def fig2_verdicts(runs: dict[str, dict[int, SeedRun]], nulls: dict, budget_counts: dict[str, int]) -> dict:
+def fig2_verdicts(runs: dict[str, dict[int, SeedRun]], nulls: dict,
+                 budget_counts: dict[str, tuple[int, int]]) -> dict:
     """Fig. 2's three verdicts, each set against its control."""
     spreads = {label: {q: run.spread for q, run in by_size.items()} for label, by_size in runs.items()}
     random = {q: Spread.of(v) for q, v in nulls["null-random"].items()} if nulls["null-random"] else None
@@ -199,7 +200,7 @@ def _aer_note(shipped: Shipped, labels: list[str]) -> list[str]:
     return [text, ""]
 
 
-def fig3_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, str]:
+def fig3_section(shipped: Shipped, figures: Path | None, rel: str) -> tuple[str, str]:
     text = [passage("fig3-claim"), ""]
     path = shipped.folder / "snapshots" / f"{FIG3_LABEL}.parquet"
     meta = shipped.datasets.get(f"dem_c/{FIG3_LABEL}")
@@ -266,7 +267,7 @@ def kappa_study_section(shipped: Shipped) -> tuple[str, dict]:
     return "\n".join(text), check
 
 
-def fig4_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, dict]:
+def fig4_section(shipped: Shipped, figures: Path | None, rel: str) -> tuple[str, dict]:
     """Fig. 4's systems, VNLS and VQLS over seeds on them, the κ-vs-h study and the verdict."""
     text = [passage("fig4-claim"), ""]
     study, check = kappa_study_section(shipped)
@@ -328,7 +329,7 @@ def _below_b_words(checkpoints: list[int] | None) -> str:
             f"{', '.join(map(str, checkpoints))}: there returning b scores at least as well.")
 
 
-def fig5_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, str]:
+def fig5_section(shipped: Shipped, figures: Path | None, rel: str) -> tuple[str, str]:
     text = [passage("fig5-claim"), ""]
     pauli = shipped.studies("pauli", FIG5_DATASETS)
     if pauli.empty:
@@ -358,7 +359,7 @@ def fig5_section(shipped: Shipped, figures: Path, rel: str) -> tuple[str, str]:
     return "\n".join(text), verdict
 
 
-def truncation_section(shipped: Shipped, figures: Path, rel: str) -> str:
+def truncation_section(shipped: Shipped, figures: Path | None, rel: str) -> str:
     text = ["### What the paper could not show: the cost of truncating", ""]
     trunc = shipped.studies("truncation", FIG5_DATASETS)
     if trunc.empty:
@@ -383,7 +384,7 @@ def truncation_section(shipped: Shipped, figures: Path, rel: str) -> str:
     return "\n".join(text)
 
 
-def budget_section(shipped: Shipped, figures: Path, rel: str) -> str:
+def budget_section(shipped: Shipped, figures: Path | None, rel: str) -> str:
     """Equal-cost comparison of VQLS (shots) and VNLS on fig. 2's systems, and the settings the paper leaves open.
 
     A read-out counts as solved only at fidelity 0.99 *and* above what returning ``b`` scores on its system

@@ -16,6 +16,9 @@ Every backend offers ``cost(alpha)``, ``fidelity(x, y)`` (for QN-SPSA),
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from qlsbench.errors import InputError
@@ -50,6 +53,7 @@ class ExactBackend:
 
     def gradient(self, alpha: np.ndarray) -> np.ndarray:
         _, dv = cost_and_gradient(self.problem, self.ansatz.state(alpha), self.kind, self.normalized, True)
+        assert dv is not None  # asked for with gradient=True
         return self.ansatz.gradient(alpha, dv)
 
     def fidelity(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -259,6 +263,8 @@ class DeviceBackend(CircuitBackend):
     ``circuit_executions`` and ``mitigation_circuits``.
     """
 
+    shots: int  # always sampled on a device (CircuitBackend's None means exact expectation values)
+
     name = "device"
 
     def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *, decomposition,
@@ -410,7 +416,7 @@ def _noise_model(depolarizing: float):
 
 #: Backends by name. ``circuits`` is the shot-free case of the circuit backend (it takes no ``shots``). Each takes
 #: exactly its own keywords: a misspelt or foreign one is a ``TypeError`` naming it, never dropped.
-BACKENDS = {
+BACKENDS: dict[str, Callable[..., Any]] = {
     "exact": ExactBackend,
     "circuits": lambda *a, **k: CircuitBackend(*a, shots=None, **k),
     "shots": CircuitBackend,
