@@ -18,7 +18,7 @@ import numpy as np
 
 from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE, SEED
 from qlsbench.errors import InputError
-from qlsbench.families.base import Family
+from qlsbench.families.base import Family, Rule
 from qlsbench.options import Options, option
 from qlsbench.physics.cdlagrange import CD_SCENES, run_scene
 from qlsbench.text import plural
@@ -94,5 +94,5 @@ FAMILY = Family(
                                  "noisy copies, for learning dynamics from data (not linear systems)",
     options=TrajectoryOptions, build=build, label=label, report=report, command="trajectory",
     config_key="trajectories",
-    scenes=tuple(CD_SCENES), out_kind="file", systems=False,
+    scenes=tuple(CD_SCENES), out_kind="file", systems=False, rule=Rule("trajectory", local=True, layout="file"),
 )
