@@ -10,8 +10,12 @@ from qlsbench.cli.config_check import check_workflow_config
 from qlsbench.workflow import (
     all_datasets,
     check_config_files,
-    family_args,
+    dataset_families,
     family_labels,
+    family_rule_args,
+    family_rule_inputs,
+    family_rule_out,
+    family_rule_outputs,
     in_loop_args,
     in_loop_outputs,
     noisy_outputs,
@@ -19,6 +23,7 @@ from qlsbench.workflow import (
     in_loop_runs,
     leaderboard_args,
     leaderboard_figures,
+    local_dataset_rules,
     loss_figure_inputs,
     loss_figures,
     options_json,
@@ -66,13 +71,13 @@ validate(config, "workflows/config/schema.yaml")
 # Snakefile again before their command, so they set the same path.
 use_workflow_source(workflow.basedir)
 
-# Seconds of work or less: run where Snakemake runs, not as cluster jobs.
+# Seconds of work or less: run where Snakemake runs, not as cluster jobs. The dataset rules' come from their
+# families' records (local_dataset_rules), so a family says it once.
+workflow.localrules(*local_dataset_rules())
+
+
 localrules:
     all,
-    ising_dataset,
-    pinned_dataset,
-    checkpoints,
-    trajectory,
     merge_solve,
     leaderboard,
     leaderboard_figure,
