@@ -42,6 +42,7 @@ from qlsbench.workflow import (
     solver_specs,
     trajectory_outputs,
     use_workflow_source,
+    workflow_schema,
 )
 
 min_version("9.0")
@@ -61,9 +62,12 @@ report: "workflows/report/workflow.rst"
 # Our check first: one line naming the key at fault, cross-references included, and every check the jobs would
 # make (`qlsbench check-config` runs the same). Then Snakemake's, which fills in the schema's defaults.
 # Snakemake's reader keeps the last of two equal keys; ours refuses them.
+# The schema's family sections are generated from the families' options records, plug-in families included
+# (workflow_schema: the committed file, or the generated text when a plug-in adds a section).
 check_config_files(workflow.configfiles)
-check_workflow_config(config, "workflows/config/schema.yaml")
-validate(config, "workflows/config/schema.yaml")
+SCHEMA = workflow_schema(os.path.join(workflow.basedir, "workflows/config/schema.yaml"))
+check_workflow_config(config, SCHEMA)
+validate(config, SCHEMA)
 
 # Every rule runs `python -m qlsbench` from this workflow's own source: the same code whether jobs run in the
 # environment that launched Snakemake, a conda environment of the pinned dependencies

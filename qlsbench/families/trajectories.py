@@ -41,7 +41,7 @@ class TrajectoryOptions(Options):
     impacts: str = option(_RUN["mode"].default, "how contacts closing in the same step are resolved",
                           choices=("sequential", "simultaneous"))
     params: dict = option({}, "scene parameter, e.g. --param e=0.8", pairs=True, flag="--param")
-    name: str | None = option(None, "file stem (default: scene and parameters)", cli=False)
+    name: str | None = option(None, "file stem (default: scene and parameters)", cli=False, config=True)
 
     def check(self) -> None:
         accepted = inspect.signature(CD_SCENES[self.scene]).parameters
