@@ -132,11 +132,12 @@ def test_the_workflow_plans_and_builds_the_plugin_dataset(plugin, tmp_path):
     planned = _run(snakemake + ["-n", "--quiet", "rules"], plugin, cwd=work)
     assert planned.returncode == 0, planned.stdout + planned.stderr
     assert "dummy_dataset" in planned.stdout and "solve" in planned.stdout
-    target = "datasets/dummy/shift2/part-0000.parquet"
-    built = _run(snakemake + ["--cores", "1", target], plugin, cwd=work)
+    # a built-in family's rule beside it: each generated rule runs its own family's command
+    target, ising = "datasets/dummy/shift2/part-0000.parquet", "datasets/ising/kappa10/part-0000.parquet"
+    built = _run(snakemake + ["--cores", "1", target, ising], plugin, cwd=work)
     assert built.returncode == 0, built.stdout + built.stderr
-    table = pq.read_table(work / target)
-    assert table.num_rows == 2
+    assert pq.read_table(work / target).num_rows == 2
+    assert pq.read_table(work / ising).num_rows == 1
     bad = dict(config, dummy=[{"shift": 2.0, "colour": "blue"}])
     (work / "bad.yaml").write_text(yaml.safe_dump(bad))
     refused = _run([sys.executable, "-m", "snakemake", "--configfile", "bad.yaml", "-n"], plugin, cwd=work)

@@ -17,6 +17,8 @@ for _family in dataset_families():
         wildcard_constraints:
             label="[^/]+",
         params:
+            # the command as a parameter: a shell string is read when the job runs, after the loop has moved on
+            command=_family.command,
             args=family_rule_args(config, _family),
             out=family_rule_out(_family),
         priority: _family.rule.priority
@@ -28,4 +30,4 @@ for _family in dataset_families():
         conda:
             "../envs/qlsbench.yaml"
         shell:
-            f"python -m qlsbench {_family.command} {{params.args}} --out {{params.out}} --quiet > {{log}} 2>&1"
+            "python -m qlsbench {params.command} {params.args} --out {params.out} --quiet > {log} 2>&1"
