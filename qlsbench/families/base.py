@@ -140,7 +140,7 @@ class Family:
         The ``qlsbench`` command that builds it; several families may share one
         (``simulate``), told apart by ``scenes`` and ``integrator``. The command
         line lists its commands with their help without importing the families
-        (``DATASET_COMMANDS`` in :mod:`qlsbench.cli.datasets`).
+        (:data:`qlsbench.families.COMMAND_HELP`, or ``command_help``).
     config_key : str
         The workflow config section whose entries are runs of this family.
     scenes : tuple of str
