@@ -10,7 +10,11 @@ from qlsbench.cli.config_check import check_workflow_config
 from qlsbench.workflow import (
     all_datasets,
     check_config_files,
-    family_args,
+    dataset_families,
+    family_rule_args,
+    family_rule_inputs,
+    family_rule_out,
+    family_rule_outputs,
     figure_rules,
     figure_targets,
     in_loop_outputs,
@@ -18,6 +22,7 @@ from qlsbench.workflow import (
     noisy_results,
     in_loop_runs,
     leaderboard_args,
+    local_dataset_rules,
     options_json,
     rule_resources,
     rule_threads,
@@ -32,6 +37,7 @@ from qlsbench.workflow import (
     solver_specs,
     trajectory_outputs,
     use_workflow_source,
+    workflow_schema,
 )
 
 min_version("9.0")
@@ -51,9 +57,12 @@ report: "workflows/report/workflow.rst"
 # Our check first: one line naming the key at fault, cross-references included, and every check the jobs would
 # make (`qlsbench check-config` runs the same). Then Snakemake's, which fills in the schema's defaults.
 # Snakemake's reader keeps the last of two equal keys; ours refuses them.
+# The schema's family sections are generated from the families' options records, plug-in families included
+# (workflow_schema: the committed file, or the generated text when a plug-in adds a section).
 check_config_files(workflow.configfiles)
-check_workflow_config(config, "workflows/config/schema.yaml")
-validate(config, "workflows/config/schema.yaml")
+SCHEMA = workflow_schema(os.path.join(workflow.basedir, "workflows/config/schema.yaml"))
+check_workflow_config(config, SCHEMA)
+validate(config, SCHEMA)
 
 # Every rule runs `python -m qlsbench` from this workflow's own source: the same code whether jobs run in the
 # environment that launched Snakemake, a conda environment of the pinned dependencies
@@ -61,14 +70,14 @@ validate(config, "workflows/config/schema.yaml")
 # Snakefile again before their command, so they set the same path.
 use_workflow_source(workflow.basedir)
 
-# Seconds of work or less: run where Snakemake runs, not as cluster jobs. (Figure rules say so from their records:
-# Job.local, in workflows/rules/figures.smk.)
+# Seconds of work or less: run where Snakemake runs, not as cluster jobs. The dataset rules' come from their
+# families' records (local_dataset_rules) and the figure rules' from theirs (Job.local, in
+# workflows/rules/figures.smk), so each says it once.
+workflow.localrules(*local_dataset_rules())
+
+
 localrules:
     all,
-    ising_dataset,
-    pinned_dataset,
-    checkpoints,
-    trajectory,
     merge_solve,
     leaderboard,
 

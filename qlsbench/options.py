@@ -60,6 +60,10 @@ class OptionSpec:
         The values of the record's ``backend`` field for which the option
         means anything; a value other than its default with another backend
         is refused (:func:`check_record`), never silently ignored.
+    config : bool, optional
+        Whether a workflow config entry may give it (its schema lists it:
+        :mod:`qlsbench.families.config_schema`); default: when the command
+        line takes it and it names no output (a job's outputs are its rule's).
     """
 
     help: str = ""
@@ -73,6 +77,14 @@ class OptionSpec:
     cli: bool = True
     nullable: bool = False
     backends: tuple[str, ...] | None = None
+    config: bool | None = None
+
+    @property
+    def in_config(self) -> bool:
+        """Whether a workflow config entry may give it (:attr:`config`, or its default)."""
+        if self.config is not None:
+            return self.config
+        return self.cli and self.path not in ("file", "folder", "any")
 
     def check(self, value: Any, name: str) -> Any:
         """The value in its canonical type (tuple for many, dict for pairs), or :class:`InputError`."""

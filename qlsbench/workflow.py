@@ -51,6 +51,35 @@ def check_config_files(paths) -> None:
         load_yaml(path, "workflow config")
 
 
+#: The workflow config's schema, as committed: hand-written but for its family sections (:func:`workflow_schema`).
+SCHEMA = "workflows/config/schema.yaml"
+
+
+def schema_text(path: str | os.PathLike = SCHEMA, plugins: bool = True) -> str:
+    """The text of the config schema at ``path`` with its family sections generated from the families' options
+    records (:mod:`qlsbench.families.config_schema`): with ``plugins``, every registered family's, else the
+    built-in families' (what is committed)."""
+    from qlsbench.families.config_schema import schema_text as spliced
+
+    return spliced(Path(path).read_text(encoding="utf-8"), dataset_families(plugins), str(path))
+
+
+def workflow_schema(path: str | os.PathLike = SCHEMA) -> str:
+    """The schema file a config is validated against: ``path`` itself when its family sections are those of every
+    registered family, else (a plug-in family is installed, or the file is stale) the generated text, written to
+    ``.snakemake/qlsbench/schema.yaml``, whose path is returned (absolute, as Snakemake's ``validate`` wants)."""
+    text = schema_text(path)
+    if Path(path).read_text(encoding="utf-8") == text:
+        return str(Path(path).resolve())
+    out = Path(".snakemake") / "qlsbench" / "schema.yaml"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not out.exists() or out.read_text(encoding="utf-8") != text:
+        from qlsbench.data import atomic_write_text
+
+        atomic_write_text(out, text)
+    return str(out.resolve())
+
+
 def check_config(config: dict[str, Any], schema: str | os.PathLike) -> None:
     """Check a workflow config against its schema and against itself.
 
@@ -179,18 +208,67 @@ def family_labels(config: dict[str, Any], family: str) -> list[str]:
     return [name.split("/", 1)[1] for name, (f, _) in dataset_runs(config).items() if f.name == family]
 
 
-def family_args(config: dict[str, Any], family: str, label: str, exclude: tuple[str, ...] = ()) -> str:
+def family_args(config: dict[str, Any], family: str, label: str, exclude: tuple[str, ...] = (),
+                files: dict[str, str] | None = None) -> str:
     """The ``qlsbench <command>`` options, ``--out`` aside, that build dataset ``family/label`` of the config.
 
     Only what the config entry says is passed (the options record supplies
     the rest), plus ``--integrator`` for a family chosen by it; ``exclude``
-    leaves out options the rule gives from its ``{input}`` instead.
+    leaves out options the rule gives from its ``{input}`` instead, and
+    ``files`` gives options their values from the rule's own files (its
+    :class:`~qlsbench.families.base.Rule` ``inputs`` and ``outputs``).
     """
     fam, options = dataset_runs(config)[f"{family}/{label}"]
+    files = files or {}
     given = {k: getattr(options, k) for k in _config_entry(config, fam, label)
-             if k in options.specs() and k not in exclude}
+             if k in options.specs() and k not in exclude and k not in files}
     words = [f"--integrator {fam.integrator}"] if fam.integrator else []
-    return " ".join(words + cli_words(fam.options, given))
+    return " ".join(words + cli_words(fam.options, {**given, **files}))
+
+
+def dataset_families(plugins: bool = True) -> list[Family]:
+    """Every dataset family, each with the rule that builds its datasets (``workflows/rules/datasets.smk``)."""
+    from qlsbench.families import families
+
+    return list(families(plugins).values())
+
+
+def family_rule_inputs(family: Family) -> dict[str, str]:
+    """A family rule's inputs by option name, each a pattern with ``{label}`` (its record's ``rule.inputs``)."""
+    return dict(family.rule.inputs)
+
+
+def family_rule_outputs(family: Family) -> dict[str, str]:
+    """A family rule's outputs beside the dataset, by option name (its record's ``rule.outputs``)."""
+    return dict(family.rule.outputs)
+
+
+def family_rule_args(config: dict[str, Any], family: Family):
+    """The ``params`` function of a family's rule: :func:`family_args` of the job's dataset, with the options
+    its own input and output files give."""
+    def args(wildcards, input, output) -> str:
+        files = {name: str(getattr(input, name)) for name in family.rule.inputs}
+        files.update({name: str(getattr(output, name)) for name in family.rule.outputs})
+        return family_args(config, family.name, wildcards.label, files=files)
+    return args
+
+
+def family_rule_out(family: Family):
+    """The ``params`` function of a family's rule giving its ``--out`` (:func:`family_out`)."""
+    def out(wildcards, output) -> str:
+        return family_out(family, str(output.dataset))
+    return out
+
+
+def family_out(family: Family, dataset: str) -> str:
+    """What the job's ``--out`` names: the dataset file where the family's command writes a file there
+    (``out_kind`` ``"file"``), else its folder."""
+    return dataset if family.out_kind == "file" else os.path.dirname(dataset)
+
+
+def local_dataset_rules(plugins: bool = True) -> list[str]:
+    """The dataset rules that run where Snakemake runs (``localrules``): the families whose rule is ``local``."""
+    return [family.rule.name for family in dataset_families(plugins) if family.rule.local]
 
 
 def leaderboard_args(config: dict[str, Any]) -> str:
@@ -229,8 +307,10 @@ def pauli_figure_datasets(config: dict[str, Any]) -> list[str]:
 
 
 def trajectory_outputs(config: dict[str, Any]) -> list[str]:
-    """Every trajectory file the config writes."""
-    return [f"datasets/trajectories/{label}.parquet" for label in family_labels(config, "trajectories")]
+    """Every dataset file the config writes that is not a linear-system dataset (trajectories), which ``all``
+    asks for by name (nothing downstream reads them)."""
+    return [family.dataset_path(name.split("/", 1)[1]) for name, (family, _) in dataset_runs(config).items()
+            if not family.systems]
 
 
 #: Keys of an ``in_loop:`` entry that are not :class:`~qlsbench.bench.in_loop.InLoopOptions` fields.
@@ -330,11 +410,10 @@ def solver_run_setting(config: dict[str, Any], label: str, key: str, default: An
 
 #: Per-job resources a cluster executor (SLURM) requests: memory in MB, wall time in minutes, threads.
 #: ``resources:`` in the config overrides them per rule (or under ``default``), a solver entry per solver.
+#: The dataset rules' own come from their families' records (:attr:`~qlsbench.families.base.Rule.resources`,
+#: :func:`default_resources`).
 DEFAULT_RESOURCES: dict[str, dict[str, int]] = {
     "default": {"mem_mb": 2000, "runtime": 30, "threads": 1},
-    "simulate": {"mem_mb": 4000, "runtime": 240},
-    "simulate_penalty": {"mem_mb": 4000, "runtime": 120},
-    "simulate_cd_lagrange": {"mem_mb": 4000, "runtime": 240},
     "pauli": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # numba kernels run patterns in parallel
     "lcu": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # the same decomposition, every term kept
     "truncation": {"mem_mb": 8000, "runtime": 60, "threads": 2},  # the same study, more tolerances
@@ -343,10 +422,16 @@ DEFAULT_RESOURCES: dict[str, dict[str, int]] = {
 }
 
 
+def default_resources() -> dict[str, dict[str, int]]:
+    """:data:`DEFAULT_RESOURCES` with every dataset family's rule's own (``simulate``: 4000 MB, 240 min)."""
+    rules = {family.rule.name: dict(family.rule.resources) for family in dataset_families() if family.rule.resources}
+    return {**rules, **DEFAULT_RESOURCES}
+
+
 def _resources(config: dict[str, Any], rule: str, label: str | None = None) -> dict[str, int]:
     """Built-in defaults, then the config's ``default``, its entry for ``rule``, and a solver entry's own."""
     given = config.get("resources") or {}
-    merged = {**DEFAULT_RESOURCES["default"], **DEFAULT_RESOURCES.get(rule, {}),
+    merged = {**DEFAULT_RESOURCES["default"], **default_resources().get(rule, {}),
               **given.get("default", {}), **given.get(rule, {})}
     if label is not None:
         merged.update(_solver_entry(config, label).get("resources") or {})

@@ -163,9 +163,10 @@ def test_metrics_on_a_hand_made_run():
 
 
 def test_penetration_and_energy_are_measured_on_a_made_scene():
-    from qlsbench.bench.in_loop import _sphere_world
+    from qlsbench.bench.in_loop import world
 
-    build, advance, measure = _sphere_world(dataclasses.replace(SPHERES, n_spheres=2))
+    simulation = world(dataclasses.replace(SPHERES, n_spheres=2))
+    build, measure = simulation.build, simulation.measure
     state = build()
     scene = state["scene"]
     centre = np.array(container_of(scene)["container_center"])
@@ -188,7 +189,7 @@ def test_results_file_round_trips_and_bad_options_are_named(tmp_path):
     assert len(back) == len(steps) and meta["options"]["steps"] == 80 and len(meta["runs"]) == 4
     with pytest.raises(InputError, match="sweep the oracle"):
         sweep(options, SolverSpec("lu", {}), fidelities=[0.9])
-    with pytest.raises(InputError, match="--param is for penalty"):
+    with pytest.raises(InputError, match="--param: not an option of the dem_c loop"):
         InLoopOptions(family="dem_c", params={"n": 3})
     with pytest.raises(InputError, match="fidelity"):
         registry.get("oracle", fidelity=1.5)
@@ -307,9 +308,9 @@ def _worker_line(_):
     """The progress-bar line of the worker process this runs in."""
     import os
 
-    from qlsbench.bench import in_loop
+    from qlsbench.bench.in_loop import workers
 
-    return os.getpid(), in_loop._LINE
+    return os.getpid(), workers._LINE
 
 
 def test_workers_draw_their_progress_bars_on_as_many_lines_as_there_are_jobs():
@@ -317,11 +318,11 @@ def test_workers_draw_their_progress_bars_on_as_many_lines_as_there_are_jobs():
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
-    from qlsbench.bench import in_loop
+    from qlsbench.bench.in_loop import workers
 
     context = mp.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=2, mp_context=context, initializer=in_loop._worker_threads,
-                             initargs=(1, in_loop.progress_lines(context, 2))) as pool:
+    with ProcessPoolExecutor(max_workers=2, mp_context=context, initializer=workers._worker_threads,
+                             initargs=(1, workers.progress_lines(context, 2))) as pool:
         seen = list(pool.map(_worker_line, range(6)))
     by_worker = {}
     for pid, line in seen:
@@ -381,5 +382,5 @@ def test_newton_from_zero_takes_more_iterations_than_from_the_last_step_on_the_s
     cold = run_in_loop(dataclasses.replace(friction, newton_start="zero"), registry.get("lu"))[0]
     assert cold["newton_iterations_ref"].sum() > warm["newton_iterations_ref"].sum()
     assert cold["position_error"].max() < 1e-10
-    with pytest.raises(InputError, match="--newton-start is a sphere option"):
+    with pytest.raises(InputError, match="--newton-start: not an option of the penalty loop"):
         InLoopOptions(family="penalty", newton_start="zero")

@@ -129,9 +129,13 @@ def _check_carried(args: argparse.Namespace, entry: dict[str, Any], where: str) 
 
 def cmd_check_config(args) -> None:
     """``check-config``: every check the workflow run makes of the config (the Snakefile calls the same function),
-    its jobs' command lines and solver capabilities included."""
+    its jobs' command lines and solver capabilities included; with ``--write-schema``, write the schema's family
+    sections instead."""
+    from qlsbench.workflow import workflow_schema
     from qlsbench.yaml_files import load_yaml
 
+    if args.write_schema:
+        return write_schema(args.schema)
     config = {}
     for path in [args.defaults, args.config] if args.defaults else [args.config]:
         layer = load_yaml(path, "YAML file") or {}
@@ -139,18 +143,44 @@ def cmd_check_config(args) -> None:
             raise ConfigError(f"{path}: a config is a mapping of keys, got {type(layer).__name__}")
         config.update(layer)  # as Snakemake merges --configfile over the Snakefile's: key by key
     try:
-        check_workflow_config(config, args.schema)
+        check_workflow_config(config, workflow_schema(args.schema))
     except ConfigError as exc:
         raise ConfigError(f"{args.config}: {exc}") from None
     print(f"{args.config}: valid")
 
 
+def write_schema(path: str) -> None:
+    """Rewrite the family sections of the schema file ``path`` from the built-in families' options records (a
+    plug-in's section is added when the workflow runs, not committed)."""
+    from pathlib import Path
+
+    from qlsbench.workflow import schema_text
+
+    text = schema_text(path, plugins=False)
+    if Path(path).read_text(encoding="utf-8") == text:
+        print(f"{path}: up to date")
+        return
+    Path(path).write_text(text, encoding="utf-8")
+    print(f"{path}: family sections written from the options records")
+
+
 def _arguments_check_config(s) -> None:
-    s.add_argument("config", help="config YAML (as given to snakemake --configfile)")
+    s.add_argument("config", nargs="?", help="config YAML (as given to snakemake --configfile)")
     s.add_argument("--defaults", default="workflows/config/default.yaml",
                    help="config it is merged over, key by key, as Snakemake does ('' for none)")
-    s.add_argument("--schema", default="workflows/config/schema.yaml")
-    s.set_defaults(func=cmd_check_config)
+    s.add_argument("--schema", default="workflows/config/schema.yaml",
+                   help="the config schema (its family sections are generated from the families' options records, "
+                        "plug-in families included)")
+    s.add_argument("--write-schema", action="store_true",
+                   help="write the schema's family sections from the built-in families' options records instead of "
+                        "checking a config (the committed file; tests/test_config_schema.py checks it is current)")
+    s.set_defaults(func=_check_or_write)
+
+
+def _check_or_write(args) -> None:
+    if not args.write_schema and not args.config:
+        raise ConfigError("check-config needs a config file (or --write-schema)")
+    cmd_check_config(args)
 
 
 #: This module's command, listed where ``qlsbench --help`` lists it.
@@ -159,4 +189,5 @@ COMMANDS = (
             _arguments_check_config),
 )
 
-__all__ = ["COMMANDS", "JOB_COMMANDS", "check_workflow_config", "cmd_check_config", "job_command_lines"]
+__all__ = ["COMMANDS", "JOB_COMMANDS", "check_workflow_config", "cmd_check_config", "job_command_lines",
+           "write_schema"]

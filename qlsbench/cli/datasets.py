@@ -1,5 +1,5 @@
 """Dataset commands, built from the family table: ``ising``, ``simulate``, ``checkpoints``, ``pinned``,
-``trajectory``; and ``info``.
+``trajectory`` (and a plug-in family's own); and ``info``.
 
 Each family names the command that builds it (:mod:`qlsbench.families`), and
 its options record says how its options are spelt, checked and defaulted, so
@@ -18,18 +18,12 @@ from pathlib import Path
 from qlsbench.cli.base import Command
 from qlsbench.cli.options import add_options, given_options
 from qlsbench.errors import InputError
+from qlsbench.families import command_lines
 from qlsbench.text import plural
 
-#: The commands that build datasets, with their one line of help, in the order ``qlsbench --help`` lists them.
-#: Every family's ``command`` is one of them (tests/test_cli.py checks): a family with a command of its own
-#: adds its line here.
-DATASET_COMMANDS = {
-    "ising": "write Ising-inspired VQLS systems to a Parquet dataset",
-    "simulate": "run a simulation (DEM-C, CD-Lagrange or penalty friction) and write its Newton subsystems",
-    "checkpoints": "a sub-dataset of a simulation's systems at a few evenly spaced steps",
-    "pinned": "copy the leaderboard's pinned systems (a group, or all) into a dataset folder",
-    "trajectory": "write a CD-Lagrange trajectory (clean and noisy columns) to Parquet",
-}
+#: The commands that build datasets, with their one line of help, in the order ``qlsbench --help`` lists them:
+#: the built-in ones (:data:`qlsbench.families.COMMAND_HELP`), then those of plug-in families.
+DATASET_COMMANDS = command_lines()
 
 
 def _arguments_for(command: str, s) -> None:

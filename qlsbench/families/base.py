@@ -1,18 +1,117 @@
-"""What a dataset family is: an options record, a builder, a label and a report.
+"""What a dataset family is: an options record, a builder, a label, a report, its workflow rule and, for a
+simulation, the world a solver can be put inside.
 
 The table of families is :data:`qlsbench.families.FAMILIES`; the options
-records are :class:`qlsbench.options.Options`.
+records are :class:`qlsbench.options.Options`. Everything the workflow, the
+command line and ``qlsbench in-loop`` know of a family they read here: its
+rule (:class:`Rule`: name, resources, local or not, inputs and outputs) is
+generated from the record in ``workflows/rules/datasets.smk``, its config
+section's schema from its options record (:mod:`qlsbench.families.config_schema`),
+its in-loop world from :class:`LoopWorld`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from qlsbench.errors import InputError
 from qlsbench.options import Options
+
+
+#: What a Snakemake resource of a family's rule may be: memory in MB, wall time in minutes, threads.
+RESOURCE_KEYS = ("mem_mb", "runtime", "threads")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The workflow rule that builds a family's datasets, one job per configured dataset.
+
+    ``workflows/rules/datasets.smk`` makes one rule per family from this record; the rule runs
+    ``qlsbench <command>`` with the options its config entry gives, those below from its own files, and
+    ``--out`` (the dataset file, or its folder, as the family's ``out_kind`` says).
+
+    Attributes
+    ----------
+    name : str
+        The rule's name (what ``resources:`` in a config, a cluster profile and ``--until`` call it).
+    local : bool
+        Seconds of work: it runs where Snakemake runs (``localrules``), not as a cluster job.
+    resources : dict
+        Its jobs' ``mem_mb``, ``runtime`` (minutes) and ``threads`` where they differ from the workflow's
+        default (``DEFAULT_RESOURCES["default"]`` in :mod:`qlsbench.workflow`).
+    layout : {"folder", "file"}
+        The dataset is ``datasets/<family>/<label>/part-0000.parquet`` or ``datasets/<family>/<label>.parquet``.
+    inputs : dict
+        Option name to the file it reads, a pattern with ``{label}`` (the checkpoints read
+        ``datasets/dem_c/{label}/part-0000.parquet``): the rule's inputs, passed as that option.
+    outputs : dict
+        Option name to a further file the job writes, a pattern with ``{label}`` (a DEM-C run's snapshots
+        for fig. 3): the rule's outputs beside the dataset, passed as that option.
+    priority : int
+        Snakemake's priority of its jobs (long simulations start first: they head the longest chains).
+    """
+
+    name: str
+    local: bool = False
+    resources: dict[str, int] = field(default_factory=dict)
+    layout: str = "folder"
+    inputs: dict[str, str] = field(default_factory=dict)
+    outputs: dict[str, str] = field(default_factory=dict)
+    priority: int = 0
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.resources) - set(RESOURCE_KEYS))
+        if unknown:
+            raise ValueError(f"rule {self.name}: unknown resources {', '.join(unknown)} (use {', '.join(RESOURCE_KEYS)})")
+        if self.layout not in ("folder", "file"):
+            raise ValueError(f"rule {self.name}: layout must be folder or file, got {self.layout!r}")
+
+
+class World(Protocol):
+    """One in-loop simulation (:class:`LoopWorld`): built twice from the same options, the reference and the
+    candidate step alike, only their linear solves differ."""
+
+    def build(self) -> Any:
+        """A fresh state of the scene (everything a step changes; a checkpoint pickles it)."""
+
+    def advance(self, state: Any, k: int, linear: Callable | None, count: Any = None) -> Any:
+        """Step ``state`` once (step ``k``), Newton's linear systems solved by ``linear(A, b, info) -> x``, or by
+        the stepper's own linear algebra when ``None``; ``count.see(b)`` for each system the stepper solves
+        itself. Returns the step's report (with ``time``)."""
+
+    def measure(self, state: Any, report: Any) -> dict:
+        """``positions``, ``velocities``, ``kinetic_energy``, ``penetration_max`` / ``_mean``,
+        ``complementarity``, ``newton_iterations``, ``fallback`` and ``step_status`` after a step."""
+
+
+@dataclass(frozen=True)
+class LoopWorld:
+    """How ``qlsbench in-loop`` puts a solver inside a family's simulation.
+
+    The in-loop options are the loop's own (:class:`~qlsbench.bench.in_loop.options.LoopOptions`) and the
+    scene's, taken from the family's options record: ``fields`` names them, so an option is declared once,
+    with the family, and means the same thing in a dataset and in the loop.
+
+    Attributes
+    ----------
+    fields : tuple of str
+        The family's options the loop takes (``n_spheres``, ``mu``, ``seed``...).
+    defaults : dict
+        Their defaults in the loop where those differ from the dataset's (a short run of a small pile: the loop
+        steps twice per step, and a solver may be slow).
+    make : callable
+        ``make(options) -> World``: ``options`` the in-loop record, holding the loop's options and ``fields``.
+    check : callable, optional
+        ``check(options)``: refuse, before any run, what would stop the world building (a scene's parameters).
+    """
+
+    fields: tuple[str, ...]
+    make: Callable[[Any], World]
+    defaults: dict[str, Any] = field(default_factory=dict)
+    check: Callable[[Any], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -41,7 +140,7 @@ class Family:
         The ``qlsbench`` command that builds it; several families may share one
         (``simulate``), told apart by ``scenes`` and ``integrator``. The command
         line lists its commands with their help without importing the families
-        (``DATASET_COMMANDS`` in :mod:`qlsbench.cli.datasets`).
+        (:data:`qlsbench.families.COMMAND_HELP`, or ``command_help``).
     config_key : str
         The workflow config section whose entries are runs of this family.
     scenes : tuple of str
@@ -56,6 +155,19 @@ class Family:
     runs : callable, optional
         ``runs(section) -> list[dict]``: the config section as option mappings,
         one per dataset; default: the section is that list.
+    rule : Rule
+        The workflow rule that builds its datasets (default: ``<name>_dataset``, a cluster job).
+    command_help : str
+        One line of help for ``command`` where no family before it in the table gives one (a plug-in's own
+        command: ``qlsbench --help`` lists it; the built-in commands' lines are
+        :data:`qlsbench.families.COMMAND_HELP`).
+    section_schema : callable, optional
+        ``section_schema(entry) -> dict``: the JSON schema of the config section, given the schema of one
+        entry (its options record's, :func:`~qlsbench.families.config_schema.entry_schema`); for a section
+        that is not a list of entries (``runs`` reads it another way). Default: a list of such entries.
+    loop : LoopWorld, optional
+        How a solver is put inside its simulation's Newton loop (``qlsbench in-loop --family``); ``None``
+        where it has no loop (not a simulation).
     """
 
     name: str
@@ -71,6 +183,21 @@ class Family:
     out_kind: str = "folder"
     systems: bool = True
     runs: Callable[[Any], list[dict]] | None = None
+    rule: Rule | None = None
+    command_help: str = ""
+    section_schema: Callable[[dict], dict] | None = None
+    loop: LoopWorld | None = None
+
+    def __post_init__(self) -> None:
+        if self.rule is None:
+            object.__setattr__(self, "rule", Rule(f"{self.name}_dataset"))
+
+    def dataset_path(self, label: str) -> str:
+        """Where the workflow writes dataset ``label``: ``datasets/<name>/<label>/part-0000.parquet``, or
+        ``datasets/<name>/<label>.parquet`` for a rule whose ``layout`` is ``"file"``."""
+        if self.rule.layout == "file":
+            return f"datasets/{self.name}/{label}.parquet"
+        return f"datasets/{self.name}/{label}/part-0000.parquet"
 
     def configured(self, config: dict[str, Any]) -> dict[str, Options]:
         """This family's runs in a workflow config, as checked options keyed by dataset label.

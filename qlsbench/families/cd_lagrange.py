@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qlsbench.checks import Real
-from qlsbench.families.base import Family
+from qlsbench.families.base import Family, Rule
+from qlsbench.families.sphere_world import loop_world
 from qlsbench.families.spheres import (
     SphereOptions,
     base_label,
@@ -46,4 +47,6 @@ FAMILY = Family(
                                 "CD-Lagrange restitution integrator",
     options=CDLagrangeOptions, build=build, label=label, report=report, command="simulate",
     config_key="cd_lagrange", scenes=tuple(SCENES), integrator="cd_lagrange",
+    loop=loop_world("cd_lagrange", "restitution"),
+    rule=Rule("simulate_cd_lagrange", resources={"mem_mb": 4000, "runtime": 240}),
 )

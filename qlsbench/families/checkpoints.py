@@ -19,7 +19,7 @@ from qlsbench.checks import COUNT
 from qlsbench.data.reader import dataset_metadata, dataset_name, load_dataset, to_system
 from qlsbench.data.writer import write_systems
 from qlsbench.errors import DatasetError
-from qlsbench.families.base import Family
+from qlsbench.families.base import Family, Rule
 from qlsbench.options import Options, option
 
 
@@ -97,4 +97,5 @@ FAMILY = Family(
     name="dem_c_checkpoints", summary="a DEM-C simulation's systems at a few evenly spaced steps (the paper's fig. 4)",
     options=CheckpointOptions, build=build, label=label, report=report, command="checkpoints",
     config_key="checkpoints", out_kind="any", runs=runs,
+    rule=Rule("checkpoints", local=True, inputs={"dataset": "datasets/dem_c/{label}/part-0000.parquet"}),
 )

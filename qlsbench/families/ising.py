@@ -8,7 +8,7 @@ from typing import Any
 
 from qlsbench.checks import Real, Whole
 from qlsbench.data import write_systems
-from qlsbench.families.base import Family
+from qlsbench.families.base import Family, Rule
 from qlsbench.options import Options, option
 from qlsbench.problems import ising_inspired
 from qlsbench.problems.ising import MAX_QUBITS
@@ -47,8 +47,19 @@ def runs(section: dict[str, Any]) -> list[dict]:
     return [{"n_qubits": section["n_qubits"], "kappa": k, **shared} for k in section["kappas"]]
 
 
+def section_schema(entry: dict) -> dict:
+    """The ``ising:`` section's schema: one entry's, with a list of condition numbers ``kappas`` for ``kappa``."""
+    properties = dict(entry["properties"])
+    kappa = properties.pop("kappa")
+    properties["kappas"] = {"type": "array", "minItems": 1, "items": {k: v for k, v in kappa.items()
+                                                                        if k != "description"},
+                            "description": "condition numbers, one dataset each"}
+    return {**entry, "required": ["n_qubits", "kappas"], "properties": properties}
+
+
 FAMILY = Family(
     name="ising", summary="Ising-inspired VQLS systems (Bravo-Prieto et al.), condition number exactly kappa",
     options=IsingOptions, build=build, label=label, report=report, command="ising",
-    config_key="ising", out_kind="file", runs=runs,
+    config_key="ising", out_kind="file", runs=runs, section_schema=section_schema,
+    rule=Rule("ising_dataset", local=True),
 )

@@ -15,7 +15,7 @@ import numpy as np
 from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE, Real
 from qlsbench.data import write_systems
 from qlsbench.errors import InputError
-from qlsbench.families.base import Family
+from qlsbench.families.base import Family, LoopWorld, Rule
 from qlsbench.options import Options, option
 from qlsbench.outcomes import Status
 from qlsbench.physics import SubsystemRecorder, export_systems
@@ -134,9 +134,49 @@ def report(facts: dict) -> list[str]:
     return lines
 
 
+class PenaltyWorld:
+    """A penalty scene stepped by backward Euler with Newton-GMRES, for a solver in the loop (a
+    :class:`~qlsbench.families.base.World`); ``newton_max_iter`` ``None`` is the stepper's cap."""
+
+    def __init__(self, options) -> None:
+        self.scene = PenaltyOptions(scene=options.scene or PenaltyOptions.scene, params=options.params, h=options.h)
+        self.h = self.scene.time_step()
+        self.newton = PenaltyNewtonOptions(max_iter=options.newton_max_iter or PenaltyNewtonOptions.max_iter)
+
+    def build(self) -> dict:
+        return {"model": build_penalty_scene(self.scene.scene, **self.scene.scene_params())}
+
+    def advance(self, state: dict, k: int, linear, count=None):
+        from qlsbench.physics.penalty.backward_euler import time_step
+
+        capture = None if count is None else (lambda ev, rhs, dz, context: count.see(rhs))
+        return time_step(state["model"], self.h, self.newton, capture=capture, linear=linear)
+
+    def measure(self, state: dict, report) -> dict:
+        model = state["model"]
+        positions = np.concatenate([model.particles.x, model.spheres.x]).copy()
+        velocities = np.concatenate([model.particles.v, model.spheres.v]).copy()
+        return {"positions": positions, "velocities": velocities, "kinetic_energy": float(model.kinetic_energy()),
+                "penetration_max": np.nan, "penetration_mean": np.nan,
+                "complementarity": float(report.newton.residual), "newton_iterations": int(report.newton.iterations),
+                "fallback": report.newton.gradient_directions > 0, "step_status": str(report.newton.status)}
+
+
+def check_loop_scene(options) -> None:
+    """The scene builds with its parameters (only the builder checks them)."""
+    PenaltyWorld(options).build()
+
+
+#: A solver inside the penalty loop: the scene, its parameters (friction among them: ``--param mu=0.3``), the
+#: steps and the time step; a short run by default.
+LOOP = LoopWorld(fields=("scene", "h", "steps", "params"), defaults={"scene": None, "steps": 60},
+                 make=PenaltyWorld, check=check_loop_scene)
+
+
 FAMILY = Family(
     name="penalty", summary="Newton systems of penalty-friction backward Euler (Newton-GMRES), non-symmetric where "
                             "contacts slide",
     options=PenaltyOptions, build=build, label=label, report=report, command="simulate",
-    config_key="penalty", scenes=tuple(PENALTY_SCENES),
+    config_key="penalty", scenes=tuple(PENALTY_SCENES), loop=LOOP,
+    rule=Rule("simulate_penalty", resources={"mem_mb": 4000, "runtime": 120}),
 )

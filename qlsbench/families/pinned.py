@@ -17,7 +17,7 @@ from pathlib import Path
 from qlsbench.data import atomic_write
 from qlsbench.data.pinned import PINNED, group_file, pinned, read_manifest
 from qlsbench.errors import InputError
-from qlsbench.families.base import Family
+from qlsbench.families.base import Family, Rule
 from qlsbench.options import Options, option
 from qlsbench.text import plural
 
@@ -66,5 +66,5 @@ def report(facts: dict) -> list[str]:
 FAMILY = Family(
     name="pinned", summary=f"the leaderboard's {len(read_manifest()['systems'])} pinned systems (Ising-inspired, "
                            "frictionless and frictional DEM-C), copied from the package", options=PinnedOptions, build=build, label=label, report=report,
-    command="pinned", config_key="pinned", runs=runs,
+    command="pinned", config_key="pinned", runs=runs, rule=Rule("pinned_dataset", local=True),
 )

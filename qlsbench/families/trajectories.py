@@ -18,7 +18,7 @@ import numpy as np
 
 from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE, SEED
 from qlsbench.errors import InputError
-from qlsbench.families.base import Family
+from qlsbench.families.base import Family, Rule
 from qlsbench.options import Options, option
 from qlsbench.physics.cdlagrange import CD_SCENES, run_scene
 from qlsbench.text import plural
@@ -41,7 +41,7 @@ class TrajectoryOptions(Options):
     impacts: str = option(_RUN["mode"].default, "how contacts closing in the same step are resolved",
                           choices=("sequential", "simultaneous"))
     params: dict = option({}, "scene parameter, e.g. --param e=0.8", pairs=True, flag="--param")
-    name: str | None = option(None, "file stem (default: scene and parameters)", cli=False)
+    name: str | None = option(None, "file stem (default: scene and parameters)", cli=False, config=True)
 
     def check(self) -> None:
         accepted = inspect.signature(CD_SCENES[self.scene]).parameters
@@ -94,5 +94,5 @@ FAMILY = Family(
                                  "noisy copies, for learning dynamics from data (not linear systems)",
     options=TrajectoryOptions, build=build, label=label, report=report, command="trajectory",
     config_key="trajectories",
-    scenes=tuple(CD_SCENES), out_kind="file", systems=False,
+    scenes=tuple(CD_SCENES), out_kind="file", systems=False, rule=Rule("trajectory", local=True, layout="file"),
 )
