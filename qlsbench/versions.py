@@ -92,7 +92,7 @@ SHIPPED_COMMITS = {
 #: a new version.
 FORMAT_FINGERPRINTS = {
     "0.2.0": {"datasets": "58017ba3ff5a2f0a", "results": "bfe5bfc15204e24b", "snapshots": "14e5c1fd97cb25df",
-              "in-loop": "7aed8f7e04e37365", "pauli": "89db8f80bea4e543", "lcu": "cdf1d4f110d7bb72",
+              "in-loop": "3adb848dbe94b8bd", "pauli": "89db8f80bea4e543", "lcu": "cdf1d4f110d7bb72",
               "resources": "520a5c7f2e571bea"},
 }
 

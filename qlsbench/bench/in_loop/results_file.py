@@ -26,7 +26,9 @@ def write_in_loop(path, steps: pd.DataFrame, summaries: list[dict], options) -> 
     from qlsbench.data import atomic_write_table
 
     table = pa.Table.from_pandas(steps, preserve_index=False)
-    meta = {"options": dataclasses.asdict(options), "runs": summaries}
+    from qlsbench.versions import VERSION
+
+    meta = {"options": dataclasses.asdict(options), "runs": summaries, "qlsbench_version": VERSION}
     text = json.dumps(meta, sort_keys=True, default=jsonable)
     table = table.replace_schema_metadata({IN_LOOP_META_KEY: text})
     atomic_write_table(table, path)
