@@ -7,9 +7,10 @@ A new virtualenv is made with ``--python`` (default ``python3.11``), ``pip insta
 there as it would on a new machine (what CI installs), then the ``dev`` extra's git-hook tools are added within
 those versions (pre-commit's newest virtualenv would otherwise pull ``packaging`` past what Snakemake allows, and
 pip would go back to an older Snakemake). Every installed distribution but qlsbench itself (the editable install)
-and pip's own is written, one ``name==version`` a line, to ``constraints.txt`` at the repository's top. The README's commands and
-CI install with ``-c constraints.txt``, so every machine tests the versions written here; pip takes a constraint
-only for what is requested, so the file may list packages an install does not need (``[test]`` without ``dev``).
+and pip's own is written, one ``name==version`` a line, to ``constraints.txt`` at the repository's top. The
+README's commands and CI install with ``-c constraints.txt``, so every machine tests the versions written here; pip
+takes a constraint only for what is requested, so the file may list packages an install does not need (``[test]``
+without ``dev``).
 ``workflows/envs/qlsbench.yaml`` (the jobs' conda environment) must pin the same versions: tests/test_constraints.py
 compares them, and checks that the file still satisfies pyproject.toml's requirements after either changes.
 """
