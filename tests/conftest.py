@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import shutil
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -121,6 +123,41 @@ ENTRY_POINTS = textwrap.dedent("""
     nan = qlsbench_testplugin:NaNSolver
     counting = qlsbench_testplugin:CountingSolver
 """)
+
+#: The fast tier (`pytest -m fast`), one entry a line: a test's node id without its parameters (every case of it),
+#: or an fnmatch pattern with ``*``; tests/test_fast_tier.py checks that it runs every module of the package.
+FAST_TESTS = Path(__file__).with_name("fast_tests.txt")
+
+
+def fast_patterns() -> list[str]:
+    """The fast tier's entries, comments and blank lines left out."""
+    lines = (line.split("#", 1)[0].strip() for line in FAST_TESTS.read_text().splitlines())
+    return [line for line in lines if line]
+
+
+def in_fast_tier(nodeid: str, entry: str) -> bool:
+    """Whether a test is one an entry of :data:`FAST_TESTS` names."""
+    return nodeid == entry or nodeid.startswith(entry + "[") or ("*" in entry and fnmatch.fnmatchcase(nodeid, entry))
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config, items):
+    """Mark the tests :data:`FAST_TESTS` names ``fast``: the list, not the test files, says what the tier holds.
+
+    When whole files were collected (no node id or ``-k`` on the command line), an entry of a collected file that
+    matches no test is an error: a test renamed or removed would otherwise leave the tier quietly.
+    """
+    patterns, matched = fast_patterns(), set()
+    for item in items:
+        hits = [pattern for pattern in patterns if in_fast_tier(item.nodeid, pattern)]
+        if hits:
+            item.add_marker(pytest.mark.fast)
+            matched.update(hits)
+    whole_files = not config.option.keyword and not any("::" in str(arg) for arg in config.args)
+    files = {item.nodeid.split("::", 1)[0] for item in items}
+    stale = [p for p in patterns if p not in matched and p.split("::", 1)[0] in files]
+    if whole_files and stale:
+        raise pytest.UsageError(f"{FAST_TESTS.name} names tests that do not exist: {', '.join(stale)}")
 
 
 @pytest.fixture
