@@ -79,7 +79,7 @@ class BoardPages:
             table = rank_systems(systems, track.tol, systems["system_key"].nunique()).set_index("solver")
             g = systems.groupby("solver", sort=True)
             for column, mean in (("time_ms", "time_sgm_ms"), ("error", "error_sgm")):
-                reference = g[column].apply(lambda v: shifted_geometric_mean(v, track.tol.shift))
+                reference = g[column].apply(lambda v, shift=track.tol.shift: shifted_geometric_mean(v, shift))
                 diff = np.abs(table[mean].reindex(reference.index) - reference) / np.abs(reference)
                 worst = max(worst, float(diff.max()))
         return worst

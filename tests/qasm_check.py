@@ -36,7 +36,7 @@ def two_qubit_pairs(text: str) -> list[tuple[int, int]]:
         assert name not in known, f"gate {name} is defined twice, or over a qelib1.inc gate"
         formal = [argument.strip() for argument in formal.split(",")]
         for statement in _statements(body):
-            _call(statement, known, lambda argument: argument in formal)
+            _call(statement, known, lambda argument, formal=formal: argument in formal)
         known[name] = (0, len(formal))
     registers = {"qreg": {}, "creg": {}}
     pairs = []

@@ -105,7 +105,7 @@ def test_sequence_mode_solves_in_the_simulation_order_each_from_the_previous(tmp
     plain = run_solver(spec, dataset, tmp_path / "plain.parquet", repeats=2, progress=False)
     assert len(seq) == len(plain) == 12
     where = load_dataset(dataset).set_index("system_id")[["step", "newton_iter"]]
-    for repeat, chain in seq.groupby("repeat", sort=True):
+    for _repeat, chain in seq.groupby("repeat", sort=True):
         order = [tuple(where.loc[i]) for i in chain["system_id"]]
         assert order == [(1, 1), (1, 2), (2, 1), (2, 2), (3, 1), (3, 2)]
         started = [json.loads(r).get("started_from") for r in chain["resources"]]

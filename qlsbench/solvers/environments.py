@@ -102,7 +102,8 @@ def _build(requirements: Path, target: Path, where: str) -> None:
                                   preexec_fn=ends_with_this_process())
         except subprocess.TimeoutExpired:
             shutil.rmtree(partial, ignore_errors=True)
-            raise InputError(f"{where} {requirements}: building its environment took over {BUILD_TIMEOUT:.0f} s")
+            raise InputError(f"{where} {requirements}: building its environment took over {BUILD_TIMEOUT:.0f} s") \
+                from None
         if done.returncode != 0:
             shutil.rmtree(partial, ignore_errors=True)
             tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])

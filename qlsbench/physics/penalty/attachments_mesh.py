@@ -215,6 +215,6 @@ def detect_crossings(mesh: TriangleMesh, x_start: np.ndarray, x_end: np.ndarray,
         if np.all(barycentric(*at) >= -1e-12):
             found.append((tau, p, int(t)))
     chosen: dict[int, int] = {}
-    for tau, p, t in sorted(found):  # earliest crossing first, then the lowest triangle
+    for _tau, p, t in sorted(found):  # earliest crossing first, then the lowest triangle
         chosen.setdefault(p, t)
     return [(p, t, closest_point_weights(x_start[p], *x_start[tris[t]])) for p, t in sorted(chosen.items())]

@@ -176,7 +176,7 @@ def newton_solve(evaluate: Callable, z0: np.ndarray, options: PenaltyNewtonOptio
         counter = [0]
         if linear is None:
             dz, info = gmres(ev.operator(), -b, rtol=options.gmres_rtol, atol=0.0, restart=min(len(b), 200),
-                             maxiter=20, callback=lambda _: counter.__setitem__(0, counter[0] + 1),
+                             maxiter=20, callback=lambda _, c=counter: c.__setitem__(0, c[0] + 1),
                              callback_type="pr_norm")
         else:  # a solver in the loop, on the assembled system the dataset exports
             dz, info = linear(ev.matrix(), -b, {"newton_iter": it}), 0
@@ -190,16 +190,16 @@ def newton_solve(evaluate: Callable, z0: np.ndarray, options: PenaltyNewtonOptio
         elif along >= -size * options.angle_tol * m:
             dz = -(size / m) * a  # neither up- nor downhill: the gradient direction
             gradient_count += 1
-        cache = {}
+        cache: dict = {}
 
-        def at(t):
+        def at(t, cache=cache, z=z, dz=dz):  # this iteration's point and direction, bound now
             if t not in cache:
                 cache[t] = evaluate(z + t * dz)
             return cache[t]
 
         phi0 = 0.5 * norm_b**2
         dphi0 = float(a @ dz)
-        alpha = wolfe_line_search(lambda t: 0.5 * float(at(t).g @ at(t).g), lambda t: float(at(t).g @ at(t).matvec(dz)),
+        alpha = wolfe_line_search(lambda t: 0.5 * float(at(t).g @ at(t).g), lambda t, dz=dz: float(at(t).g @ at(t).matvec(dz)),
                                   phi0, dphi0, options.c1, options.c2)
         z = z + alpha * dz
         ev = cache.get(alpha) or evaluate(z)

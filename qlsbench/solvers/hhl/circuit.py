@@ -152,7 +152,7 @@ def _state_preparation(b: np.ndarray):
 
     gate = StatePreparation(b)
     try:
-        gate.definition  # built here, lazily: where it fails, it fails now rather than inside a transpile
+        _ = gate.definition  # built here, lazily: where it fails, it fails now rather than inside a transpile
         return gate
     except ValueError:
         return householder_preparation(b)
