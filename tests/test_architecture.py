@@ -11,11 +11,14 @@ imports only what the models share.
 from __future__ import annotations
 
 import ast
+import importlib
+import re
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "qlsbench"
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "qlsbench"
 
 #: Units of the package, lowest first: a module may import its own unit and any unit of a lower layer. A unit is
 #: a module or package path relative to ``qlsbench`` ("" is the package's face: its version, LinearSystem).
@@ -168,3 +171,54 @@ def test_no_module_imports_a_layer_above_its_own(graph):
             if theirs != mine and not face and RANK[theirs] >= RANK[mine]:
                 upward.append(f"{module} ({mine or 'qlsbench'}) imports {target} ({theirs or 'qlsbench'})")
     assert upward == []
+
+
+# ---- The public surface -------------------------------------------------------------------------------------------
+
+#: The packages a user imports: each states its API in ``__all__``; a module whose name starts with ``_`` is internal.
+PUBLIC_PACKAGES = ["qlsbench.data", "qlsbench.problems", "qlsbench.pauli", "qlsbench.physics", "qlsbench.solvers",
+                   "qlsbench.bench", "qlsbench.bench.board", "qlsbench.report", "qlsbench.families"]
+
+#: Files outside the package that import an internal (``_``-prefixed) module, each with why: a test about that
+#: internal itself. Anything else imports from the packages' public names.
+PRIVATE_IMPORTS = {
+    "tests/test_runner_faults.py": "the writer's stale-temporary sweep and host tag, which no user calls",
+    "tests/test_data.py": "the schema's metadata key for the dataset version, checked byte by byte",
+    "tests/test_versions.py": "the schema's metadata key for the package version stamp",
+    "tests/test_pauli.py": "the numba kernels' support limit and the truncation study's permutation helper",
+    "tests/test_report_figures.py": "the snapshot file's metadata key, which the figure reads",
+}
+
+_PRIVATE = re.compile(r"(?:from|import)\s+(qlsbench(?:\.\w+)*\._(?!_)\w+)")
+
+
+def _outside_files() -> list[Path]:
+    """Code outside the package that users or contributors copy: tests, asv suites, contrib, docs and the card."""
+    folders = ["tests", "benchmarks", "contrib", "docs"]
+    files = [p for folder in folders for p in (ROOT / folder).rglob("*") if p.suffix in (".py", ".md")]
+    return sorted(files + [ROOT / "README.md", ROOT / "datasets" / "README.md"])
+
+
+def test_outside_code_imports_only_public_names():
+    """A file outside the package imports an internal module only when it is listed, with its reason."""
+    offenders = {}
+    for path in _outside_files():
+        found = sorted(set(_PRIVATE.findall(path.read_text(errors="replace"))))
+        name = path.relative_to(ROOT).as_posix()
+        if found and name not in PRIVATE_IMPORTS and name != "tests/test_architecture.py":
+            offenders[name] = found
+    assert not offenders, (f"internal modules imported from outside the package: {offenders}; import the package's "
+                           f"public name instead, or list the file in PRIVATE_IMPORTS with the internal it tests")
+    stale = [name for name in PRIVATE_IMPORTS if not _PRIVATE.search((ROOT / name).read_text())]
+    assert not stale, f"PRIVATE_IMPORTS lists files that no longer import an internal: {stale}"
+
+
+@pytest.mark.parametrize("package", PUBLIC_PACKAGES)
+def test_every_public_name_resolves(package):
+    """Each name a public package's ``__all__`` states is there, and none of them is an internal one."""
+    module = importlib.import_module(package)
+    names = list(module.__all__)
+    assert names, f"{package} states no public names (__all__)"
+    missing = [name for name in names if not hasattr(module, name)]
+    assert not missing, f"{package}.__all__ names {missing}, which {package} does not have"
+    assert not [n for n in names if n.startswith("_")], f"{package}.__all__ lists internal names"

@@ -22,7 +22,7 @@ from qlsbench.bench.board import (
     time_factor,
 )
 from qlsbench.cli import main
-from qlsbench.data.pinned import pinned_files
+from qlsbench.data import pinned_files
 from qlsbench.errors import DatasetError
 from qlsbench.problems import LinearSystem
 

@@ -18,7 +18,7 @@ from qlsbench.bench.metrics import rhs_fidelity
 from qlsbench.bench.ranking import leaderboard, ranking_rows, solver_kinds, track_table, tracks
 from qlsbench.cli import main
 from qlsbench.data import pinned
-from qlsbench.data.reader import to_system
+from qlsbench.data import to_system
 from qlsbench.problems import ising_inspired
 from qlsbench.report.leaderboard_page import render_markdown
 

@@ -20,7 +20,7 @@ from qlsbench.data import (
     to_system,
     write_systems,
 )
-from qlsbench.data.schema import VERSION_KEY
+from qlsbench.data._schema import VERSION_KEY
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.problems import LinearSystem, ising_inspired, pad_and_normalize
 
@@ -89,7 +89,7 @@ def test_the_pinned_set_loads_with_no_workflow_run(tmp_path):
     import json
 
     from qlsbench.data import pinned
-    from qlsbench.data.pinned import PINNED
+    from qlsbench.data import PINNED
     from qlsbench.families import build
 
     manifest = json.loads((PINNED / "manifest.json").read_text())

@@ -98,7 +98,7 @@ def test_a_stored_condition_number_is_checked_against_the_matrix_where_it_is_use
 
 def test_a_padded_unknown_with_a_right_hand_side_is_refused(tmp_path):
     """Padding promises b = 0 on the added unknowns (n_orig on): a file that breaks it is named by row."""
-    from qlsbench.problems.padding import pad_and_normalize
+    from qlsbench.problems import pad_and_normalize
 
     A = sp.csr_matrix(np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]]))
     system = pad_and_normalize(LinearSystem(A, np.array([1.0, 2.0, 3.0]), {"family": "test", "scene": "s"}))

@@ -121,7 +121,7 @@ def test_the_tables_have_the_rows_they_document():
     assert {n for n in systems if not n.startswith("pinned/")} <= named and "pinned/*" in named
     lcu = next(t for t in _tables(body) if "terms_0" in " ".join(r[0] for r in t["rows"]))
     documented = {name.strip(" `") for r in lcu["rows"] for name in r[0].split(",")}
-    from qlsbench.pauli.lcu import LCU_TOLS, tol_label
+    from qlsbench.pauli import LCU_TOLS, tol_label
 
     for tol in LCU_TOLS:
         assert {f"terms_{tol_label(tol)}", f"lcu_norm_{tol_label(tol)}"} <= documented

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from qlsbench.errors import InputError
-from qlsbench.pauli.estimates import ADIABATIC_BOUND, adiabatic_queries, block_encoding, estimate, qsvt_degree
+from qlsbench.pauli import ADIABATIC_BOUND, adiabatic_queries, block_encoding, estimate, qsvt_degree
 
 
 def test_hand_computed_cases():

@@ -14,8 +14,8 @@ import pytest
 
 from qlsbench.data import pinned, to_system
 from qlsbench.errors import InputError
-from qlsbench.pauli import crosscheck
-from qlsbench.pauli.lcu import LCU_TOLS, lcu_form, lcu_summary, tol_label, truncated
+from qlsbench.pauli import _crosscheck as crosscheck
+from qlsbench.pauli import LCU_TOLS, lcu_form, lcu_summary, tol_label, truncated
 from qlsbench.report import estimates_page
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -120,7 +120,7 @@ def _shipped() -> dict:
 
 
 def test_fclib_json_names_every_pinned_dem_c_system_and_every_shipped_file():
-    from qlsbench.data.pinned import PINNED
+    from qlsbench.data import PINNED
 
     summary = _shipped()
     pinned = {e["name"]: e for e in json.loads((PINNED / "manifest.json").read_text())["systems"]

@@ -13,8 +13,8 @@ import scipy.sparse as sp
 from qasm_check import on_region, same_state, two_qubit_pairs, unitary
 
 from qlsbench.data import iter_systems, write_systems
-from qlsbench.data.matrix_market import export_matrix_market
-from qlsbench.data.pinned import PINNED
+from qlsbench.data import export_matrix_market
+from qlsbench.data import PINNED
 from qlsbench.problems import LinearSystem
 
 

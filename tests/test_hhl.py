@@ -14,7 +14,7 @@ from qlsbench.errors import InputError
 from qlsbench.pauli import decompose
 from qlsbench.problems import LinearSystem, ising_inspired
 from qlsbench.solvers.hhl import circuit as hhl_circuit
-from qlsbench.solvers.hhl.__init__ import _run
+from qlsbench.solvers.hhl import _run
 
 
 def _fidelity(system: LinearSystem, x: np.ndarray) -> float:

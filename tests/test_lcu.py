@@ -11,8 +11,8 @@ from qiskit.quantum_info import SparsePauliOp
 from qlsbench.bench.pauli_study import lcu_table
 from qlsbench.cli import main
 from qlsbench.data import load_dataset, to_system, write_systems
-from qlsbench.pauli.decomposition import decompose
-from qlsbench.pauli.lcu import from_symplectic, lcu_summary
+from qlsbench.pauli import decompose
+from qlsbench.pauli import from_symplectic, lcu_summary
 from qlsbench.problems import ising_inspired, pad_and_normalize
 
 

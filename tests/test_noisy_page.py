@@ -46,8 +46,8 @@ def _device_row(solver: str, condition: str, n: int, seed: int, f: float) -> dic
 def _null_rows(system_ids=(FAR, NEAR)) -> list[dict]:
     """``null-b`` and ``null-random`` solved (not typed) on ``system_ids``, one row per seed."""
     from qlsbench.bench.metrics import metrics
-    from qlsbench.data.pinned import pinned
-    from qlsbench.data.reader import to_system
+    from qlsbench.data import pinned
+    from qlsbench.data import to_system
     from qlsbench.solvers.nulls import NullB, NullRandom
 
     table = pinned().drop_duplicates("system_id").set_index("system_id")
@@ -181,8 +181,8 @@ def test_the_shipped_controls_are_on_the_page_score_b_and_carry_no_verdict():
 
 
 def test_floors_are_the_fidelities_of_b_and_of_a_depolarised_read_out_against_a_dense_solve():
-    from qlsbench.data.pinned import pinned
-    from qlsbench.data.reader import to_system
+    from qlsbench.data import pinned
+    from qlsbench.data import to_system
 
     system = to_system(pinned("ising").query("system_id == @FAR").iloc[0])
     A = system.A.toarray()
@@ -261,8 +261,8 @@ def test_b_alone_passes_the_fidelity_bar_on_the_ising_systems_but_not_the_boards
     low-accuracy track's bar, and 2.5e-2 (1.4e-2 at least)."""
     from qlsbench.bench.metrics import rhs_fidelity
     from qlsbench.bench.ranking import LOW_ACCURACY
-    from qlsbench.data.pinned import pinned
-    from qlsbench.data.reader import to_system
+    from qlsbench.data import pinned
+    from qlsbench.data import to_system
 
     for _, record in pinned("ising").iterrows():
         system = to_system(record)

@@ -64,7 +64,7 @@ def test_parseval_and_reconstruction(kind, rng):
 
 def test_support_path_covers_the_patterns_of_real_dem_c_structure(rng):
     """A banded symmetric matrix with a scattered coupling: most patterns have a handful of entries."""
-    from qlsbench.pauli.kernels import SUPPORT_MAX
+    from qlsbench.pauli._kernels import SUPPORT_MAX
 
     N = 256
     A = sp.diags([rng.normal(size=N - 3), 4 + rng.random(N), rng.normal(size=N - 3)], [-3, 0, 3]).tolil()
@@ -150,7 +150,7 @@ def test_bad_options_are_refused():
 
 # ---------------------------------------------------------------- truncation and reordering studies
 
-from qlsbench.pauli.truncation import (  # noqa: E402
+from qlsbench.pauli._truncation import (  # noqa: E402
     _permute,
     orderings,
     reordering_study,
@@ -253,7 +253,7 @@ def test_coefficient_table_equals_qiskit(n, kind):
 @pytest.mark.parametrize("method", ["dense", "sparse"])
 def test_patterns_in_many_chunks_equal_qiskit(kind, method, monkeypatch):
     """Chunks of a few patterns (as for 14-16 qubits) give the same terms and counts as one chunk."""
-    from qlsbench.pauli import decomposition
+    from qlsbench.pauli import _decomposition as decomposition
 
     A = _matrix(kind, 5, np.random.default_rng(7))
     whole_counts = count_terms(A, (0.0, 0.1), method=method)
@@ -291,7 +291,8 @@ def test_duplicates_and_explicit_zeros_in_sparse_input(rng):
 
 
 def test_coefficient_table_refuses_what_would_not_fit(monkeypatch):
-    from qlsbench.pauli import coefficient_table, decomposition
+    from qlsbench.pauli import _decomposition as decomposition
+    from qlsbench.pauli import coefficient_table
 
     monkeypatch.setattr(decomposition, "TABLE_QUBITS", 2)
     with pytest.raises(InputError, match="use decompose"):

@@ -192,7 +192,7 @@ def test_ising_refuses_bad_parameters(kwargs, culprit):
 
 def test_sparse_spectral_path_agrees_with_dense(monkeypatch, rng):
     """Above DENSE_LIMIT, norms and condition numbers come from ARPACK; check them against LAPACK."""
-    from qlsbench.problems import spectra
+    from qlsbench.problems import _spectra as spectra
 
     systems = [random_system(rng, 40), ising_inspired(6, 100.0)]
     monkeypatch.setattr(spectra, "DENSE_LIMIT", 8)
@@ -238,7 +238,7 @@ def test_dense_spectra_are_bit_identical_for_any_blas_thread_count():
 
 def test_iterative_spectra_do_not_depend_on_earlier_calls(monkeypatch):
     """ARPACK's default start vector is random and moves with every call; ours is fixed."""
-    from qlsbench.problems import spectra
+    from qlsbench.problems import _spectra as spectra
 
     monkeypatch.setattr(spectra, "DENSE_LIMIT", 16)
     A = sp.random(200, 200, density=0.05, random_state=3) + 2 * sp.eye(200)

@@ -11,7 +11,7 @@ from numpy.polynomial import chebyshev
 
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
-from qlsbench.pauli.estimates import qsvt_degree
+from qlsbench.pauli import qsvt_degree
 from qlsbench.problems import LinearSystem, ising_inspired, pad_and_normalize
 from qlsbench.solvers import get
 
@@ -34,7 +34,7 @@ def _nonsymmetric(n: int, seed: int = 0) -> np.ndarray:
 def test_the_block_encodings_top_left_block_is_a_over_alpha(n):
     from qiskit_aer import AerSimulator
 
-    from qlsbench.pauli.lcu import lcu_form
+    from qlsbench.pauli import lcu_form
 
     A = _nonsymmetric(n, seed=n)
     terms = lcu_form(A)
@@ -76,7 +76,7 @@ def test_the_post_selected_state_is_the_polynomial_of_a_dagger_applied_to_b(n):
     """The circuit's block, simulated on Aer, against p(sigma) on the singular values of A^dag / alpha."""
     from qiskit_aer import AerSimulator
 
-    from qlsbench.pauli.lcu import lcu_form
+    from qlsbench.pauli import lcu_form
 
     A = _nonsymmetric(n, seed=10 + n)
     b = np.random.default_rng(n).standard_normal(2**n)

@@ -19,7 +19,7 @@ from qlsbench.bench import SolverSpec, run_solver
 from qlsbench.bench.pauli_study import pauli_study, read_pauli_results
 from qlsbench.cli import main
 from qlsbench.data import load_dataset, to_system
-from qlsbench.data.snapshots import SNAPSHOT_META_KEY, read_snapshots
+from qlsbench.data._snapshots import SNAPSHOT_META_KEY, read_snapshots
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.families import build
 from qlsbench.physics import StepOptions, build_scene, simulate

@@ -87,8 +87,8 @@ def test_the_global_cost_verdict_needs_separated_spreads():
 def test_null_b_on_fig2_scores_the_fidelity_of_b_against_a_dense_solve():
     """Fig. 2's systems are the pinned ising-k10-n* ones: the shipped null-b rows give b's fidelity with
     np.linalg.solve's answer at 2-8 qubits, the same at every seed."""
-    from qlsbench.data.pinned import pinned
-    from qlsbench.data.reader import to_system
+    from qlsbench.data import pinned
+    from qlsbench.data import to_system
     from qlsbench.report.reproduction_controls import null_values, with_controls
 
     shipped = with_controls(reproduction.load_shipped(SHIPPED), reproduction.load_shipped(CONTROLS))

@@ -25,7 +25,7 @@ from qlsbench.errors import SolverProcessError
 from qlsbench.bench.board import Board, run_board
 from qlsbench.bench.isolation import IsolatedSolver, private_copy
 from qlsbench.data import atomic_write_text, iter_systems, write_systems
-from qlsbench.data.writer import remove_stale_temporaries
+from qlsbench.data._writer import remove_stale_temporaries
 from qlsbench.errors import InputError, UnknownSolverError
 from qlsbench.problems import LinearSystem, ising_inspired
 from qlsbench.solvers.registry import check_solver
@@ -431,7 +431,7 @@ def test_a_folder_of_many_targets_is_swept_in_one_pass(tmp_path):
     """A run's journal: one file per solve, so its temporaries are swept once when the run resumes."""
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead = int(gone.stdout)
-    from qlsbench.data.writer import _host_tag
+    from qlsbench.data._writer import _host_tag
 
     host = _host_tag()
     stale = [tmp_path / f".{k}.parquet.{host}-{dead}.abcd1234.tmp" for k in ("a1", "b2")]

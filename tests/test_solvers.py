@@ -178,7 +178,7 @@ class Block(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, Block())
 from qlsbench.bench import SolverSpec, leaderboard, run_solver
 from qlsbench.data import pinned
-from qlsbench.data.pinned import PINNED
+from qlsbench.data import PINNED
 rows = run_solver(SolverSpec("cg"), PINNED / "systems" / "ising.parquet", {str(tmp_path / 'cg.parquet')!r},
                   progress=False)
 board = leaderboard(rows)

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from qlsbench import __version__
 from qlsbench.bench import formats, results
-from qlsbench.data.schema import PACKAGE_KEY
+from qlsbench.data._schema import PACKAGE_KEY
 from qlsbench.versions import (
     DATASET_STAMP,
     FORMAT_FINGERPRINTS,

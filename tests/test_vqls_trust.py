@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from qlsbench.data import iter_systems
-from qlsbench.data.pinned import pinned_files
+from qlsbench.data import pinned_files
 from qlsbench.problems import ising_inspired, reference_solution, state_fidelity
 from qlsbench.solvers import registry
 from qlsbench.solvers.base import Status

@@ -24,8 +24,8 @@ import pandas as pd
 
 from qlsbench.bench.board.submissions import read_submission
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, mark_success, qubit_band
-from qlsbench.data.pinned import pinned_files
-from qlsbench.data.reader import iter_systems
+from qlsbench.data import pinned_files
+from qlsbench.data import iter_systems
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT / "qlsbench" / "pinned" / "results.parquet"

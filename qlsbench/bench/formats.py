@@ -36,7 +36,8 @@ def schema_fingerprint(schema: pa.Schema) -> str:
 def declared() -> dict[str, str]:
     """The fingerprints of the formats whose columns are declared: datasets, results, snapshots, in-loop files."""
     from qlsbench.bench import in_loop, results
-    from qlsbench.data import schema, snapshots
+    from qlsbench.data import _schema as schema
+    from qlsbench.data import _snapshots as snapshots
 
     options = [(f.name, f.type) for f in dataclasses.fields(in_loop.InLoopOptions)]
     return {

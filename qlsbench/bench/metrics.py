@@ -60,8 +60,8 @@ def metrics(system: LinearSystem, x: np.ndarray | None) -> dict[str, float]:
 @functools.lru_cache(maxsize=1)
 def _pinned_systems() -> dict:
     """The pinned systems by id (the board's tracks run on them; a system outside the set has no known b score)."""
-    from qlsbench.data.pinned import pinned
-    from qlsbench.data.reader import to_system
+    from qlsbench.data._pinned import pinned
+    from qlsbench.data._reader import to_system
 
     return {system.system_id: system for system in (to_system(r) for _, r in pinned().iterrows())}
 

@@ -21,10 +21,10 @@ from qlsbench.data import (
     read_parquet,
     to_system,
 )
-from qlsbench.data.schema import PACKAGE_KEY
+from qlsbench.data._schema import PACKAGE_KEY
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.pauli import count_terms, max_terms, xor_patterns
-from qlsbench.pauli.truncation import DENSE_QUBITS, reordering_study, truncation_study
+from qlsbench.pauli._truncation import DENSE_QUBITS, reordering_study, truncation_study
 
 
 def stamped(table: pd.DataFrame) -> pa.Table:
@@ -69,7 +69,7 @@ def pauli_study(dataset: str | os.PathLike, out: str | os.PathLike, *, tols=(0.0
 
     One row per (system, ordering, mode, tol); ``mode`` is ``absolute`` or
     ``relative`` (to ``max |c|``). Errors need dense solves and are NaN above
-    :data:`~qlsbench.pauli.truncation.DENSE_QUBITS` qubits. Written atomically to ``out``.
+    :data:`~qlsbench.pauli._truncation.DENSE_QUBITS` qubits. Written atomically to ``out``.
     """
     tols = tuple(float(t) for t in tols)
     if not tols or not all(np.isfinite(t) and t >= 0 for t in tols):
@@ -123,10 +123,10 @@ def lcu_table(dataset: str | os.PathLike, out: str | os.PathLike, *, terms: bool
     (``terms_0``, ``terms_1e-6``, ``terms_1e-3``), the LCU 1-norm of the kept
     terms (``lcu_norm_0`` is ``sum |c|``) and ``max_coeff``. With ``terms``,
     also every term: ``pauli_x`` and ``pauli_z`` (int64 bit masks, bit q is
-    qubit q) and ``coeff_re``, ``coeff_im`` (:func:`qlsbench.pauli.lcu.from_symplectic`
+    qubit q) and ``coeff_re``, ``coeff_im`` (:func:`qlsbench.pauli._lcu.from_symplectic`
     rebuilds Qiskit's ``SparsePauliOp``). A system that occurs several times is one row.
     """
-    from qlsbench.pauli.lcu import lcu_form, lcu_summary
+    from qlsbench.pauli._lcu import lcu_form, lcu_summary
 
     df = load_dataset(dataset).drop_duplicates("system_id")
     rows = []
@@ -155,22 +155,22 @@ RESOURCE_EPSILONS: tuple[float, ...] = (1e-2, 1e-6)
 
 def resource_table(dataset: str | os.PathLike, out: str | os.PathLike, *, epsilons=RESOURCE_EPSILONS,
                    progress: bool = True) -> pd.DataFrame:
-    """Fault-tolerant cost estimates for every system of ``dataset`` (:mod:`qlsbench.pauli.estimates`), written to ``out``.
+    """Fault-tolerant cost estimates for every system of ``dataset`` (:mod:`qlsbench.pauli._estimates`), written to ``out``.
 
     One row per system, truncation tolerance (``tol``: terms with ``|c| > tol max |c|`` are kept, so the 1-norm
     ``alpha`` and the term count shrink with it) and target error ``epsilon``: the system's identity, ``terms``,
-    ``alpha``, ``kappa`` and :func:`~qlsbench.pauli.estimates.estimate`'s columns. ``kappa`` is recomputed from the
-    matrix up to :data:`~qlsbench.data.validate.COND_CHECK_DIM` (a stored ``cond`` that disagrees is refused,
+    ``alpha``, ``kappa`` and :func:`~qlsbench.pauli._estimates.estimate`'s columns. ``kappa`` is recomputed from the
+    matrix up to :data:`~qlsbench.data._validate.COND_CHECK_DIM` (a stored ``cond`` that disagrees is refused,
     naming file, row and column) and otherwise taken from the file, which ``kappa_checked`` says. A system
     that occurs several times is one set of rows; a system without a finite condition number gets none.
     """
-    from qlsbench.pauli.estimates import estimate
-    from qlsbench.pauli.lcu import LCU_TOLS, lcu_form, lcu_summary, tol_label
+    from qlsbench.pauli._estimates import estimate
+    from qlsbench.pauli._lcu import LCU_TOLS, lcu_form, lcu_summary, tol_label
 
     for epsilon in epsilons:
         if not 0 < epsilon < 1:
             raise InputError(f"--epsilon must be in (0, 1), got {epsilon!r}")
-    from qlsbench.data.validate import checked_cond
+    from qlsbench.data._validate import checked_cond
 
     df = load_dataset(dataset).drop_duplicates("system_id")
     rows = []
@@ -200,17 +200,17 @@ def resource_table(dataset: str | os.PathLike, out: str | os.PathLike, *, epsilo
 def crosscheck_table(dataset: str | os.PathLike, out: str | os.PathLike, *, qubit_terms: int | None = None,
                      progress: bool = True) -> pd.DataFrame:
     """Our LCU block-encoding counts beside Qualtran's for every system of ``dataset``
-    (:mod:`qlsbench.pauli.crosscheck`), written to ``out``.
+    (:mod:`qlsbench.pauli._crosscheck`), written to ``out``.
 
     One row per system and truncation tolerance of ``qlsbench resources`` (``tol``: the terms kept, so ``terms``,
-    are those of :func:`~qlsbench.pauli.lcu.lcu_summary`): the system's identity and pinned name, ``terms``,
+    are those of :func:`~qlsbench.pauli._lcu.lcu_summary`): the system's identity and pinned name, ``terms``,
     ``ours_<part>_<quantity>``, ``tool_<part>_<quantity>``, the tool's name and version and its settings
-    (``precision``, ``phase_bits``, ``qubit_terms``: :mod:`~qlsbench.pauli.crosscheck`). A system of one
+    (``precision``, ``phase_bits``, ``qubit_terms``: :mod:`~qlsbench.pauli._crosscheck`). A system of one
     term has no tool counts (Qualtran's SELECT needs two); ``qubit_terms`` (default
-    :data:`~qlsbench.pauli.crosscheck.QUBIT_TERMS`) bounds the systems whose SELECT qubits are counted.
+    :data:`~qlsbench.pauli._crosscheck.QUBIT_TERMS`) bounds the systems whose SELECT qubits are counted.
     """
-    from qlsbench.pauli import crosscheck
-    from qlsbench.pauli.lcu import LCU_TOLS, lcu_form, truncated
+    from qlsbench.pauli import _crosscheck as crosscheck
+    from qlsbench.pauli._lcu import LCU_TOLS, lcu_form, truncated
 
     version = crosscheck.require_tool()
     qubit_terms = crosscheck.QUBIT_TERMS if qubit_terms is None else qubit_terms

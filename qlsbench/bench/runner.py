@@ -52,7 +52,7 @@ from qlsbench.data import (
     load_dataset,
     to_system,
 )
-from qlsbench.data.writer import remove_stale_temporaries
+from qlsbench.data._writer import remove_stale_temporaries
 from qlsbench.errors import InputError
 from qlsbench.solvers import SolveResult, Status, get
 from qlsbench.solvers.base import can_start, prepare

@@ -74,7 +74,7 @@ def run_family_command(command: str, merged: dict, args) -> None:
 
 def cmd_info(args) -> None:
     from qlsbench.data import dataset_files, dataset_hash, load_dataset
-    from qlsbench.data.schema import SCHEMA_VERSION
+    from qlsbench.data._schema import SCHEMA_VERSION
 
     df = load_dataset(args.dataset)
     files = dataset_files(args.dataset)
@@ -95,7 +95,7 @@ def _arguments_info(s) -> None:
 
 def cmd_export(args) -> None:
     if "mtx" in args.format:
-        from qlsbench.data.matrix_market import export_matrix_market
+        from qlsbench.data._matrix_market import export_matrix_market
 
         written = export_matrix_market(args.dataset, args.out)
         systems = sum(1 for path in written if path.suffix == ".json")

@@ -10,7 +10,7 @@ from qlsbench.text import plural
 
 def cmd_resources(args) -> None:
     from qlsbench.bench.pauli_study import resource_table
-    from qlsbench.data.validate import COND_CHECK_DIM
+    from qlsbench.data._validate import COND_CHECK_DIM
 
     df = resource_table(args.dataset, args.out, epsilons=args.epsilon, progress=not args.quiet)
     if df.empty:
@@ -56,7 +56,7 @@ def cmd_crosscheck(args) -> None:
 
 
 def _arguments_crosscheck(s) -> None:
-    from qlsbench.pauli.crosscheck import QUBIT_TERMS
+    from qlsbench.pauli._crosscheck import QUBIT_TERMS
 
     s.add_argument("dataset", help="dataset file or folder (the pinned set: `qlsbench pinned --out DIR`)")
     s.add_argument("--qubit-terms", type=COUNT.parse, default=QUBIT_TERMS,

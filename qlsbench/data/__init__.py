@@ -5,7 +5,7 @@ Load a dataset with ``qlsbench.data.load_dataset(path)`` (or plain
 ``qlsbench.data.to_system(row)``.
 """
 
-from qlsbench.data.reader import (
+from qlsbench.data._reader import (
     dataset_files,
     dataset_hash,
     dataset_metadata,
@@ -16,9 +16,11 @@ from qlsbench.data.reader import (
     read_table,
     to_system,
 )
-from qlsbench.data.pinned import pinned
-from qlsbench.data.schema import COLUMNS, SCHEMA_VERSION
-from qlsbench.data.writer import (
+from qlsbench.data._matrix_market import export_matrix_market
+from qlsbench.data._pinned import PINNED, pinned, pinned_files, read_manifest
+from qlsbench.data._snapshots import read_snapshots, write_snapshots
+from qlsbench.data._schema import COLUMNS, SCHEMA_VERSION
+from qlsbench.data._writer import (
     atomic_write,
     atomic_write_table,
     atomic_write_text,
@@ -28,6 +30,7 @@ from qlsbench.data.writer import (
 
 __all__ = [
     "COLUMNS",
+    "PINNED",
     "SCHEMA_VERSION",
     "atomic_write",
     "atomic_write_table",
@@ -36,12 +39,17 @@ __all__ = [
     "dataset_hash",
     "dataset_metadata",
     "dataset_name",
+    "export_matrix_market",
     "iter_systems",
     "load_dataset",
     "pinned",
+    "pinned_files",
+    "read_manifest",
     "read_parquet",
+    "read_snapshots",
     "read_table",
     "systems_to_table",
     "to_system",
+    "write_snapshots",
     "write_systems",
 ]

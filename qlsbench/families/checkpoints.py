@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from qlsbench.checks import COUNT
-from qlsbench.data.reader import dataset_metadata, dataset_name, load_dataset, to_system
-from qlsbench.data.writer import write_systems
+from qlsbench.data._reader import dataset_metadata, dataset_name, load_dataset, to_system
+from qlsbench.data._writer import write_systems
 from qlsbench.errors import DatasetError
 from qlsbench.families.base import Family, Rule
 from qlsbench.options import Options, option

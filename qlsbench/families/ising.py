@@ -11,7 +11,7 @@ from qlsbench.data import write_systems
 from qlsbench.families.base import Family, Rule
 from qlsbench.options import Options, option
 from qlsbench.problems import ising_inspired
-from qlsbench.problems.ising import MAX_QUBITS
+from qlsbench.problems._ising import MAX_QUBITS
 from qlsbench.text import plural
 
 

@@ -1,6 +1,6 @@
 """The ``pinned`` family: the leaderboard's pinned benchmark set, copied from the package into ``datasets/``.
 
-The pinned systems ship inside qlsbench (``qlsbench.data.pinned()`` loads them with
+The pinned systems ship inside qlsbench (``qlsbench.data._pinned()`` loads them with
 no workflow run); this family puts a group's file beside the generated
 datasets, so the dataset card's ``pinned`` config, the solvers and the Pauli
 studies see it like any other. The copy is byte for byte. Without a group,
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qlsbench.data import atomic_write
-from qlsbench.data.pinned import PINNED, group_file, pinned, read_manifest
+from qlsbench.data._pinned import PINNED, group_file, pinned, read_manifest
 from qlsbench.errors import InputError
 from qlsbench.families.base import Family, Rule
 from qlsbench.options import Options, option

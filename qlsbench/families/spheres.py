@@ -16,7 +16,7 @@ import numpy as np
 
 from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE, SEED, Real, Whole
 from qlsbench.data import write_systems
-from qlsbench.data.snapshots import write_snapshots
+from qlsbench.data._snapshots import write_snapshots
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
 from qlsbench.physics import (

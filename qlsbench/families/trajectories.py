@@ -68,7 +68,7 @@ def build(options: TrajectoryOptions, out: Path, progress: bool = True) -> dict:
     import pyarrow as pa
 
     from qlsbench.data import atomic_write_table
-    from qlsbench.data.schema import DATASET_META_KEY
+    from qlsbench.data._schema import DATASET_META_KEY
 
     df = run_scene(options.scene, options.steps, h=options.h, mode=options.impacts, **options.params)
     rng = np.random.default_rng(options.seed)

@@ -22,7 +22,7 @@ from qlsbench.problems import (
     hermitian_defect,
     pad_and_normalize,
 )
-from qlsbench.problems.spectra import DENSE_LIMIT
+from qlsbench.problems._spectra import DENSE_LIMIT
 
 FAMILY = "dem_c"
 

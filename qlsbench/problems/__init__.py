@@ -3,22 +3,22 @@
 Plain data in, plain data out; nothing here knows about files or solvers.
 """
 
-from qlsbench.problems.ising import ising_inspired
-from qlsbench.problems.padding import (
+from qlsbench.problems._ising import ising_inspired
+from qlsbench.problems._padding import (
     next_power_of_two,
     normalize,
     pad_and_normalize,
     pad_to_power_of_two,
     recover_solution,
 )
-from qlsbench.problems.spectra import (
+from qlsbench.problems._spectra import (
     condition_number,
     hermitian_defect,
     reference_solution,
     spectral_norm,
 )
-from qlsbench.problems.system import LinearSystem
-from qlsbench.problems.vectors import state_fidelity
+from qlsbench.problems._system import LinearSystem
+from qlsbench.problems._vectors import state_fidelity
 
 __all__ = [
     "LinearSystem",

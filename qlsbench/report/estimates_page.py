@@ -2,7 +2,7 @@
 
 ``qlsbench figure estimates-crosscheck docs/estimates/*.parquet --out docs/estimates-crosscheck.md`` reads the
 tables of ``qlsbench crosscheck`` (one per pinned group) (:func:`qlsbench.bench.pauli_study.crosscheck_table`) and writes how
-far each of our counts (:mod:`qlsbench.pauli.estimates`) is from the independent tool's, and why, with every
+far each of our counts (:mod:`qlsbench.pauli._estimates`) is from the independent tool's, and why, with every
 number read from the table. Reading the table needs no Qualtran.
 """
 
@@ -15,7 +15,7 @@ import pandas as pd
 
 from qlsbench.data import atomic_write_text, read_parquet
 from qlsbench.errors import InputError
-from qlsbench.pauli.lcu import tol_label
+from qlsbench.pauli._lcu import tol_label
 from qlsbench.report.base import page
 from qlsbench.report.tables import markdown_table
 
@@ -200,7 +200,7 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
     header = f"""# Resource estimates cross-checked by an independent tool
 
 `qlsbench resources` counts what a fault-tolerant solver would cost from each system's LCU form by formulas
-(`qlsbench/pauli/estimates.py`): the block encoding of A = Σ_j c_j P_j with L Pauli terms on n qubits and
+(`qlsbench/pauli/_estimates.py`): the block encoding of A = Σ_j c_j P_j with L Pauli terms on n qubits and
 a = ⌈log₂ L⌉ selection qubits, SELECT by unary iteration and PREPARE by a tree of rotations. Here an
 independent tool, {", ".join(tools)} (Google's library of fault-tolerant subroutines; `pip install
 'qlsbench[estimates]'`), builds the same parts from the same terms and counts them by walking their call

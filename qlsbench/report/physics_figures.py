@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 
 from qlsbench.checks import COUNT
 from qlsbench.data import dataset_name, load_dataset
-from qlsbench.data.snapshots import read_snapshots
+from qlsbench.data._snapshots import read_snapshots
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.options import Options, option
 from qlsbench.report.base import Figure, Job

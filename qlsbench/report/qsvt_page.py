@@ -3,7 +3,7 @@
 ``qlsbench figure qsvt FILE... --out docs/qsvt.md`` reads results of the
 ``qsvt`` solver run with ``find_degree=true`` (:mod:`qlsbench.solvers.qsvt`)
 and writes, per system, the degree the Childs-Kothari-Somma estimate predicts
-(:func:`qlsbench.pauli.estimates.qsvt_degree` for the system's ``kappa_eff`` and
+(:func:`qlsbench.pauli._estimates.qsvt_degree` for the system's ``kappa_eff`` and
 ``epsilon``) beside the smallest degree of the same polynomial family whose
 simulated solution met ``epsilon``, with the fidelity, success probability,
 amplification rounds, circuit size and time of the solve at the predicted
@@ -28,7 +28,7 @@ from qlsbench.report.tables import markdown_table
 def qsvt_rows(results: pd.DataFrame) -> pd.DataFrame:
     """The ``qsvt`` solves of ``results``, one row per system (the first repeat), with their resources as
     columns and the pinned name of each system."""
-    from qlsbench.data.matrix_market import system_names
+    from qlsbench.data._matrix_market import system_names
 
     rows = results[results["solver_name"] == "qsvt"].sort_values(["system_id", "repeat"])
     rows = rows.drop_duplicates("system_id").copy()
@@ -81,7 +81,7 @@ HEADER = """# QSVT run for real: the degree the estimate predicts against the de
 system's Pauli (LCU) form block-encoded as A/α by PREPARE and SELECT on ⌈log₂ L⌉ selection qubits, Childs, Kothari
 and Somma's odd polynomial for 1/x on [1/κ_eff, 1] (κ_eff = α/σ_min(A), from the matrix) with phases from `pyqsp`,
 one signal qubit, and post-selection of the selection register and the signal qubit on 0. *Predicted degree* is
-`qsvt_degree(κ_eff, ε)` (`qlsbench/pauli/estimates.py`), the degree every solve below ran at; *needed degree*
+`qsvt_degree(κ_eff, ε)` (`qlsbench/pauli/_estimates.py`), the degree every solve below ran at; *needed degree*
 is the smallest degree of the same polynomial family (a lower degree is the construction for a smaller κ) whose
 exact post-selected state is within ε of the normalised reference solution, found by bisection, each probe a
 simulated circuit. The estimate bounds the polynomial's error on every singular value of [1/κ_eff, 1], so on

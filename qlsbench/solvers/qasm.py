@@ -70,7 +70,7 @@ def hhl_qasm(system, clock: int = 4, version: int = 3) -> str:
 def export_hhl_qasm(dataset, out, clock: int = 4, version: int = 3, device: str | None = None) -> list:
     """``<name>.hhl.qasm`` (:func:`hhl_transpiled`) and ``<name>.hhl.device.qasm`` (that circuit on ``device``,
     :func:`device_qasm`) in ``out`` for every system of ``dataset`` up to :data:`MAX_QASM_QUBITS` qubits (named
-    as :func:`~qlsbench.data.matrix_market.export_matrix_market` names them); the paths written."""
+    as :func:`~qlsbench.data._matrix_market.export_matrix_market` names them); the paths written."""
     return _export(dataset, out, "hhl", MAX_QASM_QUBITS, lambda system: hhl_transpiled(system, clock), version,
                    device)
 
@@ -150,9 +150,9 @@ def layout_comments(chip, device: str) -> tuple[str, ...]:
 
 def _small_systems(dataset, max_qubits: int):
     """``(system, name)`` for each distinct system of ``dataset`` up to ``max_qubits``, named as
-    :func:`~qlsbench.data.matrix_market.export_matrix_market` names it (the pinned name, else its id)."""
+    :func:`~qlsbench.data._matrix_market.export_matrix_market` names it (the pinned name, else its id)."""
     from qlsbench.data import iter_systems
-    from qlsbench.data.matrix_market import system_names
+    from qlsbench.data._matrix_market import system_names
 
     names, seen = system_names(), set()
     for system in iter_systems(dataset):

@@ -38,7 +38,7 @@ rule lcu:
 
 
 # What a fault-tolerant solver would cost on each system (no simulation): block encoding, QSVT and discrete-adiabatic
-# query counts from the LCU form, at the truncation tolerances of the LCU table (qlsbench.pauli.estimates).
+# query counts from the LCU form, at the truncation tolerances of the LCU table (qlsbench.pauli._estimates).
 rule resources:
     input:
         "datasets/{family}/{scene}/part-0000.parquet",

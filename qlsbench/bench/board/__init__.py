@@ -6,7 +6,7 @@ One job per module, in the order a board lives:
    pinned set from ``board.yaml``'s sources (Ising-inspired at kappa 10 and
    100, DEM-C subsystems by qubit band and kappa) with a manifest of their
    content hashes; the set ships in ``qlsbench/pinned/`` and every read of it
-   is checked against the manifest (:func:`qlsbench.data.pinned.pinned_files`).
+   is checked against the manifest (:func:`qlsbench.data._pinned.pinned_files`).
 2. :mod:`~qlsbench.bench.board.running`: ``qlsbench board run`` runs the
    board's solvers on it, ``board publish`` keeps their rows as
    ``results.parquet``.

@@ -4,7 +4,7 @@ Every other part of the board (:mod:`~qlsbench.bench.board.pinning`,
 :mod:`~qlsbench.bench.board.running`, :mod:`~qlsbench.bench.board.comparing`,
 :mod:`~qlsbench.bench.board.submissions`) reads and writes a :class:`Board`'s
 files through it; the pinned set's files are checked against its manifest by
-:mod:`qlsbench.data.pinned`, the one check of a pinned set.
+:mod:`qlsbench.data._pinned`, the one check of a pinned set.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from qlsbench.data.pinned import PINNED, group_file, pinned_files, read_manifest
+from qlsbench.data._pinned import PINNED, group_file, pinned_files, read_manifest
 from qlsbench.errors import InputError
 from qlsbench.yaml_files import load_yaml
 
@@ -60,7 +60,7 @@ class Board:
 
     def pinned_files(self) -> dict[str, Path]:
         """The pinned set's files by group, every system checked against the manifest
-        (:func:`qlsbench.data.pinned.pinned_files`, the one check of a pinned set)."""
+        (:func:`qlsbench.data._pinned.pinned_files`, the one check of a pinned set)."""
         return pinned_files(self.folder)
 
 

@@ -6,7 +6,7 @@ the systems of lowest, median and highest kappa; with ``random_b``, each
 system's ``b`` is replaced by a seeded random draw far from its solution
 (:func:`random_rhs`). The set is written to the board's
 ``systems/<group>.parquet`` with a manifest of every system's content hash,
-which :func:`qlsbench.data.pinned.pinned_files` checks on every read.
+which :func:`qlsbench.data._pinned.pinned_files` checks on every read.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from qlsbench.checks import FRACTION, SEED
 from qlsbench.data import atomic_write_text, dataset_hash, iter_systems, write_systems
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem, state_fidelity
-from qlsbench.problems.spectra import reference_solution
+from qlsbench.problems._spectra import reference_solution
 
 
 def parse_band(band: str) -> tuple[int, int]:

@@ -4,7 +4,7 @@
 :func:`~qlsbench.physics.spheres.stepping.simulate`) keeps positions, radii
 and per-sphere contact impulses at the steps :func:`snapshot_steps` picks; it
 hands plain data to the caller, which writes the file
-(:mod:`qlsbench.data.snapshots`).
+(:mod:`qlsbench.data._snapshots`).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import pandas as pd
 
 from qlsbench.bench.budget import success_curve
 from qlsbench.bench.spread import SeedRun, Spread
-from qlsbench.data.snapshots import read_snapshots
+from qlsbench.data._snapshots import read_snapshots
 from qlsbench.report import reproduction_controls as controls
 from qlsbench.report.budget_curves import plot_budget_curves
 from qlsbench.report.loss_curves import plot_loss_curves

@@ -2,7 +2,7 @@
 
 ``registry.get("qsvt", epsilon=1e-2, degree=None, backend="exact" | "shots")``.
 
-1. ``A`` in Pauli form (:func:`qlsbench.pauli.lcu.lcu_form`, terms below
+1. ``A`` in Pauli form (:func:`qlsbench.pauli._lcu.lcu_form`, terms below
    ``pauli_rtol`` of the largest dropped), block-encoded as ``A / alpha`` by
    PREPARE and SELECT on ``a = ceil(log2 L)`` selection qubits
    (:func:`~qlsbench.solvers.qsvt.circuit.block_encoding`).
@@ -10,7 +10,7 @@
    stored condition numbers are not used): ``1 / kappa_eff`` is the smallest
    singular value of ``A / alpha``.
 3. Childs-Kothari-Somma's odd polynomial for ``1/x`` on ``[1/kappa_eff, 1]``
-   to ``epsilon``, of the degree :func:`~qlsbench.pauli.estimates.qsvt_degree`
+   to ``epsilon``, of the degree :func:`~qlsbench.pauli._estimates.qsvt_degree`
    predicts (or ``degree``), scaled below 1, and its phases from ``pyqsp``
    (:mod:`~qlsbench.solvers.qsvt.polynomial`).
 4. The QSVT circuit on system, selection register and one signal qubit
@@ -144,7 +144,7 @@ class QSVT(QSVTOptions, BaseSolver):
 def _kept_terms(A: np.ndarray, rtol: float):
     """``A``'s Pauli terms whose coefficient is above ``rtol`` times the largest (the terms ``qlsbench resources``
     counts at that tolerance)."""
-    from qlsbench.pauli.lcu import lcu_form, truncated
+    from qlsbench.pauli._lcu import lcu_form, truncated
 
     return truncated(lcu_form(A), rtol)
 
@@ -154,7 +154,7 @@ def _skipped(why: str, resources: dict) -> SolveResult:
 
 
 def _predicted_degree(kappa_eff: float, epsilon: float) -> int:
-    from qlsbench.pauli.estimates import qsvt_degree
+    from qlsbench.pauli._estimates import qsvt_degree
 
     return qsvt_degree(kappa_eff, epsilon)
 

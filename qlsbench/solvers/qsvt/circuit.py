@@ -65,7 +65,7 @@ def block_encoding(decomposition, n_qubits: int):
     Parameters
     ----------
     decomposition : PauliDecomposition
-        The terms of ``A`` (:func:`qlsbench.pauli.lcu.lcu_form`), zero coefficients left out.
+        The terms of ``A`` (:func:`qlsbench.pauli._lcu.lcu_form`), zero coefficients left out.
     n_qubits : int
         System qubits.
 

@@ -7,7 +7,7 @@ ln(kappa / epsilon))``; in the Chebyshev basis it is ``4 sum_{j>=0} (-1)^j
 [sum_{i=j+1}^{b} C(2b, b+i) / 2^(2b)] T_{2j+1}(x)``, whose bracket is the tail
 ``P(X > b + j)`` of a binomial ``X ~ B(2b, 1/2)``, and truncating the sum at
 ``j0 = ceil(sqrt(b ln(4b / epsilon)))`` costs at most another ``epsilon``: the
-degree ``2 j0 + 1`` of :func:`qlsbench.pauli.estimates.qsvt_degree`.
+degree ``2 j0 + 1`` of :func:`qlsbench.pauli._estimates.qsvt_degree`.
 
 **The family by degree** (:func:`cks_polynomial`): a degree ``d = 2 j0 + 1``
 below that takes the largest ``b`` whose ``j0`` formula still fits, i.e. the
@@ -94,7 +94,7 @@ def peak(coefficients: np.ndarray) -> float:
 
 
 def cks_polynomial(kappa: float, epsilon: float, degree: int | None = None) -> dict:
-    """The member of the family of degree ``degree`` (default: :func:`~qlsbench.pauli.estimates.qsvt_degree`),
+    """The member of the family of degree ``degree`` (default: :func:`~qlsbench.pauli._estimates.qsvt_degree`),
     scaled for QSP.
 
     Returns
@@ -103,7 +103,7 @@ def cks_polynomial(kappa: float, epsilon: float, degree: int | None = None) -> d
         ``coefficients`` (Chebyshev, of ``p = scale f``), ``scale``, ``degree``, ``b``, ``j0``, and ``error``:
         ``max |f(x) - 1/x|`` on ``[1/kappa, 1]`` (on a grid), the polynomial's own error before scaling.
     """
-    from qlsbench.pauli.estimates import qsvt_degree
+    from qlsbench.pauli._estimates import qsvt_degree
 
     if degree is None:
         degree = qsvt_degree(kappa, epsilon)

@@ -189,10 +189,10 @@ class _Tracked:
 
 
 def pauli_terms(system: LinearSystem, rtol: float):
-    """Pauli terms of ``A`` above ``rtol * max |c|`` (:func:`qlsbench.pauli.lcu.truncated`): the circuits' terms.
+    """Pauli terms of ``A`` above ``rtol * max |c|`` (:func:`qlsbench.pauli._lcu.truncated`): the circuits' terms.
     The default ``pauli_rtol`` drops only rounding noise of the transform."""
     from qlsbench.pauli import decompose
-    from qlsbench.pauli.lcu import truncated
+    from qlsbench.pauli._lcu import truncated
 
     return truncated(decompose(system.A), rtol)
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from qlsbench.errors import InputError
-from qlsbench.pauli.walsh import popcount
+from qlsbench.pauli._walsh import popcount
 from qlsbench.solvers.devices import (
     DENSITY_MATRIX_QUBITS,
     confusion,

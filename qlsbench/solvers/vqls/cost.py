@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from qlsbench.errors import InputError
-from qlsbench.pauli.walsh import popcount
+from qlsbench.pauli._walsh import popcount
 from qlsbench.solvers.vqls.problem import VQLSProblem
 
 COSTS = ("global", "local")

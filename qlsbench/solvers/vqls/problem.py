@@ -14,7 +14,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from qlsbench.pauli.walsh import fwht
+from qlsbench.pauli._walsh import fwht
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.variational import qubits_of
 

@@ -1,6 +1,6 @@
 """Our block-encoding counts beside an independent tool's, Qualtran's, for the same Pauli terms.
 
-:func:`qlsbench.pauli.estimates.block_encoding` counts the LCU block encoding of ``A = sum_j c_j P_j`` (``L``
+:func:`qlsbench.pauli._estimates.block_encoding` counts the LCU block encoding of ``A = sum_j c_j P_j`` (``L``
 terms on ``n`` qubits, ``a = ceil(log2 L)`` selection qubits) by formula. Here Qualtran (Google's library of
 fault-tolerant subroutines, "bloqs"; ``pip install 'qlsbench[estimates]'``) builds the same parts from the same
 terms and counts them by walking their call graphs (``get_cost_value(bloq, QECGatesCost())`` and
@@ -37,8 +37,8 @@ import math
 import numpy as np
 
 from qlsbench.errors import InputError
-from qlsbench.pauli.decomposition import PauliDecomposition
-from qlsbench.pauli.estimates import block_encoding
+from qlsbench.pauli._decomposition import PauliDecomposition
+from qlsbench.pauli._estimates import block_encoding
 
 #: The independent tool, its install extra, and the one line shown when it is missing.
 TOOL, EXTRA = "qualtran", "estimates"
@@ -66,7 +66,7 @@ def require_tool() -> str:
 
 
 def ours(n_qubits: int, terms: int) -> dict[str, int]:
-    """Our counts per part (:func:`~qlsbench.pauli.estimates.block_encoding`), as ``ours_<part>_<quantity>``.
+    """Our counts per part (:func:`~qlsbench.pauli._estimates.block_encoding`), as ``ours_<part>_<quantity>``.
 
     SELECT's qubits are the system, selection and unary iteration's ``a - 1`` work qubits; PREPARE (the
     rotation tree) acts on the ``a`` selection qubits alone, with ``2^a - 1`` rotations and no Toffoli;

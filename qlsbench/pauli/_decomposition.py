@@ -10,7 +10,7 @@ A dense matrix has all ``N`` patterns (Theta(n 4^n)); a sparse one only the
 ``K`` patterns its non-zeros produce (Theta(nnz + K n 2^n)). A pattern with
 only ``s <= 12`` entries needs no transform at all: its ``2^s`` signed sums
 and a GF(2)-linear index map give every coefficient (Theta(2^s + 2^n)), and
-its term counts cost Theta(2^s) (see :mod:`qlsbench.pauli.kernels`). Real
+its term counts cost Theta(2^s) (see :mod:`qlsbench.pauli._kernels`). Real
 DEM-C subsystems are of that kind: a few entries in each of many patterns.
 """
 
@@ -22,8 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from qlsbench.errors import InputError
-from qlsbench.pauli import kernels
-from qlsbench.pauli.walsh import PHASE, fwht, popcount
+from qlsbench.pauli import _kernels as kernels
+from qlsbench.pauli._walsh import PHASE, fwht, popcount
 from qlsbench.problems import hermitian_defect
 from qlsbench.threads import kernel_threads
 

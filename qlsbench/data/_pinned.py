@@ -1,6 +1,6 @@
 """The pinned benchmark set, shipped inside the package: the board's systems to load with no workflow run.
 
-``qlsbench.data.pinned()`` is the quickest way to data: the systems the
+``qlsbench.data._pinned()`` is the quickest way to data: the systems the
 leaderboard ranks every solver on (Ising-inspired with the uniform ``b`` and
 with ``b`` drawn far from the solution, frictionless and frictional DEM-C
 systems, 2-10 qubits; ``manifest.json`` lists them), each checked against the
@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from qlsbench.data.reader import iter_systems, load_dataset
+from qlsbench.data._reader import iter_systems, load_dataset
 from qlsbench.errors import DatasetError
 
 #: The folder of the pinned set inside the installed package.

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import scipy.sparse as sp
 
-from qlsbench.data.schema import (
+from qlsbench.data._schema import (
     COLUMN_NAMES,
     COLUMNS,
     DATASET_META_KEY,
@@ -22,7 +22,7 @@ from qlsbench.data.schema import (
     SCHEMA_VERSION,
     VERSION_KEY,
 )
-from qlsbench.data.validate import check_rows
+from qlsbench.data._validate import check_rows
 from qlsbench.errors import DatasetError
 from qlsbench.problems import LinearSystem
 
@@ -132,13 +132,13 @@ def load_dataset(path: str | os.PathLike) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per linear system, with the columns of
-        :data:`qlsbench.data.schema.COLUMNS` plus ``source`` (the file path).
+        :data:`qlsbench.data._schema.COLUMNS` plus ``source`` (the file path).
 
     Raises
     ------
     DatasetError
         When a file cannot be read, has no rows, or a row's arrays do not make
-        a system (:func:`qlsbench.data.validate.check_rows`).
+        a system (:func:`qlsbench.data._validate.check_rows`).
     """
     frames = []
     for f in dataset_files(path):

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from qlsbench.errors import InputError
-from qlsbench.pauli.decomposition import (
+from qlsbench.pauli._decomposition import (
     count_terms,
     decompose,
     max_terms,

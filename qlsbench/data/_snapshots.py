@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from qlsbench.data.reader import read_parquet
-from qlsbench.data.writer import atomic_write_table
+from qlsbench.data._reader import read_parquet
+from qlsbench.data._writer import atomic_write_table
 from qlsbench.errors import DatasetError, InputError
 
 #: File-level key-value metadata keys of a snapshot file.

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from qlsbench.data.pinned import read_manifest
-from qlsbench.data.reader import dataset_hash, dataset_name, iter_systems
-from qlsbench.data.writer import atomic_write, atomic_write_text
+from qlsbench.data._pinned import read_manifest
+from qlsbench.data._reader import dataset_hash, dataset_name, iter_systems
+from qlsbench.data._writer import atomic_write, atomic_write_text
 
 #: Significant digits of every value written: enough for any float64 to read back exactly.
 DIGITS = 17

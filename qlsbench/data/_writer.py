@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from qlsbench.data.schema import DATASET_META_KEY, META_COLUMNS, arrow_schema
+from qlsbench.data._schema import DATASET_META_KEY, META_COLUMNS, arrow_schema
 from qlsbench.errors import InputError
 from qlsbench.problems import (
     LinearSystem,

@@ -17,8 +17,8 @@ import scipy.sparse.linalg as spla
 
 from qlsbench.checks import whole_number
 from qlsbench.errors import InputError
-from qlsbench.problems.spectra import one_blas_thread
-from qlsbench.problems.system import LinearSystem
+from qlsbench.problems._spectra import one_blas_thread
+from qlsbench.problems._system import LinearSystem
 
 #: Largest system built: 2^20 unknowns and about 2e7 stored entries (n = 16 takes 0.6 s). Without a bound a
 #: typo such as ``--n 40`` asks for 2^40 unknowns and dies in an allocation.

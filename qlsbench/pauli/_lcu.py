@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from qlsbench.pauli.decomposition import PauliDecomposition, decompose
+from qlsbench.pauli._decomposition import PauliDecomposition, decompose
 
 #: Tolerances of the term counts, relative to the largest |c|: exact, rounding noise, and the paper's loose cut.
 LCU_TOLS: tuple[float, ...] = (0.0, 1e-6, 1e-3)

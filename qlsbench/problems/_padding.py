@@ -6,8 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from qlsbench.errors import InputError
-from qlsbench.problems.spectra import spectral_norm
-from qlsbench.problems.system import LinearSystem
+from qlsbench.problems._spectra import spectral_norm
+from qlsbench.problems._system import LinearSystem
 
 
 def next_power_of_two(n: int) -> int:
