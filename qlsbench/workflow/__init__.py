@@ -49,7 +49,14 @@ from qlsbench.workflow._resources import (
     solve_runtime,
     solver_resource,
 )
-from qlsbench.workflow._schema import SCHEMA, schema_text, workflow_schema
+from qlsbench.workflow._schema import (
+    IN_LOOP_BEGIN,
+    IN_LOOP_END,
+    SCHEMA,
+    in_loop_properties,
+    schema_text,
+    workflow_schema,
+)
 from qlsbench.workflow._solvers import (
     check_solvers,
     noisy_results,
@@ -65,13 +72,14 @@ from qlsbench.workflow._solvers import (
     variational_solvers,
 )
 
-__all__ = ["DEFAULT_RESOURCES", "FigureRule", "IN_LOOP_KEYS", "SCHEMA", "SOLVE_OVERHEAD_MINUTES", "WorkflowConfig",
-           "all_datasets", "check_config", "check_config_files", "check_runtimes", "check_solvers", "checkpoint_tables",
-           "dataset_families", "dataset_runs", "dataset_system_count", "default_resources", "family_args",
-           "family_labels", "family_out", "family_rule_args", "family_rule_inputs", "family_rule_out",
-           "family_rule_outputs", "figure_local_rules", "figure_rules", "figure_targets", "in_loop_args",
-           "in_loop_outputs", "in_loop_runs", "leaderboard_args", "local_dataset_rules", "loss_figure_inputs",
-           "loss_figures", "noisy_results", "options_json", "pauli_figure_datasets", "rule_resources", "rule_threads",
-           "schema_text", "shard_files", "solve_runtime", "solver_datasets", "solver_label_pattern",
-           "solver_max_qubits", "solver_resource", "solver_results", "solver_run_setting", "solver_shards",
-           "solver_specs", "trajectory_outputs", "use_workflow_source", "variational_solvers", "workflow_schema"]
+__all__ = ["DEFAULT_RESOURCES", "IN_LOOP_BEGIN", "IN_LOOP_END", "IN_LOOP_KEYS", "SCHEMA", "SOLVE_OVERHEAD_MINUTES",
+           "FigureRule", "WorkflowConfig", "all_datasets", "check_config", "check_config_files", "check_runtimes",
+           "check_solvers", "checkpoint_tables", "dataset_families", "dataset_runs", "dataset_system_count",
+           "default_resources", "family_args", "family_labels", "family_out", "family_rule_args", "family_rule_inputs",
+           "family_rule_out", "family_rule_outputs", "figure_local_rules", "figure_rules", "figure_targets",
+           "in_loop_args", "in_loop_outputs", "in_loop_properties", "in_loop_runs", "leaderboard_args",
+           "local_dataset_rules", "loss_figure_inputs", "loss_figures", "noisy_results", "options_json",
+           "pauli_figure_datasets", "rule_resources", "rule_threads", "schema_text", "shard_files", "solve_runtime",
+           "solver_datasets", "solver_label_pattern", "solver_max_qubits", "solver_resource", "solver_results",
+           "solver_run_setting", "solver_shards", "solver_specs", "trajectory_outputs", "use_workflow_source",
+           "variational_solvers", "workflow_schema"]
