@@ -131,7 +131,7 @@ def local_dataset_rules(plugins: bool = True) -> list[str]:
 def _config_entry(config: dict[str, Any], family: Family, label: str) -> dict[str, Any]:
     """The config mapping behind one dataset (after the family's ``runs``, e.g. one per Ising kappa)."""
     section = config.get(family.config_key)
-    entries = family.runs(section) if family.runs else section
+    entries = family.runs(section) if family.runs else section or []
     for entry in entries:
         if family.label(family.options.from_mapping(dict(entry))) == label:
             return entry

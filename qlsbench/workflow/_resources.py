@@ -69,12 +69,13 @@ def dataset_system_count(config: dict[str, Any], dataset: str) -> int | None:
     import pyarrow.parquet as pq
 
     family, options = dataset_runs(config)[dataset]
+    known = vars(options)  # the record's fields by name: which it has varies with the family
     if family.name == "ising":
-        return len(set(options.n_qubits))
+        return len(set(known["n_qubits"]))
     if family.name == "dem_c_checkpoints":
-        return int(options.count)
-    if getattr(options, "max_systems", None):
-        return int(options.max_systems)
+        return int(known["count"])
+    if known.get("max_systems"):
+        return int(known["max_systems"])
     path = Path("datasets") / dataset / "part-0000.parquet"
     if path.exists():
         return len(set(pq.read_table(path, columns=["system_id"]).column(0).to_pylist()))
