@@ -83,6 +83,7 @@ def test_in_loop_bounds_and_choices_come_from_the_records():
     ({"family": "penalty", "scene": "incline-block", "steps": 4}, None),
     ({"scene": None, "newton_max_iter": None}, None),  # null: the record's "the family's own"
     ({"family": "ising"}, "'ising' is not one of"),  # a family without a loop
+    ({"scene": "avalanche"}, "'avalanche' is not one of"),  # no loop family's scene (the record's choices)
     ({"warm_start": "maybe"}, "'maybe' is not one of"),
     ({"position_tol": 0}, "less than or equal to the minimum"),
     ({"shift": 1.0}, "'shift' was unexpected"),
