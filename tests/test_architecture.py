@@ -35,6 +35,12 @@ LAYERS: list[set[str]] = [
     {"families", "solvers"},
     {"bench"},
     {"report"},
+    # the workflow: one module per job, each importing only those of layers below it, then its face (its __init__)
+    {"workflow._datasets"},
+    {"workflow._solvers"},
+    {"workflow._resources", "workflow._in_loop", "workflow._schema"},
+    {"workflow._figures"},
+    {"workflow._config"},
     {"workflow"},
     {"cli"},
     {"__main__"},

@@ -17,8 +17,9 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: The plug-in's module: a family of identity-plus-diagonal systems, with an options record, a command of its own
-#: and a local rule; cheap to build.
+#: The plug-in's module: a family of identity-plus-diagonal systems, with an options record, a command of its own,
+#: a local rule and a loop taking its shift; cheap to build. Its loop is seen by the in-loop options record, the
+#: config schema and the config check; it builds no world (no run is started here).
 PLUGIN = '''
 """A dummy dataset family: n x n systems (1 + d) I x = b."""
 
@@ -28,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qlsbench.checks import COUNT, Real
-from qlsbench.families.base import Family, Rule
+from qlsbench.errors import InputError
+from qlsbench.families.base import Family, LoopWorld, Rule
 from qlsbench.options import Options, option
 
 
@@ -64,10 +66,14 @@ def report(facts: dict) -> list[str]:
     return [f"wrote {facts['systems']} dummy systems to {facts['path']}"]
 
 
+def world(options):
+    raise InputError("the dummy family's loop has no simulation to run")
+
+
 FAMILY = Family(name="dummy", summary="identity-plus-shift systems (a test plug-in)", options=DummyOptions,
                 build=build, label=label, report=report, command="dummy", config_key="dummy",
                 command_help="write dummy identity-plus-shift systems (a plug-in family)",
-                rule=Rule("dummy_dataset", local=True))
+                rule=Rule("dummy_dataset", local=True), loop=LoopWorld(fields=("shift",), make=world))
 '''
 
 
@@ -114,6 +120,30 @@ def test_the_generated_schema_has_the_plugin_section_and_the_committed_one_does_
     assert (shift["minimum"], shift["maximum"]) == (0.0, 10.0) and "(default 0.5)" in shift["description"]
     committed = yaml.safe_load((REPO / "workflows/config/schema.yaml").read_text())
     assert "dummy" not in committed["properties"], "plug-in sections are added when the workflow runs"
+
+
+def test_a_plugin_family_with_a_loop_is_an_in_loop_family_of_the_schema_and_the_config_check(plugin, tmp_path):
+    code = ("import yaml; from qlsbench.workflow import schema_text; "
+            "print(yaml.safe_dump(yaml.safe_load(schema_text())['properties']['in_loop']['items']['properties']))")
+    run = _run([sys.executable, "-c", code], plugin)
+    assert run.returncode == 0, run.stderr
+    entry = yaml.safe_load(run.stdout)
+    assert "dummy" in entry["family"]["enum"] and entry["shift"]["maximum"] == 10.0
+    committed = yaml.safe_load((REPO / "workflows/config/schema.yaml").read_text())
+    loop = committed["properties"]["in_loop"]["items"]["properties"]
+    assert "dummy" not in loop["family"]["enum"] and "shift" not in loop, "plug-in options are added when it runs"
+    config = {"ising": {"n_qubits": [2], "kappas": [10]}, "solvers": [{"name": "lu"}], "run": {"repeats": 1},
+              "pauli": {"tols": [0.0]}, "leaderboard": {},
+              "in_loop": [{"name": "dummy-lu", "solver": "lu", "family": "dummy", "shift": 2.0}]}
+    (tmp_path / "loop.yaml").write_text(yaml.safe_dump(config))
+    schema = str(REPO / "workflows/config/schema.yaml")
+    check = [sys.executable, "-m", "qlsbench", "check-config", "loop.yaml", "--defaults", "", "--schema", schema]
+    checked = _run(check, plugin, cwd=tmp_path)
+    assert checked.returncode == 0 and "loop.yaml: valid" in checked.stdout, checked.stdout + checked.stderr
+    config["in_loop"][0]["shift"] = 11.0  # past the family's bound: the generated section refuses it
+    (tmp_path / "loop.yaml").write_text(yaml.safe_dump(config))
+    refused = _run(check, plugin, cwd=tmp_path)
+    assert refused.returncode != 0 and "in_loop[0].shift" in refused.stderr, refused.stdout + refused.stderr
 
 
 @pytest.mark.skipif(shutil.which("snakemake") is None and not (Path(sys.executable).parent / "snakemake").exists(),

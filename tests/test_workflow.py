@@ -155,14 +155,11 @@ def test_check_config_and_the_dry_run_refuse_a_warm_start_the_in_loop_solver_can
      "in_loop[0] ('many'): its job would stop at once: `qlsbench in-loop` refuses argument --seeds"),
     (lambda c: c.update(in_loop=[{"name": "p", "solver": "cg", "family": "penalty", "params": {"slope": 3}}]),
      "in_loop[0] ('p'): scene incline-block: incline_block() got an unexpected keyword argument 'slope'"),
-    (lambda c: c.update(in_loop=[{"name": "s", "solver": "cg", "scene": "avalanche"}]),
-     "in_loop[0]: scene must be one of sedimentation"),
     (lambda c: c.update(in_loop=[{"name": "s", "solver": "cg", "scene": "incline-block"}]),
      "in_loop[0] ('s'): unknown scene 'incline-block' for dem_c"),
     (lambda c: c["pauli"].update(tols=[1e300]), "pauli.tols: its job would stop at once: `qlsbench pauli` refuses"),
     (lambda c: c["leaderboard"].update(residual=1e300), "leaderboard: residual must be a finite number"),
-], ids=["repeats", "time-limit", "in-loop-seeds", "penalty-param", "unknown-scene", "sphere-scene", "pauli-tol",
-        "leaderboard"])
+], ids=["repeats", "time-limit", "in-loop-seeds", "penalty-param", "sphere-scene", "pauli-tol", "leaderboard"])
 def test_check_config_refuses_what_a_job_would_refuse(change, why):
     """Values the schema admits but a job's command refuses at run time, each named with its config entry."""
     from qlsbench.cli.config_check import check_workflow_config

@@ -130,7 +130,7 @@ def _check_carried(args: argparse.Namespace, entry: dict[str, Any], where: str) 
 def cmd_check_config(args) -> None:
     """``check-config``: every check the workflow run makes of the config (the Snakefile calls the same function),
     its jobs' command lines and solver capabilities included; with ``--write-schema``, write the schema's family
-    sections instead."""
+    sections and in-loop options instead."""
     from qlsbench.workflow import workflow_schema
     from qlsbench.yaml_files import load_yaml
 
@@ -150,8 +150,9 @@ def cmd_check_config(args) -> None:
 
 
 def write_schema(path: str) -> None:
-    """Rewrite the family sections of the schema file ``path`` from the built-in families' options records (a
-    plug-in's section is added when the workflow runs, not committed)."""
+    """Rewrite the family sections and the in-loop entries' options of the schema file ``path`` from the built-in
+    families' options records and the in-loop record made from them (a plug-in's section and loop options are
+    added when the workflow runs, not committed)."""
     from pathlib import Path
 
     from qlsbench.workflow import schema_text
@@ -161,7 +162,7 @@ def write_schema(path: str) -> None:
         print(f"{path}: up to date")
         return
     Path(path).write_text(text, encoding="utf-8")
-    print(f"{path}: family sections written from the options records")
+    print(f"{path}: family sections and in-loop options written from the options records")
 
 
 def _arguments_check_config(s) -> None:
@@ -169,11 +170,12 @@ def _arguments_check_config(s) -> None:
     s.add_argument("--defaults", default="workflows/config/default.yaml",
                    help="config it is merged over, key by key, as Snakemake does ('' for none)")
     s.add_argument("--schema", default="workflows/config/schema.yaml",
-                   help="the config schema (its family sections are generated from the families' options records, "
-                        "plug-in families included)")
+                   help="the config schema (its family sections and in-loop options are generated from the "
+                        "families' options records, plug-in families included)")
     s.add_argument("--write-schema", action="store_true",
-                   help="write the schema's family sections from the built-in families' options records instead of "
-                        "checking a config (the committed file; tests/test_config_schema.py checks it is current)")
+                   help="write the schema's family sections and in-loop options from the built-in families' options "
+                        "records instead of checking a config (the committed file; tests/test_config_schema.py "
+                        "checks it is current)")
     s.set_defaults(func=_check_or_write)
 
 

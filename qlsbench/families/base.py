@@ -13,7 +13,7 @@ its in-loop world from :class:`LoopWorld`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -156,7 +156,8 @@ class Family:
         ``runs(section) -> list[dict]``: the config section as option mappings,
         one per dataset; default: the section is that list.
     rule : Rule
-        The workflow rule that builds its datasets (default: ``<name>_dataset``, a cluster job).
+        The workflow rule that builds its datasets (default: ``<name>_dataset``, a cluster job; a rule without a
+        name is given that one).
     command_help : str
         One line of help for ``command`` where no family before it in the table gives one (a plug-in's own
         command: ``qlsbench --help`` lists it; the built-in commands' lines are
@@ -183,14 +184,14 @@ class Family:
     out_kind: str = "folder"
     systems: bool = True
     runs: Callable[[Any], list[dict]] | None = None
-    rule: Rule | None = None
+    rule: Rule = Rule("")
     command_help: str = ""
     section_schema: Callable[[dict], dict] | None = None
     loop: LoopWorld | None = None
 
     def __post_init__(self) -> None:
-        if self.rule is None:
-            object.__setattr__(self, "rule", Rule(f"{self.name}_dataset"))
+        if not self.rule.name:  # the default rule, named after the family
+            object.__setattr__(self, "rule", replace(self.rule, name=f"{self.name}_dataset"))
 
     def dataset_path(self, label: str) -> str:
         """Where the workflow writes dataset ``label``: ``datasets/<name>/<label>/part-0000.parquet``, or

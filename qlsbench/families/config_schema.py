@@ -6,7 +6,9 @@ lines and are written by ``qlsbench check-config --write-schema`` from the recor
 description. The default is not given as the schema's ``default``: Snakemake's ``validate`` would write it into
 every entry, and a job is passed only what its entry says (:func:`qlsbench.workflow.family_args`), so the
 record alone supplies defaults. The Snakefile validates against the same text made with every registered
-family, plug-ins included (:func:`qlsbench.workflow.workflow_schema`), so a plug-in's section is accepted.
+family, plug-ins included (:func:`qlsbench.workflow.workflow_schema`), so a plug-in's section is accepted. The
+in-loop entries' options are generated the same way, above this layer (:func:`qlsbench.workflow.in_loop_properties`:
+the in-loop record is the bench's), with :func:`record_properties` and :func:`splice`.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 from qlsbench.checks import Real, Whole
 from qlsbench.errors import ConfigError
 from qlsbench.families.base import Family
-from qlsbench.options import SPEC, OptionSpec
+from qlsbench.options import SPEC, Options, OptionSpec
 
 #: The lines around the generated sections in ``workflows/config/schema.yaml``.
 BEGIN = "  # -- dataset families: generated from their options records by `qlsbench check-config --write-schema`"
@@ -73,6 +75,8 @@ def option_schema(spec: OptionSpec, default: Any, annotation: str) -> dict[str, 
         out = value
     if spec.nullable and "type" in out and out["type"] != "object":
         out["type"] = [out["type"], "null"]
+        if "enum" in out:  # null is a value of its own, which the choices alone would refuse
+            out["enum"] = [*out["enum"], None]
     described = spec.help
     if default is not dataclasses.MISSING and default not in (None, {}, ()):
         described += f" (default {_default_text(default)})"
@@ -81,10 +85,11 @@ def option_schema(spec: OptionSpec, default: Any, annotation: str) -> dict[str, 
     return out
 
 
-def entry_schema(family: Family) -> dict[str, Any]:
-    """The schema of one config entry of ``family``: every option a config may give (:attr:`OptionSpec.in_config`)."""
+def record_properties(record: type[Options]) -> tuple[dict[str, Any], list[str]]:
+    """The schema of every option of ``record`` a config may give (:attr:`OptionSpec.in_config`), by name, and the
+    names of those without a default (required)."""
     properties, required = {}, []
-    for f in dataclasses.fields(family.options):
+    for f in dataclasses.fields(record):
         spec = f.metadata.get(SPEC)
         if spec is None or not spec.in_config:
             continue
@@ -93,6 +98,12 @@ def entry_schema(family: Family) -> dict[str, Any]:
         properties[f.name] = option_schema(spec, default, annotation)
         if default is dataclasses.MISSING:
             required.append(f.name)
+    return properties, required
+
+
+def entry_schema(family: Family) -> dict[str, Any]:
+    """The schema of one config entry of ``family``: every option a config may give (:attr:`OptionSpec.in_config`)."""
+    properties, required = record_properties(family.options)
     return {"type": "object", "additionalProperties": False, **({"required": required} if required else {}),
             "properties": properties}
 
@@ -107,13 +118,34 @@ def section_schema(family: Family) -> dict[str, Any]:
     return {"description": f"{family.summary} (family {family.name}; qlsbench {family.command})", **section}
 
 
-def family_sections_text(families: Iterable[Family]) -> str:
-    """The YAML lines of the family sections, indented as properties of the config's top level."""
+def yaml_lines(mapping: dict[str, Any], indent: int) -> str:
+    """``mapping`` as the schema file writes generated parts: YAML, its leaves in flow style, indented ``indent``."""
     import yaml
 
-    sections = {family.config_key: section_schema(family) for family in families}
-    text = yaml.safe_dump(sections, sort_keys=False, default_flow_style=None, width=120, allow_unicode=True)
-    return "".join(f"  {line}\n" for line in text.splitlines())
+    text = yaml.safe_dump(mapping, sort_keys=False, default_flow_style=None, width=120, allow_unicode=True)
+    return "".join(f"{' ' * indent}{line}\n" for line in text.splitlines())
+
+
+def family_sections_text(families: Iterable[Family]) -> str:
+    """The YAML lines of the family sections, indented as properties of the config's top level."""
+    return yaml_lines({family.config_key: section_schema(family) for family in families}, 2)
+
+
+def splice(committed: str, begin: str, end: str, lines: str, where: str, what: str) -> str:
+    """``committed`` with the lines between the marker lines ``begin`` and ``end`` replaced by ``lines``.
+
+    Raises
+    ------
+    ConfigError
+        When ``committed`` lacks the marker lines, naming ``where`` and ``what`` they surround.
+    """
+    found = committed.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(found) if line.rstrip("\n") == begin]
+    ends = [i for i, line in enumerate(found) if line.rstrip("\n") == end]
+    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
+        raise ConfigError(f"{where}: the lines {begin.strip()!r} and {end.strip()!r} must each appear once, in "
+                          f"that order, around {what}")
+    return "".join(found[: starts[0] + 1]) + lines + "".join(found[ends[0]:])
 
 
 def schema_text(committed: str, families: Iterable[Family], where: str = "schema.yaml") -> str:
@@ -125,13 +157,8 @@ def schema_text(committed: str, families: Iterable[Family], where: str = "schema
     ConfigError
         When ``committed`` lacks the marker lines, naming ``where``.
     """
-    lines = committed.splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines) if line.rstrip("\n") == BEGIN]
-    ends = [i for i, line in enumerate(lines) if line.rstrip("\n") == END]
-    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
-        raise ConfigError(f"{where}: the lines {BEGIN.strip()!r} and {END.strip()!r} must each appear once, in "
-                          "that order, around the family sections")
-    return "".join(lines[: starts[0] + 1]) + family_sections_text(families) + "".join(lines[ends[0]:])
+    return splice(committed, BEGIN, END, family_sections_text(families), where, "the family sections")
 
 
-__all__ = ["BEGIN", "END", "entry_schema", "family_sections_text", "option_schema", "schema_text", "section_schema"]
+__all__ = ["BEGIN", "END", "entry_schema", "family_sections_text", "option_schema", "record_properties", "schema_text",
+           "section_schema", "splice", "yaml_lines"]

@@ -64,24 +64,30 @@ def label(options: PenaltyOptions) -> str:
     return build_penalty_scene(options.scene, **options.scene_params()).name
 
 
-def capture_into(recorder: SubsystemRecorder, max_dim: int = EXPORT_LIMIT):
+class _Capture:
+    """The Newton ``capture`` callback :func:`capture_into` makes, with its count of the systems left out."""
+
+    def __init__(self, recorder: SubsystemRecorder, max_dim: int) -> None:
+        self.recorder, self.max_dim, self.too_large = recorder, max_dim, 0
+
+    def __call__(self, evaluation, rhs, dz, context) -> None:
+        if context["step"] % self.recorder.every:  # the recorder checks this too, but only after H is assembled
+            return
+        if len(rhs) > self.max_dim:
+            self.too_large += 1
+            return
+        A = evaluation.matrix()
+        self.recorder(A, rhs, {**context, "sliding_fraction": context["sliding"] / max(context["contacts"], 1)})
+
+
+def capture_into(recorder: SubsystemRecorder, max_dim: int = EXPORT_LIMIT) -> _Capture:
     """A Newton ``capture`` callback that assembles ``H`` and hands it to ``recorder``.
 
     Systems above ``max_dim`` unknowns are counted in the callback's
     ``too_large`` attribute instead (assembling them is what the matrix-free
     solver avoids).
     """
-    def capture(evaluation, rhs, dz, context):
-        if context["step"] % recorder.every:  # the recorder checks this too, but only after H is assembled
-            return
-        if len(rhs) > max_dim:
-            capture.too_large += 1
-            return
-        A = evaluation.matrix()
-        recorder(A, rhs, {**context, "sliding_fraction": context["sliding"] / max(context["contacts"], 1)})
-
-    capture.too_large = 0
-    return capture
+    return _Capture(recorder, max_dim)
 
 
 def build(options: PenaltyOptions, out: Path, progress: bool = True) -> dict:

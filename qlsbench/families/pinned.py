@@ -40,8 +40,8 @@ def build(options: PinnedOptions, out: Path, progress: bool = True) -> dict:
         copies = [build(PinnedOptions(group=g), Path(out) / g, progress) for g in GROUPS]
         return {"copies": copies}
     systems = pinned(options.group)  # refuses a group whose systems no longer match their hashes
-    path = Path(out) / "part-0000.parquet"
-    atomic_write(path, lambda tmp: shutil.copyfile(group_file(PINNED, options.group), tmp))
+    path, source = Path(out) / "part-0000.parquet", group_file(PINNED, options.group)
+    atomic_write(path, lambda tmp: shutil.copyfile(source, tmp))
     return {"group": options.group, "systems": len(systems), "path": str(path)}
 
 

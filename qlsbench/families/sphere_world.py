@@ -35,10 +35,11 @@ class SphereWorld:
         self.options = options
         eps = options.regularization if options.regularization is not None else (1e-8 if options.mu > 0 else 0.0)
         restitution = getattr(options, "restitution", 0.0) if integrator == "cd_lagrange" else 0.0
+        fallbacks: dict[str, Any] = {} if options.fallbacks == "on" else {"lemke_fallback": 0, "proximal": None}
         self.step_options = StepOptions(
             h=options.h or StepOptions.h, mu=options.mu, integrator=integrator, restitution=restitution, nsgs=None,
             newton=NewtonOptions(regularization=eps, max_iter=options.newton_max_iter or NewtonOptions.max_iter),
-            **({} if options.fallbacks == "on" else {"lemke_fallback": 0, "proximal": None}))
+            **fallbacks)
 
     def build(self) -> dict:
         from qlsbench.physics.spheres.stepping import WarmStart

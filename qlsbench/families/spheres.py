@@ -11,6 +11,7 @@ import inspect
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -96,7 +97,7 @@ class SphereOptions(Options):
         v1 = self.lcp_chain == "v1"
         newton = NewtonOptions(tol=self.newton_tol, max_iter=self.newton_max_iter, regularization=self.regularization,
                                lu="colamd" if v1 else NewtonOptions.lu)
-        legacy = {"nsgs": None, "slop": 0.0, "proximal": ProximalOptions(max_outer=100)} if v1 else {}
+        legacy: dict[str, Any] = {"nsgs": None, "slop": 0.0, "proximal": ProximalOptions(max_outer=100)} if v1 else {}
         return StepOptions(h=self.h, mu=self.mu, s=self.friction_directions, newton=newton, integrator=integrator,
                            restitution=restitution, warm_start=self.newton_start == "warm", **legacy)
 
@@ -126,7 +127,7 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
     step_options = options.step_options(integrator, restitution)
     # Checked before the run, so a bad count does not cost a whole simulation.
     chosen = snapshot_steps(options.steps, options.snapshot_count) if options.snapshots is not None else None
-    observer = SnapshotRecorder(chosen) if chosen is not None else None
+    observer = SnapshotRecorder(chosen.tolist()) if chosen is not None else None
     problems = FclibWriter(Path(options.fclib), options.fclib_every, label) if options.fclib is not None else None
     state, reports, systems, stats, elapsed = _run(options, options.steps, step_options, label=label, family=family,
                                                    observer=observer, problems=problems, progress=progress)
@@ -142,7 +143,7 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
     facts = {**meta, "out": str(out), "steps_per_second": options.steps / elapsed if elapsed > 0 else float("inf"),
              "steps_solved_by_proximal": sum(r.solver == "proximal" for r in reports)}
     facts.setdefault("dataset_version", 1)
-    if observer is not None:
+    if observer is not None and options.snapshots is not None:  # the one with the other
         t0 = time.perf_counter()
         if observer.missing:
             raise InputError(f"snapshot steps {observer.missing} were never reached by the simulation")
@@ -240,11 +241,11 @@ def write_step_fclib(path: Path, problem, solution, title: str, about: str) -> P
     from qlsbench.data import atomic_write
     from qlsbench.physics.lcp import write_fclib_global
 
-    form = problem.global_form()
-    described = f"{about} {_fclib_fields(problem, form[0].shape[0])} {_fclib_states(problem, solution)}"
+    M, H, f, w, mu = problem.global_form()
+    described = f"{about} {_fclib_fields(problem, M.shape[0])} {_fclib_states(problem, solution)}"
     return atomic_write(path, lambda tmp: write_fclib_global(
-        tmp, *form, title=title, description=described, math_info=_fclib_math(problem),
-        solution=problem.global_solution(solution.y), guesses=[problem.global_solution(solution.start)]))
+        tmp, M, H, f, w, mu, title=title, description=described, math_info=_fclib_math(problem),
+        solution=problem.global_solution(solution.y), guesses=(problem.global_solution(solution.start),)))
 
 
 def _fclib_fields(problem, ndof: int) -> str:
@@ -299,8 +300,8 @@ def _metadata(options: SphereOptions, stats: dict, reports: list, step_options: 
         meta.update(dataset_version=2, lcp_chain=options.lcp_chain, newton_lu=step_options.newton.lu,
                     steps_by_solver={name: sum(r.solver == name for r in reports) for name in
                                      ("minmap", "newton", "nsgs_newton", "nsgs", "lemke", "proximal")})
-        if options.mu > 0:
-            chain = step_options.nsgs
+        chain = step_options.nsgs
+        if options.mu > 0 and chain is not None:  # the v2 chain always has its NSGS options
             meta.update(slop=step_options.slop, nsgs_presolve_tol=chain.presolve_tol,
                         nsgs_newton_max_iter=chain.newton_max_iter,
                         nsgs_sweeps_mean=float(np.mean([r.sweeps for r in reports])) if reports else 0.0)

@@ -14,12 +14,13 @@ reads them, and a config or mapping that still says ``scene_seed`` is refused wi
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from qlsbench.checks import COUNT, POSITIVE, TIME_LIMIT
 from qlsbench.errors import InputError
-from qlsbench.options import SPEC, Options, option
+from qlsbench.options import SPEC, Options, OptionSpec, option
 
 #: ``warm_start`` values.
 WARM_STARTS = ("off", "on", "converged")
@@ -53,17 +54,20 @@ class LoopOptions(Options):
                                           "timed, so a run ends at the same step on any machine", bounds=COUNT)
 
 
-def loop_families() -> dict[str, Any]:
-    """The families a solver can be put inside (those with a ``loop``), in table order."""
-    from qlsbench.families import FAMILIES
+def loop_families(plugins: bool = True) -> dict[str, Any]:
+    """The families a solver can be put inside (those with a ``loop``), in table order; with ``plugins``, those
+    registered by other packages too (:func:`qlsbench.families.families`)."""
+    from qlsbench.families import families
 
-    return {name: family for name, family in FAMILIES.items() if family.loop is not None}
+    return {name: family for name, family in families(plugins).items() if family.loop is not None}
 
 
-def _scene_fields(loops: dict[str, Any]) -> list[tuple[str, str, dataclasses.Field]]:
+def _scene_fields(loops: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     """The scene options of every loop family, each once (in order of first appearance), from its family's record:
-    the first family's spec with every taker's choices joined, the loop's default, nullable where that is None."""
-    found: dict[str, tuple[str, Any, Any]] = {}
+    the first family's spec with every taker's choices joined, the loop's default, nullable where that is None.
+
+    Each is ``(name, annotation, field)`` as :func:`dataclasses.make_dataclass` takes it."""
+    found: dict[str, tuple[Any, OptionSpec, Any]] = {}  # name: (annotation, spec, the loop's default)
     for family in loops.values():
         fields = {f.name: f for f in dataclasses.fields(family.options)}
         for name in family.loop.fields:
@@ -88,10 +92,15 @@ def _scene_fields(loops: dict[str, Any]) -> list[tuple[str, str, dataclasses.Fie
             spec = dataclasses.replace(spec, nullable=True)
             annotation = annotation if str(annotation).endswith("None") else f"{annotation} | None"
         meta = {SPEC: spec}
-        value = (dataclasses.field(default_factory=lambda d=default: type(d)(d), metadata=meta)
+        value = (dataclasses.field(default_factory=_copies(default), metadata=meta)
                  if isinstance(default, (dict, list)) else dataclasses.field(default=default, metadata=meta))
         out.append((name, annotation, value))
     return out
+
+
+def _copies(default: dict | list) -> Callable[[], dict | list]:
+    """A default factory giving each record its own copy of ``default`` (a mutable default is never shared)."""
+    return lambda: type(default)(default)
 
 
 def _check(self) -> None:
@@ -109,19 +118,20 @@ def _check(self) -> None:
         raise InputError(f"{flags}: not an option of the {self.family} loop (it takes {takes})")
 
 
-@classmethod
-def _from_mapping(cls, values: dict[str, Any], where: str = "") -> Options:
+def _from_mapping(cls: type[Options], values: dict[str, Any], where: str = "") -> Options:
+    """:meth:`Options.from_mapping`, refusing the options' old names (:data:`RENAMED`) with the new ones."""
     renamed = sorted(set(values) & set(RENAMED))
     if renamed:
         prefix = f"{where}: " if where else ""
         raise InputError(f"{prefix}{', '.join(renamed)} is now called "
                          f"{', '.join(RENAMED[k] for k in renamed)} (the family's own option)")
-    return Options.from_mapping.__func__(cls, values, where)
+    return Options.__dict__["from_mapping"].__func__(cls, values, where)  # the base's, with this class as cls
 
 
-def _make() -> type[Options]:
-    """:data:`InLoopOptions`: ``family``, the loop families' scene options, then :class:`LoopOptions`'s."""
-    loops = loop_families()
+def _make(plugins: bool = True) -> type[Options]:
+    """:data:`InLoopOptions`: ``family``, the loop families' scene options, then :class:`LoopOptions`'s; with
+    ``plugins``, the loop families other packages register too."""
+    loops = loop_families(plugins)
     if not loops:
         raise ValueError("no dataset family has a loop")
     names = ", ".join(loops)
@@ -129,7 +139,7 @@ def _make() -> type[Options]:
     own = [(f.name, f.type, f) for f in dataclasses.fields(LoopOptions)]
     record = dataclasses.make_dataclass(
         "InLoopOptions", [family, *_scene_fields(loops), *own], bases=(Options,), frozen=True,
-        namespace={"check": _check, "from_mapping": _from_mapping,
+        namespace={"check": _check, "from_mapping": classmethod(_from_mapping),
                    "__doc__": "A simulation to run with a solver in its loop, and what counts as leaving the "
                               "reference trajectory: the loop's options (:class:`LoopOptions`) and the scene's, "
                               "from the families (the module's docstring)."})
@@ -137,10 +147,24 @@ def _make() -> type[Options]:
     return record
 
 
-#: The in-loop options record, made from the families' (:func:`_make`) once, when this module is first imported.
-InLoopOptions = _make()
+if TYPE_CHECKING:
+    class InLoopOptions(LoopOptions):
+        """What a type checker knows of the record :func:`_make` makes: the loop's options, and the family and
+        steps every loop family's scene has (its other scene options depend on the families installed)."""
+
+        family: str
+        steps: int
+else:
+    #: The in-loop options record, made from the families' (:func:`_make`) once, when this module is first imported.
+    InLoopOptions = _make()
 #: Simulation families a solver can be put inside.
 LOOP_FAMILIES = tuple(loop_families())
+
+
+def in_loop_options(plugins: bool = True) -> type[Options]:
+    """The in-loop options record: :data:`InLoopOptions` (every loop family's scene options, plug-ins included),
+    or without ``plugins`` one made from the built-in families alone (what the committed config schema gives)."""
+    return InLoopOptions if plugins else _make(plugins=False)
 
 
 def file_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -153,4 +177,4 @@ def file_options(options: dict[str, Any]) -> dict[str, Any]:
 
 
 __all__ = ["InLoopOptions", "LOOP_FAMILIES", "LoopOptions", "RENAMED", "WARM_STARTS", "file_options",
-           "loop_families"]
+           "in_loop_options", "loop_families"]

@@ -123,9 +123,9 @@ def _check_same_sweep(path, meta: dict, options: InLoopOptions, spec, fidelities
         if run["solver"] != spec.label or run["solver_name"] != spec.name or run["solver_options"] != plain(given):
             raise InputError(f"{path}: a run of solver {run['solver']!r} with options {run['solver_options']}, "
                              f"not {spec.label!r} with {plain(given)}")
-    held = sorted({float(r["fidelity"]) for r in meta["runs"]}, key=str)
-    if [str(x) for x in held] != [str(x) for x in levels]:
-        raise InputError(f"{path}: holds fidelity levels {held}, not {levels}")
+    held_levels = sorted({float(r["fidelity"]) for r in meta["runs"]}, key=str)
+    if [str(x) for x in held_levels] != [str(x) for x in levels]:
+        raise InputError(f"{path}: holds fidelity levels {held_levels}, not {levels}")
 
 
 def _seeds_held(path, summaries: list[dict]) -> int:
