@@ -43,9 +43,13 @@ class BoardPages:
         shutil.copytree(DEFAULT_BOARD, board, ignore=shutil.ignore_patterns("submissions"))
         rows = load_results([board / "results.parquet"])
         mine = rows[rows["solver"] == SUBMITTED].assign(solver=f"{SUBMITTED}-again")
-        submission = write_submission(Path("submission.parquet").resolve(), mine,
-                                      SolverSpec(SUBMITTED, label=f"{SUBMITTED}-again"), Board(board),
-                                      Calibration([1.0]))
+        submission = write_submission(
+            Path("submission.parquet").resolve(),
+            mine,
+            SolverSpec(SUBMITTED, label=f"{SUBMITTED}-again"),
+            Board(board),
+            Calibration([1.0]),
+        )
         return str(board), str(submission)
 
     def setup(self, paths):

@@ -25,8 +25,19 @@ COMMANDS = {"--help": ["--help"], "solvers": ["solvers"], "solvers hhl": ["solve
 RUNS = 5
 
 #: Modules that cost from 0.1 s (numpy) to seconds (Qiskit; NetKet with JAX) to import; printing help needs none.
-HEAVY = ("numpy", "scipy", "pandas", "pyarrow", "qiskit", "qiskit_aer", "netket", "jax", "numba", "matplotlib",
-         "snakemake")
+HEAVY = (
+    "numpy",
+    "scipy",
+    "pandas",
+    "pyarrow",
+    "qiskit",
+    "qiskit_aer",
+    "netket",
+    "jax",
+    "numba",
+    "matplotlib",
+    "snakemake",
+)
 
 
 def cpu_seconds(args, cwd=None):
@@ -63,11 +74,13 @@ class CommandLine:
 
     def track_heavy_modules(self, command):
         """How many of :data:`HEAVY` the command imports (0: its budget does not depend on their import times)."""
-        script = ("import contextlib, io, json, sys\n"
-                  "from qlsbench.cli import main\n"
-                  "with contextlib.redirect_stdout(io.StringIO()):\n"
-                  f"    main({COMMANDS[command]!r})\n"
-                  f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))\n")
+        script = (
+            "import contextlib, io, json, sys\n"
+            "from qlsbench.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    main({COMMANDS[command]!r})\n"
+            f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))\n"
+        )
         run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
         return len(json.loads(run.stdout))
 

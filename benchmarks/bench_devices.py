@@ -38,8 +38,12 @@ class AerMethods:
 
         self.device, self.circuit, region = noisy_circuit(width)
         noise = self.device.noise_model(region)
-        common = {"noise_model": noise, "max_parallel_threads": 1, "max_parallel_experiments": 1,
-                  "max_parallel_shots": 1}
+        common = {
+            "noise_model": noise,
+            "max_parallel_threads": 1,
+            "max_parallel_experiments": 1,
+            "max_parallel_shots": 1,
+        }
         self.density = AerSimulator(method="density_matrix", **common)
         self.trajectories = AerSimulator(method="statevector", **common)
 

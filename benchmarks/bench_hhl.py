@@ -13,11 +13,10 @@ with controlled powers and 4.4 s in the eigenbasis on this kind of machine).
 import numpy as np
 
 from qlsbench.problems import ising_inspired
-from qlsbench.solvers.hhl import circuit as hhl_circuit
 from qlsbench.solvers.hhl import _run
+from qlsbench.solvers.hhl import circuit as hhl_circuit
 
 from .timing import best_of
-
 
 CLOCK = 6
 
@@ -62,7 +61,10 @@ class HHLCircuit:
 
     def track_forms_disagree(self, n):
         """``max |psi_eigen - psi_powers|`` over the post-selected amplitudes: rounding when both are right."""
-        return float(np.max(np.abs(_postselected(self.b, self.eigen, self.angles)
-                                   - _postselected(self.b, self.powers, self.angles))))
+        return float(
+            np.max(
+                np.abs(_postselected(self.b, self.eigen, self.angles) - _postselected(self.b, self.powers, self.angles))
+            )
+        )
 
     track_forms_disagree.unit = "amplitude"

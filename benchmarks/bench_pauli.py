@@ -15,7 +15,6 @@ from qlsbench.pauli import coefficient_table, count_terms, decompose
 
 from .timing import best_of, busy_sibling, median_of
 
-
 try:
     import pauli_lcu
 except ImportError:  # benchmark-only dependency
@@ -201,8 +200,9 @@ class DecompositionAccuracy:
         weights = 1 << np.arange(self.n)
         # Qiskit may carry a phase (-i)^k on each string instead of in its coefficient.
         ref_coeffs = ref.coeffs * (-1j) ** ref.paulis.phase
-        theirs = _coefficient_vector(ref.paulis.x.astype(np.int64) @ weights, ref.paulis.z.astype(np.int64) @ weights,
-                                     ref_coeffs, self.n)
+        theirs = _coefficient_vector(
+            ref.paulis.x.astype(np.int64) @ weights, ref.paulis.z.astype(np.int64) @ weights, ref_coeffs, self.n
+        )
         return float(np.abs(_coefficient_vector(ours.x_int, ours.z_int, ours.coeffs, self.n) - theirs).max())
 
     track_max_diff_vs_qiskit.unit = "max |c - c_qiskit|"

@@ -25,7 +25,6 @@ from qlsbench.physics.spheres.scenes import GRAVITY
 
 from .timing import best_of
 
-
 H = 1e-3
 #: The frictional settings of the default workflow.
 FRICTIONAL = StepOptions(h=H, mu=0.3, newton=NewtonOptions(regularization=1e-8))
@@ -256,9 +255,14 @@ def _warm_figures(scene, warm, steps, gravity=None):
     """
     seconds, reports, solving, sliding = _warm_run(scene, warm, FRICTIONAL, steps, gravity, sliding=True)
     frictionless, *_ = _warm_run(scene, WarmStart(), FRICTIONLESS, steps, gravity)
-    return {"steps_per_second": steps / seconds, "unconverged": sum(not r.status.solved for r in reports),
-            "ratio": seconds / frictionless, "solve_share": solving / seconds,
-            "sweeps": np.array([r.sweeps for r in reports]), "sliding": np.array(sliding)}
+    return {
+        "steps_per_second": steps / seconds,
+        "unconverged": sum(not r.status.solved for r in reports),
+        "ratio": seconds / frictionless,
+        "solve_share": solving / seconds,
+        "sweeps": np.array([r.sweeps for r in reports]),
+        "sliding": np.array(sliding),
+    }
 
 
 def _own_warm_start(pile, gravity=None):
@@ -378,12 +382,12 @@ class SlidingPile(_PileFigures):
         _warm_run(self.scene, self.warm, FRICTIONAL, 10, turning_gravity(self.tilt, self.omega))
 
     def track_late_median_sweeps(self, cache):
-        return float(np.median(self.figures["sweeps"][-self.late:]))
+        return float(np.median(self.figures["sweeps"][-self.late :]))
 
     track_late_median_sweeps.unit = "NSGS sweeps per step"
 
     def track_late_sliding_share(self, cache):
-        return float(np.mean(self.figures["sliding"][-self.late:]))
+        return float(np.mean(self.figures["sliding"][-self.late :]))
 
     track_late_sliding_share.unit = "share of loaded contacts"
 
@@ -400,8 +404,11 @@ class ThousandSpheres:
         warm = WarmStart()
         step(scene.copy(), FRICTIONLESS, warm=warm)
         seconds, reports, *_ = _warm_run(scene, warm, FRICTIONLESS, self.steps)
-        figures = {"seconds": seconds, "unconverged": sum(not r.status.solved for r in reports),
-                   "reference": _reference_seconds()}
+        figures = {
+            "seconds": seconds,
+            "unconverged": sum(not r.status.solved for r in reports),
+            "reference": _reference_seconds(),
+        }
         return scene, warm, figures
 
     def time_warm_steps(self, cache):

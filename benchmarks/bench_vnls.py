@@ -19,7 +19,6 @@ from qlsbench.solvers.vnls.training import loss_operator, variational_state
 
 from .timing import best_of
 
-
 #: SR iterations before accuracy is read: a short run (seconds at n = 6) that already moves off the start.
 ACCURACY_ITERATIONS = 50
 #: Independent Monte Carlo loss estimates (fresh samples each) compared with the exact loss.
@@ -28,8 +27,12 @@ MC_ESTIMATES = 8
 
 def _driver(op, state, model="crbm"):
     qgt = nk.optimizer.qgt.QGTJacobianDense(holomorphic=MODELS[model].holomorphic)
-    return nk.driver.VMC(op, nk.optimizer.Sgd(learning_rate=0.05), variational_state=state,
-                         preconditioner=nk.optimizer.SR(qgt=qgt, diag_shift=0.01))
+    return nk.driver.VMC(
+        op,
+        nk.optimizer.Sgd(learning_rate=0.05),
+        variational_state=state,
+        preconditioner=nk.optimizer.SR(qgt=qgt, diag_shift=0.01),
+    )
 
 
 def _vnls_parts(n):
@@ -117,8 +120,7 @@ class SRAccuracy:
         for _ in range(MC_ESTIMATES):
             state.reset()  # fresh Markov-chain samples (and fresh x' draws for the c term) for each estimate
             estimates.append(float(np.real(state.expect(op).mean)))
-        return {"system": system, "psi": np.asarray(state.to_array(normalize=False)),
-                "estimates": np.array(estimates)}
+        return {"system": system, "psi": np.asarray(state.to_array(normalize=False)), "estimates": np.array(estimates)}
 
     def track_infidelity(self, run):
         system = run["system"]

@@ -18,7 +18,6 @@ from qlsbench.solvers.vqls.problem import VQLSProblem
 
 from .timing import best_of
 
-
 LAYERS = 4
 
 
@@ -119,8 +118,9 @@ class EmulatedShots:
     def setup(self):
         _, problem, terms = _problem(6)
         self.aer = BACKENDS["shots"](problem, LAYERS, "local", True, decomposition=terms, shots=1000, seed=0)
-        self.emulated = BACKENDS["shots-emulated"](problem, LAYERS, "local", True, decomposition=terms,
-                                                   shots=1000, seed=0)
+        self.emulated = BACKENDS["shots-emulated"](
+            problem, LAYERS, "local", True, decomposition=terms, shots=1000, seed=0
+        )
         self.alpha = initial_parameters(6, LAYERS, 0)
 
     def time_emulated(self):

@@ -50,8 +50,9 @@ def number_text(value):
         return value
 
 
-def whole_number(value, name: str, *, low: int | None = None, high: int | None = None,
-                 error: type[Exception] = InputError) -> int:
+def whole_number(
+    value, name: str, *, low: int | None = None, high: int | None = None, error: type[Exception] = InputError
+) -> int:
     """``value`` as an ``int`` if it is a whole number within ``[low, high]``, else raise ``error``.
 
     Parameters
@@ -84,9 +85,17 @@ def whole_number(value, name: str, *, low: int | None = None, high: int | None =
     raise error(f"{name} must be {rule}, got {value!r}")
 
 
-def real_number(value, name: str, *, low: float | None = None, high: float | None = None,
-                open_low: bool = False, open_high: bool = False, allow_inf: bool = False,
-                error: type[Exception] = InputError) -> float:
+def real_number(
+    value,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    open_low: bool = False,
+    open_high: bool = False,
+    allow_inf: bool = False,
+    error: type[Exception] = InputError,
+) -> float:
     """``value`` as a ``float`` if it is a real number within the bounds, else raise ``error``.
 
     Parameters
@@ -155,9 +164,16 @@ class Real:
 
     def check(self, value, name: str, error: type[Exception] = InputError) -> float:
         """``value`` as a ``float``, or ``error`` naming ``name``."""
-        return real_number(value, name, low=None if self.low == -math.inf else self.low,
-                           high=None if self.high == math.inf else self.high, open_low=self.open_low,
-                           open_high=self.open_high, allow_inf=self.infinite, error=error)
+        return real_number(
+            value,
+            name,
+            low=None if self.low == -math.inf else self.low,
+            high=None if self.high == math.inf else self.high,
+            open_low=self.open_low,
+            open_high=self.open_high,
+            allow_inf=self.infinite,
+            error=error,
+        )
 
     def parse(self, text: str) -> float:
         """Command-line text as a ``float`` (an ``argparse`` type)."""
@@ -169,7 +185,9 @@ class Real:
         high_ok = value < self.high if self.open_high else value <= self.high
         if math.isnan(value) or not (low_ok and high_ok) or (math.isinf(value) and not self.infinite):
             what = "a number" if self.infinite else "a finite number"
-            raise argparse.ArgumentTypeError(f"must be {what} in {left}{self.low:g}, {self.high:g}{right}, got {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"must be {what} in {left}{self.low:g}, {self.high:g}{right}, got {text!r}"
+            )
         return value
 
 
@@ -196,5 +214,18 @@ RELATIVE = Real(0.0, 1.0)
 TIME_LIMIT = Real(0.0, 1e7, open_low=True)
 
 
-__all__ = ["COUNT", "FRACTION", "MAX_QUANTITY", "NON_NEGATIVE", "POSITIVE", "RELATIVE", "Real", "SEED", "TIME_LIMIT",
-           "Whole", "number_text", "real_number", "whole_number"]
+__all__ = [
+    "COUNT",
+    "FRACTION",
+    "MAX_QUANTITY",
+    "NON_NEGATIVE",
+    "POSITIVE",
+    "RELATIVE",
+    "Real",
+    "SEED",
+    "TIME_LIMIT",
+    "Whole",
+    "number_text",
+    "real_number",
+    "whole_number",
+]

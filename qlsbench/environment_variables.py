@@ -10,8 +10,8 @@ that stands for it, and refuses a bad value in one line naming the variable.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping
 
 from qlsbench.errors import InputError
 from qlsbench.threads import ENV as THREADS_VARIABLE

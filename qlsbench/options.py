@@ -285,8 +285,7 @@ class Options:
         unknown = sorted(set(values) - set(specs))
         prefix = f"{where}: " if where else ""
         if unknown:
-            raise InputError(f"{prefix}unknown option(s) {', '.join(unknown)}; this family takes "
-                             f"{', '.join(specs)}")
+            raise InputError(f"{prefix}unknown option(s) {', '.join(unknown)}; this family takes {', '.join(specs)}")
         try:
             return cls(**values)
         except TypeError as exc:  # a required field missing
@@ -296,8 +295,9 @@ class Options:
 
     def changed(self) -> dict[str, Any]:
         """The fields whose value differs from the default (what a config entry needs to say)."""
-        return {name: getattr(self, name) for name, (_, default) in self.specs().items()
-                if getattr(self, name) != default}
+        return {
+            name: getattr(self, name) for name, (_, default) in self.specs().items() if getattr(self, name) != default
+        }
 
 
 def cli_words(record: type[Options], values: dict[str, Any]) -> list[str]:

@@ -36,8 +36,9 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def check_output(path: str | os.PathLike, option: str, *, kind: str = "file",
-                 inputs: tuple[str | os.PathLike, ...] = ()) -> None:
+def check_output(
+    path: str | os.PathLike, option: str, *, kind: str = "file", inputs: tuple[str | os.PathLike, ...] = ()
+) -> None:
     """Refuse an output path that cannot be written or would overwrite an input.
 
     Parameters

@@ -19,8 +19,9 @@ that the scheduler has parked holds up the barrier for a whole time slice: a
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from qlsbench.checks import Whole
 from qlsbench.errors import InputError

@@ -59,19 +59,41 @@ class Change:
 HISTORY: tuple[Change, ...] = (
     Change("0.1.0", "2026-11-22", "cdfa613", "datasets schema 1, results schema 1"),
     Change("0.1.1", "2026-11-23", "620ea28", "results schema 2"),
-    Change("0.1.2", "2026-11-24", "e5b1439", "results schema 3 (progress columns); VQLS's default ansatz becomes "
-                                             "the brick-wall layers (the ladder before)"),
+    Change(
+        "0.1.2",
+        "2026-11-24",
+        "e5b1439",
+        "results schema 3 (progress columns); VQLS's default ansatz becomes the brick-wall layers (the ladder before)",
+    ),
     Change("0.1.3", "2026-11-25", "b7a906e", "results schema 4 (progress_seconds)"),
-    Change("0.1.4", "2026-11-25", "87555af", "sphere datasets version 2 (dataset_version: 2, the NSGS contact-LCP "
-                                             "chain of frictional DEM-C)"),
+    Change(
+        "0.1.4",
+        "2026-11-25",
+        "87555af",
+        "sphere datasets version 2 (dataset_version: 2, the NSGS contact-LCP chain of frictional DEM-C)",
+    ),
     Change("0.1.5", "2026-11-26", "ecaf827", "sphere datasets record newton_start: zero (min-map Newton from zero)"),
-    Change("0.1.6", "2026-11-26", "da665ee", "results schema 5 (device columns: routed_depth, two_qubit_gates, "
-                                             "device_seconds)"),
-    Change("0.1.7", "2026-11-26", "bcefa94", "each batch's seed drawn from (seed, stream, evaluation) instead of "
-                                             "seed + evaluation, whose per-circuit offsets replayed one "
-                                             "evaluation's and one seed's shots in the next"),
-    Change("0.1.7", "2026-11-26", "75db1df", "each QN-SPSA metric estimate draws new shots (before, the estimates "
-                                             "between two cost evaluations reused the same shots)"),
+    Change(
+        "0.1.6",
+        "2026-11-26",
+        "da665ee",
+        "results schema 5 (device columns: routed_depth, two_qubit_gates, device_seconds)",
+    ),
+    Change(
+        "0.1.7",
+        "2026-11-26",
+        "bcefa94",
+        "each batch's seed drawn from (seed, stream, evaluation) instead of "
+        "seed + evaluation, whose per-circuit offsets replayed one "
+        "evaluation's and one seed's shots in the next",
+    ),
+    Change(
+        "0.1.7",
+        "2026-11-26",
+        "75db1df",
+        "each QN-SPSA metric estimate draws new shots (before, the estimates "
+        "between two cost evaluations reused the same shots)",
+    ),
 )
 
 #: From this version on, Aer's shots are seeded independently across circuits, evaluations and seeds (the two
@@ -91,9 +113,15 @@ SHIPPED_COMMITS = {
 #: ``tests/test_versions.py`` compares the code's with :data:`VERSION`'s line, so a format cannot change without
 #: a new version.
 FORMAT_FINGERPRINTS = {
-    "0.2.0": {"datasets": "58017ba3ff5a2f0a", "results": "bfe5bfc15204e24b", "snapshots": "14e5c1fd97cb25df",
-              "in-loop": "3adb848dbe94b8bd", "pauli": "89db8f80bea4e543", "lcu": "cdf1d4f110d7bb72",
-              "resources": "520a5c7f2e571bea"},
+    "0.2.0": {
+        "datasets": "58017ba3ff5a2f0a",
+        "results": "bfe5bfc15204e24b",
+        "snapshots": "14e5c1fd97cb25df",
+        "in-loop": "3adb848dbe94b8bd",
+        "pauli": "89db8f80bea4e543",
+        "lcu": "cdf1d4f110d7bb72",
+        "resources": "520a5c7f2e571bea",
+    },
 }
 
 
@@ -115,5 +143,15 @@ def collection_version(part: dict) -> str | None:
     return SHIPPED_COMMITS.get(str(part.get("commit", ""))[:12])
 
 
-__all__ = ["AER_SEEDING_FIXED", "Change", "DATASET_STAMP", "FORMAT_FINGERPRINTS", "HISTORY", "SHIPPED_COMMITS",
-           "VERSION", "changes_in", "collection_version", "parse"]
+__all__ = [
+    "AER_SEEDING_FIXED",
+    "Change",
+    "DATASET_STAMP",
+    "FORMAT_FINGERPRINTS",
+    "HISTORY",
+    "SHIPPED_COMMITS",
+    "VERSION",
+    "changes_in",
+    "collection_version",
+    "parse",
+]

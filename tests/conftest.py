@@ -219,20 +219,37 @@ def _small_board_template(tmp_path_factory):
     root = tmp_path_factory.mktemp("small-board")
     folder = root / "board"
     folder.mkdir()
-    groups = {"ising": [ising_inspired(n, 100.0) for n in (2, 3, 4)],
-              "dd": [_diagonally_dominant(n, n) for n in (3, 5)]}
+    groups = {
+        "ising": [ising_inspired(n, 100.0) for n in (2, 3, 4)],
+        "dd": [_diagonally_dominant(n, n) for n in (3, 5)],
+    }
     entries = []
     for group, systems in groups.items():
         write_systems(systems, folder / "systems" / f"{group}.parquet")
-        entries += [{"name": f"{group}-{s.dim}", "group": group, "system_id": s.system_id, "family": group,
-                     "n_qubits": s.dim.bit_length() - 1, "cond": 0.0, "symmetric": True} for s in systems]
+        entries += [
+            {
+                "name": f"{group}-{s.dim}",
+                "group": group,
+                "system_id": s.system_id,
+                "family": group,
+                "n_qubits": s.dim.bit_length() - 1,
+                "cond": 0.0,
+                "symmetric": True,
+            }
+            for s in systems
+        ]
     from qlsbench.data import dataset_hash
 
-    manifest = {"version": 1, "systems": entries,
-                "groups": {g: dataset_hash(folder / "systems" / f"{g}.parquet") for g in groups}}
+    manifest = {
+        "version": 1,
+        "systems": entries,
+        "groups": {g: dataset_hash(folder / "systems" / f"{g}.parquet") for g in groups},
+    }
     (folder / "manifest.json").write_text(json.dumps(manifest))
-    (folder / "board.yaml").write_text("version: 1\nrun: {repeats: 2, seed: 0, time_limit: 30}\n"
-                                       "solvers: [{name: lu}, {name: cg, options: {rtol: 1.0e-12}}]\n")
+    (folder / "board.yaml").write_text(
+        "version: 1\nrun: {repeats: 2, seed: 0, time_limit: 30}\n"
+        "solvers: [{name: lu}, {name: cg, options: {rtol: 1.0e-12}}]\n"
+    )
     from qlsbench.bench.board import Board, run_board
     from qlsbench.report.board_pages import publish
 

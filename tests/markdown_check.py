@@ -18,7 +18,7 @@ def tables(body: str) -> list[dict]:
     tables, current, section, row = [], None, None, None
     for token in tokens:
         if token.type == "table_open":
-            current = {"header": [], "rows": [], "source": lines[token.map[0]:token.map[1]]}
+            current = {"header": [], "rows": [], "source": lines[token.map[0] : token.map[1]]}
         elif token.type in ("thead_open", "tbody_open"):
             section = token.type
         elif token.type == "tr_open":

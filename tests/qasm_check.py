@@ -12,9 +12,16 @@ from __future__ import annotations
 import re
 
 #: The gates a strict reader knows before a file defines any, each "name parameters qubits".
-STRICT_GATES = {name: (int(params), int(qubits)) for name, params, qubits in (entry.split() for entry in (
-    "U 3 1, CX 0 2, u3 3 1, u2 2 1, u1 1 1, cx 0 2, id 0 1, x 0 1, y 0 1, z 0 1, h 0 1, s 0 1, sdg 0 1, t 0 1, "
-    "tdg 0 1, rx 1 1, ry 1 1, rz 1 1, cz 0 2, cy 0 2, ch 0 2, ccx 0 3, crz 1 2, cu1 1 2, cu3 3 2").split(", "))}
+STRICT_GATES = {
+    name: (int(params), int(qubits))
+    for name, params, qubits in (
+        entry.split()
+        for entry in (
+            "U 3 1, CX 0 2, u3 3 1, u2 2 1, u1 1 1, cx 0 2, id 0 1, x 0 1, y 0 1, z 0 1, h 0 1, s 0 1, sdg 0 1, t 0 1, "
+            "tdg 0 1, rx 1 1, ry 1 1, rz 1 1, cz 0 2, cy 0 2, ch 0 2, ccx 0 3, crz 1 2, cu1 1 2, cu3 3 2"
+        ).split(", ")
+    )
+}
 _DEFINITION = re.compile(r"gate\s+([a-z]\w*)\s+([\w,\s]+?)\s*\{([^}]*)\}")
 _CALL = re.compile(r"([a-zA-Z]\w*)(?:\(([^()]*)\))?\s+(.+)")
 # The parameters a writer of numbers produces: an optionally signed real or integer, or a multiple of pi.
@@ -88,8 +95,11 @@ def on_region(circuit, region: list[int]):
     small = QuantumCircuit(len(region), circuit.num_clbits)
     where = {p: i for i, p in enumerate(region)}
     for inst in circuit.data:
-        small.append(inst.operation, [where[circuit.find_bit(q).index] for q in inst.qubits],
-                     [circuit.find_bit(c).index for c in inst.clbits])
+        small.append(
+            inst.operation,
+            [where[circuit.find_bit(q).index] for q in inst.qubits],
+            [circuit.find_bit(c).index for c in inst.clbits],
+        )
     return small
 
 

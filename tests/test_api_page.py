@@ -16,7 +16,8 @@ def _generator():
 def test_api_page_is_generated_from_the_packages():
     generator = _generator()
     assert (ROOT / "docs" / "api.md").read_text() == generator.render(), (
-        "docs/api.md differs from the packages' public names: run `python docs/api_page.py`")
+        "docs/api.md differs from the packages' public names: run `python docs/api_page.py`"
+    )
 
 
 def test_api_page_covers_every_public_package():

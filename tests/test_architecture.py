@@ -66,8 +66,12 @@ def _imports(tree: ast.AST):
     """Every import statement of ``tree``, at any depth, but those under ``if TYPE_CHECKING:``."""
     for node in ast.iter_child_nodes(tree):
         if isinstance(node, ast.If) and _type_checking_only(node):
-            yield from (n for child in node.orelse for n in [child, *_imports(child)]
-                        if isinstance(n, (ast.Import, ast.ImportFrom)))
+            yield from (
+                n
+                for child in node.orelse
+                for n in [child, *_imports(child)]
+                if isinstance(n, (ast.Import, ast.ImportFrom))
+            )
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
@@ -182,8 +186,17 @@ def test_no_module_imports_a_layer_above_its_own(graph):
 # ---- The public surface -------------------------------------------------------------------------------------------
 
 #: The packages a user imports: each states its API in ``__all__``; a module whose name starts with ``_`` is internal.
-PUBLIC_PACKAGES = ["qlsbench.data", "qlsbench.problems", "qlsbench.pauli", "qlsbench.physics", "qlsbench.solvers",
-                   "qlsbench.bench", "qlsbench.bench.board", "qlsbench.report", "qlsbench.families"]
+PUBLIC_PACKAGES = [
+    "qlsbench.data",
+    "qlsbench.problems",
+    "qlsbench.pauli",
+    "qlsbench.physics",
+    "qlsbench.solvers",
+    "qlsbench.bench",
+    "qlsbench.bench.board",
+    "qlsbench.report",
+    "qlsbench.families",
+]
 
 #: Files outside the package that import an internal (``_``-prefixed) module, each with why: a test about that
 #: internal itself. Anything else imports from the packages' public names.
@@ -235,10 +248,15 @@ def _outside_files() -> list[Path]:
 def test_outside_code_imports_only_public_names():
     """A file outside the package imports an internal module or name only when it is listed, with its reason."""
     found = {path.relative_to(ROOT).as_posix(): _internal_imports(path) for path in _outside_files()}
-    offenders = {name: what for name, what in found.items()
-                 if what and name not in PRIVATE_IMPORTS and name != "tests/test_architecture.py"}
-    assert not offenders, (f"internals imported from outside the package: {offenders}; import the package's public "
-                           f"name instead, or list the file in PRIVATE_IMPORTS with the internal it tests")
+    offenders = {
+        name: what
+        for name, what in found.items()
+        if what and name not in PRIVATE_IMPORTS and name != "tests/test_architecture.py"
+    }
+    assert not offenders, (
+        f"internals imported from outside the package: {offenders}; import the package's public "
+        f"name instead, or list the file in PRIVATE_IMPORTS with the internal it tests"
+    )
     stale = [name for name in PRIVATE_IMPORTS if not found.get(name)]
     assert not stale, f"PRIVATE_IMPORTS lists files that no longer import an internal: {stale}"
 

@@ -24,18 +24,24 @@ ACCURACY = {
         # the pile that keeps sliding proves it still does at the end of its run
         "SlidingPile": {"track_late_median_sweeps", "track_late_sliding_share"},
     },
-    "bench_penalty.py": {"ClothStep": {"track_residual_ratio", "track_newton_iterations", "track_gmres_iterations"},
-                         "BackwardEulerOperator": {"track_adjoint_defect"}},
-    "bench_cdlagrange.py": {"ImpactStep": {"track_lcp_residual", "track_restitution_violation"},
-                            "BallTrajectory": {"track_energy_drift"}},
+    "bench_penalty.py": {
+        "ClothStep": {"track_residual_ratio", "track_newton_iterations", "track_gmres_iterations"},
+        "BackwardEulerOperator": {"track_adjoint_defect"},
+    },
+    "bench_cdlagrange.py": {
+        "ImpactStep": {"track_lcp_residual", "track_restitution_violation"},
+        "BallTrajectory": {"track_energy_drift"},
+    },
     "bench_hhl.py": {"HHLCircuit": {"track_forms_disagree"}},
     "bench_pauli.py": {"DecompositionAccuracy": {"track_max_diff_vs_qiskit", "track_reconstruction_error"}},
-    "bench_vqls.py": {"CostEvaluation": {"track_exact_vs_circuits", "track_cost_at_solution",
-                                         "track_shot_deviation_in_sigma"}},
+    "bench_vqls.py": {
+        "CostEvaluation": {"track_exact_vs_circuits", "track_cost_at_solution", "track_shot_deviation_in_sigma"}
+    },
     "bench_devices.py": {"AerMethods": {"track_methods_total_variation"}},
-    "bench_vnls.py": {"SRAccuracy": {"track_infidelity", "track_loss", "track_mc_loss_rel_rms_error",
-                                     "track_mc_loss_bias_in_sigma"},
-                      "ExactSolves": {"track_max_amplitude_difference"}},
+    "bench_vnls.py": {
+        "SRAccuracy": {"track_infidelity", "track_loss", "track_mc_loss_rel_rms_error", "track_mc_loss_bias_in_sigma"},
+        "ExactSolves": {"track_max_amplitude_difference"},
+    },
     "bench_board.py": {"BoardPages": {"track_sgm_max_rel_diff_vs_apply"}},
 }
 
@@ -46,22 +52,31 @@ RATIO = re.compile(r"^track_.*(ratio|speedup|per_second)")
 def _classes(path: Path) -> dict[str, dict[str, ast.FunctionDef]]:
     """Top-level classes of a suite and their methods, read without importing it (NetKet and Qiskit are slow)."""
     tree = ast.parse(path.read_text(), filename=str(path))
-    return {node.name: {f.name: f for f in node.body if isinstance(f, ast.FunctionDef)}
-            for node in tree.body if isinstance(node, ast.ClassDef)}
+    return {
+        node.name: {f.name: f for f in node.body if isinstance(f, ast.FunctionDef)}
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+    }
 
 
 def _unit_assigned(path: Path, cls: str, method: str) -> bool:
     """Whether the class body sets ``method.unit = ...`` (asv shows the unit next to the value)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     body = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == cls).body
-    return any(isinstance(stmt, ast.Assign) and any(
-        isinstance(t, ast.Attribute) and t.attr == "unit" and isinstance(t.value, ast.Name) and t.value.id == method
-        for t in stmt.targets) for stmt in body)
+    return any(
+        isinstance(stmt, ast.Assign)
+        and any(
+            isinstance(t, ast.Attribute) and t.attr == "unit" and isinstance(t.value, ast.Name) and t.value.id == method
+            for t in stmt.targets
+        )
+        for stmt in body
+    )
 
 
 def test_asv_suites_are_well_formed():
-    run = subprocess.run([sys.executable, "-m", "asv", "check", "--python=same"], cwd=REPO,
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "asv", "check", "--python=same"], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     # An import error in one suite is reported but does not change the return code.
     assert "No problems found" in run.stdout + run.stderr

@@ -67,8 +67,9 @@ def test_crashing_and_hanging_solvers_become_failed_rows(ising_dataset, tmp_path
     assert crash["message"].str.contains("ZeroDivisionError: deliberate crash").all()
 
     # Dimensions are 4, 8, 16: the solve on 8 hangs, is killed, and the run goes on.
-    hang = run_solver(SolverSpec("hang", {"hang_dim": 8}), ising_dataset, tmp_path / "hang.parquet",
-                      time_limit=1.0, progress=False)
+    hang = run_solver(
+        SolverSpec("hang", {"hang_dim": 8}), ising_dataset, tmp_path / "hang.parquet", time_limit=1.0, progress=False
+    )
     assert list(hang["status"]) == ["max_iter", "timeout", "max_iter"]
     assert "exceeded the time limit of 1 s" in hang["message"].iloc[1]
     assert 1.0 <= hang["wall_time"].iloc[1] < 30.0
@@ -89,24 +90,28 @@ def test_a_segfault_becomes_an_error_row_and_the_run_goes_on(ising_dataset, tmp_
 
 def test_a_nan_solution_is_an_error_row_whatever_the_solver_claims(ising_dataset, tmp_path, plugin_path):
     for time_limit in (None, 30.0):  # in this process and in a worker
-        df = run_solver(SolverSpec("nan"), ising_dataset, tmp_path / "nan.parquet", time_limit=time_limit,
-                        progress=False)
+        df = run_solver(
+            SolverSpec("nan"), ising_dataset, tmp_path / "nan.parquet", time_limit=time_limit, progress=False
+        )
         assert (df["status"] == "error").all()
-        assert df["message"].iloc[0] == "solver returned a solution with 4 non-finite entries (it reported converged: all good)"
+        assert (
+            df["message"].iloc[0]
+            == "solver returned a solution with 4 non-finite entries (it reported converged: all good)"
+        )
         assert df["fidelity"].isna().all() and df["rel_residual"].isna().all()
 
 
 def test_max_qubits_gives_skipped_rows_with_the_reason(ising_dataset, tmp_path):
-    df = run_solver(SolverSpec("lu"), ising_dataset, tmp_path / "r.parquet", repeats=2, max_qubits=3,
-                    progress=False)
+    df = run_solver(SolverSpec("lu"), ising_dataset, tmp_path / "r.parquet", repeats=2, max_qubits=3, progress=False)
     assert list(df["status"]) == ["converged"] * 4 + ["skipped"] * 2  # n = 2, 3 solved; n = 4 skipped
     assert df["message"].iloc[-1] == "skipped: 4 qubits, over max_qubits=3 configured for this solver"
     assert df["x"].iloc[-1] is None and df["wall_time"].iloc[-1] == 0.0
 
 
 def test_vqls_resources_become_columns(ising_dataset, tmp_path):
-    spec = SolverSpec("vqls-local", {"backend": "circuits", "optimizer": "cobyla", "maxiter": 10, "layers": 1,
-                                     "max_circuits": 60})
+    spec = SolverSpec(
+        "vqls-local", {"backend": "circuits", "optimizer": "cobyla", "maxiter": 10, "layers": 1, "max_circuits": 60}
+    )
     run_solver(spec, ising_dataset, tmp_path / "v.parquet", progress=False)
     df = load_results([tmp_path / "v.parquet"])
     resources = [json.loads(r) for r in df["resources"]]
@@ -118,8 +123,9 @@ def test_vqls_resources_become_columns(ising_dataset, tmp_path):
     assert pd.isna(df["mc_samples"]).all()  # a cost VQLS does not have
 
 
-def test_an_interrupted_run_resumes_without_repeating_finished_solves(ising_dataset, tmp_path, plugin_path,
-                                                                     monkeypatch):
+def test_an_interrupted_run_resumes_without_repeating_finished_solves(
+    ising_dataset, tmp_path, plugin_path, monkeypatch
+):
     calls = tmp_path / "calls.txt"
     out = tmp_path / "results" / "counting.parquet"
     monkeypatch.setenv("QLSBENCH_TEST_CALLS", str(calls))
@@ -190,8 +196,14 @@ def test_leaderboard_ranks_success_then_time_and_normalises_to_the_best():
         {"solver": "slow", "wall_time": 0.100, "rel_error": 1e-9, **ok},
         {"solver": "slow", "wall_time": 0.100, "rel_error": 1e-9, **ok},
         {"solver": "flaky", "wall_time": 0.0001, "rel_error": 1e-9, **ok},
-        {"solver": "flaky", "wall_time": 0.0001, "rel_error": 0.5, "status": "max_iter",
-         "fidelity": 0.8, "rel_residual": 0.1},
+        {
+            "solver": "flaky",
+            "wall_time": 0.0001,
+            "rel_error": 0.5,
+            "status": "max_iter",
+            "fidelity": 0.8,
+            "rel_residual": 0.1,
+        },
     ]
     board = leaderboard(_results(rows)).set_index("solver")
     assert list(board.index) == ["fast", "slow", "flaky"]
@@ -218,8 +230,12 @@ def test_x_best_compares_solvers_on_the_systems_both_ran():
     ok = {"status": "converged", "fidelity": 1.0, "rel_residual": 1e-12}
     easy = {"system_id": "s0", "cond": 1.0, "rel_error": 1e-16, "wall_time": 0.001, **ok}
     hard = {"cond": 1e12, "rel_error": 1e-9, "wall_time": 0.050, **ok}
-    rows = [{"solver": "narrow", **easy}, {"solver": "wide", **easy},
-            {"solver": "wide", "system_id": "s1", **hard}, {"solver": "wide", "system_id": "s2", **hard}]
+    rows = [
+        {"solver": "narrow", **easy},
+        {"solver": "wide", **easy},
+        {"solver": "wide", "system_id": "s1", **hard},
+        {"solver": "wide", "system_id": "s2", **hard},
+    ]
     board = leaderboard(_results(rows)).set_index("solver")
     eps = np.finfo(float).eps  # s0's error 1e-16 is floored at kappa * eps = eps
     wide_errors = np.array([eps, 1e12 * eps, 1e12 * eps])
@@ -233,8 +249,9 @@ def test_x_best_compares_solvers_on_the_systems_both_ran():
     # Where the shared system tells them apart, the ratio is theirs on it: narrow took 4 ms there, wide 1 ms.
     rows[0] = {**rows[0], "wall_time": 0.004}
     board = leaderboard(_results(rows)).set_index("solver")
-    assert board.loc["narrow", "time_sgm_rel"] == pytest.approx(shifted_geometric_mean(np.array([4.0]), 10.0) /
-                                                                shifted_geometric_mean(np.array([1.0]), 10.0))
+    assert board.loc["narrow", "time_sgm_rel"] == pytest.approx(
+        shifted_geometric_mean(np.array([4.0]), 10.0) / shifted_geometric_mean(np.array([1.0]), 10.0)
+    )
     assert board.loc["wide", "time_sgm_rel"] == 1.0
 
 
@@ -242,15 +259,41 @@ def test_the_measured_time_is_beside_the_charged_one_with_each_rows_time_limit()
     """A solve that returned a solution the exact track does not accept is charged the limit; the page also
     shows what it took, over the solves that came back (a time-out took the limit and says nothing of speed)."""
     returned = {"status": "max_iter", "fidelity": 0.999, "rel_residual": 1e-3, "rel_error": 1e-2}
-    rows = [{"solver": "vnls", "system_id": "s0", "wall_time": 2.0, "time_limit": 1200.0, **returned},
-            {"solver": "vnls", "system_id": "s0", "wall_time": 4.0, "time_limit": 1200.0, **returned},
-            {"solver": "vnls", "system_id": "s1", "wall_time": 6.0, "time_limit": 1200.0, **returned},
-            {"solver": "vnls", "system_id": "s2", "wall_time": 1200.5, "time_limit": 1200.0, "status": "timeout",
-             "fidelity": np.nan, "rel_residual": np.nan, "rel_error": np.nan},
-            {"solver": "lu", "system_id": "s0", "wall_time": 0.001, "time_limit": 120.0, "status": "converged",
-             "fidelity": 1.0, "rel_residual": 1e-15, "rel_error": 1e-15},
-            {"solver": "lu", "system_id": "s1", "wall_time": 0.003, "time_limit": 1200.0, "status": "converged",
-             "fidelity": 1.0, "rel_residual": 1e-15, "rel_error": 1e-15}]
+    rows = [
+        {"solver": "vnls", "system_id": "s0", "wall_time": 2.0, "time_limit": 1200.0, **returned},
+        {"solver": "vnls", "system_id": "s0", "wall_time": 4.0, "time_limit": 1200.0, **returned},
+        {"solver": "vnls", "system_id": "s1", "wall_time": 6.0, "time_limit": 1200.0, **returned},
+        {
+            "solver": "vnls",
+            "system_id": "s2",
+            "wall_time": 1200.5,
+            "time_limit": 1200.0,
+            "status": "timeout",
+            "fidelity": np.nan,
+            "rel_residual": np.nan,
+            "rel_error": np.nan,
+        },
+        {
+            "solver": "lu",
+            "system_id": "s0",
+            "wall_time": 0.001,
+            "time_limit": 120.0,
+            "status": "converged",
+            "fidelity": 1.0,
+            "rel_residual": 1e-15,
+            "rel_error": 1e-15,
+        },
+        {
+            "solver": "lu",
+            "system_id": "s1",
+            "wall_time": 0.003,
+            "time_limit": 1200.0,
+            "status": "converged",
+            "fidelity": 1.0,
+            "rel_residual": 1e-15,
+            "rel_error": 1e-15,
+        },
+    ]
     board = leaderboard(_results(rows)).set_index("solver")
     assert board.loc["vnls", "median_time_ms"] == pytest.approx(1.2e6)  # charged: every solve failed the bar
     # s0: median of 2 s and 4 s; s1: 6 s; s2 timed out and is left out: the median of 3 s and 6 s.
@@ -261,8 +304,22 @@ def test_the_measured_time_is_beside_the_charged_one_with_each_rows_time_limit()
 
 def test_success_needs_status_fidelity_and_residual():
     rows = [
-        {"solver": "a", "wall_time": 0.1, "rel_error": 0, "status": "converged", "fidelity": 0.995, "rel_residual": 1e-7},
-        {"solver": "a", "wall_time": 0.1, "rel_error": 0, "status": "converged", "fidelity": 0.98, "rel_residual": 1e-7},
+        {
+            "solver": "a",
+            "wall_time": 0.1,
+            "rel_error": 0,
+            "status": "converged",
+            "fidelity": 0.995,
+            "rel_residual": 1e-7,
+        },
+        {
+            "solver": "a",
+            "wall_time": 0.1,
+            "rel_error": 0,
+            "status": "converged",
+            "fidelity": 0.98,
+            "rel_residual": 1e-7,
+        },
         {"solver": "a", "wall_time": 0.1, "rel_error": 0, "status": "converged", "fidelity": 1.0, "rel_residual": 1e-5},
         {"solver": "a", "wall_time": 0.1, "rel_error": 0, "status": "max_iter", "fidelity": 1.0, "rel_residual": 1e-9},
     ]

@@ -83,13 +83,18 @@ def test_a_changed_pinned_system_is_refused_by_name(tmp_path):
         pinned_files(copy)
     # A consistent file of other systems (ids matching their data) is caught by the manifest.
     shutil.copy(copy / "systems" / "dem_c-mu0.parquet", path)
-    with pytest.raises(DatasetError, match=r"ising.parquet: pinned system ising-k10-n2 \(502f442c08ee48d3\) is missing"):
+    with pytest.raises(
+        DatasetError, match=r"ising.parquet: pinned system ising-k10-n2 \(502f442c08ee48d3\) is missing"
+    ):
         pinned_files(copy)
 
 
 def test_selection_takes_lowest_median_and_highest_kappa_per_band():
-    systems = [LinearSystem(sp.identity(2**n, format="csr") * (k + 1), np.ones(2**n), {"n_qubits": n, "cond": float(k)})
-               for n in (2, 5, 6) for k in range(1, 6)]
+    systems = [
+        LinearSystem(sp.identity(2**n, format="csr") * (k + 1), np.ones(2**n), {"n_qubits": n, "cond": float(k)})
+        for n in (2, 5, 6)
+        for k in range(1, 6)
+    ]
     chosen = select_systems(systems, ["1-4", "5-6", "9-10"], per_band=3, min_qubits=2)
     assert [(s.meta["n_qubits"], s.meta["cond"]) for s in chosen[:3]] == [(2, 1.0), (2, 3.0), (2, 5.0)]
     # 5-6: ten systems (two per kappa) sorted by kappa: positions 0, 4 and 9 - the ends and the middle.
@@ -102,8 +107,9 @@ def test_selection_takes_lowest_median_and_highest_kappa_per_band():
 
 
 def test_time_factor_is_the_geometric_mean_of_lu_time_ratios():
-    board = pd.DataFrame({"solver_name": "lu", "status": "converged", "system_id": ["a", "a", "b"],
-                          "wall_time": [2.0, 4.0, 8.0]})
+    board = pd.DataFrame(
+        {"solver_name": "lu", "status": "converged", "system_id": ["a", "a", "b"], "wall_time": [2.0, 4.0, 8.0]}
+    )
     here = pd.DataFrame({"solver_name": "lu", "status": "converged", "system_id": ["a", "b"], "wall_time": [1.0, 1.0]})
     assert time_factor(board, here) == pytest.approx(np.sqrt(3.0 * 8.0))
 
@@ -112,8 +118,20 @@ def test_compare_ranks_a_module_class_without_rerunning_the_board(small_board, t
     monkeypatch.chdir(tmp_path)
     (tmp_path / "newcomer.py").write_text(NEWCOMER)
     published = small_board.results_path.read_bytes()
-    code = main(["compare", "--solver", "newcomer:Jacobi", "--label", "jacobi", "--board", str(small_board.folder),
-                 "--time-limit", "30", "--quiet"])
+    code = main(
+        [
+            "compare",
+            "--solver",
+            "newcomer:Jacobi",
+            "--label",
+            "jacobi",
+            "--board",
+            str(small_board.folder),
+            "--time-limit",
+            "30",
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert small_board.results_path.read_bytes() == published  # the board was read, not rewritten
@@ -190,8 +208,11 @@ def test_pinning_one_group_keeps_every_other_group_as_it_is(tmp_path, capsys):
     kept = {g: (copy / "systems" / f"{g}.parquet").read_bytes() for g in shipped["groups"] if g != "dem_c-mu0.3-v2"}
     (copy / "systems" / "dem_c-mu0.3-v2.parquet").unlink()
     shipped_v2 = [e for e in shipped["systems"] if e["group"] == "dem_c-mu0.3-v2"]
-    stripped = {**shipped, "groups": {g: h for g, h in shipped["groups"].items() if g != "dem_c-mu0.3-v2"},
-                "systems": [e for e in shipped["systems"] if e["group"] != "dem_c-mu0.3-v2"]}
+    stripped = {
+        **shipped,
+        "groups": {g: h for g, h in shipped["groups"].items() if g != "dem_c-mu0.3-v2"},
+        "systems": [e for e in shipped["systems"] if e["group"] != "dem_c-mu0.3-v2"],
+    }
     (copy / "manifest.json").write_text(json.dumps(stripped))
     main(["board", "pin", "--board", str(copy), "--group", "dem_c-mu0.3-v2", "--quiet"])
     manifest = Board(copy).manifest()
@@ -201,8 +222,9 @@ def test_pinning_one_group_keeps_every_other_group_as_it_is(tmp_path, capsys):
     for group, data in kept.items():  # untouched, byte for byte, with their manifest entries
         assert (copy / "systems" / f"{group}.parquet").read_bytes() == data
         assert manifest["groups"][group] == shipped["groups"][group]
-        assert [e for e in manifest["systems"] if e["group"] == group] == \
-            [e for e in shipped["systems"] if e["group"] == group]
+        assert [e for e in manifest["systems"] if e["group"] == group] == [
+            e for e in shipped["systems"] if e["group"] == group
+        ]
     # The rebuilt group is the v2 chain's selection: which systems depends on this machine's arithmetic (a
     # trajectory amplifies the last bits: another BLAS kernel picks others), what they are does not.
     assert 0 < len(rebuilt) <= 9 and len(shipped_v2) == 8
@@ -212,8 +234,10 @@ def test_pinning_one_group_keeps_every_other_group_as_it_is(tmp_path, capsys):
     assert all("-v2-" in e["name"] and not e["symmetric"] for e in rebuilt)
     assert set(pinned_files(copy)) == set(shipped["groups"])
     assert main(["board", "pin", "--board", str(copy), "--group", "dem_c-mu9", "--quiet"]) == 2
-    assert ("no source pins group(s) dem_c-mu9; the groups are ising, dem_c-mu0, dem_c-mu0.3, dem_c-mu0.3-v2, "
-            "ising-random-b") in capsys.readouterr().err
+    assert (
+        "no source pins group(s) dem_c-mu9; the groups are ising, dem_c-mu0, dem_c-mu0.3, dem_c-mu0.3-v2, "
+        "ising-random-b"
+    ) in capsys.readouterr().err
 
 
 def test_running_one_group_leaves_the_others_alone(small_board, tmp_path, capsys):

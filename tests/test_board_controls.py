@@ -17,8 +17,7 @@ from qlsbench.bench.board.pinning import random_rhs
 from qlsbench.bench.metrics import rhs_fidelity
 from qlsbench.bench.ranking import leaderboard, ranking_rows, solver_kinds, track_table, tracks
 from qlsbench.cli import main
-from qlsbench.data import pinned
-from qlsbench.data import to_system
+from qlsbench.data import pinned, to_system
 from qlsbench.problems import ising_inspired
 from qlsbench.report.leaderboard_page import render_markdown
 
@@ -27,6 +26,7 @@ CONTROLS = ("null-b", "null-random")
 
 
 # ---------------------------------------------------------------- the pinned systems whose b is far from x
+
 
 def test_the_drawn_group_is_far_from_returning_b():
     """On the uniform b, b alone scores above 0.99 from 3 qubits on; on the drawn group below 0.5 everywhere."""
@@ -55,8 +55,9 @@ def test_the_draw_is_seeded_and_the_group_rebuilds_byte_for_byte(tmp_path):
         files.append((tmp_path / copy / "systems" / "ising-random-b.parquet").read_bytes())
         rebuilt = json.loads((tmp_path / copy / "manifest.json").read_text())
         ids.append([e["system_id"] for e in rebuilt["systems"] if e["group"] == "ising-random-b"])
-        assert {g: h for g, h in rebuilt["groups"].items() if g != "ising-random-b"} == \
-            {g: h for g, h in shipped["groups"].items() if g != "ising-random-b"}  # the others as they were
+        assert {g: h for g, h in rebuilt["groups"].items() if g != "ising-random-b"} == {
+            g: h for g, h in shipped["groups"].items() if g != "ising-random-b"
+        }  # the others as they were
     assert files[0] == files[1] and ids[0] == ids[1]  # on one machine: the same bytes
     # Against the shipped group (built on another machine, kernel or thread count, whose reference solutions may
     # differ in their last bits and so in their ids): the same draws of b, the same systems to rounding.
@@ -91,11 +92,27 @@ def test_the_family_page_lists_every_group_as_the_manifest_pins_it():
 
 
 def _solve(solver, system, seed, fidelity, residual, name=None, variational=False):
-    return {"solver": solver, "solver_name": name or solver, "system_id": system, "seed": seed, "repeat": seed,
-            "status": "converged", "fidelity": fidelity, "rel_residual": residual, "dataset": "d",
-            "dataset_hash": "h", "cond": 10.0, "time_limit": 5.0, "family": "f", "n_qubits": 3, "wall_time": 0.01,
-            "rel_error": 1e-12 if residual < 1e-6 else 0.5, "iterations": 1, "solver_options": "{}",
-            "progress_evaluations": [1, 2] if variational else None}
+    return {
+        "solver": solver,
+        "solver_name": name or solver,
+        "system_id": system,
+        "seed": seed,
+        "repeat": seed,
+        "status": "converged",
+        "fidelity": fidelity,
+        "rel_residual": residual,
+        "dataset": "d",
+        "dataset_hash": "h",
+        "cond": 10.0,
+        "time_limit": 5.0,
+        "family": "f",
+        "n_qubits": 3,
+        "wall_time": 0.01,
+        "rel_error": 1e-12 if residual < 1e-6 else 0.5,
+        "iterations": 1,
+        "solver_options": "{}",
+        "progress_evaluations": [1, 2] if variational else None,
+    }
 
 
 @pytest.fixture
@@ -103,8 +120,11 @@ def with_controls() -> pd.DataFrame:
     """lu solving 3 systems; null-b (labelled as a user might) meeting both bars on s0 and the fidelity bar alone
     on s1; null-random meeting none; a solver that calls itself null-b but is registered as lu."""
     rows = [_solve("lu", f"s{i}", 0, 1.0, 1e-12) for i in range(3)]
-    rows += [_solve("my-null", "s0", 0, 1.0, 1e-12, name="null-b"), _solve("my-null", "s1", 0, 0.995, 2e-2, "null-b"),
-             _solve("my-null", "s2", 0, 0.3, 0.9, name="null-b")]
+    rows += [
+        _solve("my-null", "s0", 0, 1.0, 1e-12, name="null-b"),
+        _solve("my-null", "s1", 0, 0.995, 2e-2, "null-b"),
+        _solve("my-null", "s2", 0, 0.3, 0.9, name="null-b"),
+    ]
     rows += [_solve("null-random", f"s{i}", seed, 0.1, 0.9, variational=False) for i in range(3) for seed in (0, 1)]
     rows += [_solve("null-b", f"s{i}", 0, 1.0, 1e-12, name="lu") for i in range(3)]
     return pd.DataFrame(rows)
@@ -132,9 +152,11 @@ def test_a_track_where_null_b_meets_the_bar_says_so(with_controls):
     assert exact.loc["lu", "null_b"] == "1/3 (2)"
     assert variational.loc["lu", "null_b"] == "1/3 (2)"
     md = render_markdown(with_controls)
-    assert ("**Control**: null-b (b returned, scaled by least squares) meets the exact track's bar on 1 of 3 "
-            "systems (and its fidelity bar alone on 2): on those, success does not tell a solver from not "
-            "solving.") in md
+    assert (
+        "**Control**: null-b (b returned, scaled by least squares) meets the exact track's bar on 1 of 3 "
+        "systems (and its fidelity bar alone on 2): on those, success does not tell a solver from not "
+        "solving."
+    ) in md
     table = tables(md.split("### Exact track", 1)[1])[0]
     shown = {row[0]: dict(zip(table["header"], row)) for row in table["rows"]}
     assert shown["lu"]["null-b meets bar"] == "1/3 (2)"
@@ -147,8 +169,10 @@ def test_a_track_where_null_b_meets_the_bar_says_so(with_controls):
 def test_a_group_where_null_b_meets_only_the_fidelity_bar_says_that():
     rows = [_solve("lu", "s0", 0, 1.0, 1e-12), _solve("null-b", "s0", 0, 0.995, 2e-2)]
     md = render_markdown(pd.DataFrame(rows), by="dataset")
-    assert ("null-b (b returned, scaled by least squares) meets the fidelity bar (0.99) on 1 of 1 systems and fails "
-            "the exact track's bar on its residual") in md
+    assert (
+        "null-b (b returned, scaled by least squares) meets the fidelity bar (0.99) on 1 of 1 systems and fails "
+        "the exact track's bar on its residual"
+    ) in md
     group = md.split("### d", 1)[1]
     assert group.lstrip().startswith("**Control (exact track)**")
 

@@ -43,7 +43,8 @@ def _unbounded(bounds) -> str | None:
 def _numeric(f: dataclasses.Field, default) -> bool:
     annotation = str(f.type)
     return any(word in annotation for word in ("int", "float")) or (
-        isinstance(default, (int, float)) and not isinstance(default, bool))
+        isinstance(default, (int, float)) and not isinstance(default, bool)
+    )
 
 
 def _records():

@@ -15,10 +15,25 @@ from qlsbench.report.budget_curves import plot_budget_curves
 
 def _row(solver, system, seed, marks, fidelities, residuals=None, status="max_iter"):
     residuals = [1e-3 if f >= 0.99 else 0.5 for f in fidelities] if residuals is None else residuals
-    return {"solver": solver, "system_id": system, "seed": seed, "repeat": seed, "dataset": "d", "status": status,
-            "progress_evaluations": marks, "progress_fidelity": fidelities, "progress_residual": residuals,
-            "fidelity": fidelities[-1] if fidelities else np.nan, "rel_residual": residuals[-1] if residuals else np.nan,
-            "rel_error": 0.1, "wall_time": 1.0, "time_limit": np.nan, "cond": 10.0, "n_qubits": 2, "family": "f"}
+    return {
+        "solver": solver,
+        "system_id": system,
+        "seed": seed,
+        "repeat": seed,
+        "dataset": "d",
+        "status": status,
+        "progress_evaluations": marks,
+        "progress_fidelity": fidelities,
+        "progress_residual": residuals,
+        "fidelity": fidelities[-1] if fidelities else np.nan,
+        "rel_residual": residuals[-1] if residuals else np.nan,
+        "rel_error": 0.1,
+        "wall_time": 1.0,
+        "time_limit": np.nan,
+        "cond": 10.0,
+        "n_qubits": 2,
+        "family": "f",
+    }
 
 
 @pytest.fixture
@@ -35,8 +50,12 @@ def results():
         # a residual above the bar does not count, whatever the fidelity
         _row("b", "s1", 0, [1, 8], [0.999, 0.999], residuals=[0.5, 1e-3]),
         # no progress at all (a classical solver): ignored by the curve
-        {**_row("lu", "s1", 0, [1], [1.0]), "progress_evaluations": None, "progress_fidelity": None,
-         "progress_residual": None},
+        {
+            **_row("lu", "s1", 0, [1], [1.0]),
+            "progress_evaluations": None,
+            "progress_fidelity": None,
+            "progress_residual": None,
+        },
     ]
     return pd.DataFrame(rows)
 
@@ -54,18 +73,24 @@ def test_a_read_out_counts_only_above_the_controls_fidelity(results):
     """Where returning b scores 0.9991 on s1, seed 0's 0.995 at 4 evaluations is not a solution; its 0.999 at 8
     is; s2 has no control and keeps the bare bar."""
     c = success_curve(results, LOW_ACCURACY, budgets=[4, 8, 16], above={"s1": 0.9991}).set_index(
-        ["solver", "evaluations"])
+        ["solver", "evaluations"]
+    )
     assert list(c.loc["a", "best"]) == [0.5, 0.5, 0.5]  # 0.999 < 0.9991: s1 never beats b; s2 from 2
     c = success_curve(results, LOW_ACCURACY, budgets=[4, 8, 16], above={"s1": 0.997}).set_index(
-        ["solver", "evaluations"])
+        ["solver", "evaluations"]
+    )
     assert list(c.loc["a", "best"]) == [0.5, 1.0, 1.0]
 
 
 def test_solves_without_read_outs_count_as_never_solved(results):
     """A time-out or error without progress stays in the denominator; a refused (skipped) system does not."""
     empty = {"progress_evaluations": None, "progress_fidelity": None, "progress_residual": None}
-    extra = pd.DataFrame([{**_row("a", "s3", 0, [1], [0.0], status="timeout"), **empty},
-                          {**_row("a", "s4", 0, [1], [0.0], status="skipped"), **empty}])
+    extra = pd.DataFrame(
+        [
+            {**_row("a", "s3", 0, [1], [0.0], status="timeout"), **empty},
+            {**_row("a", "s4", 0, [1], [0.0], status="skipped"), **empty},
+        ]
+    )
     c = success_curve(pd.concat([results, extra], ignore_index=True), LOW_ACCURACY, budgets=[2, 100])
     c = c.set_index(["solver", "evaluations"])
     assert c.loc["a", "systems"].iloc[0] == 3

@@ -28,8 +28,8 @@ HUGGING_FACE = re.compile(r"^datasets($|-.*\.dist-info$)")
 def quick_start() -> list[tuple[str, str]]:
     """The Quick start's blocks: ``(language, text)``."""
     text = CARD.read_text(encoding="utf-8")
-    section = text[text.index("## Quick start"):]
-    section = section[:section.index("\n## ", 1)]
+    section = text[text.index("## Quick start") :]
+    section = section[: section.index("\n## ", 1)]
     return FENCE.findall(section)
 
 
@@ -41,8 +41,12 @@ def root(tmp_path_factory):
     (folder / "datasets").mkdir()
     for name in ("README.md", "load_dataset.py"):
         shutil.copyfile(REPO / "datasets" / name, folder / "datasets" / name)
-    subprocess.run([sys.executable, "-m", "qlsbench", "pinned", "--out", "datasets/pinned"], cwd=folder,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "qlsbench", "pinned", "--out", "datasets/pinned"],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+    )
     site = tmp_path_factory.mktemp("site-without-datasets")
     for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
         if not HUGGING_FACE.match(entry.name):
@@ -56,8 +60,9 @@ def run_core(root, code: str) -> subprocess.CompletedProcess:
     and the repository (qlsbench)."""
     folder, site = root
     path = f"import sys; sys.path[1:1] = [{str(site)!r}, {str(REPO)!r}]\n"
-    return subprocess.run([sys.executable, "-S", "-E", "-s", "-c", path + code], cwd=folder, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-S", "-E", "-s", "-c", path + code], cwd=folder, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_the_folder_shadows_hugging_faces_package_there(root):

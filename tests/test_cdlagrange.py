@@ -90,8 +90,9 @@ def test_trajectory_file_keeps_the_clean_truth_beside_noisy_columns(tmp_path):
     from qlsbench.cli import main
 
     out = tmp_path / "ball.parquet"
-    assert main(["trajectory", "--scene", "bouncing-ball", "--steps", "500", "--param", "e=0.8",
-                 "--out", str(out)]) in (0, None)
+    assert main(
+        ["trajectory", "--scene", "bouncing-ball", "--steps", "500", "--param", "e=0.8", "--out", str(out)]
+    ) in (0, None)
     df = pd.read_parquet(out)
     clean = run_scene("bouncing-ball", 500, e=0.8)
     pd.testing.assert_frame_equal(df[clean.columns], clean)

@@ -72,8 +72,9 @@ def test_two_spheres_head_on_collide_by_the_restitution_formula(e):
 
 def test_three_sphere_line_gives_the_simultaneous_impact_solution_of_the_single_node_scheme():
     # The first sphere closes on the second within a step; the second and third already touch.
-    scene = free([[-1e-4, 0, 0], [2 * R - 1e-12, 0, 0], [4 * R - 2e-12, 0, 0]],
-                 [[1.0, 0, 0], [0, 0, 0], [0, 0, 0]], radius=R)
+    scene = free(
+        [[-1e-4, 0, 0], [2 * R - 1e-12, 0, 0], [4 * R - 2e-12, 0, 0]], [[1.0, 0, 0], [0, 0, 0], [0, 0, 0]], radius=R
+    )
     simulate(scene, 3, _options(1.0))
     # The same three bodies as a 1-D cradle, resolved as one LCP by the single-node integrator.
     system, _, _ = newtons_cradle(balls=3, e=1.0)
@@ -113,7 +114,17 @@ def test_cd_lagrange_dataset_family_label_and_solutions(tmp_path):
 
 
 def test_frictional_cd_lagrange_run_converges_and_exports(tmp_path):
-    meta = build("cd_lagrange", tmp_path / "f", n_spheres=8, mu=0.3, steps=200, every=20, seed=0,
-                 regularization=1e-8, restitution=0.3, progress=False)
+    meta = build(
+        "cd_lagrange",
+        tmp_path / "f",
+        n_spheres=8,
+        mu=0.3,
+        steps=200,
+        every=20,
+        seed=0,
+        regularization=1e-8,
+        restitution=0.3,
+        progress=False,
+    )
     assert meta["scene_label"] == "sedimentation-n8-mu0.3-e0.3" and meta["exported"] > 0
     assert meta["steps_not_converged"] == 0

@@ -21,8 +21,25 @@ def test_ising_solve_leaderboard_info(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "systems   3" in out and "kappa100" in out
     res = tmp_path / "results" / "gmres.parquet"
-    assert main(["solve", "--solver", "gmres", "--option", "restart=4", "--option", "rtol=1e-11",
-                 "--dataset", str(data.parent), "--out", str(res), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                "--solver",
+                "gmres",
+                "--option",
+                "restart=4",
+                "--option",
+                "rtol=1e-11",
+                "--dataset",
+                str(data.parent),
+                "--out",
+                str(res),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     df = pd.read_parquet(res)
     assert (df["status"] == "converged").all() and df["solver"].iloc[0] == "gmres[restart=4,rtol=1e-11]"
     assert main(["leaderboard", str(res), "--md", str(tmp_path / "lb.md"), "--csv", str(tmp_path / "lb.csv")]) == 0
@@ -30,8 +47,9 @@ def test_ising_solve_leaderboard_info(tmp_path, capsys):
 
 
 def test_console_script_lists_plugins(plugin_path):
-    out = subprocess.run([sys.executable, "-m", "qlsbench.cli", "solvers"], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "qlsbench.cli", "solvers"], capture_output=True, text=True, check=True
+    ).stdout
     names = [line.split()[0] for line in out.splitlines()]
     assert {"lu", "splu", "cg", "minres", "gmres", "bicgstab", "normal-cg", "crash"} <= set(names)
     assert "Conjugate gradients" in out
@@ -40,8 +58,13 @@ def test_console_script_lists_plugins(plugin_path):
 def test_output_piped_into_a_reader_that_stops_early_is_not_an_error(ising_dataset):
     """``qlsbench info ... | head -1``: the closed pipe ends the command quietly, with no traceback."""
     reader = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE)
-    writer = subprocess.run([sys.executable, "-m", "qlsbench.cli", "info", str(ising_dataset)],
-                            stdout=reader.stdin, stderr=subprocess.PIPE, text=True, timeout=120)
+    writer = subprocess.run(
+        [sys.executable, "-m", "qlsbench.cli", "info", str(ising_dataset)],
+        stdout=reader.stdin,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
     reader.stdin.close()
     reader.wait(timeout=30)
     assert "Traceback" not in writer.stderr and writer.returncode == 0, writer.stderr
@@ -51,19 +74,41 @@ def test_output_piped_into_a_reader_that_stops_early_is_not_an_error(ising_datas
 
 #: Modules the command line must not import to list its commands or the solvers: each costs from 0.1 s
 #: (numpy) to seconds (Qiskit, NetKet with JAX), and none is needed to print help.
-HEAVY = ("numpy", "scipy", "pandas", "pyarrow", "qiskit", "qiskit_aer", "netket", "jax", "numba", "matplotlib",
-         "snakemake")
+HEAVY = (
+    "numpy",
+    "scipy",
+    "pandas",
+    "pyarrow",
+    "qiskit",
+    "qiskit_aer",
+    "netket",
+    "jax",
+    "numba",
+    "matplotlib",
+    "snakemake",
+)
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["solvers"], ["solvers", "hhl"], ["solvers", "vqls-local"],
-                                  ["solve", "--help"], ["board", "add", "--help"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["solvers"],
+        ["solvers", "hhl"],
+        ["solvers", "vqls-local"],
+        ["solve", "--help"],
+        ["board", "add", "--help"],
+    ],
+)
 def test_help_and_the_solver_list_import_no_heavy_module(argv):
     """The property the 0.5 s budget of ``qlsbench --help`` rests on, checked by what is imported, not by a clock."""
-    script = ("import contextlib, io, json, sys\n"
-              "from qlsbench.cli import main\n"
-              "with contextlib.redirect_stdout(io.StringIO()):\n"
-              f"    code = main({argv!r})\n"
-              f"print(json.dumps([code, sorted(m for m in {HEAVY!r} if m in sys.modules)]))\n")
+    script = (
+        "import contextlib, io, json, sys\n"
+        "from qlsbench.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main({argv!r})\n"
+        f"print(json.dumps([code, sorted(m for m in {HEAVY!r} if m in sys.modules)]))\n"
+    )
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     code, imported = json.loads(run.stdout)
     assert code == 0 and imported == [], imported
@@ -112,6 +157,7 @@ def test_dataset_commands_are_the_families_commands():
 
 # ---------------------------------------------------------------- solvers NAME
 
+
 def _option_rows(out: str) -> dict[str, list[str]]:
     """``qlsbench solvers NAME``'s option table: name -> [type, default, meaning...] (wrapped lines joined)."""
     lines = out.splitlines()
@@ -119,7 +165,7 @@ def _option_rows(out: str) -> dict[str, list[str]]:
     start = lines[header].index("meaning")
     rows: dict[str, list[str]] = {}
     last = None
-    for line in lines[header + 1:]:
+    for line in lines[header + 1 :]:
         if line[:start].strip():  # a new option
             cells = line[:start].split("  ")
             name, type_, default = [c.strip() for c in cells if c.strip()]
@@ -163,12 +209,30 @@ def test_solvers_name_reads_a_plugins_fields(plugin_path, capsys):
 
 # ---------------------------------------------------------------- solve's accuracy line
 
+
 def test_solve_ends_with_the_accuracy_of_what_it_solved(tmp_path, capsys):
     """The line's numbers are the results file's medians, over all returned solutions and per status."""
     data, out = tmp_path / "ising.parquet", tmp_path / "cg.parquet"
     assert main(["ising", "--n", "2", "3", "4", "5", "--kappa", "100", "--out", str(data)]) == 0
-    assert main(["solve", "--solver", "cg", "--option", "maxiter=3", "--dataset", str(data), "--out", str(out),
-                 "--max-qubits", "4", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                "--solver",
+                "cg",
+                "--option",
+                "maxiter=3",
+                "--dataset",
+                str(data),
+                "--out",
+                str(out),
+                "--max-qubits",
+                "4",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     line = capsys.readouterr().out.splitlines()[-1]
     rows = pd.read_parquet(out)
     returned = rows[rows["status"] != "skipped"]
@@ -178,8 +242,10 @@ def test_solve_ends_with_the_accuracy_of_what_it_solved(tmp_path, capsys):
         return f"{part['rel_residual'].median():.2e} and {part['fidelity'].median():.6f}"
 
     per_status = "; ".join(f"{s} {len(p)}: {medians(p)}" for s, p in returned.groupby("status"))
-    assert line == (f"accuracy: median relative residual and fidelity {medians(returned)} over "
-                    f"{len(returned)} returned solutions ({per_status}); no solution: skipped 1")
+    assert line == (
+        f"accuracy: median relative residual and fidelity {medians(returned)} over "
+        f"{len(returned)} returned solutions ({per_status}); no solution: skipped 1"
+    )
 
 
 def test_the_accuracy_line_of_solves_without_a_solution_or_a_reference():
@@ -188,12 +254,15 @@ def test_the_accuracy_line_of_solves_without_a_solution_or_a_reference():
     nothing = pd.DataFrame({"status": ["skipped"], "rel_residual": [float("nan")], "fidelity": [float("nan")]})
     assert accuracy_summary(nothing) == "accuracy: none of the 1 solve returned a solution; no solution: skipped 1"
     unreferenced = pd.DataFrame({"status": ["converged"], "rel_residual": [1e-9], "fidelity": [float("nan")]})
-    assert accuracy_summary(unreferenced) == ("accuracy: median relative residual and fidelity 1.00e-09 and no "
-                                              "reference over 1 returned solution (converged 1: 1.00e-09 and no "
-                                              "reference)")
+    assert accuracy_summary(unreferenced) == (
+        "accuracy: median relative residual and fidelity 1.00e-09 and no "
+        "reference over 1 returned solution (converged 1: 1.00e-09 and no "
+        "reference)"
+    )
 
 
 # ---------------------------------------------------------------- words
+
 
 def test_plural_says_one_thing_and_many_things():
     from qlsbench.text import plural
@@ -205,7 +274,6 @@ def test_plural_says_one_thing_and_many_things():
 def test_one_system_is_written_in_the_singular(tmp_path, capsys):
     assert main(["ising", "--n", "2", "--out", str(tmp_path / "one.parquet")]) == 0
     assert capsys.readouterr().out.startswith("wrote 1 Ising system (kappa=10")
-
 
 
 def test_resources_largest_is_the_largest_query_count(tmp_path, capsys):
@@ -225,8 +293,10 @@ def test_resources_largest_is_the_largest_query_count(tmp_path, capsys):
         rows = exact[exact["epsilon"] == epsilon]
         costliest = rows.loc[rows["adiabatic_queries_practical"].idxmax()]
         assert costliest["n_qubits"] == 2  # not the system of most qubits
-        assert (f"largest {costliest['adiabatic_queries_practical']:.3g} (system {costliest['system_id']}: 2 qubits, "
-                in line), line
+        assert (
+            f"largest {costliest['adiabatic_queries_practical']:.3g} (system {costliest['system_id']}: 2 qubits, "
+            in line
+        ), line
         assert costliest["adiabatic_queries_practical"] >= rows["adiabatic_queries_practical"].median()
 
 

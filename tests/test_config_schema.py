@@ -20,7 +20,8 @@ def test_the_committed_schema_is_what_the_records_give():
     committed = (REPO / SCHEMA).read_text(encoding="utf-8")
     assert committed == schema_text(committed, families(plugins=False).values()), (
         "workflows/config/schema.yaml's family sections differ from the options records: run "
-        "`qlsbench check-config --write-schema`")
+        "`qlsbench check-config --write-schema`"
+    )
 
 
 def test_every_family_section_lists_exactly_the_options_a_config_may_give():
@@ -51,7 +52,8 @@ def test_the_committed_schema_is_what_the_records_give_in_loop_options_included(
 
     committed = (REPO / SCHEMA).read_text(encoding="utf-8")
     assert committed == generated(REPO / SCHEMA, plugins=False), (
-        "workflows/config/schema.yaml differs from the options records: run `qlsbench check-config --write-schema`")
+        "workflows/config/schema.yaml differs from the options records: run `qlsbench check-config --write-schema`"
+    )
 
 
 def test_an_in_loop_entry_takes_its_hand_described_keys_and_every_in_loop_option():
@@ -62,7 +64,7 @@ def test_an_in_loop_entry_takes_its_hand_described_keys_and_every_in_loop_option
     fields = [name for name, (spec, _) in InLoopOptions.specs().items() if spec.in_config]
     keys = list(entry["properties"])
     assert set(keys[: len(IN_LOOP_KEYS)]) == set(IN_LOOP_KEYS), "described by hand, before the generated options"
-    assert keys[len(IN_LOOP_KEYS):] == fields
+    assert keys[len(IN_LOOP_KEYS) :] == fields
     assert not set(IN_LOOP_KEYS) & set(fields), "a hand-described key would hide a field"
 
 
@@ -75,27 +77,33 @@ def test_in_loop_bounds_and_choices_come_from_the_records():
     spec, default = InLoopOptions.specs()["position_tol"]
     assert properties["position_tol"]["exclusiveMinimum"] == spec.bounds.low
     assert f"(default {default:g})" in properties["position_tol"]["description"]
-    assert properties["n_spheres"]["description"].endswith(f"(default {InLoopOptions().n_spheres})"), \
+    assert properties["n_spheres"]["description"].endswith(f"(default {InLoopOptions().n_spheres})"), (
         "the loop's own default, not the dataset's"
+    )
 
 
-@pytest.mark.parametrize(("entry", "refused"), [
-    ({"family": "penalty", "scene": "incline-block", "steps": 4}, None),
-    ({"scene": None, "newton_max_iter": None}, None),  # null: the record's "the family's own"
-    ({"family": "ising"}, "'ising' is not one of"),  # a family without a loop
-    ({"scene": "avalanche"}, "'avalanche' is not one of"),  # no loop family's scene (the record's choices)
-    ({"warm_start": "maybe"}, "'maybe' is not one of"),
-    ({"position_tol": 0}, "less than or equal to the minimum"),
-    ({"shift": 1.0}, "'shift' was unexpected"),
-])
+@pytest.mark.parametrize(
+    ("entry", "refused"),
+    [
+        ({"family": "penalty", "scene": "incline-block", "steps": 4}, None),
+        ({"scene": None, "newton_max_iter": None}, None),  # null: the record's "the family's own"
+        ({"family": "ising"}, "'ising' is not one of"),  # a family without a loop
+        ({"scene": "avalanche"}, "'avalanche' is not one of"),  # no loop family's scene (the record's choices)
+        ({"warm_start": "maybe"}, "'maybe' is not one of"),
+        ({"position_tol": 0}, "less than or equal to the minimum"),
+        ({"shift": 1.0}, "'shift' was unexpected"),
+    ],
+)
 def test_the_schema_reads_an_in_loop_entry_as_its_record_does(entry, refused):
     import jsonschema
 
     from qlsbench.bench.in_loop import InLoopOptions
 
     section = yaml.safe_load((REPO / SCHEMA).read_text())["properties"]["in_loop"]
-    errors = [e.message for e in jsonschema.Draft202012Validator(section).iter_errors([{"name": "run", "solver": "lu",
-                                                                                        **entry}])]
+    errors = [
+        e.message
+        for e in jsonschema.Draft202012Validator(section).iter_errors([{"name": "run", "solver": "lu", **entry}])
+    ]
     if refused is None:
         assert errors == []
         InLoopOptions.from_mapping(entry)  # the record takes it too

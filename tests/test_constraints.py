@@ -18,8 +18,13 @@ CONDA = REPO / "workflows" / "envs" / "qlsbench.yaml"
 RESOLVED = ("all", "test", "dev")
 #: conda-forge's names where they differ from PyPI's, for dependencies written outside the pip section (``python``
 #: itself is compared with the interpreter constraints.txt was resolved with).
-CONDA_TO_PYPI = {"pytables": "tables", "matplotlib-base": "matplotlib", "pytorch": "torch",
-                 "msgpack-python": "msgpack", "python-dateutil": "python-dateutil"}
+CONDA_TO_PYPI = {
+    "pytables": "tables",
+    "matplotlib-base": "matplotlib",
+    "pytorch": "torch",
+    "msgpack-python": "msgpack",
+    "python-dateutil": "python-dateutil",
+}
 
 
 def constraints() -> dict[str, Version]:
@@ -87,10 +92,13 @@ def test_constraints_satisfy_pyproject():
     pins = constraints()
     for where, requirement in requirements():
         name = canonicalize_name(requirement.name)
-        assert name in pins, f"pyproject.toml {where}: {requirement.name} is not in constraints.txt " \
-                             "(python tools/constraints.py writes it again)"
-        assert requirement.specifier.contains(pins[name], prereleases=True), \
+        assert name in pins, (
+            f"pyproject.toml {where}: {requirement.name} is not in constraints.txt "
+            "(python tools/constraints.py writes it again)"
+        )
+        assert requirement.specifier.contains(pins[name], prereleases=True), (
             f"pyproject.toml {where}: {requirement} but constraints.txt pins {requirement.name}=={pins[name]}"
+        )
 
 
 def test_the_conda_environment_pins_the_constraints_versions():
@@ -98,14 +106,15 @@ def test_the_conda_environment_pins_the_constraints_versions():
     checked = 0
     for name, operator, version in conda_pins():
         if name == "python":
-            assert python.release[:len(Version(version).release)] == Version(version).release, \
+            assert python.release[: len(Version(version).release)] == Version(version).release, (
                 f"{CONDA.name}: python={version}, but constraints.txt was resolved with Python {python}"
+            )
             continue
         key = canonicalize_name(name)
         assert key in pins, f"{CONDA.name}: {name} is pinned there but not in constraints.txt"
         pinned = pins[key]
         if operator == "=":  # conda's prefix match
-            agrees = pinned.release[:len(Version(version).release)] == Version(version).release
+            agrees = pinned.release[: len(Version(version).release)] == Version(version).release
         else:
             agrees = Requirement(f"{name}{operator}{version}").specifier.contains(pinned, prereleases=True)
         assert agrees, f"{CONDA.name}: {name}{operator}{version}, but constraints.txt pins {name}=={pinned}"

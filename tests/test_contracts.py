@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from solver_setups import REQUIRED
 
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
@@ -23,7 +24,6 @@ from qlsbench.problems import (
 )
 from qlsbench.solvers import SolveResult, available, get
 from qlsbench.solvers.base import RETURNED
-from solver_setups import REQUIRED
 
 # ---------------------------------------------------------------- linear solvers
 
@@ -41,8 +41,9 @@ APPROXIMATE = {"vnls", "vqls-global", "vqls-local", "hhl", "qsvt", "null-b", "nu
 
 
 def _nonsymmetric() -> LinearSystem:
-    A = sp.csr_matrix(np.array([[4.0, 1.0, 0.0, 0.5], [-1.0, 3.0, 0.5, 0.0], [0.0, -0.5, 5.0, 1.0],
-                                [0.3, 0.0, -1.0, 4.0]]))
+    A = sp.csr_matrix(
+        np.array([[4.0, 1.0, 0.0, 0.5], [-1.0, 3.0, 0.5, 0.0], [0.0, -0.5, 5.0, 1.0], [0.3, 0.0, -1.0, 4.0]])
+    )
     return pad_and_normalize(LinearSystem(A, np.array([1.0, 0.0, 2.0, -1.0]), meta={"family": "contract"}))
 
 

@@ -30,8 +30,15 @@ REPO = Path(__file__).resolve().parents[1]
 def _systems(rng):
     systems = [ising_inspired(n, 10.0) for n in (1, 2, 3)]
     r = random_system(rng, 6)
-    systems.append(pad_and_normalize(LinearSystem(r.A, r.b, {"family": "random", "step": 7, "newton_iter": 2,
-                                                             "seed": 5, "note": "hello", "vec": [1.5, 2.5]})))
+    systems.append(
+        pad_and_normalize(
+            LinearSystem(
+                r.A,
+                r.b,
+                {"family": "random", "step": 7, "newton_iter": 2, "seed": 5, "note": "hello", "vec": [1.5, 2.5]},
+            )
+        )
+    )
     systems.append(random_system(rng, 4, complex_=True))
     return systems
 
@@ -88,15 +95,19 @@ def test_stored_metadata_is_right(ising_dataset):
 def test_the_pinned_set_loads_with_no_workflow_run(tmp_path):
     import json
 
-    from qlsbench.data import pinned
-    from qlsbench.data import PINNED
+    from qlsbench.data import PINNED, pinned
     from qlsbench.families import build
 
     manifest = json.loads((PINNED / "manifest.json").read_text())
     df = pinned()
     assert len(df) == len(manifest["systems"]) == 47
-    assert df.groupby("group").size().to_dict() == {"ising": 14, "dem_c-mu0": 12, "dem_c-mu0.3": 9,
-                                                    "dem_c-mu0.3-v2": 8, "ising-random-b": 4}
+    assert df.groupby("group").size().to_dict() == {
+        "ising": 14,
+        "dem_c-mu0": 12,
+        "dem_c-mu0.3": 9,
+        "dem_c-mu0.3-v2": 8,
+        "ising-random-b": 4,
+    }
     assert set(df["pinned_name"]) == {e["name"] for e in manifest["systems"]}
     for _, row in df.iterrows():
         system = to_system(row)  # checks system_id against A and b
@@ -110,7 +121,9 @@ def test_the_pinned_set_loads_with_no_workflow_run(tmp_path):
         pinned("mu0")
     # The `pinned` family puts a group beside the generated datasets, byte for byte.
     build("pinned", tmp_path / "ising", progress=False, group="ising")
-    assert (tmp_path / "ising" / "part-0000.parquet").read_bytes() == (PINNED / "systems" / "ising.parquet").read_bytes()
+    assert (tmp_path / "ising" / "part-0000.parquet").read_bytes() == (
+        PINNED / "systems" / "ising.parquet"
+    ).read_bytes()
 
 
 # ---------------------------------------------------------------- bad files
@@ -128,7 +141,9 @@ def test_other_schema_version_is_refused(tmp_path, ising_dataset):
     table = pq.read_table(ising_dataset)
     other = tmp_path / "v99.parquet"
     pq.write_table(table.replace_schema_metadata({VERSION_KEY: b"99"}), other)
-    with pytest.raises(DatasetError, match=rf"{re.escape(str(other))}: schema version 99, this qlsbench reads version 1"):
+    with pytest.raises(
+        DatasetError, match=rf"{re.escape(str(other))}: schema version 99, this qlsbench reads version 1"
+    ):
         load_dataset(other)
 
 

@@ -23,8 +23,10 @@ REPO = Path(__file__).resolve().parents[1]
 def _singular(tmp_path) -> Path:
     """A dataset whose one system has a singular A: the writer stores x_ref as all NaN, cond inf."""
     A = sp.csr_matrix(np.diag([1.0, 0.0, 2.0, 3.0]))
-    return write_systems([LinearSystem(A, np.array([1.0, 0.0, 1.0, 1.0]), {"family": "test", "scene": "s"})],
-                         tmp_path / "singular.parquet")
+    return write_systems(
+        [LinearSystem(A, np.array([1.0, 0.0, 1.0, 1.0]), {"family": "test", "scene": "s"})],
+        tmp_path / "singular.parquet",
+    )
 
 
 def test_a_singular_system_with_no_reference_solution_loads(tmp_path):
@@ -39,15 +41,18 @@ def test_a_partly_missing_reference_solution_is_refused_even_when_singular(tmp_p
         load_dataset(path)
 
 
-@pytest.mark.parametrize("column, change, message", [
-    ("x_ref", lambda v: v[:2] + [math.nan] + v[3:], "column 'x_ref' holds 1 non-finite value"),
-    ("b_imag", lambda v: [0.0] * 3, "column 'b_imag' holds 3 values, expected 8"),
-    ("rows", lambda v: [v[0] + 100] + v[1:], "column 'rows' holds index"),
-    ("nnz", lambda v: v + 1, "holds"),
-    ("meta_json", lambda v: v[:-1], "column 'meta_json' is not valid JSON"),  # lost its closing brace
-    ("meta_json", lambda v: "[1, 2]", "column 'meta_json' must hold a JSON object, got list"),
-    ("scale_A", lambda v: -1.0, "column 'scale_A' is -1.0, expected a positive finite factor"),
-])
+@pytest.mark.parametrize(
+    "column, change, message",
+    [
+        ("x_ref", lambda v: v[:2] + [math.nan] + v[3:], "column 'x_ref' holds 1 non-finite value"),
+        ("b_imag", lambda v: [0.0] * 3, "column 'b_imag' holds 3 values, expected 8"),
+        ("rows", lambda v: [v[0] + 100] + v[1:], "column 'rows' holds index"),
+        ("nnz", lambda v: v + 1, "holds"),
+        ("meta_json", lambda v: v[:-1], "column 'meta_json' is not valid JSON"),  # lost its closing brace
+        ("meta_json", lambda v: "[1, 2]", "column 'meta_json' must hold a JSON object, got list"),
+        ("scale_A", lambda v: -1.0, "column 'scale_A' is -1.0, expected a positive finite factor"),
+    ],
+)
 def test_each_corruption_names_the_file_the_system_and_the_column(column, change, message, ising_dataset, tmp_path):
     path = corrupt(column, change, "bad")(tmp_path, ising_dataset)
     system_id = pq.read_table(path).column("system_id")[1].as_py()
@@ -72,8 +77,10 @@ def test_info_refuses_what_solve_refuses(ising_dataset, tmp_path, capsys):
 
     path = corrupt("meta_json", lambda v: v[:-1], "torn")(tmp_path, ising_dataset)
     lines = []
-    for argv in (["info", str(path)], ["solve", "--solver", "lu", "--dataset", str(path), "--out",
-                                       str(tmp_path / "r.parquet"), "--quiet"]):
+    for argv in (
+        ["info", str(path)],
+        ["solve", "--solver", "lu", "--dataset", str(path), "--out", str(tmp_path / "r.parquet"), "--quiet"],
+    ):
         assert main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "meta_json" in err[0], err

@@ -110,7 +110,7 @@ def test_the_tables_have_the_rows_they_document():
     by_header = {table["header"][0].strip("`"): table for table in _tables(body)}
     families = by_header["config"]
     system_configs = [c for c in _configs() if not c.startswith("trajectories")]
-    assert [r[0].split(",")[0].strip().strip("`") for r in families["rows"]][:len(system_configs)] == system_configs
+    assert [r[0].split(",")[0].strip().strip("`") for r in families["rows"]][: len(system_configs)] == system_configs
     assert any("trajectories" in r[0] for r in families["rows"])
     columns = next(t for t in _tables(body) if t["header"][:2] == ["column", "Arrow type"])
     assert [r[0].strip("`") for r in columns["rows"]] == [name for name, _, _ in COLUMNS]

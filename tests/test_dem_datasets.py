@@ -48,8 +48,9 @@ def test_same_seed_gives_byte_identical_datasets(frictionless, tmp_path):
 
 
 def test_kappa_cap_drops_and_counts(tmp_path):
-    meta = build("dem_c", tmp_path / "fric", n_spheres=8, mu=0.3, steps=120, every=10, seed=0,
-                            kappa_cap=1e6, progress=False)
+    meta = build(
+        "dem_c", tmp_path / "fric", n_spheres=8, mu=0.3, steps=120, every=10, seed=0, kappa_cap=1e6, progress=False
+    )
     stored = dataset_metadata(tmp_path / "fric" / "part-0000.parquet")
     assert stored["dropped_kappa"] == meta["dropped_kappa"]
     assert stored["exported"] + stored["dropped_kappa"] == stored["captured"]
@@ -65,7 +66,10 @@ def test_kappa_cap_drops_and_counts(tmp_path):
         (["--h", "0"], "argument --h: must be a finite number in (0, 1e+12]"),
         (["--mu", "-0.2"], "argument --mu: must be a finite number in [0, 1e+12]"),
         (["--mu", "0.3", "--friction-directions", "5"], "friction_directions must be even, got 5"),
-        (["--friction-directions", "2"], "argument --friction-directions: must be a whole number from 4 to 1024, got '2'"),
+        (
+            ["--friction-directions", "2"],
+            "argument --friction-directions: must be a whole number from 4 to 1024, got '2'",
+        ),
         (["--scene", "volcano"], "argument --scene: invalid choice: 'volcano'"),
     ],
 )

@@ -16,10 +16,21 @@ from qlsbench.solvers import registry
 
 #: The paper run's variational configurations, at a size that runs in seconds.
 CONFIGURATIONS = {
-    "vqls-exact-lbfgsb": ("vqls-local", {"backend": "exact", "optimizer": "lbfgsb", "ansatz": "brickwall",
-                                         "layers": 2, "maxiter": 30}),
-    "vqls-shots-qnspsa": ("vqls-global", {"backend": "shots-emulated", "shots": 1000, "optimizer": "qnspsa",
-                                          "ansatz": "brickwall", "layers": 2, "maxiter": 15}),
+    "vqls-exact-lbfgsb": (
+        "vqls-local",
+        {"backend": "exact", "optimizer": "lbfgsb", "ansatz": "brickwall", "layers": 2, "maxiter": 30},
+    ),
+    "vqls-shots-qnspsa": (
+        "vqls-global",
+        {
+            "backend": "shots-emulated",
+            "shots": 1000,
+            "optimizer": "qnspsa",
+            "ansatz": "brickwall",
+            "layers": 2,
+            "maxiter": 15,
+        },
+    ),
     "vnls-crbm-mc": ("vnls", {"model": "crbm", "n_samples": 64, "learning_rate": 0.05, "n_iter": 20}),
 }
 
@@ -47,18 +58,27 @@ print(json.dumps([float(v) for v in np.real(x)]))
 
 def _solve_in_child(env_extra: dict) -> np.ndarray:
     env = {**os.environ, **env_extra}
-    name, options = "vqls-local", {"backend": "exact", "optimizer": "lbfgsb", "ansatz": "brickwall", "layers": 2,
-                                   "maxiter": 200}
-    out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps([name, options])], env=env, capture_output=True,
-                         text=True, timeout=300, check=True)
+    name, options = (
+        "vqls-local",
+        {"backend": "exact", "optimizer": "lbfgsb", "ansatz": "brickwall", "layers": 2, "maxiter": 200},
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps([name, options])],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     return np.array(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
 @pytest.mark.portability
 def test_a_converging_exact_solve_agrees_across_blas_kernels_and_threads():
     here = _solve_in_child({})
-    there = _solve_in_child({"OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-                             "QLSBENCH_THREADS": "1"})
+    there = _solve_in_child(
+        {"OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "QLSBENCH_THREADS": "1"}
+    )
     fidelity = abs(np.vdot(here, there)) ** 2 / (np.vdot(here, here).real * np.vdot(there, there).real)
     assert fidelity > 1 - 1e-6
 
@@ -81,10 +101,12 @@ def test_a_second_vnls_process_loads_the_first_ones_programs_and_solves_to_the_s
     """QLSBENCH_JAX_CACHE (qlsbench.solvers.vnls.compile_cache): the first process compiles and stores every
     program, the next loads them all (no compile) and its numbers are the same bits. Child processes, so a step
     of CI's own (about 20 s), beside the other checks of what repeats from process to process."""
+
     def run(setting):
         env = {**os.environ, "QLSBENCH_JAX_CACHE": setting}
-        out = subprocess.run([sys.executable, "-c", _CACHED_SOLVE], env=env, capture_output=True, text=True,
-                             check=True, timeout=300)
+        out = subprocess.run(
+            [sys.executable, "-c", _CACHED_SOLVE], env=env, capture_output=True, text=True, check=True, timeout=300
+        )
         return json.loads(out.stdout.strip().splitlines()[-1])
 
     folder = tmp_path / "jax"

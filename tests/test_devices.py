@@ -18,8 +18,19 @@ from qlsbench.errors import InputError
 from qlsbench.pauli import decompose
 from qlsbench.problems import ising_inspired
 from qlsbench.solvers import registry
-from qlsbench.solvers.devices import (DEVICES, ZNE_FACTORS, Device, calibration_date, confusion, duration, fold,
-                                      measured_qubits, region_target, richardson, unconfuse)
+from qlsbench.solvers.devices import (
+    DEVICES,
+    ZNE_FACTORS,
+    Device,
+    calibration_date,
+    confusion,
+    duration,
+    fold,
+    measured_qubits,
+    region_target,
+    richardson,
+    unconfuse,
+)
 from qlsbench.solvers.vqls.backends import DeviceBackend, EmulatedShotsBackend
 from qlsbench.solvers.vqls.problem import VQLSProblem
 
@@ -29,8 +40,17 @@ SHOTS = 20_000
 def _backends(noise_scale: float, mitigation: str = "none", n: int = 2):
     system = ising_inspired(n, 10.0)
     problem, decomposition = VQLSProblem.from_system(system), decompose(system.A)
-    device = DeviceBackend(problem, 1, "local", True, decomposition=decomposition, shots=SHOTS, seed=3,
-                           noise_scale=noise_scale, mitigation=mitigation)
+    device = DeviceBackend(
+        problem,
+        1,
+        "local",
+        True,
+        decomposition=decomposition,
+        shots=SHOTS,
+        seed=3,
+        noise_scale=noise_scale,
+        mitigation=mitigation,
+    )
     ideal = EmulatedShotsBackend(problem, 1, "local", True, decomposition=decomposition, shots=SHOTS, seed=3)
     return device, ideal
 
@@ -193,18 +213,30 @@ def test_the_gate_time_is_the_critical_path_through_the_devices_durations():
     assert duration(qc, target) == pytest.approx(max(2 * sx, x))
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    ({"device": "nowhere"}, "unknown device 'nowhere'; use one of " + ", ".join(sorted(DEVICES))),
-    ({"noise_scale": -1.0}, "noise_scale"),
-    ({"mitigation": "magic"}, "unknown mitigation 'magic'"),
-    ({"backend": "shots", "mitigation": "readout"}, "mitigation applies to backend 'device' only, not backend='shots'"),
-    # every option of another backend alike: refused, never ignored (HHL's noise_scale on exact was ignored)
-    ({"solver": "hhl", "backend": "exact", "noise_scale": 0.5}, "hhl: noise_scale applies to backend 'device' only"),
-    ({"backend": "exact", "shots": 10}, "shots applies to backend 'shots' or 'shots-emulated' or 'device' only"),
-    ({"backend": "circuits", "depolarizing": 0.1}, "depolarizing applies to backend 'shots' only"),
-    ({"solver": "hhl", "backend": "shots", "mitigation": "zne"}, "hhl: mitigation applies to backend 'device' only, not backend='shots'"),
-    ({"solver": "hhl", "backend": "device", "mitigation": "magic"}, "hhl: unknown mitigation 'magic'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"device": "nowhere"}, "unknown device 'nowhere'; use one of " + ", ".join(sorted(DEVICES))),
+        ({"noise_scale": -1.0}, "noise_scale"),
+        ({"mitigation": "magic"}, "unknown mitigation 'magic'"),
+        (
+            {"backend": "shots", "mitigation": "readout"},
+            "mitigation applies to backend 'device' only, not backend='shots'",
+        ),
+        # every option of another backend alike: refused, never ignored (HHL's noise_scale on exact was ignored)
+        (
+            {"solver": "hhl", "backend": "exact", "noise_scale": 0.5},
+            "hhl: noise_scale applies to backend 'device' only",
+        ),
+        ({"backend": "exact", "shots": 10}, "shots applies to backend 'shots' or 'shots-emulated' or 'device' only"),
+        ({"backend": "circuits", "depolarizing": 0.1}, "depolarizing applies to backend 'shots' only"),
+        (
+            {"solver": "hhl", "backend": "shots", "mitigation": "zne"},
+            "hhl: mitigation applies to backend 'device' only, not backend='shots'",
+        ),
+        ({"solver": "hhl", "backend": "device", "mitigation": "magic"}, "hhl: unknown mitigation 'magic'"),
+    ],
+)
 def test_bad_device_options_are_refused_in_one_line(kwargs, words):
     with pytest.raises(InputError, match=words.replace("(", r"\(").replace(")", r"\)")):
         options = {"backend": "device", **kwargs}
@@ -227,7 +259,8 @@ def test_hhl_on_a_fully_depolarised_device_reads_out_no_more_than_its_noise_floo
     """At 30x the device's errors nothing of the circuit survives: every post-selected outcome is about equally
     likely (post-selection 1/16 with 3 clock qubits and the ancilla), so the read-out is equal magnitudes with the
     ideal statevector's signs, and its fidelity is that of equal magnitudes with those signs, within shot noise: at most
-    depolarised_fidelity's (x's own signs), far below the ideal machine's. A non-Hermitian A goes through the dilation and reads out its x block the same way."""
+    depolarised_fidelity's (x's own signs), far below the ideal machine's. A non-Hermitian A goes through the
+    dilation and reads out its x block the same way."""
     from qlsbench.problems import LinearSystem, state_fidelity
     from qlsbench.solvers.hhl import depolarised_fidelity
 

@@ -17,8 +17,15 @@ def test_hand_computed_cases():
     assert adiabatic_queries(10, 1e-2) == 23050 + 76
     assert adiabatic_queries(10, 1e-2, 1.84) == 19 + 76
     # 5 terms: 3 selection qubits, unary iteration over 5 items: 4 Toffolis; a 3-level rotation tree
-    assert block_encoding(3, 5) == {"select_qubits": 3, "qubits": 6, "work_qubits": 2, "select_toffolis": 4,
-                                    "select_t_gates": 16, "prepare_rotations": 7, "prepare_cnots": 6}
+    assert block_encoding(3, 5) == {
+        "select_qubits": 3,
+        "qubits": 6,
+        "work_qubits": 2,
+        "select_toffolis": 4,
+        "select_t_gates": 16,
+        "prepare_rotations": 7,
+        "prepare_cnots": 6,
+    }
     one = estimate(2, 1, 1.0, 1.0, 0.5)  # the identity: kappa 1
     assert one["kappa_eff"] == 1.0 and one["select_toffolis"] == 0
 
@@ -29,8 +36,13 @@ def test_costs_grow_with_kappa_precision_and_alpha():
         assert np.all(np.diff([f(k, 1e-3) for k in kappas]) > 0)
         assert np.all(np.diff([f(10, e) for e in epsilons]) > 0)
     rows = [estimate(4, 20, a, 10.0, 1e-3) for a in alphas]
-    for key in ("kappa_eff", "qsvt_degree", "qsvt_queries_amplified", "adiabatic_queries_bound",
-                "adiabatic_queries_practical"):
+    for key in (
+        "kappa_eff",
+        "qsvt_degree",
+        "qsvt_queries_amplified",
+        "adiabatic_queries_bound",
+        "adiabatic_queries_practical",
+    ):
         assert np.all(np.diff([r[key] for r in rows]) > 0), key
     assert np.all(np.diff([block_encoding(4, L)["qubits"] for L in (2, 4, 5, 16, 17)]) >= 0)
     # optimal scaling: the adiabatic count grows linearly in kappa, QSVT's degree faster
@@ -40,9 +52,12 @@ def test_costs_grow_with_kappa_precision_and_alpha():
 
 
 def test_bad_inputs_are_named():
-    for call, match in [(lambda: qsvt_degree(0.5, 1e-2), "kappa"), (lambda: qsvt_degree(10, 1.0), "epsilon"),
-                        (lambda: block_encoding(2, 0), "at least one term"), (lambda: estimate(2, 3, 0.0, 2, 0.1),
-                                                                              "alpha")]:
+    for call, match in [
+        (lambda: qsvt_degree(0.5, 1e-2), "kappa"),
+        (lambda: qsvt_degree(10, 1.0), "epsilon"),
+        (lambda: block_encoding(2, 0), "at least one term"),
+        (lambda: estimate(2, 3, 0.0, 2, 0.1), "alpha"),
+    ]:
         with pytest.raises(InputError, match=match):
             call()
 
@@ -92,27 +107,67 @@ def test_the_leaderboard_page_adds_the_estimates_per_family(tmp_path):
     table = resource_table(data, tmp_path / "r.parquet", epsilons=(1e-6,), progress=False)
     run_solver(SolverSpec("lu"), data, tmp_path / "results" / "lu.parquet", progress=False)
     md = tmp_path / "board.md"
-    assert main(["leaderboard", str(tmp_path / "results"), "--md", str(md), "--csv", str(tmp_path / "b.csv"),
-                 "--estimates", str(tmp_path / "r.parquet")]) == 0
+    assert (
+        main(
+            [
+                "leaderboard",
+                str(tmp_path / "results"),
+                "--md",
+                str(md),
+                "--csv",
+                str(tmp_path / "b.csv"),
+                "--estimates",
+                str(tmp_path / "r.parquet"),
+            ]
+        )
+        == 0
+    )
     text = md.read_text()
     assert "What a fault-tolerant solver would cost" in text
     row = next(line for line in text.splitlines() if line.startswith("| ising |"))
     exact = table[table["tol"] == 0]
     assert "| 2 | 2-3 |" in row and f"{exact['adiabatic_queries_practical'].max():.3g} (3 qubits)" in row
     # a file that is not a resources table is named
-    assert main(["leaderboard", str(tmp_path / "results"), "--md", str(md), "--csv", str(tmp_path / "b.csv"),
-                 "--estimates", str(data)]) != 0
+    assert (
+        main(
+            [
+                "leaderboard",
+                str(tmp_path / "results"),
+                "--md",
+                str(md),
+                "--csv",
+                str(tmp_path / "b.csv"),
+                "--estimates",
+                str(data),
+            ]
+        )
+        != 0
+    )
 
 
 def test_the_summary_splits_the_sphere_families_by_their_mu():
     """A frictional DEM-C system with nothing sliding is symmetric: the scene's mu, not symmetry, decides."""
     from qlsbench.report.resource_figures import estimate_summary
 
-    base = dict(system_id="a", n_qubits=3, tol=0.0, epsilon=1e-6, kappa=5.0, alpha=2.0, qubits=6, qsvt_degree=9.0,
-                adiabatic_queries_practical=20.0, adiabatic_queries_bound=900.0)
-    rows = pd.DataFrame([dict(base, family="dem_c", scene="sedimentation-n16-mu0.3", symmetric=True),
-                         dict(base, family="dem_c", scene="sedimentation-n16-mu0", symmetric=True, system_id="b"),
-                         dict(base, family="penalty", scene="cloth-on-cloth-a30-mu0.3", symmetric=False)])
+    base = dict(
+        system_id="a",
+        n_qubits=3,
+        tol=0.0,
+        epsilon=1e-6,
+        kappa=5.0,
+        alpha=2.0,
+        qubits=6,
+        qsvt_degree=9.0,
+        adiabatic_queries_practical=20.0,
+        adiabatic_queries_bound=900.0,
+    )
+    rows = pd.DataFrame(
+        [
+            dict(base, family="dem_c", scene="sedimentation-n16-mu0.3", symmetric=True),
+            dict(base, family="dem_c", scene="sedimentation-n16-mu0", symmetric=True, system_id="b"),
+            dict(base, family="penalty", scene="cloth-on-cloth-a30-mu0.3", symmetric=False),
+        ]
+    )
     summary = estimate_summary(rows, 1e-6).set_index("family")
     assert list(summary.index) == ["dem_c", "dem_c (friction)", "penalty"]
     assert (summary["systems"] == 1).all()

@@ -14,26 +14,33 @@ import pytest
 
 from qlsbench.data import pinned, to_system
 from qlsbench.errors import InputError
-from qlsbench.pauli import _crosscheck as crosscheck
 from qlsbench.pauli import LCU_TOLS, lcu_form, lcu_summary, tol_label, truncated
+from qlsbench.pauli import _crosscheck as crosscheck
 from qlsbench.report import estimates_page
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = sorted((ROOT / "docs" / "estimates").glob("*.parquet"))
 PAGE = ROOT / "docs" / "estimates-crosscheck.md"
 HAS_QUALTRAN = importlib.util.find_spec("qualtran") is not None
-needs_qualtran = pytest.mark.skipif(not HAS_QUALTRAN, reason="Qualtran is not installed (pip install "
-                                                             "'qlsbench[estimates]')")
+needs_qualtran = pytest.mark.skipif(
+    not HAS_QUALTRAN, reason="Qualtran is not installed (pip install 'qlsbench[estimates]')"
+)
 
 #: Small pinned systems: symmetric and not (a frictional one has imaginary coefficients), 4 to 36 terms.
-SMALL = ("ising-k10-n2", "ising-k100-n3", "sedimentation-n100-mu0-step80-it0-n3", "sedimentation-n16-mu0.3-step0-it1-n3")
+SMALL = (
+    "ising-k10-n2",
+    "ising-k100-n3",
+    "sedimentation-n100-mu0-step80-it0-n3",
+    "sedimentation-n16-mu0.3-step0-it1-n3",
+)
 
 
 def test_the_page_is_what_the_shipped_table_gives(tmp_path):
     out = estimates_page.render([str(p) for p in TABLES], tmp_path / "estimates-crosscheck.md")
     assert out.read_text(encoding="utf-8").splitlines() == PAGE.read_text(encoding="utf-8").splitlines(), (
         "docs/estimates-crosscheck.md differs from what docs/estimates/ gives: run `qlsbench figure "
-        "estimates-crosscheck docs/estimates/*.parquet --out docs/estimates-crosscheck.md`")
+        "estimates-crosscheck docs/estimates/*.parquet --out docs/estimates-crosscheck.md`"
+    )
 
 
 def test_the_shipped_table_covers_the_pinned_set_with_our_current_formulas():
@@ -45,8 +52,14 @@ def test_the_shipped_table_covers_the_pinned_set_with_our_current_formulas():
 
 
 def test_the_agreement_table_counts_equal_rows_and_ratios_on_rows_made_by_hand():
-    rows = pd.DataFrame({"ours_select_toffolis": [3, 5, 7], "tool_select_toffolis": [3, 4, np.nan],
-                         "ours_prepare_rotations": [3, 7, 7], "tool_prepare_rotations": [0, 2, 0]})
+    rows = pd.DataFrame(
+        {
+            "ours_select_toffolis": [3, 5, 7],
+            "tool_select_toffolis": [3, 4, np.nan],
+            "ours_prepare_rotations": [3, 7, 7],
+            "tool_prepare_rotations": [0, 2, 0],
+        }
+    )
     comparisons = estimates_page.COMPARISONS
     table = estimates_page.agreement(rows, (comparisons[0], comparisons[9])).set_index("count")
     select = table.loc["SELECT, controlled: Toffolis"]
@@ -101,8 +114,9 @@ def test_where_they_differ_the_counts_are_within_the_constructions_bounds(counte
     assert tool["tool_prepare_qrom_toffolis"] <= L - 2
     assert tool["tool_prepare_compare_toffolis"] == 2 * mu - 1
     assert tool["tool_prepare_swap_toffolis"] == a
-    assert tool["tool_prepare_toffolis"] == sum(tool[f"tool_prepare_{s}_toffolis"]
-                                                for s in crosscheck.ALIAS_STEPS.values())
+    assert tool["tool_prepare_toffolis"] == sum(
+        tool[f"tool_prepare_{s}_toffolis"] for s in crosscheck.ALIAS_STEPS.values()
+    )
     assert tool["tool_prepare_rotations"] == (0 if L == 2**a else 2)
     # The block encoding: PREPARE, uncontrolled SELECT, PREPARE^dag; the junk registers held through SELECT.
     be = tool["tool_block_encoding_toffolis"]

@@ -57,7 +57,7 @@ def route_blocks() -> tuple[str, str, str]:
 def solver_module() -> str:
     """The solver class ``docs/solvers.md`` shows under *Adding your own solver*."""
     text = (REPO / "docs" / "solvers.md").read_text(encoding="utf-8")
-    section = text[text.index("## Adding your own solver"):]
+    section = text[text.index("## Adding your own solver") :]
     return FENCE.search(section).group(2)
 
 
@@ -71,8 +71,7 @@ def _environment(folder: Path) -> dict[str, str]:
 
 def _run(command: list[str], folder: Path, what: str) -> str:
     """Run ``command`` in ``folder``; its standard output, or a failure with its output."""
-    done = subprocess.run(command, cwd=folder, env=_environment(folder), capture_output=True, text=True,
-                          timeout=900)
+    done = subprocess.run(command, cwd=folder, env=_environment(folder), capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, f"{what} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     return done.stdout
 
@@ -108,10 +107,11 @@ def _page_parts(folder: Path) -> tuple[str, dict[str, tuple[str, str]]]:
     """A board page's tracks (its Markdown from the physics track's heading to the estimates') and each solver's
     (colour, marker) on its web page."""
     md = (folder / "leaderboard.md").read_text(encoding="utf-8")
-    tracks = md[md.index("## Physics track"):md.index("## What a fault-tolerant solver would cost")]
+    tracks = md[md.index("## Physics track") : md.index("## What a fault-tolerant solver would cost")]
     html = (folder / "index.html").read_text(encoding="utf-8")
-    data = json.loads(re.search(r'<script type="application/json" id="plot-data">(.*?)</script>', html,
-                                re.DOTALL).group(1))
+    data = json.loads(
+        re.search(r'<script type="application/json" id="plot-data">(.*?)</script>', html, re.DOTALL).group(1)
+    )
     return tracks, {s: (style["color"], style["marker"]) for s, style in zip(data["solvers"], data["styles"])}
 
 
@@ -141,8 +141,11 @@ def test_the_blocks_are_found_and_the_set_up_commands_left_to_ci():
     name, module, commands = route_blocks()
     assert name == "mymodule.py" and "class MySolver" in module
     assert [line.split()[:3] for line in commands.splitlines() if line.startswith("qlsbench")] == [
-        ["qlsbench", "compare", "--quick"], ["qlsbench", "compare", "--solver"], ["qlsbench", "board", "add"],
-        ["qlsbench", "board", "verify"]]
+        ["qlsbench", "compare", "--quick"],
+        ["qlsbench", "compare", "--solver"],
+        ["qlsbench", "board", "add"],
+        ["qlsbench", "board", "verify"],
+    ]
     card = code_blocks("datasets/README.md")
-    assert any("load_dataset(\"datasets\", \"pinned\"" in body for _, body in card)
+    assert any('load_dataset("datasets", "pinned"' in body for _, body in card)
     assert "class MySolver" in solver_module()

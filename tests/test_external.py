@@ -28,7 +28,7 @@ from qlsbench.solvers.environments import interpreter, requirements_key
 
 #: Jacobi in plain Python on the nested lists a numpy-less environment receives; it also reports its seed and the
 #: environment's view of the problem, so the test sees what crossed the protocol.
-JACOBI = textwrap.dedent('''
+JACOBI = textwrap.dedent("""
     import os, sys, time
 
     def solve(problem):
@@ -49,7 +49,7 @@ JACOBI = textwrap.dedent('''
         return {"x": x, "status": "converged", "iterations": it + 1,
                 "resources": {"seed_seen": problem.seed, "numpy": "numpy" in sys.modules,
                               "types": type(A).__name__ + "/" + type(b).__name__}}
-''')
+""")
 
 
 @pytest.fixture(scope="module")
@@ -70,8 +70,13 @@ def _system(n: int = 6, complex_: bool = False, seed: int = 0) -> LinearSystem:
 
 
 def _external(bare, **solver_options):
-    return get("external", environment=str(bare / "env"), entry=f"{bare / 'jacobi.py'}:solve",
-               solver_options=solver_options, peer="my-jacobi")
+    return get(
+        "external",
+        environment=str(bare / "env"),
+        entry=f"{bare / 'jacobi.py'}:solve",
+        solver_options=solver_options,
+        peer="my-jacobi",
+    )
 
 
 @pytest.mark.parametrize("complex_", [False, True])
@@ -91,8 +96,9 @@ def test_the_run_ranks_it_like_a_builtin(bare, tmp_path):
     """Through the runner, under a time limit (isolated), with the protocol's failures as rows of their own."""
     systems = [_system(5, seed=s) for s in range(2)]
     dataset = write_systems(systems, tmp_path / "systems.parquet")
-    spec = SolverSpec("external", {"environment": str(bare / "env"), "entry": f"{bare / 'jacobi.py'}:solve",
-                                   "peer": "my-jacobi"})
+    spec = SolverSpec(
+        "external", {"environment": str(bare / "env"), "entry": f"{bare / 'jacobi.py'}:solve", "peer": "my-jacobi"}
+    )
     rows = run_solver(spec, dataset, tmp_path / "out.parquet", repeats=2, seed=3, time_limit=60, progress=False)
     assert list(rows["status"]) == ["converged"] * 4
     assert (rows["rel_residual"] < 1e-12).all() and (rows["fidelity"] > 1 - 1e-12).all()
@@ -113,8 +119,14 @@ def test_time_limit_kills_the_solver_process(bare, tmp_path):
     """The runner's time-out ends the worker; the solver's own process must not outlive it."""
     pidfile = tmp_path / "pid"
     dataset = write_systems([_system(3)], tmp_path / "systems.parquet")
-    spec = SolverSpec("external", {"environment": str(bare / "env"), "entry": f"{bare / 'jacobi.py'}:solve",
-                                   "solver_options": {"do": "hang", "pidfile": str(pidfile)}})
+    spec = SolverSpec(
+        "external",
+        {
+            "environment": str(bare / "env"),
+            "entry": f"{bare / 'jacobi.py'}:solve",
+            "solver_options": {"do": "hang", "pidfile": str(pidfile)},
+        },
+    )
     rows = run_solver(spec, dataset, tmp_path / "out.parquet", time_limit=3, progress=False)
     assert list(rows["status"]) == ["timeout"]
     pid = int(pidfile.read_text())
@@ -136,7 +148,8 @@ def _alive(pid: int) -> bool:
 def test_command_mode_speaks_the_files_itself(tmp_path):
     """Any program that reads the request and writes the response: here the system Python without our runner."""
     script = tmp_path / "lsq.py"
-    script.write_text(textwrap.dedent('''
+    script.write_text(
+        textwrap.dedent("""
         import json, sys
         req = json.load(open(sys.argv[1]))
         n = req["A"]["shape"][0]
@@ -145,7 +158,8 @@ def test_command_mode_speaks_the_files_itself(tmp_path):
             A[i][j] = v
         x = [req["b"]["re"][i] / A[i][i] for i in range(n)]  # a diagonal solve
         json.dump({"status": "converged", "x": {"re": x}, "message": "diagonal"}, open(sys.argv[2], "w"))
-    '''))
+    """)
+    )
     system = LinearSystem(sp.diags([2.0, 4.0, 8.0]).tocsr(), np.array([1.0, 1.0, 1.0]))
     result = get("external", command=f"{sys.executable} {script}").solve(system)
     assert result.status == Status.CONVERGED and result.message == "diagonal"
@@ -173,8 +187,12 @@ def test_requirements_file_builds_its_environment_once(tmp_path, monkeypatch):
     requirements.write_text("# nothing to install: the test stays offline\n")
     python = interpreter(requirements)
     assert python.is_file() and requirements_key(requirements) in python.parent.parent.name
-    out = subprocess.run([str(python), "-c", "import sys; print(sys.prefix != sys.base_prefix)"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [str(python), "-c", "import sys; print(sys.prefix != sys.base_prefix)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.strip() == "True"  # a virtualenv of its own
     stamp = os.stat(python.parent.parent).st_mtime_ns
     assert interpreter(requirements) == python and os.stat(python.parent.parent).st_mtime_ns == stamp

@@ -32,7 +32,7 @@ patch = subprocess, _exit
 #: Modules no coverage in this environment can see run, and why. The fast tier still runs them.
 UNMEASURABLE = {
     "qlsbench/solvers/external_runner.py": "run by path by the solver environment's own Python, which has no "
-                                           "coverage (tests/test_external.py::test_answer_equals_a_dense_solve)",
+    "coverage (tests/test_external.py::test_answer_equals_a_dense_solve)",
 }
 
 
@@ -51,9 +51,29 @@ def test_every_module_runs_beyond_its_import_in_the_fast_tier(tmp_path):
     rc = tmp_path / "coveragerc"
     rc.write_text(COVERAGE_RC)
     env = dict(os.environ, COVERAGE_FILE=str(tmp_path / ".coverage"), COVERAGE_RCFILE=str(rc))
-    done = subprocess.run([sys.executable, "-m", "coverage", "run", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "-m", "fast", "-n", "0", "tests"], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=1800)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "coverage",
+            "run",
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "fast",
+            "-n",
+            "0",
+            "tests",
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     print(done.stdout[-3000:])
     assert done.returncode == 0, f"the fast tier failed:\n{done.stdout[-5000:]}\n{done.stderr[-3000:]}"
     combined = coverage.Coverage(data_file=str(tmp_path / ".coverage"), config_file=str(rc))

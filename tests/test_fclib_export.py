@@ -51,8 +51,9 @@ def fclib_reader(tmp_path_factory) -> Path:
     """Our driver linked against FCLIB's reader, built once; a skip saying why where it cannot be built."""
     compiler = shutil.which("gcc") or shutil.which("cc")
     if compiler is None:
-        pytest.skip("no C compiler to build tests/data/fclib_read.c against FCLIB's reader "
-                    "(Debian: apt-get install gcc)")
+        pytest.skip(
+            "no C compiler to build tests/data/fclib_read.c against FCLIB's reader (Debian: apt-get install gcc)"
+        )
     binary = tmp_path_factory.mktemp("fclib-reader") / "fclib_read"
     built = subprocess.run([compiler, "-O1", "-o", str(binary), str(DRIVER), "-lfclib"], capture_output=True, text=True)
     if built.returncode != 0 and ("fclib.h" in built.stderr or "-lfclib" in built.stderr):
@@ -123,8 +124,9 @@ def test_fclib_json_names_every_pinned_dem_c_system_and_every_shipped_file():
     from qlsbench.data import PINNED
 
     summary = _shipped()
-    pinned = {e["name"]: e for e in json.loads((PINNED / "manifest.json").read_text())["systems"]
-              if e["family"] == "dem_c"}
+    pinned = {
+        e["name"]: e for e in json.loads((PINNED / "manifest.json").read_text())["systems"] if e["family"] == "dem_c"
+    }
     assert set(summary["systems"]) == set(pinned)
     assert {e["file"] for e in summary["systems"].values()} == {p.name for p in SHIPPED.glob("*.hdf5")}
     for name, entry in summary["systems"].items():
@@ -160,19 +162,27 @@ def test_fclib_reads_every_shipped_file_with_its_strings_solution_and_warm_start
 
 def _siconos(problem: tuple, tmp_path: Path) -> dict:
     """Siconos' answer ``(r, u, v, info)`` to the problem FCLIB's reader returned."""
-    if shutil.which(SICONOS) is None or subprocess.run([SICONOS, "-c", "import siconos.numerics"],
-                                                       capture_output=True).returncode != 0:
+    if (
+        shutil.which(SICONOS) is None
+        or subprocess.run([SICONOS, "-c", "import siconos.numerics"], capture_output=True).returncode != 0
+    ):
         pytest.skip("Siconos is not installed (Debian: apt-get install python3-siconos)")
     M, H, f, w, mu = problem
     np.savez(tmp_path / "in.npz", M=M.toarray(), H=H.toarray(), f=f, w=w, mu=mu)
-    done = subprocess.run([SICONOS, "-c", _SICONOS_SOLVE, str(tmp_path / "in.npz"), str(tmp_path / "out.npz")],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [SICONOS, "-c", _SICONOS_SOLVE, str(tmp_path / "in.npz"), str(tmp_path / "out.npz")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return dict(np.load(tmp_path / "out.npz"))
 
 
-@pytest.mark.parametrize(("name", "share"), [("sedimentation-n100-mu0-step80-it0-n3", 1e-6),
-                                             ("sedimentation-n16-mu0.3-v2-step190-it0-n7", 0.25)])
+@pytest.mark.parametrize(
+    ("name", "share"),
+    [("sedimentation-n100-mu0-step80-it0-n3", 1e-6), ("sedimentation-n16-mu0.3-v2-step190-it0-n7", 0.25)],
+)
 def test_siconos_solves_a_shipped_step_read_by_fclib_to_its_stored_velocities(fclib_reader, tmp_path, name, share):
     """Siconos' global solver on the exact Coulomb cone, handed the arrays FCLIB's reader returned, moves the
     spheres as the stored solution does: frictionless, to 1e-6 of the step's velocity change (measured: 4e-14);
@@ -204,9 +214,13 @@ def test_a_simulations_files_store_the_velocities_the_step_applied_and_its_warm_
     scene = build_scene("sedimentation", n_spheres=12, seed=0)
     applied, writer = {}, FclibWriter(tmp_path / "fclib", 1, "twelve")
     # From step 110 on the spheres have settled onto each other: most contacts carry impulses from step to step.
-    simulate(scene, 130, StepOptions(mu=0.3),
-             problems=lambda step, problem: writer(step, problem) if step >= 110 else None,
-             observer=lambda state, report: applied.__setitem__(report.step, state.velocities.reshape(-1).copy()))
+    simulate(
+        scene,
+        130,
+        StepOptions(mu=0.3),
+        problems=lambda step, problem: writer(step, problem) if step >= 110 else None,
+        observer=lambda state, report: applied.__setitem__(report.step, state.velocities.reshape(-1).copy()),
+    )
     files = sorted((tmp_path / "fclib").glob("step-*.hdf5"))
     assert len(files) == 20
     previous, warm = None, 0
@@ -240,8 +254,12 @@ def test_the_writer_gives_the_same_bytes_twice_with_no_timestamp_and_fixed_lengt
     M, H = sp.diags([2.0, 2.0, 2.0], format="csr"), sp.csr_matrix(np.eye(3)[:, [2, 0, 1]])
     state = (np.array([0.7, 0.0, 0.0]), np.array([0.0, 0.7, 0.0]), np.array([2.0, -0.6, 0.0]))
     args = (M, H, M @ np.array([1.0, 0.0, -1.0]), np.zeros(3), np.array([0.3]), "one sphere sliding to rest")
-    options = {"description": "a ball on the floor", "math_info": "r = (2, -0.6, 0) solves it",
-               "solution": state, "guesses": [state, tuple(np.zeros(3) for _ in range(3))]}
+    options = {
+        "description": "a ball on the floor",
+        "math_info": "r = (2, -0.6, 0) solves it",
+        "solution": state,
+        "guesses": [state, tuple(np.zeros(3) for _ in range(3))],
+    }
     first = write_fclib_global(tmp_path / "a.hdf5", *args, **options).read_bytes()
     assert write_fclib_global(tmp_path / "b.hdf5", *args, **options).read_bytes() == first
     with h5py.File(tmp_path / "a.hdf5", "r") as handle:
@@ -262,10 +280,20 @@ def test_a_solution_of_the_wrong_size_is_refused_in_one_line_naming_the_file(tmp
     from qlsbench.physics.lcp import write_fclib_global
 
     M, H = sp.identity(3, format="csr"), sp.identity(3, format="csr")
-    with pytest.raises(InputError, match=r"bad\.hdf5: FCLIB guess has v, u, r of lengths 3, 2, 3; the problem needs "
-                                         r"3, 3, 3$"):
-        write_fclib_global(tmp_path / "bad.hdf5", M, H, np.zeros(3), np.zeros(3), np.array([0.3]),
-                           guesses=[(np.zeros(3), np.zeros(2), np.zeros(3))])
+    with pytest.raises(
+        InputError,
+        match=r"bad\.hdf5: FCLIB guess has v, u, r of lengths 3, 2, 3; the problem needs "
+        r"3, 3, 3$",
+    ):
+        write_fclib_global(
+            tmp_path / "bad.hdf5",
+            M,
+            H,
+            np.zeros(3),
+            np.zeros(3),
+            np.array([0.3]),
+            guesses=[(np.zeros(3), np.zeros(2), np.zeros(3))],
+        )
     assert not (tmp_path / "bad.hdf5").exists()
 
 
@@ -279,19 +307,25 @@ def test_the_cards_reproduction_sentence_is_what_the_shipped_fclib_json_gives():
     block = card.split(SUMMARY_BEGIN, 1)[1].split(SUMMARY_END, 1)[0].strip("\n")
     assert block == reproduction_summary(_shipped()), (
         "datasets/README.md's sentence differs from docs/fclib/fclib.json: run `qlsbench export datasets/pinned "
-        "--out docs/fclib --format fclib` (after `qlsbench pinned --out datasets/pinned`)")
+        "--out docs/fclib --format fclib` (after `qlsbench pinned --out datasets/pinned`)"
+    )
 
 
 def test_the_reproduction_sentence_counts_per_group_and_sorts_the_others_by_distance():
     entry = {"lcp_chain": "v1", "reproduced": False, "matrix_rel_diff": 0.0}
-    systems = {"a1": {**entry, "group": "a", "reproduced": True},
-               "a2": {**entry, "group": "a", "matrix_rel_diff": 0.5},
-               "b1": {**entry, "group": "b", "lcp_chain": "v2"},
-               "b2": {**entry, "group": "b", "lcp_chain": "v2", "matrix_rel_diff": None}}
-    text = " ".join(reproduction_summary({"machine": {"cpu": "CPU X", "blas": "openblas (K kernel)"},
-                                          "systems": systems}).split())
+    systems = {
+        "a1": {**entry, "group": "a", "reproduced": True},
+        "a2": {**entry, "group": "a", "matrix_rel_diff": 0.5},
+        "b1": {**entry, "group": "b", "lcp_chain": "v2"},
+        "b2": {**entry, "group": "b", "lcp_chain": "v2", "matrix_rel_diff": None},
+    }
+    text = " ".join(
+        reproduction_summary({"machine": {"cpu": "CPU X", "blas": "openblas (K kernel)"}, "systems": systems}).split()
+    )
     assert "written on CPU X, BLAS openblas (K kernel)" in text
     assert "`a` (v1 chain) 1 of 2 and `b` (v2 chain) 0 of 2." in text
     assert "The other 3 files are steps of that machine's own run" in text
-    assert "1 with the pinned matrix to within 1e-09 of its largest entry (the last bits), 2 further apart " \
-           "(by up to 0.50 times its largest entry)" in text
+    assert (
+        "1 with the pinned matrix to within 1e-09 of its largest entry (the last bits), 2 further apart "
+        "(by up to 0.50 times its largest entry)" in text
+    )

@@ -12,9 +12,7 @@ import scipy.io
 import scipy.sparse as sp
 from qasm_check import on_region, same_state, two_qubit_pairs, unitary
 
-from qlsbench.data import iter_systems, write_systems
-from qlsbench.data import export_matrix_market
-from qlsbench.data import PINNED
+from qlsbench.data import PINNED, export_matrix_market, iter_systems, write_systems
 from qlsbench.problems import LinearSystem
 
 
@@ -24,8 +22,9 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     if a.dtype != b.dtype or a.shape != b.shape:
         return False
     nonzero = b != 0
-    return bool(np.array_equal(a, b, equal_nan=True)
-                and np.array_equal(a[nonzero].view(np.uint8), b[nonzero].view(np.uint8)))
+    return bool(
+        np.array_equal(a, b, equal_nan=True) and np.array_equal(a[nonzero].view(np.uint8), b[nonzero].view(np.uint8))
+    )
 
 
 def test_every_pinned_system_reads_back_from_matrix_market_bit_for_bit(tmp_path):
@@ -73,11 +72,13 @@ def test_hhl_circuits_in_openqasm_3_read_back_to_the_same_state_and_solve_the_sy
     from qlsbench.solvers.qasm import export_hhl_qasm, hhl_transpiled
 
     written = export_hhl_qasm(PINNED / "systems" / "ising.parquet", tmp_path, clock=4)
-    assert sorted(p.name for p in written) == sorted(f"ising-k{k}-n{n}.hhl{level}.qasm" for k in (10, 100)
-                                                     for n in (2, 3) for level in ("", ".device"))
+    assert sorted(p.name for p in written) == sorted(
+        f"ising-k{k}-n{n}.hhl{level}.qasm" for k in (10, 100) for n in (2, 3) for level in ("", ".device")
+    )
     device = qasm3.loads((tmp_path / "ising-k10-n2.hhl.device.qasm").read_text())
-    pairs = [tuple(device.find_bit(q).index for q in inst.qubits) for inst in device.data
-             if inst.operation.num_qubits == 2]
+    pairs = [
+        tuple(device.find_bit(q).index for q in inst.qubits) for inst in device.data if inst.operation.num_qubits == 2
+    ]
     assert len(pairs) > 100 and set(pairs) <= set(load("sherbrooke").coupling_map.get_edges())
     system = next(s for s in iter_systems(PINNED / "systems" / "ising.parquet") if s.dim == 4)
     loaded = qasm3.loads((tmp_path / "ising-k10-n2.hhl.qasm").read_text())
@@ -111,7 +112,7 @@ def test_a_frictional_step_written_in_fclib_reads_back_as_the_steppers_own_probl
     normal = np.arange(0, 3 * problem.nc, 3)
     lcp = assemble(contacts, scene.masses, v_known, 1e-3, 0.0).lcp  # the frictionless normal LCP, Q and r
     np.testing.assert_allclose(read.W[normal][:, normal].toarray(), lcp.Q.toarray(), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(read.q[normal], problem.r[:problem.nc], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(read.q[normal], problem.r[: problem.nc], rtol=1e-12, atol=1e-12)
     v = v_known.reshape(-1, 3)
     relative = v[contacts.body_j] - np.where((contacts.body_i >= 0)[:, None], v[contacts.body_i], 0.0)
     np.testing.assert_allclose(read.q[1::3], np.sum(relative * contacts.t1, axis=1), atol=1e-12)
@@ -131,14 +132,31 @@ def test_export_writes_qsvt_circuits_that_read_back_to_the_solvers_post_selected
     from qlsbench.cli import main
     from qlsbench.solvers.qsvt import circuit as qc
 
-    code = main(["export", str(PINNED / "systems" / "ising.parquet"), "--out", str(tmp_path), "--format", "qasm",
-                 "--circuits", "qsvt", "--epsilon", "0.3"])
+    code = main(
+        [
+            "export",
+            str(PINNED / "systems" / "ising.parquet"),
+            "--out",
+            str(tmp_path),
+            "--format",
+            "qasm",
+            "--circuits",
+            "qsvt",
+            "--epsilon",
+            "0.3",
+        ]
+    )
     assert code in (0, None) and "QSVT circuit" in capsys.readouterr().out
     # kappa = 100 needs degree ~2000, over the solver's max_degree (1001): declined, as the solver declines it.
-    assert sorted(p.name for p in tmp_path.glob("*.qasm")) == ["ising-k10-n2.qsvt.device.qasm",
-                                                               "ising-k10-n2.qsvt.qasm"]
-    system = next(s for s in iter_systems(PINNED / "systems" / "ising.parquet") if s.dim == 4
-                  and np.linalg.cond(s.A.toarray()) < 20)
+    assert sorted(p.name for p in tmp_path.glob("*.qasm")) == [
+        "ising-k10-n2.qsvt.device.qasm",
+        "ising-k10-n2.qsvt.qasm",
+    ]
+    system = next(
+        s
+        for s in iter_systems(PINNED / "systems" / "ising.parquet")
+        if s.dim == 4 and np.linalg.cond(s.A.toarray()) < 20
+    )
     loaded = qasm3.loads((tmp_path / "ising-k10-n2.qsvt.qasm").read_text()).remove_final_measurements(inplace=False)
     loaded.save_statevector()
     state = np.asarray(AerSimulator(method="statevector").run(loaded).result().get_statevector())
@@ -146,8 +164,23 @@ def test_export_writes_qsvt_circuits_that_read_back_to_the_solvers_post_selected
     x_ref = system.x_ref / np.linalg.norm(system.x_ref)
     assert abs(np.vdot(x / np.linalg.norm(x), x_ref)) ** 2 > 1 - 0.3**2  # the polynomial's bound
     # epsilon is bounded as the solver's option is: one line, exit 2, nothing more written
-    assert main(["export", str(PINNED / "systems" / "ising.parquet"), "--out", str(tmp_path / "bad"), "--format",
-                 "qasm", "--circuits", "qsvt", "--epsilon", "0"]) == 2
+    assert (
+        main(
+            [
+                "export",
+                str(PINNED / "systems" / "ising.parquet"),
+                "--out",
+                str(tmp_path / "bad"),
+                "--format",
+                "qasm",
+                "--circuits",
+                "qsvt",
+                "--epsilon",
+                "0",
+            ]
+        )
+        == 2
+    )
     assert "--epsilon: must be a finite number in (0, 0.5]" in capsys.readouterr().err
     assert not (tmp_path / "bad").exists()
 
@@ -159,16 +192,20 @@ def test_a_simulation_writes_its_steps_contact_problems_as_fclib_without_changin
     family = FAMILIES["dem_c"]
     base = {"scene": "sedimentation", "n_spheres": 8, "steps": 60, "mu": 0.3}
     family.build(family.options.from_mapping(base), tmp_path / "plain", False)
-    facts = family.build(family.options.from_mapping({**base, "fclib": str(tmp_path / "fclib"), "fclib_every": 20}),
-                         tmp_path / "with", False)
+    facts = family.build(
+        family.options.from_mapping({**base, "fclib": str(tmp_path / "fclib"), "fclib_every": 20}),
+        tmp_path / "with",
+        False,
+    )
     files = sorted((tmp_path / "fclib").glob("step-*.hdf5"))
     assert [f.name for f in files] == ["step-000000.hdf5", "step-000020.hdf5", "step-000040.hdf5"]
     assert facts["fclib_files"] == 3
     for path in files:
         problem = read_fclib(path)
         assert problem.kind == "global" and problem.nc >= 1 and np.all(problem.mu == 0.3)
-    assert ((tmp_path / "with" / "part-0000.parquet").read_bytes()
-            == (tmp_path / "plain" / "part-0000.parquet").read_bytes())  # the export leaves the dataset as it was
+    assert (tmp_path / "with" / "part-0000.parquet").read_bytes() == (
+        tmp_path / "plain" / "part-0000.parquet"
+    ).read_bytes()  # the export leaves the dataset as it was
 
 
 def _ancilla_z(circuit) -> float:
@@ -188,8 +225,11 @@ def _cost_from(tests: list, terms: list, decomposition, kind: str) -> float:
 
 
 def _ising_n2():
-    return next(s for s in iter_systems(PINNED / "systems" / "ising.parquet") if s.dim == 4
-                and np.linalg.cond(s.A.toarray()) < 20)
+    return next(
+        s
+        for s in iter_systems(PINNED / "systems" / "ising.parquet")
+        if s.dim == 4 and np.linalg.cond(s.A.toarray()) < 20
+    )
 
 
 def test_export_writes_vqls_circuits_whose_tests_give_back_the_trained_cost_at_every_level(tmp_path, capsys):
@@ -261,12 +301,13 @@ def test_vqls_hadamard_tests_give_the_exact_global_cost_at_any_angles():
 def _header_layouts(text: str) -> dict:
     """The layouts a device-level file's header states: ``layout`` and ``final layout, after routing``, each
     virtual qubit's physical qubit in order."""
-    return {key: [int(p) for p in re.findall(r"virtual \d+ -> physical (\d+)", line)]
-            for key, line in re.findall(r"^// (layout|final layout, after routing): (.*)$", text, re.M)}
+    return {
+        key: [int(p) for p in re.findall(r"virtual \d+ -> physical (\d+)", line)]
+        for key, line in re.findall(r"^// (layout|final layout, after routing): (.*)$", text, re.M)
+    }
 
 
-def test_openqasm_2_files_load_in_a_strict_reader_as_the_same_circuits_with_device_gates_on_couplers(tmp_path,
-                                                                                                    capsys):
+def test_openqasm_2_files_load_in_a_strict_reader_as_the_same_circuits_with_device_gates_on_couplers(tmp_path, capsys):
     """`--qasm-version 2`: every file (HHL and the VQLS ansatz and tests, every level) loads in Qiskit's strict
     reader (the paper's qelib1.inc, no custom instructions) and passes a second reader's check of its gates
     (qasm_check, no Qiskit); a VQLS file reads back as the same unitary as its OpenQASM 3 file, an HHL file gives
@@ -282,8 +323,23 @@ def test_openqasm_2_files_load_in_a_strict_reader_as_the_same_circuits_with_devi
 
     dataset = write_systems([_ising_n2()], tmp_path / "one.parquet")
     for version in (2, 3):
-        assert main(["export", str(dataset), "--out", str(tmp_path / f"v{version}"), "--format", "qasm",
-                     "--circuits", "hhl", "vqls", "--layers", "1", "--qasm-version", str(version)]) in (0, None)
+        assert main(
+            [
+                "export",
+                str(dataset),
+                "--out",
+                str(tmp_path / f"v{version}"),
+                "--format",
+                "qasm",
+                "--circuits",
+                "hhl",
+                "vqls",
+                "--layers",
+                "1",
+                "--qasm-version",
+                str(version),
+            ]
+        ) in (0, None)
     assert "as OpenQASM 2" in capsys.readouterr().out
     (index_path,) = (tmp_path / "v2").glob("*/index.json")
     index = json.loads(index_path.read_text())
@@ -296,8 +352,11 @@ def test_openqasm_2_files_load_in_a_strict_reader_as_the_same_circuits_with_devi
         text = (tmp_path / "v2" / relative).read_text()
         read[relative] = qasm2.loads(text, strict=True)
         pairs = two_qubit_pairs(text)
-        assert pairs == [tuple(read[relative].find_bit(q).index for q in inst.qubits)
-                         for inst in read[relative].data if inst.operation.num_qubits == 2], relative
+        assert pairs == [
+            tuple(read[relative].find_bit(q).index for q in inst.qubits)
+            for inst in read[relative].data
+            if inst.operation.num_qubits == 2
+        ], relative
         if relative in on_device:
             assert read[relative].num_qubits == 127 and pairs and set(pairs) <= couplers, relative
     assert len(on_device) == len(index["tests"]) + 2  # every test, the ansatz, the HHL circuit
@@ -315,8 +374,9 @@ def test_openqasm_2_files_load_in_a_strict_reader_as_the_same_circuits_with_devi
     assert same_state(on_region(read[hhl], region), placed)
     layouts = _header_layouts((tmp_path / "v2" / hhl).read_text())
     assert layouts["layout"] == [region[i] for i in placed.layout.initial_index_layout(filter_ancillas=True)]
-    assert layouts["final layout, after routing"] == [region[i] for i in placed.layout.final_index_layout(
-        filter_ancillas=True)]
+    assert layouts["final layout, after routing"] == [
+        region[i] for i in placed.layout.final_index_layout(filter_ancillas=True)
+    ]
     ansatz = _header_layouts((index_path.parent / "ansatz.device.qasm").read_text())
     assert ansatz["final layout, after routing"] == index["ansatz_layout"]
     with pytest.raises(InputError, match="OpenQASM version 4: written are 2, 3"):
@@ -353,8 +413,18 @@ def test_the_openqasm_2_writer_uses_only_qelib1_gates_defines_the_rest_and_write
     circuit.measure(2, 0)
     text = qelib1.dumps(circuit, ("a comment",))
     assert text == qelib1.dumps(circuit.copy(), ("a comment",)) and "// a comment\n" in text
-    assert re.findall(r"^gate (\w+)", text, re.M) == ["sx", "ecr", "rzx", "rzx_1", "swap", "unitary", "unitary_1",
-                                                      "cry", "cry_o0", "cu"]
+    assert re.findall(r"^gate (\w+)", text, re.M) == [
+        "sx",
+        "ecr",
+        "rzx",
+        "rzx_1",
+        "swap",
+        "unitary",
+        "unitary_1",
+        "cry",
+        "cry_o0",
+        "cu",
+    ]
     two_qubit_pairs(text)
     assert unitary(qasm2.loads(text, strict=True)).equiv(unitary(circuit))
     with pytest.raises(AssertionError, match="not a gate a strict reader knows: sx "):
@@ -414,8 +484,10 @@ def test_export_writes_each_pinned_dem_c_systems_step_as_fclib_and_says_it_reran
             n = system.meta["n_orig"]
             A = system.A.toarray()[:n, :n]
             eig = np.linalg.eigvalsh(A / np.mean(np.diag(A)))
-            assert any(np.allclose(np.linalg.eigvalsh(scaled[np.ix_(S, S)]), eig, atol=1e-9)
-                       for S in itertools.combinations(range(len(normal)), n))
+            assert any(
+                np.allclose(np.linalg.eigvalsh(scaled[np.ix_(S, S)]), eig, atol=1e-9)
+                for S in itertools.combinations(range(len(normal)), n)
+            )
             frictionless += 1
     assert frictionless >= 2
 

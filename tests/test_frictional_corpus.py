@@ -24,8 +24,15 @@ OPTIONS = StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8))
 def _load(path: Path):
     data = np.load(path)
     contacts = Contacts(data["body_i"], data["body_j"], data["normal"], data["gap"], data["t1"], data["t2"])
-    problem = assemble(contacts, data["masses"], data["v_known"], float(data["h"]), float(data["mu"]),
-                       int(data["s"]), normal_offset=data["normal_offset"])
+    problem = assemble(
+        contacts,
+        data["masses"],
+        data["v_known"],
+        float(data["h"]),
+        float(data["mu"]),
+        int(data["s"]),
+        normal_offset=data["normal_offset"],
+    )
     return problem, data["y0"]
 
 

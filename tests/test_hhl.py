@@ -13,8 +13,8 @@ from qlsbench import solvers
 from qlsbench.errors import InputError
 from qlsbench.pauli import decompose
 from qlsbench.problems import LinearSystem, ising_inspired
-from qlsbench.solvers.hhl import circuit as hhl_circuit
 from qlsbench.solvers.hhl import _run
+from qlsbench.solvers.hhl import circuit as hhl_circuit
 
 
 def _fidelity(system: LinearSystem, x: np.ndarray) -> float:
@@ -61,10 +61,14 @@ def test_the_eigenbasis_form_is_the_controlled_power_circuit():
     b /= np.linalg.norm(b)
     angles, _ = hhl_circuit.inversion_angles(m, t)
     w, V = np.linalg.eigh(H)
-    forms = [hhl_circuit.PhaseEstimation.in_eigenbasis(w, V, t, m),
-             hhl_circuit.PhaseEstimation.from_powers(hhl_circuit.exact_powers(H, t, m), n)]
-    states = [np.asarray(_run(hhl_circuit.build(b, qpe, angles), method="statevector").result().get_statevector())
-              for qpe in forms]
+    forms = [
+        hhl_circuit.PhaseEstimation.in_eigenbasis(w, V, t, m),
+        hhl_circuit.PhaseEstimation.from_powers(hhl_circuit.exact_powers(H, t, m), n),
+    ]
+    states = [
+        np.asarray(_run(hhl_circuit.build(b, qpe, angles), method="statevector").result().get_statevector())
+        for qpe in forms
+    ]
     np.testing.assert_allclose(states[0], states[1], atol=1e-12)
     assert np.linalg.norm(hhl_circuit.postselected(states[0], n, m)) > 1e-3  # a branch worth comparing
 
@@ -92,8 +96,9 @@ def test_the_dilation_solves_a_non_hermitian_system():
     system = LinearSystem(A, rng.normal(size=4))
     result = solvers.get("hhl", clock=8).solve(system)
     assert result.resources["dilation"] and result.resources["total_qubits"] == 3 + 8 + 1
-    np.testing.assert_allclose(result.x, np.linalg.solve(A, system.b), rtol=0,
-                               atol=2e-3 * np.linalg.norm(np.linalg.solve(A, system.b)))
+    np.testing.assert_allclose(
+        result.x, np.linalg.solve(A, system.b), rtol=0, atol=2e-3 * np.linalg.norm(np.linalg.solve(A, system.b))
+    )
     assert result.resources["two_qubit_gates"] > 0 and result.resources["circuit_depth"] > 0
 
 
@@ -127,9 +132,14 @@ def test_shots_sample_the_postselected_distribution(backend):
 
 
 def test_bad_hhl_options_are_refused():
-    for bad, match in [(dict(clock=1), "clock"), (dict(backend="gpu"), "backend"), (dict(time=4.0), "time"),
-                       (dict(evolution="exact-ish"), "evolution"), (dict(refine=-1), "refine"),
-                       (dict(inversion="magic"), "inversion")]:
+    for bad, match in [
+        (dict(clock=1), "clock"),
+        (dict(backend="gpu"), "backend"),
+        (dict(time=4.0), "time"),
+        (dict(evolution="exact-ish"), "evolution"),
+        (dict(refine=-1), "refine"),
+        (dict(inversion="magic"), "inversion"),
+    ]:
         with pytest.raises(InputError, match=match):
             solvers.get("hhl", **bad)
 
@@ -140,13 +150,14 @@ def test_the_board_calls_hhl_quantum_and_refinement_passes_the_exact_track(tmp_p
     from qlsbench.bench import run_solver
     from qlsbench.bench.ranking import track_table, tracks
     from qlsbench.bench.results import load_results
-    from qlsbench.data import write_systems
     from qlsbench.bench.runner import SolverSpec
+    from qlsbench.data import write_systems
 
     data = tmp_path / "ising" / "part-0000.parquet"
     write_systems([ising_inspired(n, 10.0) for n in (2, 3)], data)
-    run_solver(SolverSpec("hhl", {"clock": 5, "refine": 8}, "hhl-refined"), data, tmp_path / "r" / "a.parquet",
-               progress=False)
+    run_solver(
+        SolverSpec("hhl", {"clock": 5, "refine": 8}, "hhl-refined"), data, tmp_path / "r" / "a.parquet", progress=False
+    )
     run_solver(SolverSpec("hhl", {"clock": 5}, "hhl-plain"), data, tmp_path / "r" / "b.parquet", progress=False)
     run_solver(SolverSpec("lu"), data, tmp_path / "r" / "c.parquet", progress=False)
     results = load_results([tmp_path / "r"])

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from qlsbench.bench.checkpoints import Checkpoint, run_key
 from qlsbench.bench.in_loop import (
     InLoopOptions,
     LoopAborted,
@@ -24,11 +25,10 @@ from qlsbench.bench.in_loop import (
     sweep,
     write_in_loop,
 )
-from qlsbench.bench.checkpoints import Checkpoint, run_key
 from qlsbench.bench.runner import SolverSpec
 from qlsbench.errors import InputError
-from qlsbench.physics import container_of
 from qlsbench.outcomes import Status
+from qlsbench.physics import container_of
 from qlsbench.problems import LinearSystem, ising_inspired, pad_and_normalize
 from qlsbench.solvers import registry
 from qlsbench.solvers.base import SolveResult
@@ -38,9 +38,15 @@ from qlsbench.solvers.oracle import perturbed_to_fidelity
 SPHERES = InLoopOptions(family="dem_c", steps=110)
 
 
-@pytest.mark.parametrize("options", [SPHERES, dataclasses.replace(SPHERES, family="cd_lagrange", restitution=0.5),
-                                     InLoopOptions(family="penalty", steps=15)],
-                         ids=["dem_c", "cd_lagrange", "penalty"])
+@pytest.mark.parametrize(
+    "options",
+    [
+        SPHERES,
+        dataclasses.replace(SPHERES, family="cd_lagrange", restitution=0.5),
+        InLoopOptions(family="penalty", steps=15),
+    ],
+    ids=["dem_c", "cd_lagrange", "penalty"],
+)
 @pytest.mark.parametrize("name, solver_options", [("lu", {}), ("oracle", {"fidelity": 1.0})], ids=["lu", "oracle-1"])
 def test_an_exact_solver_in_the_loop_follows_the_stepper_to_round_off(options, name, solver_options):
     steps, summary = run_in_loop(options, registry.get(name, **solver_options))
@@ -56,8 +62,10 @@ def test_an_exact_solver_in_the_loop_follows_the_stepper_to_round_off(options, n
 
 def test_a_worse_oracle_leaves_the_reference_further_under_a_newton_budget():
     capped = dataclasses.replace(SPHERES, newton_max_iter=2, fallbacks="off")
-    errors = [run_in_loop(capped, registry.get("oracle", fidelity=f), seed=0)[1]["position_error_max"]
-              for f in (0.999, 0.9, 0.5)]
+    errors = [
+        run_in_loop(capped, registry.get("oracle", fidelity=f), seed=0)[1]["position_error_max"]
+        for f in (0.999, 0.9, 0.5)
+    ]
     assert 0 < errors[0] < errors[1] < errors[2]
 
 
@@ -101,8 +109,9 @@ class _Bad:
         return SolveResult(x, Status.CONVERGED)
 
 
-@pytest.mark.parametrize("how, status", [("raise", "error"), ("none", "error"), ("nan", "nan"),
-                                         ("wrong", "wrong_length")])
+@pytest.mark.parametrize(
+    "how, status", [("raise", "error"), ("none", "error"), ("nan", "nan"), ("wrong", "wrong_length")]
+)
 def test_a_failing_solver_ends_the_run_with_a_status_and_keeps_the_steps_before(how, status):
     steps, summary = run_in_loop(SPHERES, _Bad(how))
     assert summary["status"] == status and summary["steps_run"] == len(steps) > 50
@@ -129,7 +138,7 @@ def test_the_iteration_budget_ends_the_run_at_the_same_step_and_leaves_a_run_wit
     assert budget < summary["solver_iterations"] <= full["solver_iterations"]
     assert 0 < len(cut) < len(steps)
     physics = ["position_error", "velocity_error", "kinetic_energy", "newton_iterations", "linear_solves"]
-    pd.testing.assert_frame_equal(cut[physics], steps[physics].iloc[:len(cut)])
+    pd.testing.assert_frame_equal(cut[physics], steps[physics].iloc[: len(cut)])
     same, within = run_in_loop(dataclasses.replace(SPHERES, iteration_budget=full["solver_iterations"]), gmres)
     assert within["status"] == "completed"
     pd.testing.assert_frame_equal(same[physics], steps[physics])
@@ -157,8 +166,10 @@ def test_norm_and_sign_come_from_the_projection():
 def test_metrics_on_a_hand_made_run():
     steps = pd.DataFrame({"step": [0, 1, 2, 3], "position_error": [0.0, 5e-4, 2e-3, 1e-4]})
     assert divergence_step(steps, 1e-3) == 2 and divergence_step(steps, 1e-2) is None
-    summaries = [{"fidelity": f, "stayed_within": ok} for f, ok in
-                 [(1.0, True), (1.0, True), (0.9, True), (0.9, True), (0.5, True), (0.5, False), (0.1, True)]]
+    summaries = [
+        {"fidelity": f, "stayed_within": ok}
+        for f, ok in [(1.0, True), (1.0, True), (0.9, True), (0.9, True), (0.5, True), (0.5, False), (0.1, True)]
+    ]
     assert success_bar(summaries) == 0.9, "the bar stops at the first level where a seed left"
 
 
@@ -321,8 +332,12 @@ def test_workers_draw_their_progress_bars_on_as_many_lines_as_there_are_jobs():
     from qlsbench.bench.in_loop import workers
 
     context = mp.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=2, mp_context=context, initializer=workers._worker_threads,
-                             initargs=(1, workers.progress_lines(context, 2))) as pool:
+    with ProcessPoolExecutor(
+        max_workers=2,
+        mp_context=context,
+        initializer=workers._worker_threads,
+        initargs=(1, workers.progress_lines(context, 2)),
+    ) as pool:
         seen = list(pool.map(_worker_line, range(6)))
     by_worker = {}
     for pid, line in seen:
@@ -347,8 +362,10 @@ def test_runs_side_by_side_give_the_rows_of_runs_one_after_another(tmp_path):
     first, first_runs = sweep(options, oracle, seeds=1, fidelities=levels)
     write_in_loop(path, first, first_runs, options)
     raised, _ = add_seeds(path, options, oracle, seeds=3, fidelities=levels, jobs=2)
-    pd.testing.assert_frame_equal(read_in_loop(path)[0].drop(columns=timing), serial.sort_values(
-        ["seed", "fidelity", "step"], kind="stable").reset_index(drop=True).drop(columns=timing))
+    pd.testing.assert_frame_equal(
+        read_in_loop(path)[0].drop(columns=timing),
+        serial.sort_values(["seed", "fidelity", "step"], kind="stable").reset_index(drop=True).drop(columns=timing),
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["loop.parquet"]  # the checkpoints went with the write
 
 

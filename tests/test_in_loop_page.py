@@ -17,13 +17,17 @@ def test_the_page_is_what_the_shipped_in_loop_results_give(tmp_path):
     committed = (ROOT / "docs" / "in-loop.md").read_text(encoding="utf-8")
     assert out.read_text(encoding="utf-8").splitlines() == committed.splitlines(), (
         "docs/in-loop.md differs from what docs/in-loop/ gives: run "
-        "`qlsbench figure in-loop docs/in-loop/*.parquet --out docs/in-loop.md`")
+        "`qlsbench figure in-loop docs/in-loop/*.parquet --out docs/in-loop.md`"
+    )
 
 
 def test_every_oracle_sweep_has_six_levels_over_three_seeds_and_a_bar():
     loops = in_loop_page._split([str(p) for p in RESULTS])[0]
-    sweeps = [meta["runs"] for _, meta in map(read_in_loop, loops)
-              if any(r["fidelity"] == r["fidelity"] for r in meta["runs"])]
+    sweeps = [
+        meta["runs"]
+        for _, meta in map(read_in_loop, loops)
+        if any(r["fidelity"] == r["fidelity"] for r in meta["runs"])
+    ]
     assert len(sweeps) >= 3, "an oracle sweep per family"
     for runs in sweeps:
         levels = {r["fidelity"] for r in runs}
@@ -42,17 +46,28 @@ def test_the_physics_track_counts_each_solvers_carried_runs_from_the_summaries()
     assert len(track) >= 4, "at least four real solvers in the loop"
     assert {"null-b", "null-random", "oracle[fidelity=0]"} <= {solver for solver, _ in track.index}
     for (solver, family), row in track.iterrows():
-        runs = [(r, steps) for name, steps, meta in files if meta["options"]["family"] == family
-                for r in in_loop_page.judged_runs(name, steps, meta) if r["fidelity"] != r["fidelity"]
-                and ("oracle[fidelity=0]" if r["control"] == "oracle-f0" else r["solver_name"]) == solver]
+        runs = [
+            (r, steps)
+            for name, steps, meta in files
+            if meta["options"]["family"] == family
+            for r in in_loop_page.judged_runs(name, steps, meta)
+            if r["fidelity"] != r["fidelity"]
+            and ("oracle[fidelity=0]" if r["control"] == "oracle-f0" else r["solver_name"]) == solver
+        ]
         carried = [(r, steps) for r, steps in runs if r["carries"]]
         tol = 1e-3
-        assert all(r["status"] == "completed" and r["position_error_max"] <= tol and r["fallback_steps"] <= 0.05
-                   * r["steps"] and r["linear_solves"] <= 5 * r["linear_solves_ref"] for r, _ in carried)
+        assert all(
+            r["status"] == "completed"
+            and r["position_error_max"] <= tol
+            and r["fallback_steps"] <= 0.05 * r["steps"]
+            and r["linear_solves"] <= 5 * r["linear_solves_ref"]
+            for r, _ in carried
+        )
         assert row["runs carried"] == f"{len(carried)} of {len(runs)}"
         if carried:  # the longest is the carried run of most simulated time
-            longest = max(float(s.loc[(s["solver"] == r["solver"]) & (s["seed"] == r["seed"]), "time"].max())
-                          for r, s in carried)
+            longest = max(
+                float(s.loc[(s["solver"] == r["solver"]) & (s["seed"] == r["seed"]), "time"].max()) for r, s in carried
+            )
             assert float(row["longest carried (simulated s)"]) == float(f"{longest:.3g}")
 
 
@@ -84,10 +99,24 @@ SETTING = ("dem_c; sedimentation; 16 spheres, mu = 0; 200 steps; Newton to conve
 
 def _judged(solver="vnls", seed=0, control=None, error=1e-11, fallback=0, solves=300, status="completed"):
     """A run as judged_runs gives it, on SETTING: 200 steps beside a reference that made 162 solves."""
-    run = {"solver": solver, "solver_name": solver, "solver_options": {}, "seed": seed, "fidelity": float("nan"),
-           "status": status, "steps": 200, "steps_run": 200, "position_error_max": error,
-           "divergence_step": None if error <= 1e-3 else 150, "fallback_steps": fallback, "linear_solves": solves,
-           "linear_solves_ref": 162, "name": f"{solver}-file", "setting": SETTING, "control": control}
+    run = {
+        "solver": solver,
+        "solver_name": solver,
+        "solver_options": {},
+        "seed": seed,
+        "fidelity": float("nan"),
+        "status": status,
+        "steps": 200,
+        "steps_run": 200,
+        "position_error_max": error,
+        "divergence_step": None if error <= 1e-3 else 150,
+        "fallback_steps": fallback,
+        "linear_solves": solves,
+        "linear_solves_ref": 162,
+        "name": f"{solver}-file",
+        "setting": SETTING,
+        "control": control,
+    }
     run.update(overhead=solves / 162, fallback_share=fallback / 200)
     run["load"] = in_loop_page.load(run, 1e-3)
     run["carries"] = run["load"] <= 1
@@ -97,9 +126,11 @@ def _judged(solver="vnls", seed=0, control=None, error=1e-11, fallback=0, solves
 def _nulls(**over):
     """The three controls as the shipped 16-sphere runs have them: within the tolerance, yet b costs 25x the
     reference's solves and the fidelity-0 oracle leaves about half the steps to the fallback."""
-    return ([_judged("null-b", control="null-b", solves=3990, **over)]
-            + [_judged("null-random", s, "null-random", solves=6000 + s, fallback=80) for s in range(5)]
-            + [_judged("oracle", s, "oracle-f0", solves=9000 + s, fallback=91) for s in range(5)])
+    return (
+        [_judged("null-b", control="null-b", solves=3990, **over)]
+        + [_judged("null-random", s, "null-random", solves=6000 + s, fallback=80) for s in range(5)]
+        + [_judged("oracle", s, "oracle-f0", solves=9000 + s, fallback=91) for s in range(5)]
+    )
 
 
 def test_a_run_within_the_tolerance_does_not_carry_past_the_fallback_or_overhead_bound():
@@ -165,18 +196,24 @@ def test_the_reference_solves_stand_in_for_older_files_only_where_they_equal_its
     judged = _shipped_judged()
     newer = [r for r in judged if r["ref_counted"]]
     older_settings = {r["setting"] for r in judged if not r["ref_counted"] and r["fidelity"] != r["fidelity"]}
-    assert newer and all(r["linear_solves_ref"] == r["newton_iterations_ref"] for r in newer
-                         if r["setting"] in older_settings)
+    assert newer and all(
+        r["linear_solves_ref"] == r["newton_iterations_ref"] for r in newer if r["setting"] in older_settings
+    )
     for r in judged:  # a run that stopped at its first solve has no reference solve to set it against
-        expected = (r["linear_solves"] / r["linear_solves_ref"] if r["linear_solves_ref"]
-                    else float("inf") if r["linear_solves"] else 1.0)
+        expected = (
+            r["linear_solves"] / r["linear_solves_ref"]
+            if r["linear_solves_ref"]
+            else float("inf")
+            if r["linear_solves"]
+            else 1.0
+        )
         assert r["overhead"] == expected
 
 
 def test_a_null_in_a_real_loop_has_its_newton_overhead_counted():
     """A real run (penalty block, 3 steps): returning b makes more solves than the reference beside it, which
     counts its own; an exact solver makes exactly the reference's."""
-    from qlsbench.bench.in_loop import InLoopOptions, sweep, write_in_loop
+    from qlsbench.bench.in_loop import InLoopOptions, sweep
     from qlsbench.bench.runner import SolverSpec
 
     options = InLoopOptions(family="penalty", steps=3)
@@ -214,18 +251,44 @@ def test_a_variational_run_of_fewer_than_five_seeds_says_so_with_its_measured_co
 
 def test_the_cold_warm_table_counts_runs_that_ended_on_their_budget():
     """A warm run cut by its iteration budget neither stayed within nor finished: the table says which."""
-    options = {"family": "dem_c", "scene": None, "steps": 200, "n_spheres": 16, "mu": 0.0, "restitution": 0.0,
-               "params": {}, "newton_max_iter": None, "fallbacks": "on"}
+    options = {
+        "family": "dem_c",
+        "scene": None,
+        "steps": 200,
+        "n_spheres": 16,
+        "mu": 0.0,
+        "restitution": 0.0,
+        "params": {},
+        "newton_max_iter": None,
+        "fallbacks": "on",
+    }
 
     def run(seed, status, iterations):
-        return {"fidelity": float("nan"), "solver": "vnls", "solver_name": "vnls", "solver_options": {"exact": True},
-                "seed": seed, "status": status, "stayed_within": status == "completed", "solver_iterations": iterations,
-                "linear_solves": iterations // 1000, "solver_seconds": iterations / 400, "warm_starts": 1}
+        return {
+            "fidelity": float("nan"),
+            "solver": "vnls",
+            "solver_name": "vnls",
+            "solver_options": {"exact": True},
+            "seed": seed,
+            "status": status,
+            "stayed_within": status == "completed",
+            "solver_iterations": iterations,
+            "linear_solves": iterations // 1000,
+            "solver_seconds": iterations / 400,
+            "warm_starts": 1,
+        }
 
-    files = [("cold", None, {"options": {**options, "warm_start": "off"}, "runs": [run(0, "completed", 900_000)]}),
-             ("warm", None, {"options": {**options, "warm_start": "converged", "iteration_budget": 1_800_000},
-                             "runs": [run(0, "completed", 1_700_000), run(1, "budget", 1_800_400),
-                                      run(2, "budget", 1_801_000)]})]
+    files = [
+        ("cold", None, {"options": {**options, "warm_start": "off"}, "runs": [run(0, "completed", 900_000)]}),
+        (
+            "warm",
+            None,
+            {
+                "options": {**options, "warm_start": "converged", "iteration_budget": 1_800_000},
+                "runs": [run(0, "completed", 1_700_000), run(1, "budget", 1_800_400), run(2, "budget", 1_801_000)],
+            },
+        ),
+    ]
     table = in_loop_page.warm_loop_table(files).set_index("warm start")
     assert table.loc["off", "ended on the budget"] == "0 of 1" and table.loc["off", "stayed within"] == "1 of 1"
     assert table.loc["converged", "ended on the budget"] == "2 of 3"

@@ -42,12 +42,15 @@ def _closed_form(k: float, n: float) -> tuple[float, float]:
 Z_EXACT = 1.959963984540054
 
 
-@pytest.mark.parametrize("k, n, low, high", [
-    (0, 10, 0.0, 0.2775328),  # z² / (n + z²): the normal approximation would give [0, 0]
-    (10, 10, 0.7224672, 1.0),  # n / (n + z²)
-    (5, 10, 0.2365931, 0.7634069),  # R: binom::binom.confint(5, 10, methods = "wilson")
-    (1, 10, 0.0178762, 0.4041500),
-])
+@pytest.mark.parametrize(
+    "k, n, low, high",
+    [
+        (0, 10, 0.0, 0.2775328),  # z² / (n + z²): the normal approximation would give [0, 0]
+        (10, 10, 0.7224672, 1.0),  # n / (n + z²)
+        (5, 10, 0.2365931, 0.7634069),  # R: binom::binom.confint(5, 10, methods = "wilson")
+        (1, 10, 0.0178762, 0.4041500),
+    ],
+)
 def test_published_values(k, n, low, high):
     assert wilson_interval(k, n, z=Z_EXACT) == pytest.approx((low, high), abs=1e-7)
 
@@ -96,15 +99,32 @@ def test_overlaps_compare_each_row_with_the_one_above():
 
 
 def _results(rows) -> pd.DataFrame:
-    base = {"dataset": "d", "dataset_hash": "h", "cond": 10.0, "time_limit": 5.0, "family": "f", "n_qubits": 3,
-            "wall_time": 0.01, "rel_error": 1e-12, "iterations": 1, "solver_options": "{}"}
+    base = {
+        "dataset": "d",
+        "dataset_hash": "h",
+        "cond": 10.0,
+        "time_limit": 5.0,
+        "family": "f",
+        "n_qubits": 3,
+        "wall_time": 0.01,
+        "rel_error": 1e-12,
+        "iterations": 1,
+        "solver_options": "{}",
+    }
     return pd.DataFrame([{**base, "solver_name": r["solver"], **r} for r in rows])
 
 
 def _solve(solver, system, seed, ok, variational=False):
-    return {"solver": solver, "system_id": system, "seed": seed, "repeat": seed, "status": "converged",
-            "fidelity": 1.0 if ok else 0.5, "rel_residual": 1e-12 if ok else 0.5,
-            "progress_evaluations": [1, 2] if variational else None}
+    return {
+        "solver": solver,
+        "system_id": system,
+        "seed": seed,
+        "repeat": seed,
+        "status": "converged",
+        "fidelity": 1.0 if ok else 0.5,
+        "rel_residual": 1e-12 if ok else 0.5,
+        "progress_evaluations": [1, 2] if variational else None,
+    }
 
 
 @pytest.fixture
@@ -119,8 +139,9 @@ def two_solvers() -> pd.DataFrame:
 def test_the_rate_counts_systems_with_a_share_per_system(two_solvers):
     exact = track_table(two_solvers, tracks()[0]).set_index("solver")
     assert exact.loc["vqls", "success_rate"] == 0.375  # (1 + 1/2 + 0 + 0) / 4 systems
-    assert (exact.loc["vqls", "success_rate_ci_low"], exact.loc["vqls", "success_rate_ci_high"]) == \
-        pytest.approx(_closed_form(1.5, 4), abs=1e-12)  # 4 trials (systems), not 8 solves
+    assert (exact.loc["vqls", "success_rate_ci_low"], exact.loc["vqls", "success_rate_ci_high"]) == pytest.approx(
+        _closed_form(1.5, 4), abs=1e-12
+    )  # 4 trials (systems), not 8 solves
     assert exact.loc["classical", "success_rate_ci_low"] == pytest.approx(4 / (4 + Z * Z))
     # 0.375 [0.10, 0.78] meets 1.000 [0.51, 1.00]: four systems do not separate them
     assert exact["overlaps_above"].tolist() == [False, True]
@@ -128,9 +149,20 @@ def test_the_rate_counts_systems_with_a_share_per_system(two_solvers):
 
 
 def test_enough_systems_separate_two_rows():
-    systems = pd.DataFrame({"solver": ["a"] * 40 + ["b"] * 40, "system_key": [f"s{i}" for i in range(40)] * 2,
-                            "success": [1.0] * 40 + [1.0] * 10 + [0.0] * 30, "time_ms": 1.0, "error": 1e-9,
-                            "fidelity": 1.0, "solves": 1, "skipped": 0, "failed": 0, "seeds": 1})
+    systems = pd.DataFrame(
+        {
+            "solver": ["a"] * 40 + ["b"] * 40,
+            "system_key": [f"s{i}" for i in range(40)] * 2,
+            "success": [1.0] * 40 + [1.0] * 10 + [0.0] * 30,
+            "time_ms": 1.0,
+            "error": 1e-9,
+            "fidelity": 1.0,
+            "solves": 1,
+            "skipped": 0,
+            "failed": 0,
+            "seeds": 1,
+        }
+    )
     table = rank_systems(systems, tracks()[0].tol, 40)
     assert table["solver"].tolist() == ["a", "b"] and table["overlaps_above"].tolist() == [False, False]
     assert table.loc[1, "success_rate_ci_high"] < table.loc[0, "success_rate_ci_low"]
@@ -140,8 +172,10 @@ def test_the_csv_has_both_tracks_intervals(two_solvers):
     board = leaderboard(two_solvers).set_index("solver")
     for rate in ("success_rate", "success_rate_low"):
         assert (board[f"{rate}_ci_low"] <= board[rate]).all() and (board[rate] <= board[f"{rate}_ci_high"]).all()
-    assert (board.loc["vqls", "success_rate_low_ci_low"], board.loc["vqls", "success_rate_low_ci_high"]) == \
-        pytest.approx(_closed_form(1.5, 4), abs=1e-12)
+    assert (
+        board.loc["vqls", "success_rate_low_ci_low"],
+        board.loc["vqls", "success_rate_low_ci_high"],
+    ) == pytest.approx(_closed_form(1.5, 4), abs=1e-12)
 
 
 def test_the_page_prints_every_rate_with_its_interval(two_solvers):
@@ -159,8 +193,9 @@ def test_the_page_prints_every_rate_with_its_interval(two_solvers):
 _NUMBERS = re.compile(r"^(\d\.\d+) \[(\d\.\d+), (\d\.\d+)\]$")
 
 
-def _disagreements(rows: dict[str, list[list[str]]], header: dict[str, list[str]],
-                   expected: dict[str, pd.DataFrame]) -> list[str]:
+def _disagreements(
+    rows: dict[str, list[list[str]]], header: dict[str, list[str]], expected: dict[str, pd.DataFrame]
+) -> list[str]:
     """Where a page's ranking (per track: its rows of cells under ``header``) differs from the results' ranking:
     order, each rate and its interval (to the page's 3 decimals), the ≈ marker and the seeds."""
     out = []
@@ -200,11 +235,12 @@ def _html_ranking(page: str) -> tuple[dict, dict]:
     """Each track's rows of an index.html ranking over all systems (group and band ``all``), and its header."""
     rows, header = {}, {}
     for track in ("exact", "variational"):
-        div = page.split(f"<div class=\"track\" data-track=\"{track}\">", 1)[1].split("</table>", 1)[0]
+        div = page.split(f'<div class="track" data-track="{track}">', 1)[1].split("</table>", 1)[0]
         header[track] = [html.unescape(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", div)]
         trs = re.findall(r"<tr data-group=\"all\" data-band=\"all\">(.*?)</tr>", div)
-        rows[track] = [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr)]
-                       for tr in trs]  # a cell's text: the solver's name is a link to its per-system results
+        rows[track] = [
+            [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr)] for tr in trs
+        ]  # a cell's text: the solver's name is a link to its per-system results
     return rows, header
 
 
@@ -231,8 +267,14 @@ def test_the_shipped_csv_intervals_are_the_results(shipped):
     csv = pd.read_csv(REPO / "leaderboard" / "leaderboard.csv")
     board = leaderboard(results)
     assert csv["solver"].tolist() == board["solver"].tolist()
-    for column in ("success_rate", "success_rate_ci_low", "success_rate_ci_high", "success_rate_low",
-                   "success_rate_low_ci_low", "success_rate_low_ci_high"):
+    for column in (
+        "success_rate",
+        "success_rate_ci_low",
+        "success_rate_ci_high",
+        "success_rate_low",
+        "success_rate_low_ci_low",
+        "success_rate_low_ci_high",
+    ):
         assert csv[column].to_numpy() == pytest.approx(board[column].to_numpy(), rel=1e-12, abs=1e-15), column
     assert csv["overlaps_above"].tolist() == board["overlaps_above"].tolist()
 
@@ -243,8 +285,9 @@ def test_a_page_that_disagrees_with_the_results_is_caught(shipped):
     rows, header = _markdown_ranking((REPO / "leaderboard" / "leaderboard.md").read_text())
     exact = header["exact"]
     wrong = {t: [list(r) for r in v] for t, v in rows.items()}
-    wrong["exact"][2][exact.index("success")] = re.sub(r"\[(\d\.\d+)", lambda m: f"[{float(m[1]) + 0.001:.3f}",
-                                                        wrong["exact"][2][exact.index("success")])
+    wrong["exact"][2][exact.index("success")] = re.sub(
+        r"\[(\d\.\d+)", lambda m: f"[{float(m[1]) + 0.001:.3f}", wrong["exact"][2][exact.index("success")]
+    )
     marked = next(i for i, r in enumerate(wrong["variational"]) if r[header["variational"].index("≈")] == "≈")
     wrong["variational"][marked][header["variational"].index("≈")] = ""
     found = _disagreements(wrong, header, expected)

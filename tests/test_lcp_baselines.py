@@ -118,8 +118,10 @@ def test_pgs_rejects_zero_diagonal_naming_the_row():
         pgs(LCP(Q, [-1.0, -1.0, -1.0]))
 
 
-@pytest.mark.parametrize("kwargs, name", [({"omega": 2.0}, "omega"), ({"tol": 0.0}, "tol"),
-                                          ({"max_sweeps": 0}, "max_sweeps"), ({"y0": [1.0]}, "y0")])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [({"omega": 2.0}, "omega"), ({"tol": 0.0}, "tol"), ({"max_sweeps": 0}, "max_sweeps"), ({"y0": [1.0]}, "y0")],
+)
 def test_pgs_rejects_bad_parameters(kwargs, name):
     with pytest.raises(InputError, match=name):
         pgs(well_posed_lcp(3, 0), **kwargs)
@@ -137,10 +139,15 @@ def test_read_lcp_dat_is_column_major(tmp_path):
     np.testing.assert_array_equal(lcp.r, [-1.0, -2.0])
 
 
-@pytest.mark.parametrize("text, field", [("2\n0\n2\n2\n2 2\n1 2\n3 4\n-1\n", "expected 6 numbers"),
-                                         ("2\n1\n2\n2\n2 2\n1 2\n3 4\n-1 -2\n", "storage type"),
-                                         ("2\n0\n3\n3\n3 3\n", "inconsistent"),
-                                         ("2\n0\n2\n2\n2 2\n1 x\n3 4\n-1 -2\n", "non-numeric")])
+@pytest.mark.parametrize(
+    "text, field",
+    [
+        ("2\n0\n2\n2\n2 2\n1 2\n3 4\n-1\n", "expected 6 numbers"),
+        ("2\n1\n2\n2\n2 2\n1 2\n3 4\n-1 -2\n", "storage type"),
+        ("2\n0\n3\n3\n3 3\n", "inconsistent"),
+        ("2\n0\n2\n2\n2 2\n1 x\n3 4\n-1 -2\n", "non-numeric"),
+    ],
+)
 def test_read_lcp_dat_rejects_malformed_files(tmp_path, text, field):
     path = tmp_path / "bad.dat"
     path.write_text(text)
@@ -235,11 +242,18 @@ def test_corrupt_fclib_file_names_it(tmp_path):
 def _write_local(path: Path, *, drop: str | None = None) -> None:
     """A valid 1-contact local FCLIB file, optionally missing one dataset."""
     W = sp.csr_matrix(np.diag([2.0, 1.0, 1.0]))
-    fields = {"fclib_local/spacedim": [3], "fclib_local/W/m": [3], "fclib_local/W/n": [3],
-              "fclib_local/W/nz": [-2], "fclib_local/W/nzmax": [W.nnz],
-              "fclib_local/W/p": W.indptr.astype(np.int32), "fclib_local/W/i": W.indices.astype(np.int32),
-              "fclib_local/W/x": W.data, "fclib_local/vectors/q": [-1.0, 0.0, 0.0],
-              "fclib_local/vectors/mu": [0.3]}
+    fields = {
+        "fclib_local/spacedim": [3],
+        "fclib_local/W/m": [3],
+        "fclib_local/W/n": [3],
+        "fclib_local/W/nz": [-2],
+        "fclib_local/W/nzmax": [W.nnz],
+        "fclib_local/W/p": W.indptr.astype(np.int32),
+        "fclib_local/W/i": W.indices.astype(np.int32),
+        "fclib_local/W/x": W.data,
+        "fclib_local/vectors/q": [-1.0, 0.0, 0.0],
+        "fclib_local/vectors/mu": [0.3],
+    }
     with h5py.File(path, "w") as h:
         for name, value in fields.items():
             if name != drop:

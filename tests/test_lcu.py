@@ -11,8 +11,7 @@ from qiskit.quantum_info import SparsePauliOp
 from qlsbench.bench.pauli_study import lcu_table
 from qlsbench.cli import main
 from qlsbench.data import load_dataset, to_system, write_systems
-from qlsbench.pauli import decompose
-from qlsbench.pauli import from_symplectic, lcu_summary
+from qlsbench.pauli import decompose, from_symplectic, lcu_summary
 from qlsbench.problems import ising_inspired, pad_and_normalize
 
 
@@ -56,14 +55,14 @@ def test_exported_terms_rebuild_the_decomposition_exactly_and_match_qiskit(mixed
 
 def test_counts_and_one_norms_at_each_tolerance_are_the_known_ones():
     """``A = 1/2 I + 1/4 XZ - 2^-13 YY + 2^-30 ZI``: dyadic coefficients, so the transform is exact."""
-    coeffs = {"II": 0.5, "XZ": 0.25, "YY": -(2.0 ** -13), "ZI": 2.0 ** -30}
+    coeffs = {"II": 0.5, "XZ": 0.25, "YY": -(2.0**-13), "ZI": 2.0**-30}
     A = SparsePauliOp.from_list(list(coeffs.items())).to_matrix()
     summary = lcu_summary(decompose(A))
     assert summary["max_coeff"] == 0.5
     # 2^-30 / 0.5 ~ 1.9e-9 falls under 1e-6; 2^-13 / 0.5 ~ 2.4e-4 falls under 1e-3 only.
     assert (summary["terms_0"], summary["terms_1e-6"], summary["terms_1e-3"]) == (4, 3, 2)
     assert summary["lcu_norm_0"] == sum(abs(c) for c in coeffs.values())
-    assert summary["lcu_norm_1e-6"] == 0.5 + 0.25 + 2.0 ** -13
+    assert summary["lcu_norm_1e-6"] == 0.5 + 0.25 + 2.0**-13
     assert summary["lcu_norm_1e-3"] == 0.75
 
 

@@ -46,8 +46,13 @@ def results_dir(tmp_path_factory) -> Path:
     run_solver(SolverSpec("lu"), three, out / "lu.parquet", progress=False)
     run_solver(SolverSpec("cg"), three, out / "cg.parquet", max_qubits=3, progress=False)
     run_solver(SolverSpec("gmres"), one, out / "gmres.parquet", progress=False)
-    run_solver(SolverSpec("vqls-local", {"backend": "exact", "optimizer": "lbfgsb", "layers": 2, "maxiter": 100},
-                          "vqls"), two, out / "vqls.parquet", repeats=2, progress=False)
+    run_solver(
+        SolverSpec("vqls-local", {"backend": "exact", "optimizer": "lbfgsb", "layers": 2, "maxiter": 100}, "vqls"),
+        two,
+        out / "vqls.parquet",
+        repeats=2,
+        progress=False,
+    )
     return out
 
 
@@ -111,8 +116,14 @@ def test_budget_curves_in_seconds_and_per_band(results):
 
 
 def test_performance_profile_counts_systems_within_tau_of_the_fastest():
-    systems = pd.DataFrame({"solver": ["a", "a", "b", "b"], "system_key": ["s1", "s2", "s1", "s2"],
-                            "time_ms": [1.0, 4.0, 2.0, 2.0], "success": [1.0, 1.0, 1.0, 0.0]})
+    systems = pd.DataFrame(
+        {
+            "solver": ["a", "a", "b", "b"],
+            "system_key": ["s1", "s2", "s1", "s2"],
+            "time_ms": [1.0, 4.0, 2.0, 2.0],
+            "success": [1.0, 1.0, 1.0, 0.0],
+        }
+    )
     prof = profile(systems, np.array([1.0, 2.0, 4.0])).set_index(["solver", "tau"])["share"]
     assert prof["a"].tolist() == [1.0, 1.0, 1.0]  # fastest on s1, the only solver of s2
     assert prof["b"].tolist() == [0.0, 0.5, 0.5]  # 2x on s1, never on s2 (unsuccessful)
@@ -176,8 +187,16 @@ def page_file(results, tmp_path_factory) -> Path:
 def browser():
     """One headless Chromium for the module's page tests (each opens its own tab)."""
     sync = _browser()
-    args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    args = [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ]
     with sync.sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=args)
         yield chromium
@@ -189,8 +208,10 @@ def _open(browser, path: Path, errors: list):
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.route("**/*", lambda route: route.abort() if not route.request.url.startswith(("file:", "data:"))
-               else route.continue_())
+    page.route(
+        "**/*",
+        lambda route: route.abort() if not route.request.url.startswith(("file:", "data:")) else route.continue_(),
+    )
     page.goto(path.as_uri())
     return page
 
@@ -227,8 +248,10 @@ def test_the_web_page_sorts_filters_and_renders_its_plots(page_file, browser):
         assert header.get_attribute("title")  # a human name with its meaning on hover
 
         # every plot is drawn: a series per solver in view (the budget curves: the variational one, two seeds)
-        series = page.evaluate("Object.fromEntries(Array.from(document.querySelectorAll('.plots svg')).map("
-                               "s => [s.id, s.querySelectorAll('.series').length]))")
+        series = page.evaluate(
+            "Object.fromEntries(Array.from(document.querySelectorAll('.plots svg')).map("
+            "s => [s.id, s.querySelectorAll('.series').length]))"
+        )
         assert series == {"plot-profile": 4, "plot-qubits": 4, "plot-fidelity": 0, "plot-budget": 2}, series
         assert page.locator("#plot-fidelity .marker").count() > 0  # a scatter plot: markers, no lines
         page.close()
@@ -246,8 +269,7 @@ def test_the_drill_down_opens_from_the_ranking_and_lists_a_failed_system(page_fi
     drill = page.locator("details#drill-cg")
     assert drill.evaluate("d => d.open") and drill.is_visible()
     rows = drill.locator("tbody tr")
-    cells = [dict(zip(drill.locator("th").all_inner_texts(), r.locator("td").all_inner_texts()))
-             for r in rows.all()]
+    cells = [dict(zip(drill.locator("th").all_inner_texts(), r.locator("td").all_inner_texts())) for r in rows.all()]
     failed = [c for c in cells if c["outcomes"] == "skipped ×1"]
     assert len(failed) == 1 and failed[0]["system"] == declined["system_id"].iloc[0]
     assert failed[0]["exact bar"] == "✗" and failed[0]["qubits"] == "4"
@@ -302,10 +324,13 @@ def test_the_plots_follow_the_filters_and_draw_the_rankings_numbers(page_file, b
     for group, rows in (("all", results), ("ising/kappa10", results[results["dataset"] == "ising/kappa10"])):
         systems = per_system(rows, exact.tol, by_dataset=group != "all")
         expected = profile(systems, np.array(taus)).set_index(["solver", "tau"])["share"]
-        drawn = page.evaluate("([group, taus]) => { const P = window.qlsbenchPlots; const names = JSON.parse("
-                              "document.getElementById('plot-data').textContent).solvers; return Object.fromEntries("
-                              "P.profileSeries({track: 'exact', group: group, band: 'all'}).map(s => [names[s.solver],"
-                              " taus.map(t => P.shareWithin(s, t))])); }", [group, taus])
+        drawn = page.evaluate(
+            "([group, taus]) => { const P = window.qlsbenchPlots; const names = JSON.parse("
+            "document.getElementById('plot-data').textContent).solvers; return Object.fromEntries("
+            "P.profileSeries({track: 'exact', group: group, band: 'all'}).map(s => [names[s.solver],"
+            " taus.map(t => P.shareWithin(s, t))])); }",
+            [group, taus],
+        )
         assert set(drawn) == set(systems["solver"])
         for solver, shares in drawn.items():
             assert shares == pytest.approx(expected[solver].tolist()), (group, solver)
@@ -313,17 +338,20 @@ def test_the_plots_follow_the_filters_and_draw_the_rankings_numbers(page_file, b
     # success against budget, best and median seed, at every budget qlsbench evaluates
     for group, rows in (("all", results), ("ising/two", results[results["dataset"] == "ising/two"])):
         curve = success_curve(rows, variational.tol)
-        drawn = page.evaluate("(group) => window.qlsbenchPlots.budgetSeries({track: 'variational', group: group, "
-                              "band: 'all'})", group)
+        drawn = page.evaluate(
+            "(group) => window.qlsbenchPlots.budgetSeries({track: 'variational', group: group, band: 'all'})", group
+        )
         assert len(drawn) == 1 and drawn[0]["systems"] == 2 and drawn[0]["seeds"] == 2
         for row in curve.itertuples():
             assert _share_at(drawn[0]["budgets"], drawn[0]["best"], row.evaluations) == pytest.approx(row.best)
             assert _share_at(drawn[0]["budgets"], drawn[0]["median"], row.evaluations) == pytest.approx(row.median)
 
     # success against qubits on the variational track: lu solves all, cg declines 4 qubits
-    qubits = page.evaluate("() => { const names = JSON.parse(document.getElementById('plot-data').textContent)"
-                           ".solvers; return Object.fromEntries(window.qlsbenchPlots.qubitSeries({track: "
-                           "'variational', group: 'all', band: 'all'}).map(s => [names[s.solver], s.points])); }")
+    qubits = page.evaluate(
+        "() => { const names = JSON.parse(document.getElementById('plot-data').textContent)"
+        ".solvers; return Object.fromEntries(window.qlsbenchPlots.qubitSeries({track: "
+        "'variational', group: 'all', band: 'all'}).map(s => [names[s.solver], s.points])); }"
+    )
     assert qubits["lu"] == [[2, 1], [3, 1], [4, 1]] and qubits["cg"] == [[2, 1], [3, 1], [4, 0]]
     page.close()
     assert errors == []
@@ -338,9 +366,11 @@ def test_no_horizontal_overflow_at_1400_px(page_file, browser, which):
     for track in ("exact", "variational"):
         page.select_option("#f-track", track)
         assert page.evaluate("document.documentElement.scrollWidth") <= 1400
-        wide = page.evaluate("Array.from(document.querySelectorAll('.scroll')).filter(d => d.offsetParent !== null "
-                             "&& d.scrollWidth > d.clientWidth + 1).map(d => d.closest('details, div.track, body')"
-                             ".id || d.previousElementSibling?.textContent?.slice(0, 60))")
+        wide = page.evaluate(
+            "Array.from(document.querySelectorAll('.scroll')).filter(d => d.offsetParent !== null "
+            "&& d.scrollWidth > d.clientWidth + 1).map(d => d.closest('details, div.track, body')"
+            ".id || d.previousElementSibling?.textContent?.slice(0, 60))"
+        )
         assert wide == [], (track, wide)
     page.close()
     assert errors == []
@@ -422,8 +452,18 @@ def plain_module(tmp_path, monkeypatch):
 
 def test_a_plain_class_compares_resumes_and_is_added_to_the_board(small_board, plain_module, capsys):
     log = plain_module / "solves.log"
-    argv = ["compare", "--solver", "plainsolvers:Plain", "--option", f"log={str(log)!r}", "--board",
-            str(small_board.folder), "--time-limit", "30", "--quiet"]
+    argv = [
+        "compare",
+        "--solver",
+        "plainsolvers:Plain",
+        "--option",
+        f"log={str(log)!r}",
+        "--board",
+        str(small_board.folder),
+        "--time-limit",
+        "30",
+        "--quiet",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     label = f"plain-cg[log={str(log)}]"  # the solver's own name and options, as its folder
@@ -453,8 +493,17 @@ def test_a_plain_class_compares_resumes_and_is_added_to_the_board(small_board, p
     assert "already on the board" in capsys.readouterr().err
 
     # A later compare ranks against the published board only, unless told to count the local submissions too.
-    other = ["compare", "--solver", "cg", "--board", str(small_board.folder), "--time-limit", "30", "--quiet",
-             "--no-calibrate"]
+    other = [
+        "compare",
+        "--solver",
+        "cg",
+        "--board",
+        str(small_board.folder),
+        "--time-limit",
+        "30",
+        "--quiet",
+        "--no-calibrate",
+    ]
     assert main(other) == 0
     published = capsys.readouterr().out
     assert "(self-submitted)" not in published and "rank" in published
@@ -462,8 +511,9 @@ def test_a_plain_class_compares_resumes_and_is_added_to_the_board(small_board, p
     assert f"{label} (self-submitted)" in capsys.readouterr().out
 
     # The upstream check: a sample of the submission re-run here agrees; a doctored one does not.
-    assert main(["board", "verify", str(submission), "--board", str(small_board.folder), "--sample", "3",
-                 "--quiet"]) == 0
+    assert (
+        main(["board", "verify", str(submission), "--board", str(small_board.folder), "--sample", "3", "--quiet"]) == 0
+    )
     assert "all 3 re-run systems agree" in capsys.readouterr().out
     doctored = plain_module / "doctored.parquet"
     table = pq.read_table(submission)
@@ -479,8 +529,17 @@ def test_a_plain_class_compares_resumes_and_is_added_to_the_board(small_board, p
 
 def test_a_solver_that_returns_an_error_status_is_ranked_not_refused(small_board, plain_module, capsys):
     """Diverging is a result: the run goes on and those systems count as failures."""
-    argv = ["compare", "--solver", "plainsolvers:Jacobi", "--board", str(small_board.folder), "--time-limit", "30",
-            "--quiet", "--no-calibrate"]
+    argv = [
+        "compare",
+        "--solver",
+        "plainsolvers:Jacobi",
+        "--board",
+        str(small_board.folder),
+        "--time-limit",
+        "30",
+        "--quiet",
+        "--no-calibrate",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "my-jacobi: rank" in out  # its own name (no options given), not plainsolvers:Jacobi
@@ -488,22 +547,47 @@ def test_a_solver_that_returns_an_error_status_is_ranked_not_refused(small_board
     assert len(rows) == 5 and (rows["status"] != "converged").any()  # some systems failed, all are ranked
 
 
-@pytest.mark.parametrize("option, culprit", [
-    ("rtol=abc", "option 'rtol' must be float, got str 'abc'"),  # a type its default gives: refused when built
-    ("log='/no/such/folder/x.log'", "raised FileNotFoundError on the smallest pinned system"),  # the probe solve
-])
+@pytest.mark.parametrize(
+    "option, culprit",
+    [
+        ("rtol=abc", "option 'rtol' must be float, got str 'abc'"),  # a type its default gives: refused when built
+        ("log='/no/such/folder/x.log'", "raised FileNotFoundError on the smallest pinned system"),  # the probe solve
+    ],
+)
 def test_a_bad_option_value_is_refused_before_the_run(small_board, plain_module, capsys, option, culprit):
-    code = main(["compare", "--solver", "plainsolvers:Plain", "--option", option, "--board",
-                 str(small_board.folder), "--time-limit", "30", "--quiet"])
+    code = main(
+        [
+            "compare",
+            "--solver",
+            "plainsolvers:Plain",
+            "--option",
+            option,
+            "--board",
+            str(small_board.folder),
+            "--time-limit",
+            "30",
+            "--quiet",
+        ]
+    )
     err = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in err and culprit in err, err
     assert not list((plain_module / "results").rglob("*.parquet"))  # nothing ran, nothing written
 
 
-def test_a_solver_over_the_time_limit_on_the_smallest_system_is_not_run_on_the_rest(small_board, plain_module,
-                                                                                     capsys):
-    code = main(["compare", "--solver", "plainsolvers:Sleeper", "--board", str(small_board.folder), "--time-limit",
-                 "1", "--quiet", "--no-calibrate"])
+def test_a_solver_over_the_time_limit_on_the_smallest_system_is_not_run_on_the_rest(small_board, plain_module, capsys):
+    code = main(
+        [
+            "compare",
+            "--solver",
+            "plainsolvers:Sleeper",
+            "--board",
+            str(small_board.folder),
+            "--time-limit",
+            "1",
+            "--quiet",
+            "--no-calibrate",
+        ]
+    )
     err = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in err and "exceeded the time limit of 1 s on the smallest pinned system" in err
     assert not list((plain_module / "results").rglob("*.parquet"))  # nothing ran, nothing written

@@ -32,15 +32,17 @@ def _built() -> bool:
 
 
 pytestmark = pytest.mark.skipif(
-    not _built(), reason=f"the MPS peer's environment is not built in {environments_folder()} (build it once: "
-                         f"python -c \"from qlsbench.solvers.environments import interpreter; "
-                         f"interpreter('contrib/mps_als/requirements.txt')\")")
+    not _built(),
+    reason=f"the MPS peer's environment is not built in {environments_folder()} (build it once: "
+    f'python -c "from qlsbench.solvers.environments import interpreter; '
+    f"interpreter('contrib/mps_als/requirements.txt')\")",
+)
 
 
 def _system(n: int, complex_: bool = False, seed: int = 0) -> LinearSystem:
     """A nonsymmetric system on n qubits with an unstructured solution (no MPS of small bond dimension holds it)."""
     rng = np.random.default_rng(seed)
-    dim = 2 ** n
+    dim = 2**n
     M = rng.standard_normal((dim, dim)) + (1j * rng.standard_normal((dim, dim)) if complex_ else 0)
     A = M / np.sqrt(dim) + 2 * np.eye(dim)  # condition number of order ten
     b = rng.standard_normal(dim) + (1j * rng.standard_normal(dim) if complex_ else 0)
@@ -48,8 +50,13 @@ def _system(n: int, complex_: bool = False, seed: int = 0) -> LinearSystem:
 
 
 def _mps(**options):
-    return get("external", environment=str(REQUIREMENTS), entry=f"{PEER / 'solver.py'}:solve",
-               solver_options=options, peer="mps-als")
+    return get(
+        "external",
+        environment=str(REQUIREMENTS),
+        entry=f"{PEER / 'solver.py'}:solve",
+        solver_options=options,
+        peer="mps-als",
+    )
 
 
 @pytest.mark.parametrize("complex_", [False, True])

@@ -21,7 +21,8 @@ def test_the_page_is_what_the_shipped_device_results_give(tmp_path):
     committed = (ROOT / "docs" / "noisy.md").read_text(encoding="utf-8")
     assert out.read_text(encoding="utf-8").splitlines() == committed.splitlines(), (
         "docs/noisy.md differs from what docs/noisy/ gives: run "
-        "`qlsbench figure noisy docs/noisy/*.parquet --out docs/noisy.md`")
+        "`qlsbench figure noisy docs/noisy/*.parquet --out docs/noisy.md`"
+    )
 
 
 #: Pinned systems the hand-made rows name: ising-k100-n2, whose b is far from its solution (fidelity 0.156), and
@@ -35,19 +36,35 @@ FIRST = [0.1, 0.2, 0.3, 0.4, 0.5]
 def _device_row(solver: str, condition: str, n: int, seed: int, f: float) -> dict:
     """One hand-made device solve of ``solver`` on FAR (2 qubits) or NEAR (3 qubits)."""
     scale, mitigation = {"ideal": (0.0, "none"), "noisy": (1.0, "none"), "mitigated": (1.0, "readout+zne")}[condition]
-    return {"solver_name": solver, "family": "ising", "n_qubits": n, "system_id": FAR if n == 2 else NEAR,
-            "fidelity": f, "wall_time": 10.0 * n, "routed_depth": 40 * n, "two_qubit_gates": 9 * n,
-            "device_seconds": 1.5 * n, "repeat": seed, "seed": seed, "dataset": "hand",
-            "progress_fidelity": None if solver == "hhl" else [FIRST[seed], 0.5],
-            "resources": json.dumps({"device": "sherbrooke", "calibration_date": "2025-02-26T14:43",
-                                     "noise_scale": scale, "mitigation": mitigation})}
+    return {
+        "solver_name": solver,
+        "family": "ising",
+        "n_qubits": n,
+        "system_id": FAR if n == 2 else NEAR,
+        "fidelity": f,
+        "wall_time": 10.0 * n,
+        "routed_depth": 40 * n,
+        "two_qubit_gates": 9 * n,
+        "device_seconds": 1.5 * n,
+        "repeat": seed,
+        "seed": seed,
+        "dataset": "hand",
+        "progress_fidelity": None if solver == "hhl" else [FIRST[seed], 0.5],
+        "resources": json.dumps(
+            {
+                "device": "sherbrooke",
+                "calibration_date": "2025-02-26T14:43",
+                "noise_scale": scale,
+                "mitigation": mitigation,
+            }
+        ),
+    }
 
 
 def _null_rows(system_ids=(FAR, NEAR)) -> list[dict]:
     """``null-b`` and ``null-random`` solved (not typed) on ``system_ids``, one row per seed."""
     from qlsbench.bench.metrics import metrics
-    from qlsbench.data import pinned
-    from qlsbench.data import to_system
+    from qlsbench.data import pinned, to_system
     from qlsbench.solvers.nulls import NullB, NullRandom
 
     table = pinned().drop_duplicates("system_id").set_index("system_id")
@@ -57,21 +74,43 @@ def _null_rows(system_ids=(FAR, NEAR)) -> list[dict]:
         for solver in (NullB(), NullRandom()):
             for seed in range(SEEDS):
                 x = solver.solve(system, seed=seed).x
-                rows.append({"solver_name": solver.name, "family": "ising", "n_qubits": int(table.loc[sid, "n_qubits"]),
-                             "system_id": sid, "fidelity": metrics(system, x)["fidelity"], "wall_time": 0.0,
-                             "routed_depth": np.nan, "two_qubit_gates": np.nan, "device_seconds": np.nan,
-                             "repeat": seed, "seed": seed, "dataset": "hand", "progress_fidelity": None,
-                             "resources": json.dumps({"control": solver.name})})
+                rows.append(
+                    {
+                        "solver_name": solver.name,
+                        "family": "ising",
+                        "n_qubits": int(table.loc[sid, "n_qubits"]),
+                        "system_id": sid,
+                        "fidelity": metrics(system, x)["fidelity"],
+                        "wall_time": 0.0,
+                        "routed_depth": np.nan,
+                        "two_qubit_gates": np.nan,
+                        "device_seconds": np.nan,
+                        "repeat": seed,
+                        "seed": seed,
+                        "dataset": "hand",
+                        "progress_fidelity": None,
+                        "resources": json.dumps({"control": solver.name}),
+                    }
+                )
     return rows
 
 
 def _rows(nulls: bool = True) -> pd.DataFrame:
     """Two solvers, 2 and 3 qubits, five seeds, three conditions (fidelities chosen by hand), and the controls."""
-    fid = {("ideal", 2): [1.0, 0.995, 0.999, 0.998, 0.997], ("noisy", 2): [0.9, 0.95, 0.92, 0.93, 0.91],
-           ("mitigated", 2): [0.99, 0.995, 0.98, 0.99, 0.985], ("ideal", 3): [0.991, 0.99, 0.999, 0.995, 0.992],
-           ("noisy", 3): [0.5, 0.6, 0.7, 0.55, 0.65], ("mitigated", 3): [0.8, 0.85, 0.9, 0.82, 0.88]}
-    rows = [_device_row(solver, condition, n, seed, f) for solver in ("vqls-local", "hhl")
-            for (condition, n), values in fid.items() for seed, f in enumerate(values)]
+    fid = {
+        ("ideal", 2): [1.0, 0.995, 0.999, 0.998, 0.997],
+        ("noisy", 2): [0.9, 0.95, 0.92, 0.93, 0.91],
+        ("mitigated", 2): [0.99, 0.995, 0.98, 0.99, 0.985],
+        ("ideal", 3): [0.991, 0.99, 0.999, 0.995, 0.992],
+        ("noisy", 3): [0.5, 0.6, 0.7, 0.55, 0.65],
+        ("mitigated", 3): [0.8, 0.85, 0.9, 0.82, 0.88],
+    }
+    rows = [
+        _device_row(solver, condition, n, seed, f)
+        for solver in ("vqls-local", "hhl")
+        for (condition, n), values in fid.items()
+        for seed, f in enumerate(values)
+    ]
     rows.append({**rows[0], "resources": json.dumps({"backend": "exact"})})  # not a device solve: left out
     return pd.DataFrame(rows + (_null_rows() if nulls else []))
 
@@ -121,8 +160,10 @@ def test_a_size_where_null_b_meets_the_bar_is_marked_in_the_bar_column():
     assert table.loc[("vqls-local", "ideal"), column] == "3 (null-b meets 0.99 at 3 too: no verdict there)"
     assert table.loc[("null-b", "control"), column].startswith("3 (null-b meets 0.99 at 3")
     rows = _device(_rows(nulls=False))
-    assert "no null-b run at 2, 3" in noisy_page.largest_solved(rows).set_index(["solver", "condition"]).loc[
-        ("vqls-local", "ideal"), column]
+    assert (
+        "no null-b run at 2, 3"
+        in noisy_page.largest_solved(rows).set_index(["solver", "condition"]).loc[("vqls-local", "ideal"), column]
+    )
 
 
 def test_a_size_counts_only_where_separated_from_every_control_and_the_cell_names_them():
@@ -130,15 +171,18 @@ def test_a_size_counts_only_where_separated_from_every_control_and_the_cell_name
     column = "largest system separated from every control (qubits)"
     # 3 qubits: median 0.992 reaches the bar, but its IQR is not above b's own fidelity, 0.9972.
     assert table.loc[("vqls-local", "ideal"), column] == (
-        "2 (separated from returning b and a random vector); not separated from returning b at 3")
+        "2 (separated from returning b and a random vector); not separated from returning b at 3"
+    )
     assert table.loc[("vqls-local", "noisy"), column].startswith("2 (separated from returning b")  # 0.92 vs 0.156
     # HHL's control at 2 qubits is its read-out of pure noise, 0.844, above b's 0.156: the median 0.92 beats it.
     assert table.loc[("hhl", "noisy"), column].startswith(
-        "2 (separated from hhl's read-out of pure noise (0.8442) and a random vector)")
+        "2 (separated from hhl's read-out of pure noise (0.8442) and a random vector)"
+    )
     rows = _set(_rows(), "hhl", 2, "noisy", [0.8] * SEEDS)
     table = noisy_page.largest_solved(_device(rows)).set_index(["solver", "condition"])
     assert table.loc[("hhl", "noisy"), column] == (
-        "none; not separated from hhl's read-out of pure noise (0.8442) at 2; from returning b at 3")
+        "none; not separated from hhl's read-out of pure noise (0.8442) at 2; from returning b at 3"
+    )
 
 
 def test_the_separation_verdict_cannot_count_a_null_b_row():
@@ -150,7 +194,8 @@ def test_the_separation_verdict_cannot_count_a_null_b_row():
     assert table.loc[("null-b", "control"), column].startswith("none")
     assert table.loc[("null-random", "control"), column].startswith("none")
     as_solver = rows[rows["solver_name"] == "null-b"].assign(
-        solver_name="returns-b", resources=rows.loc[rows["solver_name"] == "hhl", "resources"].iloc[0])
+        solver_name="returns-b", resources=rows.loc[rows["solver_name"] == "hhl", "resources"].iloc[0]
+    )
     table = noisy_page.largest_solved(_device(pd.concat([rows, as_solver])))
     assert table.set_index("solver").loc["returns-b", column].startswith("none; not separated from returning b at 2, 3")
     table = noisy_page.largest_solved(_device(_rows(nulls=False))).set_index(["solver", "condition"])
@@ -176,13 +221,17 @@ def test_the_shipped_controls_are_on_the_page_score_b_and_carry_no_verdict():
     for (name, family, n), _ in nulls.groupby(["solver_name", "family", "n_qubits"]):
         assert f"| {name} | {family} | {int(n)} | control |" in page
     table = noisy_page.largest_solved(rows)
-    assert table.loc[table["solver"].isin(["null-b", "null-random"]),
-                     "largest system separated from every control (qubits)"].str.startswith("none").all()
+    assert (
+        table.loc[
+            table["solver"].isin(["null-b", "null-random"]), "largest system separated from every control (qubits)"
+        ]
+        .str.startswith("none")
+        .all()
+    )
 
 
 def test_floors_are_the_fidelities_of_b_and_of_a_depolarised_read_out_against_a_dense_solve():
-    from qlsbench.data import pinned
-    from qlsbench.data import to_system
+    from qlsbench.data import pinned, to_system
 
     system = to_system(pinned("ising").query("system_id == @FAR").iloc[0])
     A = system.A.toarray()
@@ -222,8 +271,9 @@ def test_the_size_table_gives_each_conditions_spread_beside_b_the_first_evaluati
 
 def test_two_mitigations_of_one_size_are_two_rows_never_pooled():
     rows = _rows()
-    extra = rows[(rows["solver_name"] == "hhl") & (rows["n_qubits"] == 2)
-                 & rows["resources"].str.contains("readout")].copy()
+    extra = rows[
+        (rows["solver_name"] == "hhl") & (rows["n_qubits"] == 2) & rows["resources"].str.contains("readout")
+    ].copy()
     extra["fidelity"] = 0.5
     extra["resources"] = extra["resources"].str.replace("readout+zne", "readout")
     table = noisy_page.noisy_table(_device(pd.concat([rows, extra])))
@@ -239,7 +289,8 @@ def test_bimodal_outcomes_are_named():
     assert table.loc[("vqls-local", 3, "noisy"), "fidelity"].endswith(", bimodal")
     assert not table.loc[("vqls-local", 3, "ideal"), "fidelity"].endswith(", bimodal")
     assert "vqls-local ising 3 qubits noisy (0.500, 0.520, 0.900, 0.920, 0.510)" in noisy_page.seeds_sentence(
-        _device(rows))
+        _device(rows)
+    )
 
 
 def test_the_committed_board_page_carries_the_tracks_the_shipped_files_give():
@@ -251,8 +302,9 @@ def test_the_committed_board_page_carries_the_tracks_the_shipped_files_give():
     loops = [str(p) for p in sorted((ROOT / "docs" / "in-loop").glob("*.parquet"))]
     tracks = physics_track_blocks(loops) + noisy_page.noisy_track_blocks([str(p) for p in RESULTS])
     expected = blocks_markdown(tracks)
-    assert expected in page, ("leaderboard/leaderboard.md's tracks differ from the shipped results: run "
-                              "`qlsbench board render`")
+    assert expected in page, (
+        "leaderboard/leaderboard.md's tracks differ from the shipped results: run `qlsbench board render`"
+    )
 
 
 def test_b_alone_passes_the_fidelity_bar_on_the_ising_systems_but_not_the_boards_residual_bar():
@@ -261,8 +313,7 @@ def test_b_alone_passes_the_fidelity_bar_on_the_ising_systems_but_not_the_boards
     low-accuracy track's bar, and 2.5e-2 (1.4e-2 at least)."""
     from qlsbench.bench.metrics import rhs_fidelity
     from qlsbench.bench.ranking import LOW_ACCURACY
-    from qlsbench.data import pinned
-    from qlsbench.data import to_system
+    from qlsbench.data import pinned, to_system
 
     for _, record in pinned("ising").iterrows():
         system = to_system(record)

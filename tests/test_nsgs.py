@@ -13,9 +13,9 @@ import pytest
 
 from qlsbench.errors import InputError
 from qlsbench.physics import NewtonOptions, StepOptions, SubsystemRecorder, build_scene, simulate
+from qlsbench.physics.lcp import lemke, minmap_newton
 from qlsbench.physics.spheres.assembly import assemble
 from qlsbench.physics.spheres.contacts import detect_contacts
-from qlsbench.physics.lcp import lemke, minmap_newton
 from qlsbench.physics.spheres.nsgs import NSGSOptions, _polygon_point, nsgs
 from qlsbench.physics.spheres.stepping import _margin
 
@@ -107,8 +107,11 @@ def test_bad_nsgs_input_is_refused():
     problem = _problem(6, 250, 0.3)
     with pytest.raises(InputError, match="NSGS start y0 has shape"):
         nsgs(problem, np.zeros(3))
-    for bad, match in [(dict(tol=0.0), "NSGS tol"), (dict(max_sweeps=0), "NSGS max_sweeps"),
-                       (dict(repairs=-1), "NSGS repairs")]:
+    for bad, match in [
+        (dict(tol=0.0), "NSGS tol"),
+        (dict(max_sweeps=0), "NSGS max_sweeps"),
+        (dict(repairs=-1), "NSGS repairs"),
+    ]:
         with pytest.raises(InputError, match=match):
             nsgs(problem, **bad)
     for bad, match in [(dict(presolve_tol=-1.0), "presolve_tol"), (dict(newton_max_iter=0), "newton_max_iter")]:
@@ -123,8 +126,9 @@ def test_every_step_of_a_random_frictional_pile_converges(seed):
     """The v2 chain's promise, on piles that fall, collide and settle: no step keeps an unconverged answer."""
     scene = build_scene("sedimentation", n_spheres=12, seed=seed)
     reports = simulate(scene, 250, FRICTIONAL)
-    assert all(r.status.solved for r in reports), [(r.step, r.solver, r.residual) for r in reports
-                                                  if not r.status.solved]
+    assert all(r.status.solved for r in reports), [
+        (r.step, r.solver, r.residual) for r in reports if not r.status.solved
+    ]
     assert sum(r.contacts > 0 for r in reports) > 100
 
 
@@ -142,8 +146,11 @@ def test_kept_steps_get_newton_subsystems_marked_with_their_phase():
 
 def test_the_v1_chain_is_kept_for_old_datasets():
     """``nsgs=None, slop=0`` is plain Newton first, as before dataset v2: no step is finished by NSGS."""
-    reports = simulate(build_scene("sedimentation", n_spheres=8, seed=0), 150,
-                       StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8), nsgs=None, slop=0.0))
+    reports = simulate(
+        build_scene("sedimentation", n_spheres=8, seed=0),
+        150,
+        StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8), nsgs=None, slop=0.0),
+    )
     assert {r.solver for r in reports} <= {"minmap", "lemke", "proximal"} and all(r.sweeps == 0 for r in reports)
 
 

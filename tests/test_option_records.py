@@ -3,7 +3,8 @@
 A property over drawn values (hypothesis): text, NaN, infinities, zero, negatives, huge numbers, booleans,
 ``None`` and containers, given to one option at a time of every built-in solver (its record in
 :mod:`qlsbench.solvers.options`) and of every dataset family (its record, filled from the default workflow's
-entry) and of every figure. Building either succeeds or raises :class:`~qlsbench.errors.InputError` whose one line names the
+entry) and of every figure. Building either succeeds or raises :class:`~qlsbench.errors.InputError` whose one line
+names the
 option; nothing else escapes, and nothing takes long (each build is checked before any work starts).
 """
 
@@ -17,20 +18,41 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from solver_setups import REQUIRED
 
 from qlsbench.errors import InputError
 from qlsbench.families import FAMILIES
 from qlsbench.solvers import registry
 from qlsbench.solvers.registry import BUILTINS
 from qlsbench.workflow import dataset_runs
-from solver_setups import REQUIRED
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT = yaml.safe_load((REPO / "workflows" / "config" / "default.yaml").read_text())
 
 VALUES = st.one_of(
-    st.sampled_from([math.nan, math.inf, -math.inf, 0, 0.0, -1, -2.5, 10**12, 1e300, -(10**12), True, False,
-                     None, "", "four", "1e-3", [], {}, [1, 2]]),
+    st.sampled_from(
+        [
+            math.nan,
+            math.inf,
+            -math.inf,
+            0,
+            0.0,
+            -1,
+            -2.5,
+            10**12,
+            1e300,
+            -(10**12),
+            True,
+            False,
+            None,
+            "",
+            "four",
+            "1e-3",
+            [],
+            {},
+            [1, 2],
+        ]
+    ),
     st.integers(min_value=-(10**15), max_value=10**15),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=8),
@@ -38,10 +60,18 @@ VALUES = st.one_of(
 #: Each draw builds one record: milliseconds. A deadline far above that still catches a hang.
 QUICK = settings(max_examples=25, deadline=3000, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
-SOLVER_OPTIONS = [(name, f.name) for name, builtin in BUILTINS.items() if builtin.options is not None
-                  for f in dataclasses.fields(builtin.options)]
-FAMILY_OPTIONS = [(family.name, key) for family in FAMILIES.values() for key in family.options.specs()
-                  if any(f.name == family.name for f, _ in dataset_runs(DEFAULT).values())]
+SOLVER_OPTIONS = [
+    (name, f.name)
+    for name, builtin in BUILTINS.items()
+    if builtin.options is not None
+    for f in dataclasses.fields(builtin.options)
+]
+FAMILY_OPTIONS = [
+    (family.name, key)
+    for family in FAMILIES.values()
+    for key in family.options.specs()
+    if any(f.name == family.name for f, _ in dataset_runs(DEFAULT).values())
+]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -118,9 +148,13 @@ def test_every_numeric_solver_option_is_bounded():
     """An option that is a number says its range in its record: no count or tolerance is left unchecked."""
     from qlsbench.options import SPEC
 
-    loose = [f"{name}.{f.name}" for name, builtin in BUILTINS.items() if builtin.options is not None
-             for f in dataclasses.fields(builtin.options)
-             if str(f.type).split(" |")[0] in ("int", "float") and f.metadata[SPEC].bounds is None]
+    loose = [
+        f"{name}.{f.name}"
+        for name, builtin in BUILTINS.items()
+        if builtin.options is not None
+        for f in dataclasses.fields(builtin.options)
+        if str(f.type).split(" |")[0] in ("int", "float") and f.metadata[SPEC].bounds is None
+    ]
     assert not loose, loose
 
 
@@ -129,8 +163,11 @@ def _scene_parameters():
 
     from qlsbench.physics.penalty.scenes import PENALTY_SCENES
 
-    return [(scene, name) for scene, (builder, _) in PENALTY_SCENES.items()
-            for name in inspect.signature(builder).parameters]
+    return [
+        (scene, name)
+        for scene, (builder, _) in PENALTY_SCENES.items()
+        for name in inspect.signature(builder).parameters
+    ]
 
 
 @pytest.mark.parametrize("scene, parameter", _scene_parameters())

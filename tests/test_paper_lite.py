@@ -32,11 +32,16 @@ def test_paper_lite_reproduces_the_papers_findings(tmp_path, monkeypatch):
     work.mkdir()
     shutil.copy(REPO / "Snakefile", work)
     shutil.copytree(REPO / "workflows", work / "workflows")
-    run = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "--configfile",
-                          "workflows/config/paper-lite.yaml"], cwd=work, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "workflows/config/paper-lite.yaml"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
-    results = load_results([work / "results" / "vqls-global", work / "results" / "vqls-local",
-                            work / "results" / "vnls"])
+    results = load_results(
+        [work / "results" / "vqls-global", work / "results" / "vqls-local", work / "results" / "vnls"]
+    )
 
     # fig. 2: median fidelity over three seeds at 3 and 6 qubits.
     fid = results.groupby(["solver", "n_qubits"])["fidelity"].median()

@@ -23,8 +23,10 @@ def _matrix(kind: str, n: int, rng) -> np.ndarray:
         "sparse-real": sp.random(N, N, density=min(1.0, 4 / N), random_state=rng).toarray(),
         # few entries per XOR pattern: the support path, folded (symmetric) and complex
         "sparse-symmetric": _plus_transpose(sp.random(N, N, density=min(1.0, 3 / N), random_state=rng).toarray()),
-        "sparse-complex": (sp.random(N, N, density=min(1.0, 4 / N), random_state=rng)
-                           + 1j * sp.random(N, N, density=min(1.0, 4 / N), random_state=rng)).toarray(),
+        "sparse-complex": (
+            sp.random(N, N, density=min(1.0, 4 / N), random_state=rng)
+            + 1j * sp.random(N, N, density=min(1.0, 4 / N), random_state=rng)
+        ).toarray(),
     }[kind]
 
 
@@ -42,8 +44,9 @@ def _qiskit(A) -> dict:
 
 
 @pytest.mark.parametrize("n", range(1, 9))
-@pytest.mark.parametrize("kind", ["real", "complex", "symmetric", "hermitian", "sparse-real", "sparse-symmetric",
-                                  "sparse-complex"])
+@pytest.mark.parametrize(
+    "kind", ["real", "complex", "symmetric", "hermitian", "sparse-real", "sparse-symmetric", "sparse-complex"]
+)
 @pytest.mark.parametrize("method", ["dense", "sparse"])
 def test_equals_qiskit(n, kind, method):
     A = _matrix(kind, n, np.random.default_rng(100 * n + len(kind)))

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from finite_differences import central_jacobian, checked_operator
 
 from qlsbench.errors import InputError
 from qlsbench.families import build
@@ -28,8 +29,6 @@ from qlsbench.physics.penalty import (
 )
 from qlsbench.physics.penalty.geometry import so3_exp, so3_left_jacobian
 from qlsbench.physics.penalty.scenes import incline_frame
-
-from finite_differences import central_jacobian, checked_operator
 
 G = 9.81
 
@@ -59,21 +58,26 @@ def test_relax_plane_derivatives_match_central_differences():
     _, dZ, dX, dW, sticking = relax_plane(Z, X, W, mu)
     assert not sticking
     for got, which in ((dZ, 0), (dX, 1), (dW, 2)):
+
         def K_of(p, which=which):
             args = [Z, X, W]
             args[which] = p
             return relax_plane(*args, mu)[0]
+
         fd = central_jacobian(K_of, [Z, X, W][which])
         assert np.abs(got - fd).max() <= 1e-6 * np.abs(fd).max()
 
 
-@pytest.mark.parametrize("obstacle, point", [
-    (inclined_plane(np.radians(25)), [0.3, -0.2, 0.1]),
-    (SphereObstacle([0.1, 0.2, 0.3], 0.5), [0.4, -0.1, 0.2]),
-    (Box([0, 0, 0], [0.3, 0.2, 0.1]), [0.5, 0.35, 0.05]),  # outside, nearest an edge
-    (Box([0, 0, 0], [0.3, 0.2, 0.1]), [0.5, 0.35, 0.3]),  # outside, nearest a corner
-    (Box([0, 0, 0], [0.3, 0.2, 0.1]), [0.1, -0.05, 0.07]),  # inside, nearest the top face
-])
+@pytest.mark.parametrize(
+    "obstacle, point",
+    [
+        (inclined_plane(np.radians(25)), [0.3, -0.2, 0.1]),
+        (SphereObstacle([0.1, 0.2, 0.3], 0.5), [0.4, -0.1, 0.2]),
+        (Box([0, 0, 0], [0.3, 0.2, 0.1]), [0.5, 0.35, 0.05]),  # outside, nearest an edge
+        (Box([0, 0, 0], [0.3, 0.2, 0.1]), [0.5, 0.35, 0.3]),  # outside, nearest a corner
+        (Box([0, 0, 0], [0.3, 0.2, 0.1]), [0.1, -0.05, 0.07]),  # inside, nearest the top face
+    ],
+)
 def test_level_set_gradient_and_hessian_match_central_differences(obstacle, point):
     x = np.array(point, dtype=float)
     phi, n, H = obstacle.evaluate(x)
@@ -110,25 +114,41 @@ def mixed_model() -> PenaltyModel:
     """Particles with springs, two rotating spheres, three obstacles; some attachments registered off-cone."""
     rng = np.random.default_rng(0)
     x = np.array([[0.0, 0.0, -0.01], [0.1, 0.0, 0.02], [0.0, 0.1, -0.005], [1.21, 0.0, 0.05]])
-    particles = Particles(x, rng.normal(size=(4, 3)) * 0.1, [1.0, 2.0, 1.5, 0.5], springs=[[0, 1], [1, 2], [0, 2]],
-                          rest=[0.09, 0.12, 0.1], stiffness=100.0)
-    spheres = Spheres([[0.5, 0.0, -0.08], [0.5, 0.18, -0.06]], rng.normal(size=(2, 3)) * 0.1, rng.normal(size=(2, 3)),
-                      [1.0, 2.0], [0.1, 0.1])
+    particles = Particles(
+        x,
+        rng.normal(size=(4, 3)) * 0.1,
+        [1.0, 2.0, 1.5, 0.5],
+        springs=[[0, 1], [1, 2], [0, 2]],
+        rest=[0.09, 0.12, 0.1],
+        stiffness=100.0,
+    )
+    spheres = Spheres(
+        [[0.5, 0.0, -0.08], [0.5, 0.18, -0.06]],
+        rng.normal(size=(2, 3)) * 0.1,
+        rng.normal(size=(2, 3)),
+        [1.0, 2.0],
+        [0.1, 0.1],
+    )
     obstacles = (inclined_plane(0.3), SphereObstacle([1.2, 0.0, -0.25], 0.3), Box([-2, -2, -2], [0.3, 0.2, 0.1]))
     model = PenaltyModel(particles, spheres, obstacles, mu=0.4, stiffness=1e3)
     # Anchors far outside the cone make these contacts slide; the pair gets one too.
     model.attachments[("particle", 0, 0)] = {"anchor": np.array([0.05, 0.03, 0.0])}
     model.attachments[("particle", 3, 1)] = {"anchor": np.array([1.2, 0.1, 0.05])}
-    model.attachments[("sphere", 0, 0)] = {"offset_body": np.array([-0.03, 0.0, -0.095]),
-                                           "anchor": np.array([0.45, 0.05, 0.0])}
-    model.attachments[("pair", 0, 1)] = {"offset_body": np.array([0.0, 0.1, 0.0]),
-                                         "anchor_body": np.array([0.02, -0.098, 0.0])}
+    model.attachments[("sphere", 0, 0)] = {
+        "offset_body": np.array([-0.03, 0.0, -0.095]),
+        "anchor": np.array([0.45, 0.05, 0.0]),
+    }
+    model.attachments[("pair", 0, 1)] = {
+        "offset_body": np.array([0.0, 0.1, 0.0]),
+        "anchor_body": np.array([0.02, -0.098, 0.0]),
+    }
     return model
 
 
 def test_force_derivatives_match_central_differences_for_every_contact_kind():
-    _, H = checked_operator(mixed_model(), {("particle", False), ("particle", True), ("sphere", False),
-                                            ("pair", False)})
+    _, H = checked_operator(
+        mixed_model(), {("particle", False), ("particle", True), ("sphere", False), ("pair", False)}
+    )
     assert np.abs(H - H.T).max() > 1e-3 * np.abs(H).max()  # sliding contacts make H non-symmetric
 
 
@@ -175,13 +195,18 @@ class _Toy:
 
     def operator(self):
         from scipy.sparse.linalg import aslinearoperator
+
         return aslinearoperator(self.J)
 
 
 def test_newton_solves_a_non_symmetric_nonlinear_system_and_hands_over_each_linear_system():
     seen = []
-    z, ev, report = newton_solve(_Toy, np.full(3, 5.0), PenaltyNewtonOptions(tol=1e-12),
-                                 capture=lambda ev, rhs, dz, it, info: seen.append((it, np.linalg.norm(ev.J @ dz - rhs))))
+    z, ev, report = newton_solve(
+        _Toy,
+        np.full(3, 5.0),
+        PenaltyNewtonOptions(tol=1e-12),
+        capture=lambda ev, rhs, dz, it, info: seen.append((it, np.linalg.norm(ev.J @ dz - rhs))),
+    )
     assert report.status is Status.CONVERGED and np.linalg.norm(ev.g) < 1e-10
     assert [it for it, _ in seen] == list(range(report.iterations))
     assert max(r for _, r in seen) < 1e-8  # GMRES solved each captured system
@@ -194,8 +219,12 @@ def _run_block(angle, mu, seconds=0.5, h=1e-3):
     model = build_penalty_scene("incline-block", angle=angle, mu=mu)
     downhill = incline_frame(np.radians(angle))[0]
     t, s = [], []
-    reports = simulate_penalty(model, int(round(seconds / h)), h,
-                               observer=lambda m, r: (t.append(m.time), s.append(m.particles.x.mean(0) @ downhill)))
+    reports = simulate_penalty(
+        model,
+        int(round(seconds / h)),
+        h,
+        observer=lambda m, r: (t.append(m.time), s.append(m.particles.x.mean(0) @ downhill)),
+    )
     return model, np.array(t), np.array(s), reports
 
 
@@ -222,8 +251,9 @@ def _sphere_acceleration(mu, h, angle=20.0, seconds=0.4):
     model = build_penalty_scene("spheres-incline", count=1, angle=angle, mu=mu, speed=0.0)
     downhill = incline_frame(np.radians(angle))[0]
     t, s = [], []
-    reports = simulate_penalty(model, int(round(seconds / h)), h,
-                               observer=lambda m, r: (t.append(m.time), s.append(m.spheres.x[0] @ downhill)))
+    reports = simulate_penalty(
+        model, int(round(seconds / h)), h, observer=lambda m, r: (t.append(m.time), s.append(m.spheres.x[0] @ downhill))
+    )
     assert all(r.newton.status is Status.CONVERGED for r in reports)
     t, s = np.array(t), np.array(s)
     return 2.0 * np.polyfit(t[t > 0.1], s[t > 0.1], 2)[0], model
@@ -251,8 +281,13 @@ def test_rigid_sphere_slides_with_the_coulomb_acceleration_when_friction_is_low(
 
 def test_sphere_sphere_collision_conserves_momentum_and_spins_the_spheres():
     # No gravity, no obstacles: an off-centre hit with friction. Pair forces are equal and opposite.
-    spheres = Spheres([[0.0, 0.0, 0.0], [0.25, 0.06, 0.0]], [[1.0, 0.0, 0.0], [-0.5, 0.0, 0.0]], np.zeros((2, 3)),
-                      [1.0, 3.0], [0.1, 0.1])
+    spheres = Spheres(
+        [[0.0, 0.0, 0.0], [0.25, 0.06, 0.0]],
+        [[1.0, 0.0, 0.0], [-0.5, 0.0, 0.0]],
+        np.zeros((2, 3)),
+        [1.0, 3.0],
+        [0.1, 0.1],
+    )
     model = PenaltyModel(Particles.empty(), spheres, (), mu=0.3, stiffness=1e4, gravity=np.zeros(3))
     p0 = model.momentum()
     reports = simulate_penalty(model, 300, 1e-3)
@@ -263,11 +298,14 @@ def test_sphere_sphere_collision_conserves_momentum_and_spins_the_spheres():
     assert np.linalg.norm(model.spheres.omega[0]) > 0.1  # friction spun it
 
 
-@pytest.mark.parametrize("scene, params, steps", [
-    ("incline-block", {"angle": 30, "mu": 0.3, "n": 3}, 100),
-    ("cloth-sphere", {}, 100),
-    ("spheres-incline", {}, 300),
-])
+@pytest.mark.parametrize(
+    "scene, params, steps",
+    [
+        ("incline-block", {"angle": 30, "mu": 0.3, "n": 3}, 100),
+        ("cloth-sphere", {}, 100),
+        ("spheres-incline", {}, 300),
+    ],
+)
 def test_newton_reaches_its_tolerance_on_every_step_of_each_scene(scene, params, steps):
     from qlsbench.physics.penalty import PENALTY_SCENES
 
@@ -284,10 +322,26 @@ def test_newton_reaches_its_tolerance_on_every_step_of_each_scene(scene, params,
 
 
 def test_exported_systems_are_non_symmetric_exactly_where_friction_slides(tmp_path):
-    build("penalty", tmp_path / "slide", scene="incline-block", params={"angle": 30}, mu=0.3, steps=40, every=5,
-          progress=False)
-    build("penalty", tmp_path / "stick", scene="incline-block", params={"angle": 10}, mu=0.8, steps=40, every=5,
-          progress=False)
+    build(
+        "penalty",
+        tmp_path / "slide",
+        scene="incline-block",
+        params={"angle": 30},
+        mu=0.3,
+        steps=40,
+        every=5,
+        progress=False,
+    )
+    build(
+        "penalty",
+        tmp_path / "stick",
+        scene="incline-block",
+        params={"angle": 10},
+        mu=0.8,
+        steps=40,
+        every=5,
+        progress=False,
+    )
     df = pd.read_parquet(tmp_path)
     meta = pd.DataFrame([json.loads(j) for j in df.meta_json])
     assert set(df.family) == {"penalty"}
@@ -320,9 +374,18 @@ def test_bad_scene_parameters_name_the_scene_and_parameter():
         build_penalty_scene("spheres-incline", mu=-0.1)
 
 
-@pytest.mark.parametrize("scene, key", [("cloth-sphere", "n"), ("cloth-sphere", "size"), ("incline-block", "n"),
-                                        ("cloth-rolling-sphere", "n"), ("cloth-on-cloth", "top_n"),
-                                        ("spheres-incline", "count"), ("spheres-incline", "radius")])
+@pytest.mark.parametrize(
+    "scene, key",
+    [
+        ("cloth-sphere", "n"),
+        ("cloth-sphere", "size"),
+        ("incline-block", "n"),
+        ("cloth-rolling-sphere", "n"),
+        ("cloth-on-cloth", "top_n"),
+        ("spheres-incline", "count"),
+        ("spheres-incline", "radius"),
+    ],
+)
 @pytest.mark.parametrize("value", ["four", float("nan"), float("inf"), -3, 0, 3000, 10**9, True, None])
 def test_a_scene_parameter_of_the_wrong_type_or_size_is_one_line_and_never_a_hang(scene, key, value):
     """Text, NaN, infinities, zero, negatives and sizes whose quadratic set-up would hang: one line naming the

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import yaml
+from finite_differences import central_jacobian, checked_operator
 
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
@@ -28,20 +29,21 @@ from qlsbench.physics.penalty.attachments import (
 from qlsbench.physics.penalty.geometry import project_to_moving_surface, so3_exp
 from qlsbench.physics.penalty.scenes import springs_within
 
-from finite_differences import central_jacobian, checked_operator
-
 G = 9.81
 
 
 # --- the moving projection (PROJECT_ATTACHMENT_TO_MOVING_SURFACE) -------------------------------------------
 
 
-@pytest.mark.parametrize("body, point", [
-    (SphereObstacle([0.0, 0.0, 0.0], 0.3), [0.1, 0.05, 0.25]),  # a ball about its centre: dW/dtheta = 0
-    (SphereObstacle([0.05, -0.02, 0.1], 0.3), [0.1, 0.05, 0.3]),  # off-centre in the body frame
-    (Box([0.0, 0.0, 0.0], [0.3, 0.2, 0.25]), [0.12, -0.05, 0.22]),  # inside, under the top face
-    (Box([0.0, 0.0, 0.0], [0.3, 0.2, 0.25]), [0.35, 0.26, 0.1]),  # outside, nearest an edge
-])
+@pytest.mark.parametrize(
+    "body, point",
+    [
+        (SphereObstacle([0.0, 0.0, 0.0], 0.3), [0.1, 0.05, 0.25]),  # a ball about its centre: dW/dtheta = 0
+        (SphereObstacle([0.05, -0.02, 0.1], 0.3), [0.1, 0.05, 0.3]),  # off-centre in the body frame
+        (Box([0.0, 0.0, 0.0], [0.3, 0.2, 0.25]), [0.12, -0.05, 0.22]),  # inside, under the top face
+        (Box([0.0, 0.0, 0.0], [0.3, 0.2, 0.25]), [0.35, 0.26, 0.1]),  # outside, nearest an edge
+    ],
+)
 def test_moving_projection_derivatives_match_central_differences(body, point):
     X = np.array(point)
     c = np.array([0.1, -0.2, 0.3])
@@ -50,9 +52,11 @@ def test_moving_projection_derivatives_match_central_differences(body, point):
     phi, W, W_X, W_c, W_th = project_to_moving_surface(X, c, R, body)
     assert phi == pytest.approx(float(body.distance(R.T @ (X - c))), abs=1e-14)
     scale = max(np.abs(W_X).max(), 1.0)
-    for got, fun, at in ((W_X, lambda z: project_to_moving_surface(z, c, R, body)[1], X),
-                         (W_c, lambda z: project_to_moving_surface(X, z, R, body)[1], c),
-                         (W_th, lambda t: project_to_moving_surface(X, c, so3_exp(t) @ R, body)[1], np.zeros(3))):
+    for got, fun, at in (
+        (W_X, lambda z: project_to_moving_surface(z, c, R, body)[1], X),
+        (W_c, lambda z: project_to_moving_surface(X, z, R, body)[1], c),
+        (W_th, lambda t: project_to_moving_surface(X, c, so3_exp(t) @ R, body)[1], np.zeros(3)),
+    ):
         fd = central_jacobian(fun, at)
         assert np.abs(got - fd).max() <= 1e-7 * scale
     assert np.allclose(W_X + W_c, np.eye(3), atol=1e-14)  # translating point and body together moves W alike
@@ -83,12 +87,15 @@ def dr_case(body, mu, seed=2):
     return attach, rng.normal(size=9) * 0.01, rng
 
 
-@pytest.mark.parametrize("body, mu, sticking", [
-    (SphereObstacle([0, 0, 0], 0.3), 0.2, False),
-    (SphereObstacle([0, 0, 0], 0.3), 5.0, True),
-    (Box([0, 0, 0], [0.3, 0.2, 0.25]), 0.3, False),  # a body-frame level set that turns with the body
-    (Box([0, 0, 0], [0.3, 0.2, 0.25]), 5.0, True),
-])
+@pytest.mark.parametrize(
+    "body, mu, sticking",
+    [
+        (SphereObstacle([0, 0, 0], 0.3), 0.2, False),
+        (SphereObstacle([0, 0, 0], 0.3), 5.0, True),
+        (Box([0, 0, 0], [0.3, 0.2, 0.25]), 0.3, False),  # a body-frame level set that turns with the body
+        (Box([0, 0, 0], [0.3, 0.2, 0.25]), 5.0, True),
+    ],
+)
 def test_dr_force_derivatives_match_central_differences_and_the_transpose_is_adjoint(body, mu, sticking):
     attach, dv, rng = dr_case(body, mu)
     att = attach(dv)
@@ -117,10 +124,17 @@ def dr_model() -> PenaltyModel:
     rng = np.random.default_rng(7)
     x = np.array([[0.0, 0.02, 0.095], [0.06, 0.0, 0.08], [0.12, 0.0, 0.11], [0.6, 0.01, 0.16], [0.66, 0.0, 0.2]])
     springs, rest = springs_within(x, 0.2)
-    particles = Particles(x, rng.normal(size=(5, 3)) * 0.1, [0.01, 0.02, 0.015, 0.01, 0.01], springs, rest * 1.05,
-                          stiffness=50.0)
-    spheres = Spheres([[0.0, 0.0, 0.0], [0.6, 0.0, 0.1]], rng.normal(size=(2, 3)) * 0.1, rng.normal(size=(2, 3)) * 3,
-                      [1.0, 0.5], [0.1, 0.1], R=[so3_exp(np.array([0.3, 0.1, -0.2])), np.eye(3)])
+    particles = Particles(
+        x, rng.normal(size=(5, 3)) * 0.1, [0.01, 0.02, 0.015, 0.01, 0.01], springs, rest * 1.05, stiffness=50.0
+    )
+    spheres = Spheres(
+        [[0.0, 0.0, 0.0], [0.6, 0.0, 0.1]],
+        rng.normal(size=(2, 3)) * 0.1,
+        rng.normal(size=(2, 3)) * 3,
+        [1.0, 0.5],
+        [0.1, 0.1],
+        R=[so3_exp(np.array([0.3, 0.1, -0.2])), np.eye(3)],
+    )
     model = PenaltyModel(particles, spheres, (), mu=0.3, stiffness=1e3)
     model.attachments[("particle_sphere", 0, 0)] = {"anchor_body": np.array([0.06, 0.0, 0.08])}  # far: slides
     near = spheres.R[1].T @ (x[3] - spheres.x[1])
@@ -207,8 +221,15 @@ def test_rolling_ball_scene_exports_non_symmetric_systems_that_solve(tmp_path):
 
     from qlsbench.families import build
 
-    build("penalty", tmp_path / "rolling", scene="cloth-rolling-sphere", params={"n": 4}, steps=60, every=15,
-          progress=False)
+    build(
+        "penalty",
+        tmp_path / "rolling",
+        scene="cloth-rolling-sphere",
+        params={"n": 4},
+        steps=60,
+        every=15,
+        progress=False,
+    )
     df = pd.read_parquet(tmp_path / "rolling")
     meta = pd.DataFrame([json.loads(j) for j in df.meta_json])
     touching = meta.contacts.to_numpy() > 1  # more than the ball's floor contact: the cloth is on the ball

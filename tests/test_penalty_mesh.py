@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from finite_differences import central_jacobian
 
 from qlsbench.errors import InputError
 from qlsbench.families import build
@@ -21,9 +22,9 @@ from qlsbench.physics.penalty import (
     Spheres,
     build_penalty_scene,
     evaluate,
+    jets,
     simulate_penalty,
 )
-from qlsbench.physics.penalty import jets
 from qlsbench.physics.penalty.attachments_mesh import (
     force_dd,
     force_diff_dd,
@@ -41,8 +42,6 @@ from qlsbench.physics.penalty.mesh import (
     visit_cap,
 )
 from qlsbench.physics.penalty.scenes import grid_cloth, incline_frame
-
-from finite_differences import central_jacobian
 
 G = 9.81
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
@@ -67,12 +66,30 @@ FIXTURES = {
     "sticks": ("flat", 10, W0, lambda X: X + [0.001, 0.0005, -0.05], 0.5, ["initial"]),
     "slides in triangle": ("flat", 10, W0, lambda X: X + [0.02, -0.01, -0.05], 0.3, ["initial"]),
     "crosses edges": ("flat", 10, W0, lambda X: X + [0.3, 0.17, -0.05], 0.2, ["initial", "triangle", "triangle"]),
-    "valley, edge case": ("valley", 2, W1, lambda X: [0.51, X[1] + 0.3, -0.3], 0.1,
-                          ["initial"] + ["triangle"] * 3 + ["edge"]),
-    "valley, through a vertex": ("valley", 2, W1, lambda X: [0.51, 0.8, -0.3], 0.1,
-                                 ["initial"] + ["triangle"] * 3 + ["edge", "vertex", "edge"]),
-    "cone, ends at apex": ("cone", 10, W0, lambda X: [0.52, 0.49, -0.3], 0.05,
-                           ["initial", "triangle", "edge", "vertex"]),
+    "valley, edge case": (
+        "valley",
+        2,
+        W1,
+        lambda X: [0.51, X[1] + 0.3, -0.3],
+        0.1,
+        ["initial"] + ["triangle"] * 3 + ["edge"],
+    ),
+    "valley, through a vertex": (
+        "valley",
+        2,
+        W1,
+        lambda X: [0.51, 0.8, -0.3],
+        0.1,
+        ["initial"] + ["triangle"] * 3 + ["edge", "vertex", "edge"],
+    ),
+    "cone, ends at apex": (
+        "cone",
+        10,
+        W0,
+        lambda X: [0.52, 0.49, -0.3],
+        0.05,
+        ["initial", "triangle", "edge", "vertex"],
+    ),
 }
 
 
@@ -280,10 +297,18 @@ def test_two_free_cloths_colliding_conserve_linear_momentum():
     nb = len(xb)
     v = np.zeros((2 * nb, 3))
     v[nb:] = [0.3, 0.0, -1.0]
-    particles = Particles(np.vstack([xb, xt]), v, np.full(2 * nb, 0.02 / nb), np.vstack([sb, st + nb]),
-                          np.concatenate([rb, rt]), 50.0)
-    model = PenaltyModel(particles, Spheres.empty(), (), mu=0.3, stiffness=1e3, gravity=np.zeros(3),
-                         surfaces=(TriangleMesh(tb), TriangleMesh(tt + nb)))
+    particles = Particles(
+        np.vstack([xb, xt]), v, np.full(2 * nb, 0.02 / nb), np.vstack([sb, st + nb]), np.concatenate([rb, rt]), 50.0
+    )
+    model = PenaltyModel(
+        particles,
+        Spheres.empty(),
+        (),
+        mu=0.3,
+        stiffness=1e3,
+        gravity=np.zeros(3),
+        surfaces=(TriangleMesh(tb), TriangleMesh(tt + nb)),
+    )
     p0, bottom0 = model.momentum(), model.particles.mass[:nb] @ model.particles.v[:nb]
     options, h, steps = PenaltyNewtonOptions(), 1e-3, 150
     reports = simulate_penalty(model, steps, h, options)
@@ -358,8 +383,15 @@ def test_newton_reaches_its_tolerance_on_every_step_of_two_cloths_sliding():
 
 
 def test_cloth_on_cloth_exports_non_symmetric_systems_that_solve(tmp_path):
-    build("penalty", tmp_path, scene="cloth-on-cloth", params={"angle": 0, "speed": 0.3, "n": 4, "top_n": 2},
-          steps=60, every=6, progress=False)
+    build(
+        "penalty",
+        tmp_path,
+        scene="cloth-on-cloth",
+        params={"angle": 0, "speed": 0.3, "n": 4, "top_n": 2},
+        steps=60,
+        every=6,
+        progress=False,
+    )
     df = pd.read_parquet(tmp_path)
     meta = pd.DataFrame([json.loads(j) for j in df.meta_json])
     sliding = meta.sliding.to_numpy() > 0

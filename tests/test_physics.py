@@ -40,8 +40,9 @@ def test_contacts_match_brute_force(rng):
     margin = 0.01
     c = detect_contacts(scene, margin)
     p, r = scene.positions, scene.radii
-    expected = {(i, j) for i in range(60) for j in range(i + 1, 60)
-                if np.linalg.norm(p[j] - p[i]) - r[i] - r[j] <= margin}
+    expected = {
+        (i, j) for i in range(60) for j in range(i + 1, 60) if np.linalg.norm(p[j] - p[i]) - r[i] - r[j] <= margin
+    }
     wall = scene.walls[0]
     expected_wall = {j for j in range(60) if wall.radius - np.linalg.norm(p[j]) - r[j] <= margin}
     got = {(int(i), int(j)) for i, j in zip(c.body_i, c.body_j) if i >= 0}
@@ -249,8 +250,12 @@ def test_bad_physics_input_is_refused(make, culprit):
 @pytest.mark.parametrize("h", [2e-3, 1e-3, 5e-4])
 def test_penetration_stays_bounded_as_h_shrinks(h):
     """Spheres thrown at the floor and at each other: the gap term keeps overlap at rounding level."""
-    scene = floor([[0.0, 0.0, 0.2], [0.0, 0.0, 0.35], [0.3, 0.0, 0.06]], radius=R, density=RHO,
-                  velocities=[[0.0, 0.0, -3.0], [0.0, 0.0, -4.0], [1.0, 0.0, 0.0]])
+    scene = floor(
+        [[0.0, 0.0, 0.2], [0.0, 0.0, 0.35], [0.3, 0.0, 0.06]],
+        radius=R,
+        density=RHO,
+        velocities=[[0.0, 0.0, -3.0], [0.0, 0.0, -4.0], [1.0, 0.0, 0.0]],
+    )
     worst = 0.0
     for _ in range(int(0.3 / h)):
         simulate(scene, 1, StepOptions(h=h))

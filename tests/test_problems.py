@@ -111,8 +111,10 @@ _PAULI = {
 
 def dense_ising_bracket(n: int, J: float) -> np.ndarray:
     """Sum_j X_j + J Sum_j Z_j Z_{j+1}, from explicit Kronecker products of 2x2 Pauli matrices."""
+
     def string(ops):
         return reduce(np.kron, [_PAULI[o] for o in ops])
+
     H = sum(string(["X" if k == j else "I" for k in range(n)]) for j in range(n))
     for j in range(n - 1):
         H = H + J * string(["Z" if k in (j, j + 1) else "I" for k in range(n)])
@@ -230,8 +232,9 @@ def test_dense_spectra_are_bit_identical_for_any_blas_thread_count():
     outputs = set()
     for threads in ("1", "2"):
         env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
-        run = subprocess.run([sys.executable, "-c", _SPECTRA_SCRIPT], env=env, capture_output=True, text=True,
-                             check=True)
+        run = subprocess.run(
+            [sys.executable, "-c", _SPECTRA_SCRIPT], env=env, capture_output=True, text=True, check=True
+        )
         outputs.add(run.stdout)
     assert len(outputs) == 1, outputs
 

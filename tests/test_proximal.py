@@ -137,7 +137,9 @@ def test_a_stalled_warm_start_is_abandoned_for_zero():
 
 
 def _energy(scene) -> float:
-    return float(0.5 * scene.masses @ (scene.velocities**2).sum(axis=1) - scene.masses @ (scene.positions @ scene.gravity))
+    return float(
+        0.5 * scene.masses @ (scene.velocities**2).sum(axis=1) - scene.masses @ (scene.positions @ scene.gravity)
+    )
 
 
 def _run(recorder=None, **options):
@@ -197,9 +199,17 @@ def test_proximal_subsystems_are_captured_and_marked(runs):
 # ---------------------------------------------------------------- bad input
 
 
-@pytest.mark.parametrize("bad, field", [(dict(delta=0.0), "min_delta <= delta"), (dict(shrink=1.5), "shrink"),
-                                        (dict(max_outer=0), "max_outer"), (dict(delta=2.0), "max_delta"),
-                                        (dict(patience=0), "patience"), (dict(progress=1.0), "progress")])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        (dict(delta=0.0), "min_delta <= delta"),
+        (dict(shrink=1.5), "shrink"),
+        (dict(max_outer=0), "max_outer"),
+        (dict(delta=2.0), "max_delta"),
+        (dict(patience=0), "patience"),
+        (dict(progress=1.0), "progress"),
+    ],
+)
 def test_bad_proximal_options_are_named(bad, field):
     with pytest.raises(InputError, match=field):
         ProximalOptions(**bad)

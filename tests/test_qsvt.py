@@ -148,16 +148,19 @@ def test_shots_agree_with_the_exact_success_probability_within_binomial_error():
     np.testing.assert_array_equal(again.x, sampled.x)  # seeded
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"degree": 10}, "qsvt: degree must be odd"),
-    ({"degree": 5001}, "qsvt: degree must be"),
-    ({"epsilon": 0.0}, "qsvt: epsilon must be"),
-    ({"epsilon": 0.7}, "qsvt: epsilon must be"),
-    ({"backend": "device"}, "qsvt: unknown backend 'device'; use one of exact, shots"),
-    ({"shots": 0}, "qsvt: shots must be"),
-    ({"degree": 51, "max_degree": 21}, "qsvt: degree 51 is above max_degree 21"),
-    ({"find_degree": "yes"}, "option 'find_degree' must be bool"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"degree": 10}, "qsvt: degree must be odd"),
+        ({"degree": 5001}, "qsvt: degree must be"),
+        ({"epsilon": 0.0}, "qsvt: epsilon must be"),
+        ({"epsilon": 0.7}, "qsvt: epsilon must be"),
+        ({"backend": "device"}, "qsvt: unknown backend 'device'; use one of exact, shots"),
+        ({"shots": 0}, "qsvt: shots must be"),
+        ({"degree": 51, "max_degree": 21}, "qsvt: degree 51 is above max_degree 21"),
+        ({"find_degree": "yes"}, "option 'find_degree' must be bool"),
+    ],
+)
 def test_bad_options_are_refused_in_one_line(options, message):
     with pytest.raises(InputError) as info:
         get("qsvt", **options)
@@ -166,8 +169,9 @@ def test_bad_options_are_refused_in_one_line(options, message):
 
 
 def test_too_large_a_system_or_degree_is_skipped_with_the_reason():
-    big = pad_and_normalize(LinearSystem(sp.identity(2 ** (MAX_SYSTEM_QUBITS + 1), format="csr"),
-                                         np.ones(2 ** (MAX_SYSTEM_QUBITS + 1))))
+    big = pad_and_normalize(
+        LinearSystem(sp.identity(2 ** (MAX_SYSTEM_QUBITS + 1), format="csr"), np.ones(2 ** (MAX_SYSTEM_QUBITS + 1)))
+    )
     result = get("qsvt").solve(big, seed=0)
     assert result.status is Status.SKIPPED and f"exceed {MAX_SYSTEM_QUBITS}" in result.message
     hard = ising_inspired(2, 100.0)
@@ -214,7 +218,8 @@ def test_the_qsvt_circuit_in_strict_openqasm_2_and_on_a_device_is_the_same_circu
     text = device_qasm(placed, region, device, version=2)
     chip = qasm2.loads(text, strict=True)
     pairs = two_qubit_pairs(text)
-    assert pairs == [tuple(chip.find_bit(q).index for q in inst.qubits) for inst in chip.data
-                     if inst.operation.num_qubits == 2]
+    assert pairs == [
+        tuple(chip.find_bit(q).index for q in inst.qubits) for inst in chip.data if inst.operation.num_qubits == 2
+    ]
     assert chip.num_qubits == 133 and pairs and set(pairs) <= set(load("torino").coupling_map.get_edges())
     assert unitary(on_region(chip, region)).equiv(unitary(placed))

@@ -20,7 +20,8 @@ def test_the_page_is_what_the_shipped_qsvt_results_give(tmp_path):
     committed = (ROOT / "docs" / "qsvt.md").read_text(encoding="utf-8")
     assert out.read_text(encoding="utf-8").splitlines() == committed.splitlines(), (
         "docs/qsvt.md differs from what docs/qsvt/ gives: run "
-        "`qlsbench figure qsvt docs/qsvt/*.parquet --out docs/qsvt.md`")
+        "`qlsbench figure qsvt docs/qsvt/*.parquet --out docs/qsvt.md`"
+    )
 
 
 def test_the_shipped_results_are_qsvt_solves_that_looked_for_the_needed_degree():
@@ -39,20 +40,52 @@ def test_the_shipped_results_are_qsvt_solves_that_looked_for_the_needed_degree()
 
 def _rows() -> pd.DataFrame:
     """Three systems by hand: one solved with a needed degree, one solved without one, one declined."""
-    def row(system, n, status, message, **resources):
-        return {"solver_name": "qsvt", "system_id": system, "n_qubits": n, "status": status, "message": message,
-                "repeat": 0, "fidelity": 0.999, "wall_time": 12.34, "resources": json.dumps(resources)}
 
-    common = {"kappa": 10.0, "alpha": 1.02, "pauli_terms": 4, "total_qubits": 5, "epsilon": 0.01,
-              "success_probability": 0.0036, "amplification_rounds": 12, "logical_two_qubit_gates": 7000,
-              "phase_seconds": 3.0, "circuit_seconds": 0.5}
-    return pd.DataFrame([
-        row("a", 2, "converged", "", kappa_eff=10.2, predicted_degree=193, degree=193, needed_degree=127,
-            needed_degree_error=0.009, spectral_degree=141, **common),
-        row("b", 3, "max_iter", "", kappa_eff=30.0, predicted_degree=701, degree=701, needed_degree=None, **common),
-        row("c", 6, "skipped", "qsvt: 18 qubits (system 6, selection 11 for 1088 Pauli terms, signal 1) exceed 14"),
-        {**row("a", 2, "converged", "", kappa_eff=10.2, predicted_degree=193, needed_degree=99), "repeat": 1},
-    ])
+    def row(system, n, status, message, **resources):
+        return {
+            "solver_name": "qsvt",
+            "system_id": system,
+            "n_qubits": n,
+            "status": status,
+            "message": message,
+            "repeat": 0,
+            "fidelity": 0.999,
+            "wall_time": 12.34,
+            "resources": json.dumps(resources),
+        }
+
+    common = {
+        "kappa": 10.0,
+        "alpha": 1.02,
+        "pauli_terms": 4,
+        "total_qubits": 5,
+        "epsilon": 0.01,
+        "success_probability": 0.0036,
+        "amplification_rounds": 12,
+        "logical_two_qubit_gates": 7000,
+        "phase_seconds": 3.0,
+        "circuit_seconds": 0.5,
+    }
+    return pd.DataFrame(
+        [
+            row(
+                "a",
+                2,
+                "converged",
+                "",
+                kappa_eff=10.2,
+                predicted_degree=193,
+                degree=193,
+                needed_degree=127,
+                needed_degree_error=0.009,
+                spectral_degree=141,
+                **common,
+            ),
+            row("b", 3, "max_iter", "", kappa_eff=30.0, predicted_degree=701, degree=701, needed_degree=None, **common),
+            row("c", 6, "skipped", "qsvt: 18 qubits (system 6, selection 11 for 1088 Pauli terms, signal 1) exceed 14"),
+            {**row("a", 2, "converged", "", kappa_eff=10.2, predicted_degree=193, needed_degree=99), "repeat": 1},
+        ]
+    )
 
 
 def test_the_degree_table_sets_the_predicted_against_the_needed_degree():

@@ -73,11 +73,24 @@ def _draws():
 
 
 @pytest.mark.parametrize("solver, option, text", _draws())
-def test_a_random_option_is_refused_by_name_or_solved_honestly(solver, option, text, ising_dataset, tmp_path,
-                                                               capsys):
+def test_a_random_option_is_refused_by_name_or_solved_honestly(solver, option, text, ising_dataset, tmp_path, capsys):
     out = tmp_path / "out.parquet"
-    argv = ["solve", "--solver", solver, "--option", f"{option}={text}", "--dataset", str(ising_dataset),
-            "--out", str(out), "--quiet", "--time-limit", str(TIME_LIMIT), "--max-qubits", "2"]
+    argv = [
+        "solve",
+        "--solver",
+        solver,
+        "--option",
+        f"{option}={text}",
+        "--dataset",
+        str(ising_dataset),
+        "--out",
+        str(out),
+        "--quiet",
+        "--time-limit",
+        str(TIME_LIMIT),
+        "--max-qubits",
+        "2",
+    ]
     for key, value in REQUIRED.get(solver, {}).items():
         argv += ["--option", f"{key}={value}"]
     code = main(argv)
@@ -96,6 +109,11 @@ def test_a_random_option_is_refused_by_name_or_solved_honestly(solver, option, t
 
 def test_the_draws_cover_every_numeric_option():
     """The parametrisation is every option of every built-in (external and flags aside), not a sample."""
-    expected = sum(1 for name, b in BUILTINS.items() if b.options is not None and name != "external"
-                   for f in dataclasses.fields(b.options) if "bool" not in str(f.type))
+    expected = sum(
+        1
+        for name, b in BUILTINS.items()
+        if b.options is not None and name != "external"
+        for f in dataclasses.fields(b.options)
+        if "bool" not in str(f.type)
+    )
     assert len(_draws()) == expected and not math.isnan(expected)

@@ -21,11 +21,20 @@ def test_the_first_screen_answers_in_order():
     head = README.splitlines()[:FIRST_SCREEN]
     headings = [line for line in head if line.startswith("## ")]
     expected = ["## Load", "## Compare", "## Reproduce", "## Solvers", "## Citation", "## Limitations"]
-    assert [h for h in headings if any(h.startswith(e) for e in expected)] == headings[:len(expected)]
-    assert [next(e for e in expected if h.startswith(e)) for h in headings[:len(expected)]] == expected
+    assert [h for h in headings if any(h.startswith(e) for e in expected)] == headings[: len(expected)]
+    assert [next(e for e in expected if h.startswith(e)) for h in headings[: len(expected)]] == expected
     screen = "\n".join(head)
-    for needed in ("pinned()", "qlsbench compare", "paper.yaml", "<!-- workflow-command -->",
-                   "<!-- test-command -->", "arXiv:2504.08141", "![", "min", "jobs"):
+    for needed in (
+        "pinned()",
+        "qlsbench compare",
+        "paper.yaml",
+        "<!-- workflow-command -->",
+        "<!-- test-command -->",
+        "arXiv:2504.08141",
+        "![",
+        "min",
+        "jobs",
+    ):
         assert needed in screen, needed
     assert "WORKFLOW_TIME" not in README  # the measured time is filled in
 
@@ -52,12 +61,19 @@ def test_the_table_names_every_solver_and_family():
     assert_tables_render_whole(README)
 
 
-@pytest.mark.parametrize("page", ["README.md", *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").rglob("*.md"))])
+@pytest.mark.parametrize(
+    "page", ["README.md", *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").rglob("*.md"))]
+)
 def test_every_repository_path_a_page_names_exists(page):
     """Paths in backticks that belong to the repository (not ones a run writes) must be there."""
     text = (REPO / page).read_text()
-    named = set(re.findall(r"`((?:docs|workflows|leaderboard|benchmarks|qlsbench/pinned)/[\w./-]+|LICENSE|"
-                           r"datasets/README\.md)`", text))
+    named = set(
+        re.findall(
+            r"`((?:docs|workflows|leaderboard|benchmarks|qlsbench/pinned)/[\w./-]+|LICENSE|"
+            r"datasets/README\.md)`",
+            text,
+        )
+    )
     named |= set(re.findall(r"\]\(((?:docs|datasets|leaderboard)/[\w./-]+)\)", text))
     missing = [p for p in sorted(named) if not (REPO / p.rstrip("/")).exists() and "*" not in p]
     assert not missing, f"{page} names {missing}"

@@ -86,8 +86,11 @@ def plugin(tmp_path_factory) -> dict[str, str]:
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: dummy\nVersion: 0.0\n")
     (info / "entry_points.txt").write_text("[qlsbench.families]\ndummy = qlsbench_dummy_family:FAMILY\n")
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(folder)]),
-            "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"}
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), str(folder)]),
+        "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
+    }
 
 
 def _run(args: list[str], env: dict, cwd: Path = REPO) -> subprocess.CompletedProcess:
@@ -101,8 +104,7 @@ def test_the_command_line_lists_and_runs_the_plugin_command_without_the_physics(
     imported = {line.split("|")[-1].strip() for line in run.stderr.splitlines() if "|" in line}
     assert "numpy" not in imported, "listing a plug-in's command must not import the families' physics"
     out = tmp_path / "d"
-    built = _run([sys.executable, "-m", "qlsbench", "dummy", "--count", "3", "--shift", "1", "--out", str(out)],
-                 plugin)
+    built = _run([sys.executable, "-m", "qlsbench", "dummy", "--count", "3", "--shift", "1", "--out", str(out)], plugin)
     assert built.returncode == 0, built.stderr
     assert pq.read_table(out / "part-0000.parquet").num_rows == 3
     refused = _run([sys.executable, "-m", "qlsbench", "dummy", "--shift", "11", "--out", str(out)], plugin)
@@ -110,8 +112,10 @@ def test_the_command_line_lists_and_runs_the_plugin_command_without_the_physics(
 
 
 def test_the_generated_schema_has_the_plugin_section_and_the_committed_one_does_not(plugin):
-    code = ("import yaml; from qlsbench.workflow import schema_text; "
-            "print(yaml.safe_dump(yaml.safe_load(schema_text())['properties']['dummy']))")
+    code = (
+        "import yaml; from qlsbench.workflow import schema_text; "
+        "print(yaml.safe_dump(yaml.safe_load(schema_text())['properties']['dummy']))"
+    )
     run = _run([sys.executable, "-c", code], plugin)
     assert run.returncode == 0, run.stderr
     section = yaml.safe_load(run.stdout)
@@ -123,8 +127,10 @@ def test_the_generated_schema_has_the_plugin_section_and_the_committed_one_does_
 
 
 def test_a_plugin_family_with_a_loop_is_an_in_loop_family_of_the_schema_and_the_config_check(plugin, tmp_path):
-    code = ("import yaml; from qlsbench.workflow import schema_text; "
-            "print(yaml.safe_dump(yaml.safe_load(schema_text())['properties']['in_loop']['items']['properties']))")
+    code = (
+        "import yaml; from qlsbench.workflow import schema_text; "
+        "print(yaml.safe_dump(yaml.safe_load(schema_text())['properties']['in_loop']['items']['properties']))"
+    )
     run = _run([sys.executable, "-c", code], plugin)
     assert run.returncode == 0, run.stderr
     entry = yaml.safe_load(run.stdout)
@@ -132,9 +138,14 @@ def test_a_plugin_family_with_a_loop_is_an_in_loop_family_of_the_schema_and_the_
     committed = yaml.safe_load((REPO / "workflows/config/schema.yaml").read_text())
     loop = committed["properties"]["in_loop"]["items"]["properties"]
     assert "dummy" not in loop["family"]["enum"] and "shift" not in loop, "plug-in options are added when it runs"
-    config = {"ising": {"n_qubits": [2], "kappas": [10]}, "solvers": [{"name": "lu"}], "run": {"repeats": 1},
-              "pauli": {"tols": [0.0]}, "leaderboard": {},
-              "in_loop": [{"name": "dummy-lu", "solver": "lu", "family": "dummy", "shift": 2.0}]}
+    config = {
+        "ising": {"n_qubits": [2], "kappas": [10]},
+        "solvers": [{"name": "lu"}],
+        "run": {"repeats": 1},
+        "pauli": {"tols": [0.0]},
+        "leaderboard": {},
+        "in_loop": [{"name": "dummy-lu", "solver": "lu", "family": "dummy", "shift": 2.0}],
+    }
     (tmp_path / "loop.yaml").write_text(yaml.safe_dump(config))
     schema = str(REPO / "workflows/config/schema.yaml")
     check = [sys.executable, "-m", "qlsbench", "check-config", "loop.yaml", "--defaults", "", "--schema", schema]
@@ -146,17 +157,30 @@ def test_a_plugin_family_with_a_loop_is_an_in_loop_family_of_the_schema_and_the_
     assert refused.returncode != 0 and "in_loop[0].shift" in refused.stderr, refused.stdout + refused.stderr
 
 
-@pytest.mark.skipif(shutil.which("snakemake") is None and not (Path(sys.executable).parent / "snakemake").exists(),
-                    reason="snakemake not installed")
+@pytest.mark.skipif(
+    shutil.which("snakemake") is None and not (Path(sys.executable).parent / "snakemake").exists(),
+    reason="snakemake not installed",
+)
 def test_the_workflow_plans_and_builds_the_plugin_dataset(plugin, tmp_path):
     work = tmp_path / "wf"
     work.mkdir()
     shutil.copy(REPO / "Snakefile", work)
     shutil.copytree(REPO / "workflows", work / "workflows")
-    config = {"ising": {"n_qubits": [2], "kappas": [10]}, "dummy": [{"shift": 2.0, "count": 2}],
-              "solvers": [{"name": "lu"}], "run": {"repeats": 1}, "pauli": {"tols": [0.0]},
-              "leaderboard": {}, "simulate": [], "penalty": [], "cd_lagrange": [], "pinned": [], "trajectories": [],
-              "checkpoints": [], "loss_figures": []}
+    config = {
+        "ising": {"n_qubits": [2], "kappas": [10]},
+        "dummy": [{"shift": 2.0, "count": 2}],
+        "solvers": [{"name": "lu"}],
+        "run": {"repeats": 1},
+        "pauli": {"tols": [0.0]},
+        "leaderboard": {},
+        "simulate": [],
+        "penalty": [],
+        "cd_lagrange": [],
+        "pinned": [],
+        "trajectories": [],
+        "checkpoints": [],
+        "loss_figures": [],
+    }
     (work / "tiny.yaml").write_text(yaml.safe_dump(config))
     snakemake = [sys.executable, "-m", "snakemake", "--configfile", "tiny.yaml"]
     planned = _run(snakemake + ["-n", "--quiet", "rules"], plugin, cwd=work)

@@ -108,23 +108,43 @@ def test_the_command_line_lists_the_plugins_figure_and_solver(plugin, tmp_path):
     assert "a dummy figure" in _run(plugin, "-m", "qlsbench", "figure", "dummy-figure", "--help").stdout
     assert "dummy-variational" in _run(plugin, "-m", "qlsbench", "solvers").stdout
     (tmp_path / "r.parquet").write_text("")
-    _run(plugin, "-m", "qlsbench", "figure", "dummy-figure", str(tmp_path / "r.parquet"), "--out",
-         str(tmp_path / "out.txt"))
+    _run(
+        plugin,
+        "-m",
+        "qlsbench",
+        "figure",
+        "dummy-figure",
+        str(tmp_path / "r.parquet"),
+        "--out",
+        str(tmp_path / "out.txt"),
+    )
     assert (tmp_path / "out.txt").read_text() == f"drawn from {tmp_path / 'r.parquet'}"
 
 
 def test_the_registry_reads_the_plugins_record(plugin):
-    script = ("import json\n"
-              "from qlsbench.solvers.registry import is_variational, paper_of\n"
-              "print(json.dumps([is_variational('dummy-variational'), paper_of('dummy-variational'),\n"
-              "                  is_variational('lu'), is_variational('external'), is_variational('gone:Solver')]))")
+    script = (
+        "import json\n"
+        "from qlsbench.solvers.registry import is_variational, paper_of\n"
+        "print(json.dumps([is_variational('dummy-variational'), paper_of('dummy-variational'),\n"
+        "                  is_variational('lu'), is_variational('external'), is_variational('gone:Solver')]))"
+    )
     assert json.loads(_run(plugin, "-c", script).stdout) == [
-        True, ["Nobody, J. Dummy 1, 1 (2025)", "https://example.org/dummy"], False, None, None]
+        True,
+        ["Nobody, J. Dummy 1, 1 (2025)", "https://example.org/dummy"],
+        False,
+        None,
+        None,
+    ]
 
 
 TINY = {
     "ising": {"n_qubits": [2], "kappas": [10], "J": 0.1},
-    "simulate": [], "penalty": [], "cd_lagrange": [], "trajectories": [], "pinned": [], "checkpoints": [],
+    "simulate": [],
+    "penalty": [],
+    "cd_lagrange": [],
+    "trajectories": [],
+    "pinned": [],
+    "checkpoints": [],
     "loss_figures": [],
     "run": {"repeats": 1, "seed": 0, "time_limit": 60},
 }
@@ -141,11 +161,14 @@ def _plan(plugin: Path, tmp_path: Path, solvers: list[dict]) -> str:
 
 
 def test_the_workflow_plans_the_plugins_figure_and_the_budget_curves_of_its_variational_solver(plugin, tmp_path):
-    plan = _plan(plugin, tmp_path, [{"name": "lu"},
-                                    {"name": "dummy-variational", "label": "dummy", "options": {"steps": 2}}])
+    plan = _plan(
+        plugin, tmp_path, [{"name": "lu"}, {"name": "dummy-variational", "label": "dummy", "options": {"steps": 2}}]
+    )
     assert "rule dummy_figure:" in plan  # a rule made from the figure's record
-    assert ("python -m qlsbench figure dummy-figure results/lu/ising/kappa10.parquet "
-            "results/dummy/ising/kappa10.parquet --out results/figures/dummy.txt > logs/dummy_figure.log") in plan
+    assert (
+        "python -m qlsbench figure dummy-figure results/lu/ising/kappa10.parquet "
+        "results/dummy/ising/kappa10.parquet --out results/figures/dummy.txt > logs/dummy_figure.log"
+    ) in plan
     assert "results/figures/budget-curves.png" in plan  # the registry calls the plug-in variational
     # without the variational plug-in among the solvers, no budget curves are drawn: it was the plug-in's doing
     plan = _plan(plugin, tmp_path, [{"name": "lu"}])

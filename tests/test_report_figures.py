@@ -48,8 +48,7 @@ def settled(tmp_path_factory):
     """A DEM-C dataset (every 10th step) with snapshots at 5 steps."""
     root = tmp_path_factory.mktemp("report") / "datasets"
     snaps = root.parent / "snapshots" / "sed8.parquet"
-    meta = build("dem_c", root / "dem_c" / "sed8", **SCENE, every=10, snapshots=snaps, snapshot_count=5,
-                            progress=False)
+    meta = build("dem_c", root / "dem_c" / "sed8", **SCENE, every=10, snapshots=snaps, snapshot_count=5, progress=False)
     return root / "dem_c" / "sed8", snaps, meta
 
 
@@ -85,7 +84,9 @@ def test_snapshot_impulses_are_the_step_reports_contact_sums(settled):
     # The same run again, independently of the recorder: the simulation is deterministic.
     scene = build_scene("sedimentation", n_spheres=SCENE["n_spheres"], packing=0.2, seed=SCENE["seed"])
     reports = simulate(scene, SCENE["steps"], StepOptions(h=SCENE["h"]))
-    assert sorted(df["step"].unique()) == meta["snapshot_steps"] == file_meta["snapshot_steps"] == [39, 79, 119, 159, 199]
+    assert (
+        sorted(df["step"].unique()) == meta["snapshot_steps"] == file_meta["snapshot_steps"] == [39, 79, 119, 159, 199]
+    )
     walls_seen = pairs_seen = False
     for step, frame in df.groupby("step"):
         rep = reports[step]
@@ -110,8 +111,14 @@ def test_spheres_resting_on_the_container_bottom_carry_their_weight():
     upper sphere (m g h), the upper sphere only the lower one (m g h)."""
     r, rc, h = 0.05, 0.3, 1e-3
     bottom = -(rc - r)
-    scene = Scene([[0, 0, bottom], [0, 0, bottom + 2 * r]], np.zeros((2, 3)), r, 1000.0,
-                  walls=(SphericalContainer(np.zeros(3), rc),), name="stack")
+    scene = Scene(
+        [[0, 0, bottom], [0, 0, bottom + 2 * r]],
+        np.zeros((2, 3)),
+        r,
+        1000.0,
+        walls=(SphericalContainer(np.zeros(3), rc),),
+        name="stack",
+    )
     mgh = scene.masses[0] * GRAVITY * h
     recorder = SnapshotRecorder(snapshot_steps(50, 5))
     simulate(scene, 50, StepOptions(h=h), observer=recorder)
@@ -133,15 +140,34 @@ def test_snapshot_files_are_byte_identical_and_leave_the_dataset_unchanged(settl
     other = tmp_path / "other.parquet"
     build("dem_c", tmp_path / "c", **{**SCENE, "seed": 4}, every=10, snapshots=other, snapshot_count=5, progress=False)
     assert other.read_bytes() != snaps.read_bytes()
-    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["again.parquet", "other.parquet"]  # no temp files
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == [
+        "again.parquet",
+        "other.parquet",
+    ]  # no temp files
     meta = json.loads(pq.read_schema(snaps).metadata[SNAPSHOT_META_KEY])
     assert not {"steps_per_second", "snapshot_write_seconds"} & set(meta)  # no wall-clock values in the file
 
 
 def test_simulate_snapshots_and_snapshot_figure_through_the_cli(tmp_path, capsys):
     snaps, png = tmp_path / "snap.parquet", tmp_path / "fig3.png"
-    argv = ["simulate", "--n-spheres", "5", "--steps", "60", "--h", "0.005", "--seed", "0", "--quiet",
-            "--out", str(tmp_path / "ds"), "--snapshots", str(snaps), "--snapshot-count", "3"]
+    argv = [
+        "simulate",
+        "--n-spheres",
+        "5",
+        "--steps",
+        "60",
+        "--h",
+        "0.005",
+        "--seed",
+        "0",
+        "--quiet",
+        "--out",
+        str(tmp_path / "ds"),
+        "--snapshots",
+        str(snaps),
+        "--snapshot-count",
+        "3",
+    ]
     assert main(argv) == 0
     assert "[19, 39, 59]" in capsys.readouterr().out
     df, meta = read_snapshots(snaps)
@@ -150,8 +176,23 @@ def test_simulate_snapshots_and_snapshot_figure_through_the_cli(tmp_path, capsys
     assert meta["n_spheres"] == 5 and meta["snapshot_count"] == 3 and meta["container_radius"] > 0
     assert main(["figure", "snapshots", str(snaps), "--out", str(png)]) == 0
     assert png.read_bytes()[:8] == PNG_MAGIC
-    assert main(["simulate", "--steps", "10", "--quiet", "--out", str(tmp_path / "x"), "--snapshots",
-                 str(tmp_path / "x.parquet"), "--snapshot-count", "0"]) == 2
+    assert (
+        main(
+            [
+                "simulate",
+                "--steps",
+                "10",
+                "--quiet",
+                "--out",
+                str(tmp_path / "x"),
+                "--snapshots",
+                str(tmp_path / "x.parquet"),
+                "--snapshot-count",
+                "0",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "argument --snapshot-count" in err and not (tmp_path / "x").exists()
 
@@ -171,8 +212,16 @@ def test_spheres_are_drawn_far_to_near():
     from qlsbench.report.physics_figures import _draw_spheres
     from qlsbench.report.plotting import pyplot
 
-    frame = pd.DataFrame({"sphere": [0, 1, 2, 3], "x": [0.0, 0.05, 0.1, 0.0], "y": [0.1, -0.2, 0.3, 0.0],
-                          "z": [0.0, 0.0, 0.0, 0.1], "radius": [0.05, 0.04, 0.03, 0.02], "impulse": [1.0, 2.0, 3.0, 4.0]})
+    frame = pd.DataFrame(
+        {
+            "sphere": [0, 1, 2, 3],
+            "x": [0.0, 0.05, 0.1, 0.0],
+            "y": [0.1, -0.2, 0.3, 0.0],
+            "z": [0.0, 0.0, 0.0, 0.1],
+            "radius": [0.05, 0.04, 0.03, 0.02],
+            "impulse": [1.0, 2.0, 3.0, 4.0],
+        }
+    )
     plt = pyplot()
     fig, ax = plt.subplots()
     _draw_spheres(ax, frame, "coolwarm", None)
@@ -228,8 +277,12 @@ def test_truncation_curves_are_the_median_over_systems(pauli_results, tmp_path):
     curves = truncation_curves(read_pauli_results([pauli_results]))
     assert set(curves["tol"]) == {0.0, 1e-6, 1e-3, 1e-2}
     for _, c in curves.iterrows():
-        sel = rows[(rows["ordering"] == "identity") & (rows["mode"] == "absolute") & (rows["n_qubits"] == c["n_qubits"])
-                   & (rows["tol"] == c["tol"])]
+        sel = rows[
+            (rows["ordering"] == "identity")
+            & (rows["mode"] == "absolute")
+            & (rows["n_qubits"] == c["n_qubits"])
+            & (rows["tol"] == c["tol"])
+        ]
         assert c["systems"] == len(sel)  # every occurrence of a subsystem in the run counts
         assert c["terms_kept"] == sel["terms_kept"].median()
         assert c["matrix_error"] == pytest.approx(sel["matrix_error"].median(), rel=1e-15, abs=0)
@@ -350,13 +403,21 @@ def test_checkpoint_table_refuses_missing_columns_and_foreign_systems(checkpoint
     _, checkpoints, results, _ = checkpoint_run
     broken = tmp_path / "no-resources.parquet"
     pq.write_table(pq.read_table(results).drop_columns(["resources"]), broken)
-    assert main(["figure", "checkpoint-table", str(broken), "--dataset", str(checkpoints), "--out", str(tmp_path / "t.md")]) == 2
+    assert (
+        main(
+            ["figure", "checkpoint-table", str(broken), "--dataset", str(checkpoints), "--out", str(tmp_path / "t.md")]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(broken) in err and "'resources'" in err
     # The results against another simulation's dataset: none of their systems is in it.
     other = tmp_path / "other"
     build("dem_c", other, n_spheres=5, steps=60, h=5e-3, every=10, seed=1, progress=False)
-    assert main(["figure", "checkpoint-table", str(results), "--dataset", str(other), "--out", str(tmp_path / "t.md")]) == 2
+    assert (
+        main(["figure", "checkpoint-table", str(results), "--dataset", str(other), "--out", str(tmp_path / "t.md")])
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(results) in err and "not in the dataset" in err
     with pytest.raises(DatasetError, match="no such file or folder"):

@@ -34,16 +34,22 @@ def test_the_shipped_results_match_their_manifest():
 
 
 def test_the_page_is_what_the_shipped_results_give(tmp_path):
-    out = reproduction.render(SHIPPED, tmp_path / "reproduction.md", tmp_path / "figures", controls_folder=CONTROLS,
-                              draw=False)
+    out = reproduction.render(
+        SHIPPED, tmp_path / "reproduction.md", tmp_path / "figures", controls_folder=CONTROLS, draw=False
+    )
     generated, committed = out.read_text(encoding="utf-8"), PAGE.read_text(encoding="utf-8")
     # The page links its figures relatively: the committed page's folder is docs/figures, ours tmp/figures.
     assert generated.splitlines() == committed.splitlines(), (
         "docs/reproduction.md differs from the page the shipped results give: run "
         "`qlsbench figure reproduction docs/reproduction --controls docs/reproduction-controls --out "
-        "docs/reproduction.md`")
-    for name in ("reproduction_fig2.png", "reproduction_fig2_seeds.png", "reproduction_fig4.png",
-                 "reproduction_fig5.png"):
+        "docs/reproduction.md`"
+    )
+    for name in (
+        "reproduction_fig2.png",
+        "reproduction_fig2_seeds.png",
+        "reproduction_fig4.png",
+        "reproduction_fig5.png",
+    ):
         if f"figures/{name}" in committed:
             assert (ROOT / "docs" / "figures" / name).stat().st_size > 10_000
 
@@ -67,8 +73,9 @@ def test_spread_is_the_median_and_quartiles_over_seeds():
     assert (s.n, s.median, s.q25, s.q75, s.low, s.high) == (5, 0.5, 0.3, 0.7, 0.1, 0.9)
     assert s.text() == "0.500 [0.300, 0.700] (n = 5)"
     assert Spread.of([]).text() == "—" and Spread.of([0.25]).text() == "0.250 (n = 1)"
-    table = seed_spreads(pd.DataFrame({"solver": ["a"] * 3 + ["b"] * 2, "n_qubits": 5,
-                                       "fidelity": [0.2, 0.4, 0.6, 0.9, 1.0]}))
+    table = seed_spreads(
+        pd.DataFrame({"solver": ["a"] * 3 + ["b"] * 2, "n_qubits": 5, "fidelity": [0.2, 0.4, 0.6, 0.9, 1.0]})
+    )
     assert list(table["n"]) == [3, 2] and list(table["median"]) == [0.4, 0.95]
 
 
@@ -87,8 +94,7 @@ def test_the_global_cost_verdict_needs_separated_spreads():
 def test_null_b_on_fig2_scores_the_fidelity_of_b_against_a_dense_solve():
     """Fig. 2's systems are the pinned ising-k10-n* ones: the shipped null-b rows give b's fidelity with
     np.linalg.solve's answer at 2-8 qubits, the same at every seed."""
-    from qlsbench.data import pinned
-    from qlsbench.data import to_system
+    from qlsbench.data import pinned, to_system
     from qlsbench.report.reproduction_controls import null_values, with_controls
 
     shipped = with_controls(reproduction.load_shipped(SHIPPED), reproduction.load_shipped(CONTROLS))
@@ -110,8 +116,9 @@ def test_the_local_cost_verdict():
     assert reproduction.local_learns_verdict(solved, glob, above_b=[5, 6, 7, 8]).startswith("reproduced (separated")
     # at fidelity 0.99 but not separated from returning b: the bar alone is no verdict
     assert reproduction.local_learns_verdict(solved, glob, above_b=[]).startswith("not reproduced: not separated")
-    assert reproduction.local_learns_verdict(solved, glob, above_b=[5, 6]).startswith("partly: separated from "
-                                                                                       "returning b at 2 of 4")
+    assert reproduction.local_learns_verdict(solved, glob, above_b=[5, 6]).startswith(
+        "partly: separated from returning b at 2 of 4"
+    )
     better = _spreads(q5=0.9, q6=0.8, q7=0.7, q8=0.6)
     assert reproduction.local_learns_verdict(better, glob).startswith("partly")
     assert "interquartile ranges separated at 4" in reproduction.local_learns_verdict(better, glob)
@@ -149,11 +156,15 @@ def test_fig4s_range_check_under_each_choice():
     from qlsbench.report.reproduction_controls import kappa_choices
 
     def run(dataset, conds):  # one Newton system per (step, iteration): first iteration small, last large
-        return [{"dataset": dataset, "step": 100 * k, "newton_iter": i, "time": 0.32 * k, "n_qubits": q, "cond": c}
-                for k, per in enumerate(conds, 1) for i, (q, c) in enumerate(per)]
+        return [
+            {"dataset": dataset, "step": 100 * k, "newton_iter": i, "time": 0.32 * k, "n_qubits": q, "cond": c}
+            for k, per in enumerate(conds, 1)
+            for i, (q, c) in enumerate(per)
+        ]
 
-    systems = pd.DataFrame(run("matches", [[(6, 2.0), (8, 22.0)], [(6, 3.0), (8, 50)], [(6, 3.0), (8, 80.0)],
-                                           [(6, 1.0), (9, 300.0)]]))
+    systems = pd.DataFrame(
+        run("matches", [[(6, 2.0), (8, 22.0)], [(6, 3.0), (8, 50)], [(6, 3.0), (8, 80.0)], [(6, 1.0), (9, 300.0)]])
+    )
     table, checks = kappa_choices(systems, [("1e-4", "zero", "matches")], reproduction.PAPER_FIG4, 0.16)
     assert checks == [False, True]  # the first iteration's κ is far below the paper's, the last's within 1.5x
     assert list(table["iteration"]) == ["first", "last"] and list(table["within 1.5×"]) == ["no", "yes"]
@@ -163,13 +174,21 @@ def test_controls_replace_the_paper_runs_rows_of_the_same_solve():
     from qlsbench.report.reproduction_controls import with_controls
 
     def rows(solver, repeats, fidelity, status="max_iter"):
-        return pd.DataFrame({"solver": solver, "dataset": "ising/kappa10", "system_id": "s", "repeat": repeats,
-                             "fidelity": fidelity, "status": status})
+        return pd.DataFrame(
+            {
+                "solver": solver,
+                "dataset": "ising/kappa10",
+                "system_id": "s",
+                "repeat": repeats,
+                "fidelity": fidelity,
+                "status": status,
+            }
+        )
 
-    main = reproduction.Shipped(Path("."), {}, rows("aer", [0, 1, 2], np.nan, "skipped"),
-                                pd.DataFrame({"dataset": ["a"]}), {})
-    controls = reproduction.Shipped(Path("."), {}, rows("aer", [0, 1], 0.5), pd.DataFrame({"dataset": ["a", "b"]}),
-                                    {})
+    main = reproduction.Shipped(
+        Path("."), {}, rows("aer", [0, 1, 2], np.nan, "skipped"), pd.DataFrame({"dataset": ["a"]}), {}
+    )
+    controls = reproduction.Shipped(Path("."), {}, rows("aer", [0, 1], 0.5), pd.DataFrame({"dataset": ["a", "b"]}), {})
     merged = with_controls(main, controls)
     assert sorted(merged.results["repeat"]) == [0, 1, 2]
     assert list(merged.results.sort_values("repeat")["status"]) == ["max_iter", "max_iter", "skipped"]
@@ -185,11 +204,25 @@ def test_loss_falls_reads_the_trend_not_the_noise():
 
 def test_job_times_reads_a_snakemake_log(tmp_path):
     log = tmp_path / "run.log"
-    log.write_text("\n".join([
-        "[Thu Nov 26 01:00:00 2026]", "rule simulate:", "    output: x", "    jobid: 3", "",
-        "[Thu Nov 26 01:00:30 2026]", "localrule checkpoints:", "    jobid: 4",
-        "[Thu Nov 26 01:02:00 2026]", "Finished jobid: 3 (Rule: simulate)",
-        "[Thu Nov 26 01:03:00 2026]", "Finished jobid: 4 (Rule: checkpoints)", ""]))
+    log.write_text(
+        "\n".join(
+            [
+                "[Thu Nov 26 01:00:00 2026]",
+                "rule simulate:",
+                "    output: x",
+                "    jobid: 3",
+                "",
+                "[Thu Nov 26 01:00:30 2026]",
+                "localrule checkpoints:",
+                "    jobid: 4",
+                "[Thu Nov 26 01:02:00 2026]",
+                "Finished jobid: 3 (Rule: simulate)",
+                "[Thu Nov 26 01:03:00 2026]",
+                "Finished jobid: 4 (Rule: checkpoints)",
+                "",
+            ]
+        )
+    )
     times = job_times(log)
     assert times["wall_minutes"] == 3.0 and times["jobs"] == 2
     assert times["rules"] == {"checkpoints": {"jobs": 1, "minutes": 2.5}, "simulate": {"jobs": 1, "minutes": 2.0}}
@@ -211,8 +244,25 @@ def _tiny_run(root: Path, kappa: str, solver: str = "vqls-local") -> Path:
     dataset = root / "datasets" / "ising" / "kappa10" / "part-0000.parquet"
     assert main(["ising", "--n", "2", "--kappa", kappa, "--out", str(dataset), "--quiet"]) == 0
     out = root / "results" / solver / "ising" / "kappa10.parquet"
-    assert main(["solve", "--solver", solver, "--options", '{"backend": "exact", "maxiter": 5}', "--dataset",
-                 str(dataset), "--out", str(out), "--repeats", "2", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                "--solver",
+                solver,
+                "--options",
+                '{"backend": "exact", "maxiter": 5}',
+                "--dataset",
+                str(dataset),
+                "--out",
+                str(out),
+                "--repeats",
+                "2",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     return root
 
 
@@ -246,8 +296,10 @@ def test_a_later_part_of_the_same_run_counts_each_snakemake_invocation_once():
     first = {"commit": "abc", "invocations": [legacy, inv("t2", 87, 24.2)], "wall_minutes": 72.6}
     growing = {"commit": "abc", "invocations": [inv("t3", 13, 89.8)], "wall_minutes": 89.8}
     other_run = {"commit": "zzz", "invocations": [inv("t1", 9, 48.4)], "wall_minutes": 48.4}
-    later = {"commit": "abc", "invocations": [inv("t1", 9, 48.4), inv("t2", 87, 24.2), inv("t3", 13, 137.2),
-                                             inv("t4", 12, 103.0)]}
+    later = {
+        "commit": "abc",
+        "invocations": [inv("t1", 9, 48.4), inv("t2", 87, 24.2), inv("t3", 13, 137.2), inv("t4", 12, 103.0)],
+    }
     kept = _superseded([first, growing, other_run], later)
     assert kept[0]["invocations"] == [] and kept[0]["wall_minutes"] == 0  # read again by the later part
     assert kept[1]["invocations"] == []  # the same invocation, read when it had run longer
@@ -259,19 +311,28 @@ def test_a_later_part_of_the_same_run_counts_each_snakemake_invocation_once():
 def test_the_aer_note_marks_only_columns_shipped_from_a_collection_before_the_seeding_fixes():
     """A column rerun in a later collection supersedes the early one's file: it is no longer called indicative,
     while the column still shipped from the early collection is."""
-    early = {"commit": "ecaf8274728e" + "0" * 28,  # the paper run's first parts: version 0.1.5 (SHIPPED_COMMITS)
-             "files": ["results/vqls-global-aer/ising/kappa10.parquet", "results/vqls-local-aer/ising/kappa10.parquet"]}
-    later = {"commit": "0123456789abcdef" * 2 + "01234567", "qlsbench_version": "0.2.0",
-             "files": ["results/vqls-global-aer/ising/kappa10.parquet"]}
+    early = {
+        "commit": "ecaf8274728e" + "0" * 28,  # the paper run's first parts: version 0.1.5 (SHIPPED_COMMITS)
+        "files": ["results/vqls-global-aer/ising/kappa10.parquet", "results/vqls-local-aer/ising/kappa10.parquet"],
+    }
+    later = {
+        "commit": "0123456789abcdef" * 2 + "01234567",
+        "qlsbench_version": "0.2.0",
+        "files": ["results/vqls-global-aer/ising/kappa10.parquet"],
+    }
     shipped = reproduction.Shipped(Path("."), {"collections": [early, later]}, pd.DataFrame(), pd.DataFrame(), {})
     (note, _) = _aer_note(shipped, ["vqls-global-aer", "vqls-local-aer"])
     assert "`vqls-global-aer` at commit `0123456789ab`" in note
     assert "`vqls-local-aer` ran before them" in note and "`vqls-global-aer` ran with both" in note
-    (note, _) = _aer_note(reproduction.Shipped(Path("."), {"collections": [early]}, pd.DataFrame(),
-                                               pd.DataFrame(), {}), ["vqls-global-aer", "vqls-local-aer"])
+    (note, _) = _aer_note(
+        reproduction.Shipped(Path("."), {"collections": [early]}, pd.DataFrame(), pd.DataFrame(), {}),
+        ["vqls-global-aer", "vqls-local-aer"],
+    )
     assert "`vqls-global-aer` and `vqls-local-aer` ran before them" in note and "ran with both" not in note
     # a collection that neither stamps a version nor has its commit in SHIPPED_COMMITS cannot be vouched for
     unknown = {**later, "qlsbench_version": None}
-    (note, _) = _aer_note(reproduction.Shipped(Path("."), {"collections": [early, unknown]}, pd.DataFrame(),
-                                               pd.DataFrame(), {}), ["vqls-global-aer", "vqls-local-aer"])
+    (note, _) = _aer_note(
+        reproduction.Shipped(Path("."), {"collections": [early, unknown]}, pd.DataFrame(), pd.DataFrame(), {}),
+        ["vqls-global-aer", "vqls-local-aer"],
+    )
     assert "ran with both" not in note

@@ -21,12 +21,11 @@ import pandas as pd
 import pytest
 
 from qlsbench.bench import SolverSpec, leaderboard, load_results, run_solver
-from qlsbench.errors import SolverProcessError
 from qlsbench.bench.board import Board, run_board
 from qlsbench.bench.isolation import IsolatedSolver, private_copy
 from qlsbench.data import atomic_write_text, iter_systems, write_systems
 from qlsbench.data._writer import remove_stale_temporaries
-from qlsbench.errors import InputError, UnknownSolverError
+from qlsbench.errors import InputError, SolverProcessError, UnknownSolverError
 from qlsbench.problems import LinearSystem, ising_inspired
 from qlsbench.solvers.registry import check_solver
 
@@ -189,8 +188,13 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 def _cli(*args, cwd, timeout=300) -> subprocess.CompletedProcess:
     """``qlsbench args`` in a child process that dumps no core when it aborts (``exec``: same process)."""
-    return subprocess.run(["sh", "-c", 'ulimit -c 0; exec "$@"', "sh", sys.executable, "-m", "qlsbench.cli",
-                           *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        ["sh", "-c", 'ulimit -c 0; exec "$@"', "sh", sys.executable, "-m", "qlsbench.cli", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _running(pid: int) -> bool:
@@ -213,11 +217,18 @@ def _wait_for(condition, timeout: float, what: str) -> None:
 
 
 @pytest.mark.parametrize("time_limit", [None, 30.0], ids=["in-process", "isolated"])
-def test_a_solver_rescaling_its_system_in_place_is_scored_on_the_stored_one(ising_dataset, tmp_path, faults,
-                                                                              time_limit):
+def test_a_solver_rescaling_its_system_in_place_is_scored_on_the_stored_one(
+    ising_dataset, tmp_path, faults, time_limit
+):
     stored = ising_dataset.read_bytes()
-    df = run_solver(SolverSpec("faults_plugin:Rescaler"), ising_dataset, tmp_path / "r.parquet", repeats=2,
-                    time_limit=time_limit, progress=False)
+    df = run_solver(
+        SolverSpec("faults_plugin:Rescaler"),
+        ising_dataset,
+        tmp_path / "r.parquet",
+        repeats=2,
+        time_limit=time_limit,
+        progress=False,
+    )
     assert len(df) == 6 and (df["status"] == "converged").all()
     assert (df["rel_residual"] < 1e-13).all(), df["rel_residual"].tolist()
     assert (df["fidelity"] > 1 - 1e-12).all() and (df["family"] == "ising").all()
@@ -246,27 +257,36 @@ def test_a_private_copy_shares_nothing_with_the_original():
 # ---------------------------------------------------------------- B: solver names and options, checked first
 
 
-@pytest.mark.parametrize("name, options, message", [
-    ("gmres", {"restart": "two"}, "solver 'gmres': option 'restart' must be int, got str 'two'"),
-    ("gmres", {"restart": 2.0}, "option 'restart' must be int, got float 2.0"),
-    ("cg", {"maxiter": 2.5}, "option 'maxiter' must be int or None, got float 2.5"),
-    ("cg", {"history": 1}, "option 'history' must be bool, got int 1"),
-    ("cg", {"rtol": "1e-3 m"}, "option 'rtol' must be float, got str '1e-3 m'"),  # "1e-3" alone is the number
-    ("splu", {"permc_spec": 3}, "option 'permc_spec' must be str, got int 3"),
-    ("gmres", {"restrat": 5}, "unknown option(s) 'restrat'; accepted: rtol, atol, maxiter, history, restart "
-                              "(did you mean 'restart'?)"),
-    ("gmress", {}, "unknown solver 'gmress'; available: "),
-    ("vqls-local", {"backend": "exat"}, "unknown backend 'exat'"),
-    ("faults_plugin:Picky", {"tol": "small"}, "option 'tol' must be float, got str 'small'"),
-    ("faults_plugin:Picky", {"steps": 3}, "required option(s) 'tol' not given"),
-    ("faults_plugin:Picky", {"tol": 1e-3, "steps": 2.5}, "option 'steps' must be int, got float 2.5"),
-    ("faults_plugin:Picky", {"tol": 1e-3, "stpes": 2}, "unknown option(s) 'stpes'; accepted: tol, steps, label, "
-                                                      "mode (did you mean 'steps'?)"),
-    ("faults_plugin:Picky", {"tol": 1e-3, "mode": 3}, "option 'mode' must be str or None, got int 3"),
-    ("faults_plugin:Strict", {"level": "high"}, "level must be a whole number, not str"),
-    ("faults_plugin:Pickey", {}, "module 'faults_plugin' has no attribute 'Pickey' (did you mean 'Picky'?)"),
-    ("faults_plugin:NotASolver", {}, "NotASolver is not a solver"),
-])
+@pytest.mark.parametrize(
+    "name, options, message",
+    [
+        ("gmres", {"restart": "two"}, "solver 'gmres': option 'restart' must be int, got str 'two'"),
+        ("gmres", {"restart": 2.0}, "option 'restart' must be int, got float 2.0"),
+        ("cg", {"maxiter": 2.5}, "option 'maxiter' must be int or None, got float 2.5"),
+        ("cg", {"history": 1}, "option 'history' must be bool, got int 1"),
+        ("cg", {"rtol": "1e-3 m"}, "option 'rtol' must be float, got str '1e-3 m'"),  # "1e-3" alone is the number
+        ("splu", {"permc_spec": 3}, "option 'permc_spec' must be str, got int 3"),
+        (
+            "gmres",
+            {"restrat": 5},
+            "unknown option(s) 'restrat'; accepted: rtol, atol, maxiter, history, restart (did you mean 'restart'?)",
+        ),
+        ("gmress", {}, "unknown solver 'gmress'; available: "),
+        ("vqls-local", {"backend": "exat"}, "unknown backend 'exat'"),
+        ("faults_plugin:Picky", {"tol": "small"}, "option 'tol' must be float, got str 'small'"),
+        ("faults_plugin:Picky", {"steps": 3}, "required option(s) 'tol' not given"),
+        ("faults_plugin:Picky", {"tol": 1e-3, "steps": 2.5}, "option 'steps' must be int, got float 2.5"),
+        (
+            "faults_plugin:Picky",
+            {"tol": 1e-3, "stpes": 2},
+            "unknown option(s) 'stpes'; accepted: tol, steps, label, mode (did you mean 'steps'?)",
+        ),
+        ("faults_plugin:Picky", {"tol": 1e-3, "mode": 3}, "option 'mode' must be str or None, got int 3"),
+        ("faults_plugin:Strict", {"level": "high"}, "level must be a whole number, not str"),
+        ("faults_plugin:Pickey", {}, "module 'faults_plugin' has no attribute 'Pickey' (did you mean 'Picky'?)"),
+        ("faults_plugin:NotASolver", {}, "NotASolver is not a solver"),
+    ],
+)
 def test_check_solver_names_the_solver_and_the_option_in_one_line(faults, name, options, message):
     with pytest.raises(InputError) as caught:
         check_solver(name, options, where="run.yaml: solvers[3]")
@@ -294,17 +314,34 @@ def test_solve_refuses_a_bad_option_type_before_writing_anything(ising_dataset, 
 
     out = tmp_path / "out" / "r.parquet"
     before = _files(tmp_path)
-    assert main(["solve", "--solver", "gmres", "--option", "restart=two", "--dataset", str(ising_dataset),
-                 "--out", str(out), "--quiet"]) == 2
+    assert (
+        main(
+            [
+                "solve",
+                "--solver",
+                "gmres",
+                "--option",
+                "restart=two",
+                "--dataset",
+                str(ising_dataset),
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 2
+    )
     assert _files(tmp_path) == before and not (tmp_path / "out").exists()
 
 
 def test_a_board_with_a_typo_in_its_last_solver_runs_none(tmp_path):
     folder = tmp_path / "board"
     folder.mkdir()
-    (folder / "board.yaml").write_text("version: 1\nrun: {repeats: 1, time_limit: 30}\n"
-                                       "solvers: [{name: lu}, {name: cg, options: {rtol: 1.0e-12}},"
-                                       " {name: gmres, options: {restart: two}}]\n")
+    (folder / "board.yaml").write_text(
+        "version: 1\nrun: {repeats: 1, time_limit: 30}\n"
+        "solvers: [{name: lu}, {name: cg, options: {rtol: 1.0e-12}},"
+        " {name: gmres, options: {restart: two}}]\n"
+    )
     with pytest.raises(InputError, match=r"board.yaml: solvers\[2\]: solver 'gmres': option 'restart' must be int"):
         run_board(Board(folder), tmp_path / "results", progress=False)
     assert not (tmp_path / "results").exists()
@@ -315,8 +352,20 @@ def test_a_board_with_a_typo_in_its_last_solver_runs_none(tmp_path):
 
 def test_a_solver_aborting_the_process_is_a_crashed_row_on_the_rerun(ising_dataset, tmp_path, faults):
     out = tmp_path / "results" / "abort.parquet"
-    args = ["solve", "--solver", "faults_plugin:AbortOn", "--option", "dim=8", "--repeats", "2",
-            "--dataset", ising_dataset, "--out", out, "--quiet"]
+    args = [
+        "solve",
+        "--solver",
+        "faults_plugin:AbortOn",
+        "--option",
+        "dim=8",
+        "--repeats",
+        "2",
+        "--dataset",
+        ising_dataset,
+        "--out",
+        out,
+        "--quiet",
+    ]
     first = _cli(*args, cwd=tmp_path)
     assert first.returncode == -signal.SIGABRT, first.stderr
     # one line of ours naming the solver, the signal and the advice; the cause and where in a file beside
@@ -347,9 +396,13 @@ def test_a_polite_kill_mid_solve_leaves_no_crash_mark(ising_dataset, tmp_path, f
     """SIGTERM (a scheduler stopping the job) is not the solver's fault: the rerun solves that system again."""
     out = tmp_path / "slow.parquet"
     args = ["solve", "--solver", "faults_plugin:SlowOn", "--dataset", ising_dataset, "--out", out, "--quiet"]
-    proc = subprocess.Popen([sys.executable, "-m", "qlsbench.cli", *map(str, args)], cwd=tmp_path,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "QLSBENCH_TEST_SLOW": "1"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "qlsbench.cli", *map(str, args)],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "QLSBENCH_TEST_SLOW": "1"},
+    )
     _wait_for(lambda: faults.exists() and faults.read_text().strip(), 120, "the slow solve to start")
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=60) == -signal.SIGTERM
@@ -364,11 +417,25 @@ def test_a_runner_killed_mid_solve_reruns_to_the_rows_of_an_uninterrupted_run(is
     """kill -9 of the runner (the OOM killer, a lost node) is not the solver's failure: the solve in flight is
     retried, and the results equal an uninterrupted run's, wall times aside."""
     out = tmp_path / "killed.parquet"
-    args = ["solve", "--solver", "faults_plugin:SlowOn", "--repeats", "2", "--dataset", ising_dataset, "--out", out,
-            "--quiet"]
-    proc = subprocess.Popen([sys.executable, "-m", "qlsbench.cli", *map(str, args)], cwd=tmp_path,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "QLSBENCH_TEST_SLOW": "1"})
+    args = [
+        "solve",
+        "--solver",
+        "faults_plugin:SlowOn",
+        "--repeats",
+        "2",
+        "--dataset",
+        ising_dataset,
+        "--out",
+        out,
+        "--quiet",
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "qlsbench.cli", *map(str, args)],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "QLSBENCH_TEST_SLOW": "1"},
+    )
     _wait_for(lambda: faults.exists() and faults.read_text().strip(), 120, "the slow solve to start")
     proc.kill()
     assert proc.wait(timeout=60) == -signal.SIGKILL
@@ -377,14 +444,15 @@ def test_a_runner_killed_mid_solve_reruns_to_the_rows_of_an_uninterrupted_run(is
     assert rerun.returncode == 0, rerun.stderr
     whole = tmp_path / "whole.parquet"
     assert _cli(*[str(whole) if a == out else a for a in args], cwd=tmp_path).returncode == 0
-    pd.testing.assert_frame_equal(load_results([out]).drop(columns="wall_time"),
-                                  load_results([whole]).drop(columns="wall_time"))
+    pd.testing.assert_frame_equal(
+        load_results([out]).drop(columns="wall_time"), load_results([whole]).drop(columns="wall_time")
+    )
 
 
 # ---------------------------------------------------------------- D: nothing left behind
 
 
-_SLOW_WRITER = textwrap.dedent('''
+_SLOW_WRITER = textwrap.dedent("""
     import sys, time
     from qlsbench.data import atomic_write
 
@@ -394,7 +462,7 @@ _SLOW_WRITER = textwrap.dedent('''
         time.sleep(120)
 
     atomic_write(sys.argv[1], slow)
-''')
+""")
 
 
 def _start_slow_writer(target: Path) -> subprocess.Popen:
@@ -422,8 +490,7 @@ def test_a_writer_killed_mid_write_leaves_a_temporary_file_the_next_write_remove
     finally:
         live.kill()
         live.wait()
-    assert [p.name for p in remove_stale_temporaries(target)] == [
-        p for p in remaining if f"-{live.pid}." in p]
+    assert [p.name for p in remove_stale_temporaries(target)] == [p for p in remaining if f"-{live.pid}." in p]
     assert {p.name for p in target.parent.iterdir()} == {"table.parquet", other.name}
 
 
@@ -435,33 +502,41 @@ def test_a_folder_of_many_targets_is_swept_in_one_pass(tmp_path):
 
     host = _host_tag()
     stale = [tmp_path / f".{k}.parquet.{host}-{dead}.abcd1234.tmp" for k in ("a1", "b2")]
-    kept = [tmp_path / f".c3.parquet.{host}-{os.getpid()}.abcd1234.tmp", tmp_path / ".c3.parquet.x1y2.tmp",
-            tmp_path / "c3.parquet"]
+    kept = [
+        tmp_path / f".c3.parquet.{host}-{os.getpid()}.abcd1234.tmp",
+        tmp_path / ".c3.parquet.x1y2.tmp",
+        tmp_path / "c3.parquet",
+    ]
     for path in stale + kept:
         path.write_text("x")
     assert sorted(remove_stale_temporaries(tmp_path, every_target=True)) == sorted(stale)
     assert sorted(tmp_path.iterdir()) == sorted(kept)
 
 
-_ISOLATED_RUN = textwrap.dedent('''
+_ISOLATED_RUN = textwrap.dedent("""
     import sys
     from qlsbench.bench import SolverSpec, run_solver
 
     run_solver(SolverSpec("faults_plugin:SlowOn", {"sleep": 60.0, "busy": sys.argv[3] == "busy"}), sys.argv[1],
                sys.argv[2], time_limit=600, progress=False)
-''')
+""")
 
 
-@pytest.mark.parametrize("end, solve", [(signal.SIGKILL, "sleeping"), (signal.SIGTERM, "sleeping"),
-                                        (signal.SIGKILL, "busy"), (signal.SIGTERM, "busy")])
+@pytest.mark.parametrize(
+    "end, solve",
+    [(signal.SIGKILL, "sleeping"), (signal.SIGTERM, "sleeping"), (signal.SIGKILL, "busy"), (signal.SIGTERM, "busy")],
+)
 def test_a_worker_whose_parent_was_killed_ends_at_once_and_quietly(ising_dataset, tmp_path, faults, end, solve):
     # "busy": a solve inside one long C call holds the interpreter lock, so nothing in the worker's Python can
     # notice the parent's end; the worker must end all the same (the kernel ends it).
     err = tmp_path / "stderr.txt"
     with open(err, "w") as stderr:  # the worker inherits it: what it would print lands here
-        parent = subprocess.Popen([sys.executable, "-c", _ISOLATED_RUN, str(ising_dataset),
-                                   str(tmp_path / "r.parquet"), solve], stderr=stderr, stdout=subprocess.DEVNULL,
-                                  env={**os.environ, "QLSBENCH_TEST_SLOW": "1"})
+        parent = subprocess.Popen(
+            [sys.executable, "-c", _ISOLATED_RUN, str(ising_dataset), str(tmp_path / "r.parquet"), solve],
+            stderr=stderr,
+            stdout=subprocess.DEVNULL,
+            env={**os.environ, "QLSBENCH_TEST_SLOW": "1"},
+        )
     _wait_for(lambda: faults.exists() and faults.read_text().strip(), 120, "the worker to start the slow solve")
     worker = int(faults.read_text().split()[0])
     assert worker != parent.pid and _running(worker)
@@ -488,13 +563,33 @@ def test_an_in_loop_sweep_killed_outright_leaves_no_process_behind(tmp_path, fau
     """kill -9 of ``in-loop --jobs 2`` while both workers solve: the workers and multiprocessing's resource
     tracker end within seconds (they went on for minutes, then waited on a pipe to the dead parent), and the
     caller's output pipe closes, since nothing holds it any more."""
-    args = ["in-loop", "--solver", "faults_plugin:Dawdler", "--family", "penalty", "--steps", "2", "--seeds", "2",
-            "--jobs", "2", "--out", tmp_path / "loop.parquet", "--quiet"]
-    parent = subprocess.Popen([sys.executable, "-m", "qlsbench.cli", *map(str, args)], cwd=tmp_path,
-                              start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    args = [
+        "in-loop",
+        "--solver",
+        "faults_plugin:Dawdler",
+        "--family",
+        "penalty",
+        "--steps",
+        "2",
+        "--seeds",
+        "2",
+        "--jobs",
+        "2",
+        "--out",
+        tmp_path / "loop.parquet",
+        "--quiet",
+    ]
+    parent = subprocess.Popen(
+        [sys.executable, "-m", "qlsbench.cli", *map(str, args)],
+        cwd=tmp_path,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
-        _wait_for(lambda: faults.exists() and len(set(faults.read_text().split())) == 2, 120,
-                  "both workers to be solving")
+        _wait_for(
+            lambda: faults.exists() and len(set(faults.read_text().split())) == 2, 120, "both workers to be solving"
+        )
         assert len(_in_session(parent.pid)) >= 4  # the parent, two workers and the resource tracker
         parent.kill()
         parent.wait()
@@ -509,15 +604,18 @@ def test_an_in_loop_sweep_killed_outright_leaves_no_process_behind(tmp_path, fau
 def test_a_worker_dying_while_it_starts_is_named_and_leaves_nothing_open(ising_dataset, faults):
     system = next(iter_systems(ising_dataset))
     worker = IsolatedSolver("faults_plugin:DiesWhenBuilt", {}, time_limit=30.0)
-    with pytest.raises(SolverProcessError, match=r"'faults_plugin:DiesWhenBuilt': its process died while starting "
-                                                  r"\(exit code 3\)"):
+    with pytest.raises(
+        SolverProcessError,
+        match=r"'faults_plugin:DiesWhenBuilt': its process died while starting "
+        r"\(exit code 3\)",
+    ):
         worker.solve(system, 0)
     worker.close()  # nothing left to close: no AttributeError on the pipe
     assert worker._proc is None and worker._conn is None
 
 
 def test_a_worker_that_cannot_reach_its_parent_exits_quietly():
-    code = textwrap.dedent('''
+    code = textwrap.dedent("""
         import multiprocessing as mp
         from qlsbench.bench.isolation import _worker_main
 
@@ -525,7 +623,7 @@ def test_a_worker_that_cannot_reach_its_parent_exits_quietly():
         parent.close()
         _worker_main(child, "lu", {})
         raise SystemExit(7)  # not reached: the worker exits at the broken pipe
-    ''')
+    """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stderr == "", done.stderr
 
@@ -535,8 +633,9 @@ def test_a_worker_that_cannot_reach_its_parent_exits_quietly():
 
 def test_a_system_that_occurs_many_times_is_ranked_once(tmp_path, faults):
     small = LinearSystem(np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([1.0, 2.0]), {"family": "dem_c"})
-    data = write_systems([small] * 27 + [ising_inspired(n, 10.0) for n in (2, 3, 4)],
-                         tmp_path / "datasets" / "dem" / "part-0000.parquet")
+    data = write_systems(
+        [small] * 27 + [ising_inspired(n, 10.0) for n in (2, 3, 4)], tmp_path / "datasets" / "dem" / "part-0000.parquet"
+    )
     for spec in (SolverSpec("lu"), SolverSpec("faults_plugin:FailOnSmall", label="fails-small")):
         df = run_solver(spec, data, tmp_path / "results" / f"{spec.label}.parquet", repeats=2, progress=False)
         assert len(df) == 30 * 2
@@ -554,8 +653,9 @@ def test_a_system_that_occurs_many_times_is_ranked_once(tmp_path, faults):
 def test_a_result_that_cannot_leave_the_worker_is_an_error_row_saying_why(ising_dataset, tmp_path, faults):
     """Under a time limit the result is pickled back to the runner: one that cannot be is a row naming the cause,
     not 'solver process died (exit code 1)' and a worker traceback."""
-    df = run_solver(SolverSpec("faults_plugin:Unsendable"), ising_dataset, tmp_path / "r.parquet", time_limit=60,
-                    progress=False)
+    df = run_solver(
+        SolverSpec("faults_plugin:Unsendable"), ising_dataset, tmp_path / "r.parquet", time_limit=60, progress=False
+    )
     assert (df["status"] == "error").all()
     assert df["message"].str.contains("cannot be sent back from its process").all()
     assert not df["message"].str.contains("process died").any()
@@ -564,20 +664,35 @@ def test_a_result_that_cannot_leave_the_worker_is_an_error_row_saying_why(ising_
 def test_a_solver_process_that_cannot_start_ends_the_command_in_one_line(ising_dataset, tmp_path, faults, capsys):
     from qlsbench.cli import main
 
-    code = main(["solve", "--solver", "faults_plugin:DiesWhenBuilt", "--dataset", str(ising_dataset), "--out",
-                 str(tmp_path / "r.parquet"), "--time-limit", "30", "--quiet"])
+    code = main(
+        [
+            "solve",
+            "--solver",
+            "faults_plugin:DiesWhenBuilt",
+            "--dataset",
+            str(ising_dataset),
+            "--out",
+            str(tmp_path / "r.parquet"),
+            "--time-limit",
+            "30",
+            "--quiet",
+        ]
+    )
     err = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in err and "its process died while starting (exit code 3)" in err, err
 
 
-@pytest.mark.parametrize("yaml_text, culprit", [
-    ("run: {repeats: three}\nsolvers: [{name: lu}]\n", "board.yaml: run: repeats must be"),
-    ("run: {time_limt: 30}\nsolvers: [{name: lu}]\n", "board.yaml: run: unknown key(s) time_limt"),
-    ("run: {time_limit: -1}\nsolvers: [{name: lu}]\n", "board.yaml: run: time_limit must be"),
-    ("solvers: [{name: lu}, {name: cg, repeat: 2}]\n", "board.yaml: solvers[1]: unknown key(s) repeat"),
-    ("solvers: [{name: cg, max_qubits: .nan}]\n", "board.yaml: solvers[0]: max_qubits must be"),
-    ("solvers: [{name: cg, options: [1, 2]}]\n", "board.yaml: solvers[0]: options must be a mapping"),
-])
+@pytest.mark.parametrize(
+    "yaml_text, culprit",
+    [
+        ("run: {repeats: three}\nsolvers: [{name: lu}]\n", "board.yaml: run: repeats must be"),
+        ("run: {time_limt: 30}\nsolvers: [{name: lu}]\n", "board.yaml: run: unknown key(s) time_limt"),
+        ("run: {time_limit: -1}\nsolvers: [{name: lu}]\n", "board.yaml: run: time_limit must be"),
+        ("solvers: [{name: lu}, {name: cg, repeat: 2}]\n", "board.yaml: solvers[1]: unknown key(s) repeat"),
+        ("solvers: [{name: cg, max_qubits: .nan}]\n", "board.yaml: solvers[0]: max_qubits must be"),
+        ("solvers: [{name: cg, options: [1, 2]}]\n", "board.yaml: solvers[0]: options must be a mapping"),
+    ],
+)
 def test_a_board_config_error_names_the_file_the_entry_and_the_key(tmp_path, yaml_text, culprit):
     folder = tmp_path / "board"
     folder.mkdir()

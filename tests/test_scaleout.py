@@ -26,7 +26,6 @@ from qlsbench.workflow import (
     solver_run_setting,
 )
 
-
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -38,8 +37,13 @@ def _jobs(dry_run_output: str) -> list[dict[str, str]]:
         res = re.search(r"^\s+resources: (.*)$", block, re.M)
         if rule and res:
             wildcards = re.search(r"^\s+wildcards: (.*)$", block, re.M)
-            jobs.append({"rule": rule.group(1), "wildcards": wildcards.group(1) if wildcards else "",
-                         **dict(kv.split("=", 1) for kv in res.group(1).split(", "))})
+            jobs.append(
+                {
+                    "rule": rule.group(1),
+                    "wildcards": wildcards.group(1) if wildcards else "",
+                    **dict(kv.split("=", 1) for kv in res.group(1).split(", ")),
+                }
+            )
     return jobs
 
 
@@ -60,10 +64,14 @@ def _workdir(root: Path) -> Path:
 def slurm_dry_run(tmp_path_factory):
     pytest.importorskip("snakemake_executor_plugin_slurm")
     work = _workdir(tmp_path_factory.mktemp("slurm"))
-    override = {"resources": {"solve": {"runtime": 600}},
-                "solvers": [{"name": "lu"}, {"name": "vnls", "datasets": ["ising/kappa10"], "shards": 3,
-                                             "resources": {"mem_mb": 16000, "threads": 2}}],
-                "loss_figures": []}
+    override = {
+        "resources": {"solve": {"runtime": 600}},
+        "solvers": [
+            {"name": "lu"},
+            {"name": "vnls", "datasets": ["ising/kappa10"], "shards": 3, "resources": {"mem_mb": 16000, "threads": 2}},
+        ],
+        "loss_figures": [],
+    }
     (work / "cluster.yaml").write_text(yaml.safe_dump(override))
     return _dry_run(work, "--profile", "workflows/profiles/slurm", "--configfile", "cluster.yaml"), override
 
@@ -74,8 +82,19 @@ def test_the_slurm_profile_renders_every_job_with_its_resources(slurm_dry_run):
     assert "This was a dry-run" in output
     jobs = _jobs(output)
     rules = {j["rule"] for j in jobs}
-    assert {"ising_dataset", "simulate", "checkpoints", "solve", "solve_shard", "merge_solve", "pauli",
-            "lcu", "pinned_dataset", "pauli_figure", "leaderboard"} <= rules
+    assert {
+        "ising_dataset",
+        "simulate",
+        "checkpoints",
+        "solve",
+        "solve_shard",
+        "merge_solve",
+        "pauli",
+        "lcu",
+        "pinned_dataset",
+        "pauli_figure",
+        "leaderboard",
+    } <= rules
     for job in jobs:
         if job["rule"] == "all":
             continue
@@ -100,10 +119,13 @@ def test_the_slurm_profile_renders_every_job_with_its_resources(slurm_dry_run):
 def test_the_paper_run_shards_its_long_solves_with_runtimes_that_fit(tmp_path):
     """paper.yaml: VQLS-local's work in one job per Ising system, each given its time limit x systems x repeats."""
     pytest.importorskip("snakemake_executor_plugin_slurm")
-    output = _dry_run(_workdir(tmp_path), "--profile", "workflows/profiles/slurm", "--configfile",
-                      "workflows/config/paper.yaml")
-    config = {**yaml.safe_load((REPO / "workflows" / "config" / "default.yaml").read_text()),
-              **yaml.safe_load((REPO / "workflows" / "config" / "paper.yaml").read_text())}
+    output = _dry_run(
+        _workdir(tmp_path), "--profile", "workflows/profiles/slurm", "--configfile", "workflows/config/paper.yaml"
+    )
+    config = {
+        **yaml.safe_load((REPO / "workflows" / "config" / "default.yaml").read_text()),
+        **yaml.safe_load((REPO / "workflows" / "config" / "paper.yaml").read_text()),
+    }
     shards = [j for j in _jobs(output) if j["rule"] == "solve_shard" and "solver=vqls-local," in j["wildcards"]]
     assert len(shards) >= 7
     limit = solver_run_setting(config, "vqls-local", "time_limit", 60)
@@ -118,15 +140,28 @@ def test_a_storage_plugin_stages_every_path(tmp_path):
     remote.mkdir()
     work = tmp_path / "wf"
     work.mkdir()
-    output = _dry_run(_workdir(work), "-p", "--cores", "2", "--default-storage-provider", "fs",
-                      "--default-storage-prefix", str(remote))
+    output = _dry_run(
+        _workdir(work),
+        "-p",
+        "--cores",
+        "2",
+        "--default-storage-provider",
+        "fs",
+        "--default-storage-prefix",
+        str(remote),
+    )
     commands = [line for line in output.splitlines() if "python -m qlsbench" in line]
     assert len(commands) > 50
     staged = ".snakemake/storage/fs/"
     for command in commands:
         words = command.replace(">", " ").split()
-        paths = [w for w in words if w.startswith(("datasets/", "results/", "logs/", "./datasets", "./results"))
-                 or "/datasets/" in w or "/results/" in w]
+        paths = [
+            w
+            for w in words
+            if w.startswith(("datasets/", "results/", "logs/", "./datasets", "./results"))
+            or "/datasets/" in w
+            or "/results/" in w
+        ]
         assert paths, command
         assert all(w.startswith(staged) for w in paths), command
 
@@ -143,20 +178,27 @@ def test_sharded_results_merge_into_an_unsharded_runs_rows(tmp_path):
     spec = SolverSpec("gmres", {"restart": 4})
     whole = run_solver(spec, data, tmp_path / "whole.parquet", repeats=2, progress=False)
     parts = [tmp_path / f"{i}.parquet" for i in (1, 2, 3)]
-    sizes = [len(run_solver(spec, data, part, repeats=2, progress=False, shard=(i, 3)))
-             for i, part in enumerate(parts, start=1)]
+    sizes = [
+        len(run_solver(spec, data, part, repeats=2, progress=False, shard=(i, 3)))
+        for i, part in enumerate(parts, start=1)
+    ]
     assert sizes == [4, 2, 4]  # 4 distinct systems dealt largest first: n = 5 and 2 | 4 | 3 (twice in the dataset)
     merged = merge(data, parts, tmp_path / "merged.parquet")
     assert len(merged) == len(whole) == 10
-    pd.testing.assert_frame_equal(read_results(tmp_path / "merged.parquet").drop(columns="wall_time"),
-                                  read_results(tmp_path / "whole.parquet").drop(columns="wall_time"))
+    pd.testing.assert_frame_equal(
+        read_results(tmp_path / "merged.parquet").drop(columns="wall_time"),
+        read_results(tmp_path / "whole.parquet").drop(columns="wall_time"),
+    )
     with pytest.raises(InputError, match="is in two shards"):
         merge(data, [parts[0], parts[0]], tmp_path / "bad.parquet")
     with pytest.raises(InputError, match="shards hold no row for system"):
         merge(data, parts[:2], tmp_path / "bad.parquet")
     # Parts of other solves are refused by what differs, naming both files, whatever else agrees.
-    for field, kwargs, words in (("seed", {"seed": 1}, "seed (--seed)"), ("limit", {"time_limit": 60.0}, "time limit"),
-                                 ("options", {"spec": SolverSpec("gmres", {"restart": 8})}, "options")):
+    for field, kwargs, words in (
+        ("seed", {"seed": 1}, "seed (--seed)"),
+        ("limit", {"time_limit": 60.0}, "time limit"),
+        ("options", {"spec": SolverSpec("gmres", {"restart": 8})}, "options"),
+    ):
         other = tmp_path / f"other-{field}.parquet"
         run_solver(kwargs.pop("spec", spec), data, other, repeats=2, progress=False, shard=(3, 3), **kwargs)
         with pytest.raises(InputError) as error:
@@ -167,11 +209,14 @@ def test_sharded_results_merge_into_an_unsharded_runs_rows(tmp_path):
     # More shards than distinct systems: the empty shard merges with the others (the CI's SLURM run deals 2 shards
     # of cg over a dataset whose systems may all fall in one).
     many = [tmp_path / f"many-{i}.parquet" for i in range(1, 6)]
-    sizes = [len(run_solver(spec, data, part, repeats=2, progress=False, shard=(i, 5)))
-             for i, part in enumerate(many, start=1)]
+    sizes = [
+        len(run_solver(spec, data, part, repeats=2, progress=False, shard=(i, 5)))
+        for i, part in enumerate(many, start=1)
+    ]
     assert 0 in sizes
-    pd.testing.assert_frame_equal(merge(data, many, tmp_path / "many.parquet").drop(columns="wall_time"),
-                                  merged.drop(columns="wall_time"))
+    pd.testing.assert_frame_equal(
+        merge(data, many, tmp_path / "many.parquet").drop(columns="wall_time"), merged.drop(columns="wall_time")
+    )
 
 
 def test_raising_repeats_solves_only_the_new_seeds(tmp_path):
@@ -190,8 +235,9 @@ def test_raising_repeats_solves_only_the_new_seeds(tmp_path):
     grown = add_repeats(spec, data, out, repeats=5, progress=False)
     assert list(grown["repeat"]) == [0, 1, 2, 3, 4] * 2
     timing = ["wall_time", "progress_seconds"]
-    pd.testing.assert_frame_equal(read_results(out).drop(columns=timing),
-                                  read_results(tmp_path / "whole.parquet").drop(columns=timing))
+    pd.testing.assert_frame_equal(
+        read_results(out).drop(columns=timing), read_results(tmp_path / "whole.parquet").drop(columns=timing)
+    )
     kept = read_results(out).set_index(["system_id", "repeat"]).loc[list(zip(first["system_id"], first["repeat"]))]
     assert kept["wall_time"].tolist() == first["wall_time"].tolist()  # the earlier solves were not redone
     assert list(tmp_path.glob("grown.*")) == [out]  # the part file is gone
@@ -219,8 +265,11 @@ def test_raising_repeats_solves_only_the_new_seeds(tmp_path):
 
 
 def test_runtime_follows_the_work_and_check_config_refuses_what_cannot_fit():
-    config = {"ising": {"n_qubits": [2, 3, 4, 5, 6, 7, 8], "kappas": [10]}, "run": {"repeats": 2, "time_limit": 60},
-              "solvers": [{"name": "lu", "shards": 3}]}
+    config = {
+        "ising": {"n_qubits": [2, 3, 4, 5, 6, 7, 8], "kappas": [10]},
+        "run": {"repeats": 2, "time_limit": 60},
+        "solvers": [{"name": "lu", "shards": 3}],
+    }
     # 7 systems in 3 shards: at most 3 each, x 2 repeats x 60 s = 6 min, plus 10 to start and write.
     assert solve_runtime(config, "lu", "ising/kappa10", 3) == 16
     assert solve_runtime(config, "lu", "ising/kappa10", 3, attempt=2) == 32  # a retry gets twice the time
@@ -233,8 +282,10 @@ def test_runtime_follows_the_work_and_check_config_refuses_what_cannot_fit():
 
 def test_resource_precedence():
     """Threads are checked here: a dry run caps them at its core count and does not print them."""
-    config = {"resources": {"default": {"mem_mb": 3000}, "pauli": {"runtime": 5}},
-              "solvers": [{"name": "cg", "resources": {"runtime": 9}}]}
+    config = {
+        "resources": {"default": {"mem_mb": 3000}, "pauli": {"runtime": 5}},
+        "solvers": [{"name": "cg", "resources": {"runtime": 9}}],
+    }
     assert rule_resources(config, "pauli") == {"mem_mb": 3000, "runtime": 5}  # config default beats built-in rule value
     assert rule_threads(config, "pauli") == DEFAULT_RESOURCES["pauli"]["threads"]
     assert rule_resources({}, "simulate") == {"mem_mb": 4000, "runtime": 240}
@@ -261,9 +312,11 @@ def test_solve_add_repeats_raises_a_finished_runs_seeds_from_the_command_line(tm
     assert sorted(grown["repeat"]) == [0, 0, 1, 1, 2, 2]
     assert grown[grown["repeat"] == 0]["wall_time"].tolist() == first["wall_time"].tolist()
     capsys.readouterr()
-    refusals = {("--option", "rtol=1e-3", "--repeats", "4", "--add-repeats"): "not a run of this solve to add repeats to",
-                ("--repeats", "4", "--add-repeats", "--shard", "1/2"): "it takes no --shard",
-                ("--repeats", "4", "--add-repeats", "--sequence"): "not a sequence: add to it without --sequence"}
+    refusals = {
+        ("--option", "rtol=1e-3", "--repeats", "4", "--add-repeats"): "not a run of this solve to add repeats to",
+        ("--repeats", "4", "--add-repeats", "--shard", "1/2"): "it takes no --shard",
+        ("--repeats", "4", "--add-repeats", "--sequence"): "not a sequence: add to it without --sequence",
+    }
     for extra, message in refusals.items():
         assert main(base + list(extra)) == 2 and message in capsys.readouterr().err
     assert read_results(out).equals(grown) and sorted(p.name for p in tmp_path.iterdir()) == ["d.parquet", "r.parquet"]

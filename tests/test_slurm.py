@@ -27,10 +27,18 @@ CONFIG = {
     "trajectories": [],
     "pinned": [],
     "checkpoints": [],
-    "solvers": [{"name": "lu"},
-                {"name": "cg", "shards": 2},
-                {"name": "vqls-local", "label": "vqls-l", "datasets": ["ising/*"], "shards": 2, "repeats": 1,
-                 "options": {"backend": "exact", "optimizer": "lbfgsb", "layers": 2, "maxiter": 60}}],
+    "solvers": [
+        {"name": "lu"},
+        {"name": "cg", "shards": 2},
+        {
+            "name": "vqls-local",
+            "label": "vqls-l",
+            "datasets": ["ising/*"],
+            "shards": 2,
+            "repeats": 1,
+            "options": {"backend": "exact", "optimizer": "lbfgsb", "layers": 2, "maxiter": 60},
+        },
+    ],
     "run": {"repeats": 2, "seed": 0, "time_limit": 60},
     # The Pauli study keeps its two threads (a job asking SLURM for two CPUs); the studies beside it take one, so
     # two jobs share the two-core node and the test stays within CI's budget.
@@ -91,13 +99,29 @@ def test_the_slurm_profile_runs_a_sharded_config_like_a_local_run(cluster, tmp_p
     remote = _workdir(tmp_path / "slurm")
     env = {**_env(), "SLURM_CONF": str(cluster)}
     t0 = time.time()
-    run = _snakemake(remote, "--profile", "workflows/profiles/slurm", "--slurm-no-account", "--slurm-status-command",
-                     "squeue", "--slurm-init-seconds-before-status-checks", "1", "--latency-wait", "5", "--jobs", "4",
-                     env=env)
+    run = _snakemake(
+        remote,
+        "--profile",
+        "workflows/profiles/slurm",
+        "--slurm-no-account",
+        "--slurm-status-command",
+        "squeue",
+        "--slurm-init-seconds-before-status-checks",
+        "1",
+        "--latency-wait",
+        "5",
+        "--jobs",
+        "4",
+        env=env,
+    )
     elapsed = time.time() - t0
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    sacct = subprocess.run(["sacct", "--completion", "-o", "JobID,JobName%40,State,Elapsed,NCPUS,ReqMem"],
-                           capture_output=True, text=True, env=env)
+    sacct = subprocess.run(
+        ["sacct", "--completion", "-o", "JobID,JobName%40,State,Elapsed,NCPUS,ReqMem"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     (tmp_path / "sacct.txt").write_text(f"wall time {elapsed:.0f} s\n{sacct.stdout}")
     print(f"SLURM run: {elapsed:.0f} s\n{sacct.stdout}")
     jobs = [line for line in sacct.stdout.splitlines()[2:] if line.strip()]
@@ -121,7 +145,10 @@ def test_the_slurm_profile_runs_a_sharded_config_like_a_local_run(cluster, tmp_p
     pd.testing.assert_frame_equal(_results(local), _results(remote))
     # Success per solver must agree; the row order is a ranking that time ties (LU against CG on 5 s systems) can
     # swap between two runs, so rows are compared by solver name.
-    ranks = [pd.read_csv(w / "results" / "leaderboard.csv").set_index("solver")[["systems", "success_rate",
-                                                                                   "success_rate_low"]].sort_index()
-             for w in (local, remote)]
+    ranks = [
+        pd.read_csv(w / "results" / "leaderboard.csv")
+        .set_index("solver")[["systems", "success_rate", "success_rate_low"]]
+        .sort_index()
+        for w in (local, remote)
+    ]
     pd.testing.assert_frame_equal(*ranks)

@@ -148,11 +148,17 @@ def test_a_solver_of_an_extra_not_installed_is_refused_in_one_line_naming_the_ex
     from qlsbench.solvers import registry
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name.split(".")[0] in ("qiskit", "netket") else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name.split(".")[0] in ("qiskit", "netket") else real(name, *a),
+    )
     for name, extra in (("vqls-local", "quantum"), ("hhl", "quantum"), ("qsvt", "qsvt"), ("vnls", "vnls")):
-        with pytest.raises(InputError, match=rf"solver '{name}' needs the {extra} extra: pip install "
-                                             rf"'qlsbench\[{extra}\]'"):
+        with pytest.raises(
+            InputError,
+            match=rf"solver '{name}' needs the {extra} extra: pip install "
+            rf"'qlsbench\[{extra}\]'",
+        ):
             registry.get(name)
     assert registry.get("cg").name == "cg"  # the core's solvers are untouched
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyqsp" else real(name, *a))
@@ -179,7 +185,7 @@ sys.meta_path.insert(0, Block())
 from qlsbench.bench import SolverSpec, leaderboard, run_solver
 from qlsbench.data import pinned
 from qlsbench.data import PINNED
-rows = run_solver(SolverSpec("cg"), PINNED / "systems" / "ising.parquet", {str(tmp_path / 'cg.parquet')!r},
+rows = run_solver(SolverSpec("cg"), PINNED / "systems" / "ising.parquet", {str(tmp_path / "cg.parquet")!r},
                   progress=False)
 board = leaderboard(rows)
 assert len(pinned()) == 47 and (rows["status"] == "converged").all() and board["solver"].tolist() == ["cg"]

@@ -49,8 +49,15 @@ def test_the_quick_subset_is_one_system_per_group_and_band_of_fewest_qubits():
 
 def test_a_quick_look_ranks_on_its_subset_and_writes_no_submission(tmp_path):
     board = Board()
-    result = compare(SolverSpec("cg", {"rtol": 1e-10}), board, work=tmp_path / "w", time_limit=None,
-                     calibrate_times=False, progress=False, quick=True)
+    result = compare(
+        SolverSpec("cg", {"rtol": 1e-10}),
+        board,
+        work=tmp_path / "w",
+        time_limit=None,
+        calibrate_times=False,
+        progress=False,
+        quick=True,
+    )
     subset = {e["system_id"] for e in quick_systems(board.manifest())}
     assert result.quick and result.submission is None and result.systems == len(subset)
     assert set(result.results["system_id"]) == subset
@@ -62,7 +69,7 @@ def test_a_quick_look_ranks_on_its_subset_and_writes_no_submission(tmp_path):
 # ---------------------------------------------------------------- board verify
 
 
-JACOBI = textwrap.dedent('''
+JACOBI = textwrap.dedent("""
     from dataclasses import dataclass
 
     import numpy as np
@@ -86,7 +93,7 @@ JACOBI = textwrap.dedent('''
                     return SolveResult(x, Status.CONVERGED)
                 x = x + r / A.diagonal()
             return SolveResult(x, Status.MAX_ITER)
-''')
+""")
 
 
 def _with_meta(path: Path, out: Path, **changes) -> Path:
@@ -107,16 +114,28 @@ def test_verify_runs_from_the_submissions_folder_under_its_qubit_cap(tmp_path, m
     (folder / "contrib" / "route_jacobi" / "solver.py").write_text(JACOBI, encoding="utf-8")
     monkeypatch.chdir(folder)
     monkeypatch.syspath_prepend(str(folder))  # as `compare` imports a module:Class from its folder
-    result = compare(SolverSpec("contrib.route_jacobi.solver:Jacobi"), Board(), work=folder / "results",
-                     time_limit=None, max_qubits=4, calibrate_times=False, progress=False)
+    result = compare(
+        SolverSpec("contrib.route_jacobi.solver:Jacobi"),
+        Board(),
+        work=folder / "results",
+        time_limit=None,
+        max_qubits=4,
+        calibrate_times=False,
+        progress=False,
+    )
     rows, meta = read_submission(result.submission)
     assert (meta["time_limit"], meta["max_qubits"]) == (None, 4)
     over = rows["n_qubits"] > 4
     assert over.any() and (rows.loc[over, "status"] == "skipped").all()
     assert (rows.loc[~over, "status"] != "skipped").all()
     script = Path(sys.executable).parent / "qlsbench"  # the console script: unlike `python -m`, no folder on the path
-    done = subprocess.run([str(script), "board", "verify", str(result.submission), "--quiet"], cwd=folder,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [str(script), "board", "verify", str(result.submission), "--quiet"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip().endswith("agree with the submission") and " skipped " in done.stdout
     uncapped = _with_meta(result.submission, tmp_path / "uncapped.parquet", max_qubits=None)
@@ -141,12 +160,15 @@ def test_the_shipped_tracks_are_what_the_tracks_files_give(tmp_path, monkeypatch
 
     monkeypatch.chdir(REPO)
     files = {name: sorted(str(p) for p in Path("docs", name).glob("*.parquet")) for name in ("in-loop", "noisy")}
-    blocks = {"physics": physics_track_blocks(files["in-loop"], LOW_ACCURACY.fidelity),
-              "noisy": noisy_track_blocks(files["noisy"])}
+    blocks = {
+        "physics": physics_track_blocks(files["in-loop"], LOW_ACCURACY.fidelity),
+        "noisy": noisy_track_blocks(files["noisy"]),
+    }
     write_tracks(Board(tmp_path), blocks, LOW_ACCURACY.fidelity)
     shipped = Board().folder / TRACKS_FILE
-    assert (tmp_path / TRACKS_FILE).read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8"), \
+    assert (tmp_path / TRACKS_FILE).read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8"), (
         "run `qlsbench board render`"
+    )
     read = read_tracks(Board(), LOW_ACCURACY.fidelity)
     assert [kind for kind, _ in read["noisy"]] == [kind for kind, _ in blocks["noisy"]]
     with pytest.raises(Exception, match="fidelity bar 0.99, not 0.9"):
@@ -158,9 +180,11 @@ def test_the_shipped_tracks_are_what_the_tracks_files_give(tmp_path, monkeypatch
 
 #: Numbers before a counted thing in docs/leaderboard.md that count nothing of the board's: a rule's example.
 NOT_COUNTS = ("2 of 3 seeds",)
-COUNT = re.compile(r"\b(\d[\d,]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty)"
-                   r"\s+(?:[a-z-]+\s+)?(solves|systems|repeats|seeds|solvers|rows|groups|configurations)\b",
-                   re.IGNORECASE)
+COUNT = re.compile(
+    r"\b(\d[\d,]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty)"
+    r"\s+(?:[a-z-]+\s+)?(solves|systems|repeats|seeds|solvers|rows|groups|configurations)\b",
+    re.IGNORECASE,
+)
 
 
 def test_the_method_page_types_no_count_outside_its_generated_summary():
@@ -218,7 +242,6 @@ def test_the_docs_commands_give_options_their_solver_accepts(tmp_path, monkeypat
     for page, words in commands:
         solver = words[words.index("--solver") + 1]
         options = dict(parse_option(words[i + 1]) for i, w in enumerate(words) if w == "--option")
-        names = ([f"docmodule{i}:MySolver" for i in range(len(modules))] if solver == "mymodule:MySolver"
-                 else [solver])
+        names = [f"docmodule{i}:MySolver" for i in range(len(modules))] if solver == "mymodule:MySolver" else [solver]
         for name in names:
             check_solver(name, options, where=f"{page}: {' '.join(words)}")

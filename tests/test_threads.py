@@ -66,8 +66,12 @@ def test_serial_and_parallel_paths_give_the_same_bits(monkeypatch):
     serial = decompose(A), count_terms(A, (0.0, 1e-3)), coefficient_table(dense)
     monkeypatch.setattr(threads, "SERIAL_WORK", 0)
     parallel = decompose(A), count_terms(A, (0.0, 1e-3)), coefficient_table(dense)
-    for a, b in ((serial[0].x_int, parallel[0].x_int), (serial[0].z_int, parallel[0].z_int),
-                 (serial[0].coeffs, parallel[0].coeffs), (serial[2], parallel[2])):
+    for a, b in (
+        (serial[0].x_int, parallel[0].x_int),
+        (serial[0].z_int, parallel[0].z_int),
+        (serial[0].coeffs, parallel[0].coeffs),
+        (serial[2], parallel[2]),
+    ):
         np.testing.assert_array_equal(a, b)
     assert serial[1] == parallel[1]
     # And the answer is the answer: A rebuilt from its terms.

@@ -35,8 +35,10 @@ ENTRIES = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d\d-\d\d)$", CHANGELOG,
 def test_every_written_format_is_the_one_recorded_for_this_version(ising_dataset, tmp_path):
     now = {**formats.declared(), **formats.written(ising_dataset, tmp_path)}
     recorded = FORMAT_FINGERPRINTS.get(VERSION)
-    bump = (f"bump VERSION in qlsbench/versions.py (now {VERSION}), add its entry to CHANGELOG.md (what changed, "
-            f"and how older files read), and record the new fingerprints: FORMAT_FINGERPRINTS[new version] = {now!r}")
+    bump = (
+        f"bump VERSION in qlsbench/versions.py (now {VERSION}), add its entry to CHANGELOG.md (what changed, "
+        f"and how older files read), and record the new fingerprints: FORMAT_FINGERPRINTS[new version] = {now!r}"
+    )
     assert recorded is not None, f"no format fingerprints recorded for version {VERSION}: {bump}"
     changed = sorted(name for name in now.keys() | recorded.keys() if now.get(name) != recorded.get(name))
     assert not changed, f"the format of {', '.join(changed)} changed since version {VERSION} was recorded: {bump}"
@@ -46,8 +48,9 @@ def test_a_fingerprint_sees_a_column_added(monkeypatch):
     before = formats.declared()["results"]
     monkeypatch.setattr(results, "RESULT_COLUMNS", [*results.RESULT_COLUMNS, ("extra", pa.float64())])
     assert formats.declared()["results"] != before
-    monkeypatch.setattr(results, "RESULT_COLUMNS", [(n, pa.string() if n == "cond" else t)
-                                                    for n, t in results.RESULT_COLUMNS[:-1]])
+    monkeypatch.setattr(
+        results, "RESULT_COLUMNS", [(n, pa.string() if n == "cond" else t) for n, t in results.RESULT_COLUMNS[:-1]]
+    )
     assert formats.declared()["results"] != before  # a column's type, too
 
 
@@ -81,6 +84,7 @@ def test_the_shipped_collections_each_have_a_version():
         for part in manifest["collections"]:
             assert collection_version(part) is not None, (
                 f"docs/{folder}: collection at commit {part['commit'][:12]} has no version: stamp it or add the "
-                "commit to SHIPPED_COMMITS")
+                "commit to SHIPPED_COMMITS"
+            )
     assert collection_version({"commit": "f" * 40, "qlsbench_version": "0.2.0"}) == "0.2.0"
     assert collection_version({"commit": "f" * 40}) is None

@@ -77,8 +77,10 @@ def test_exact_matrix_is_netkets_own_array_for_array(rng):
     """NetKet's LocalOperator.to_sparse is the oracle: same dtype, indptr, indices and data, element by element,
     on loss matrices of physics-like systems (round-off entries near zero) and on random matrices whose entries
     span 1e-14..1 (around NetKet's cutoff), real and complex, with zero diagonals."""
-    matrices = [hamiltonian(s.A, s.b / np.linalg.norm(s.b)).toarray()
-                for s in [ising_inspired(n, kappa=10) for n in (1, 2, 3)] + [_random_system(4, rng, True)]]
+    matrices = [
+        hamiltonian(s.A, s.b / np.linalg.norm(s.b)).toarray()
+        for s in [ising_inspired(n, kappa=10) for n in (1, 2, 3)] + [_random_system(4, rng, True)]
+    ]
     for n in (1, 2, 3, 4):
         for complex_ in (False, True):
             H = rng.normal(size=(2**n, 2**n)) * 10.0 ** rng.integers(-14, 1, size=(2**n, 2**n))
@@ -131,7 +133,8 @@ def test_ising_kappa_10_with_uniform_b(n):
     assert result.status is Status.CONVERGED and result.history[-1] < result.history[0]
     assert result.resources["mc_samples"] == 1024 * 300
     assert result.resources["readout_residual"] == pytest.approx(
-        np.linalg.norm(s.A @ result.x - s.b) / np.linalg.norm(s.b), rel=1e-9)
+        np.linalg.norm(s.A @ result.x - s.b) / np.linalg.norm(s.b), rel=1e-9
+    )
 
 
 def test_random_b_in_exact_mode():
@@ -238,8 +241,9 @@ def test_warm_start_pre_training_beats_the_same_steps_from_random():
 
     s = _far_system()
     options = dict(model="crbm", exact=True, learning_rate=0.1)
-    warm = registry.get("vnls", n_iter=20, warm_start="gmres", warm_start_iters=8, warm_start_steps=100,
-                        **options).solve(s, seed=0)
+    warm = registry.get(
+        "vnls", n_iter=20, warm_start="gmres", warm_start_iters=8, warm_start_steps=100, **options
+    ).solve(s, seed=0)
     cold = registry.get("vnls", n_iter=100, **options).solve(s, seed=0)
     r = warm.resources
     assert r["warm_start_used"] and r["warm_start_residual"] < 1e-10
@@ -289,7 +293,6 @@ def test_solves_of_one_size_share_the_compiled_parameter_update():
     assert sizes[0] >= 1 and sizes[1] == sizes[0] and sizes[2] == sizes[0]
 
 
-
 def test_the_cache_folder_is_per_jax_version_and_cpu_and_can_be_moved_or_turned_off(monkeypatch, tmp_path):
     import jax
 
@@ -324,8 +327,13 @@ def test_a_damaged_cache_entry_is_replaced_once_with_one_line(tmp_path):
     folder = tmp_path / "jax"
 
     def run() -> tuple[str, str]:
-        done = subprocess.run([sys.executable, "-c", _CACHED_PROGRAM], capture_output=True, text=True, timeout=120,
-                              env={**os.environ, "QLSBENCH_JAX_CACHE": str(folder)})
+        done = subprocess.run(
+            [sys.executable, "-c", _CACHED_PROGRAM],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "QLSBENCH_JAX_CACHE": str(folder)},
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout.strip().splitlines()[-1], done.stderr
 

@@ -141,8 +141,9 @@ def test_shot_cost_is_within_four_sigma_of_the_exact_value():
     problem = VQLSProblem.from_system(s)
     a = initial_parameters(n, layers, 2)
     exact = BACKENDS["exact"](problem, layers, "global", True).cost(a)
-    shots = BACKENDS["shots"](problem, layers, "global", True, decomposition=decompose(s.A, atol=1e-12),
-                              shots=1000, seed=0)
+    shots = BACKENDS["shots"](
+        problem, layers, "global", True, decomposition=decompose(s.A, atol=1e-12), shots=1000, seed=0
+    )
     samples = np.array([shots.cost(a) for _ in range(12)])  # each evaluation draws new shots
     sigma = samples.std(ddof=1)
     assert 0 < sigma < 0.1
@@ -161,8 +162,10 @@ def test_circuit_budget_is_refused_with_the_count():
 
 def test_spsa_family_runs_deterministically():
     s = ising_inspired(3, 10.0)
-    runs = [registry.get("vqls-global", backend="exact", optimizer=opt, maxiter=15, layers=2).solve(s, seed=3)
-            for opt in ("spsa", "qnspsa", "qnspsa")]
+    runs = [
+        registry.get("vqls-global", backend="exact", optimizer=opt, maxiter=15, layers=2).solve(s, seed=3)
+        for opt in ("spsa", "qnspsa", "qnspsa")
+    ]
     assert all(len(r.history) == 15 for r in runs)
     np.testing.assert_array_equal(runs[1].x, runs[2].x)
     assert runs[0].status is Status.MAX_ITER
@@ -172,17 +175,22 @@ def test_circuit_backend_solves_a_small_system_with_cobyla():
     s = ising_inspired(2, 10.0)
     result = registry.get("vqls-local", backend="circuits", layers=3, maxiter=150).solve(s)
     assert state_fidelity(result.x, reference_solution(s.A, s.b)) >= 0.99
-    assert result.resources["circuit_executions"] == result.resources["cost_evaluations"] * \
-        result.resources["circuits_per_evaluation"]
+    assert (
+        result.resources["circuit_executions"]
+        == result.resources["cost_evaluations"] * result.resources["circuits_per_evaluation"]
+    )
 
 
-@pytest.mark.parametrize("options, match", [
-    ({"backend": "gpu"}, "unknown backend 'gpu'"),
-    ({"optimizer": "adam"}, "unknown optimizer 'adam'"),
-    ({"backend": "shots", "optimizer": "lbfgsb"}, "needs exact gradients"),
-    ({"layers": -1}, "layers must be an integer"),
-    ({"shots": 0}, "shots must be an integer"),
-])
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"backend": "gpu"}, "unknown backend 'gpu'"),
+        ({"optimizer": "adam"}, "unknown optimizer 'adam'"),
+        ({"backend": "shots", "optimizer": "lbfgsb"}, "needs exact gradients"),
+        ({"layers": -1}, "layers must be an integer"),
+        ({"shots": 0}, "shots must be an integer"),
+    ],
+)
 def test_bad_options_are_refused(options, match):
     with pytest.raises(InputError, match=match):
         registry.get("vqls-local", **options)
@@ -205,8 +213,9 @@ def test_savitzky_golay_smoothing_and_missing_histories(tmp_path):
     noisy = clean + np.random.default_rng(0).normal(scale=0.2, size=t.size)
     assert np.abs(smooth(noisy) - clean).std() < 0.5 * np.abs(noisy - clean).std()
     assert len(smooth(noisy[:4])) == 4 and np.array_equal(smooth(noisy[:3]), noisy[:3])  # too short to filter
-    rows = pd.DataFrame({"solver": ["lu"], "history": [[1.0]], "n_qubits": [2], "repeat": [0], "cond": [10.0],
-                         "fidelity": [1.0]})
+    rows = pd.DataFrame(
+        {"solver": ["lu"], "history": [[1.0]], "n_qubits": [2], "repeat": [0], "cond": [10.0], "fidelity": [1.0]}
+    )
     with pytest.raises(InputError, match="no loss histories for solver"):
         plot_loss_curves(rows, tmp_path / "f.png", solvers=["lu"])
 
@@ -220,8 +229,9 @@ def test_depolarizing_noise_is_applied_to_shot_circuits():
     a = initial_parameters(n, layers, 4)
 
     def costs(p):
-        backend = BACKENDS["shots"](problem, layers, "global", True, decomposition=terms, shots=4000, seed=1,
-                                    depolarizing=p)
+        backend = BACKENDS["shots"](
+            problem, layers, "global", True, decomposition=terms, shots=4000, seed=1, depolarizing=p
+        )
         return np.array([backend.cost(a) for _ in range(6)])
 
     clean, noisy = costs(0.0), costs(0.3)
@@ -243,12 +253,15 @@ class _Quadratic:
         return 2.0 * (np.asarray(a) - 1.0)
 
 
-@pytest.mark.parametrize(("optimizer", "maxiter", "tol", "says"), [
-    ("lbfgsb", 200, 0.6, "lbfgsb: the cost reached tol 0.6 after "),
-    ("lbfgsb", 200, 0.0, "lbfgsb: the gradient vanished (below 1e-12) after "),
-    ("cobyla", 3, 1e-12, "cobyla: it used its budget of 3 cost evaluations"),
-    ("cobyla", 500, 1e-4, "cobyla: its step shrank to tol 0.0001"),
-])
+@pytest.mark.parametrize(
+    ("optimizer", "maxiter", "tol", "says"),
+    [
+        ("lbfgsb", 200, 0.6, "lbfgsb: the cost reached tol 0.6 after "),
+        ("lbfgsb", 200, 0.0, "lbfgsb: the gradient vanished (below 1e-12) after "),
+        ("cobyla", 3, 1e-12, "cobyla: it used its budget of 3 cost evaluations"),
+        ("cobyla", 500, 1e-4, "cobyla: its step shrank to tol 0.0001"),
+    ],
+)
 def test_optimisers_say_why_they_stopped_in_plain_words(optimizer, maxiter, tol, says):
     """L-BFGS-B stopped at tol by our callback once read "`callback` raised `StopIteration`"."""
     from qlsbench.solvers.vqls.optimizers import OPTIMIZERS
@@ -265,12 +278,15 @@ def test_a_vqls_solve_stopped_at_tol_says_so_in_its_message():
     assert "StopIteration" not in result.message
 
 
-@pytest.mark.parametrize("backend, keywords, bad", [
-    ("exact", {"ansatz": "ladder", "shot": 100}, "shot"),  # a misspelt keyword
-    ("exact", {"shots": 100}, "shots"),  # a keyword of another backend
-    ("circuits", {"shots": 100}, "shots"),  # the shot-free backend takes no shots
-    ("shots-emulated", {"shots": 100, "mitigation": "readout"}, "mitigation"),  # a device backend's keyword
-])
+@pytest.mark.parametrize(
+    "backend, keywords, bad",
+    [
+        ("exact", {"ansatz": "ladder", "shot": 100}, "shot"),  # a misspelt keyword
+        ("exact", {"shots": 100}, "shots"),  # a keyword of another backend
+        ("circuits", {"shots": 100}, "shots"),  # the shot-free backend takes no shots
+        ("shots-emulated", {"shots": 100, "mitigation": "readout"}, "mitigation"),  # a device backend's keyword
+    ],
+)
 def test_a_backend_refuses_a_keyword_it_does_not_take_naming_it(backend, keywords, bad):
     """No backend swallows keywords (``**_``): one it does not take raises, naming it, instead of being dropped."""
     s = ising_inspired(2, 10.0)

@@ -36,16 +36,20 @@ def _system(name: str) -> LinearSystem:
     N = 2**n
     imag = 1j if family == "complex" else 0
     R = rng.normal(size=(N, N)) + imag * rng.normal(size=(N, N))
-    return LinearSystem(sp.csr_matrix(R + R.conj().T + 3 * N * np.eye(N)), rng.normal(size=N) + imag * rng.normal(size=N))
+    return LinearSystem(
+        sp.csr_matrix(R + R.conj().T + 3 * N * np.eye(N)), rng.normal(size=N) + imag * rng.normal(size=N)
+    )
 
 
 def _backends(name: str, kind: str, layers: int = 2):
     s = _system(name)
     problem, terms = VQLSProblem.from_system(s), decompose(s.A, atol=1e-12)
     kwargs = {"decomposition": terms, "seed": 3}
-    return (BACKENDS["circuits"](problem, layers, kind, True, **kwargs),
-            BACKENDS["shots"](problem, layers, kind, True, shots=SHOTS, **kwargs),
-            BACKENDS["shots-emulated"](problem, layers, kind, True, shots=SHOTS, **kwargs))
+    return (
+        BACKENDS["circuits"](problem, layers, kind, True, **kwargs),
+        BACKENDS["shots"](problem, layers, kind, True, shots=SHOTS, **kwargs),
+        BACKENDS["shots-emulated"](problem, layers, kind, True, shots=SHOTS, **kwargs),
+    )
 
 
 @pytest.mark.parametrize("name", ["ising-3", "random-2", "complex-2"])
@@ -81,9 +85,18 @@ def _check_distribution(samples: np.ndarray, exact: float) -> None:
     assert chi2.ppf(5e-7, df) <= ratio <= chi2.ppf(1 - 5e-7, df)
 
 
-@pytest.mark.parametrize("name, kind", [("ising-2", "global"), ("ising-2", "local"), ("ising-3", "local"),
-                                        ("ising-4", "global"), ("ising-5", "local"), ("random-2", "local"),
-                                        ("complex-2", "global")])
+@pytest.mark.parametrize(
+    "name, kind",
+    [
+        ("ising-2", "global"),
+        ("ising-2", "local"),
+        ("ising-3", "local"),
+        ("ising-4", "global"),
+        ("ising-5", "local"),
+        ("random-2", "local"),
+        ("complex-2", "global"),
+    ],
+)
 def test_each_hadamard_test_has_aers_distribution(name, kind):
     circuits, shots, emulated = _backends(name, kind)
     alpha = initial_parameters(circuits.problem.n_qubits, 2, 5)
@@ -116,13 +129,18 @@ def test_emulated_cost_is_unbiased_and_the_solve_is_deterministic():
     s = ising_inspired(3, 10.0)
     problem = VQLSProblem.from_system(s)
     exact = BACKENDS["exact"](problem, 2, "local", True)
-    emulated = BACKENDS["shots-emulated"](problem, 2, "local", True, decomposition=decompose(s.A, atol=1e-12),
-                                          shots=1000)
+    emulated = BACKENDS["shots-emulated"](
+        problem, 2, "local", True, decomposition=decompose(s.A, atol=1e-12), shots=1000
+    )
     a = initial_parameters(3, 2, 2)
     samples = np.array([emulated.cost(a) for _ in range(400)])
     assert abs(samples.mean() - exact.cost(a)) <= 5 * samples.std(ddof=1) / np.sqrt(len(samples))
-    runs = [registry.get("vqls-local", backend="shots-emulated", optimizer="qnspsa", maxiter=10, layers=2).solve(
-        ising_inspired(2, 10.0), seed=4) for _ in range(2)]
+    runs = [
+        registry.get("vqls-local", backend="shots-emulated", optimizer="qnspsa", maxiter=10, layers=2).solve(
+            ising_inspired(2, 10.0), seed=4
+        )
+        for _ in range(2)
+    ]
     np.testing.assert_array_equal(runs[0].x, runs[1].x)
     r = runs[0].resources
     assert r["emulated"] is True and r["shots"] == 1000 and r["circuit_executions"] > 0
@@ -141,8 +159,12 @@ def test_aer_seeds_of_different_evaluations_and_solve_seeds_never_share_a_circui
     from qlsbench.solvers.vqls.backends import COST, OVERLAP, aer_seed
 
     width = 100
-    starts = sorted(aer_seed(seed, stream, evaluation) for seed in range(5) for stream in (COST, OVERLAP)
-                    for evaluation in range(200))
+    starts = sorted(
+        aer_seed(seed, stream, evaluation)
+        for seed in range(5)
+        for stream in (COST, OVERLAP)
+        for evaluation in range(200)
+    )
     assert len(set(starts)) == len(starts)
     assert min(b - a for a, b in zip(starts, starts[1:])) >= width
     assert all(0 <= s < 2**32 for s in starts)
@@ -161,8 +183,16 @@ def test_each_overlap_estimate_draws_new_shots(backend):
 
     system = ising_inspired(2, 10.0)
     problem = VQLSProblem.from_system(system)
-    sampled = BACKENDS[backend](problem, 2, "global", True, decomposition=decompose(system.A), shots=1000, seed=0,
-                                **({"noise_scale": 0.0} if backend == "device" else {}))
+    sampled = BACKENDS[backend](
+        problem,
+        2,
+        "global",
+        True,
+        decomposition=decompose(system.A),
+        shots=1000,
+        seed=0,
+        **({"noise_scale": 0.0} if backend == "device" else {}),
+    )
     exact = BACKENDS["exact"](problem, 2, "global", True)
     a = initial_parameters(2, 2, 0)
     b = a + 0.3

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from qlsbench.data import iter_systems
-from qlsbench.data import pinned_files
+from qlsbench.data import iter_systems, pinned_files
 from qlsbench.problems import ising_inspired, reference_solution, state_fidelity
 from qlsbench.solvers import registry
 from qlsbench.solvers.base import Status
@@ -38,9 +37,11 @@ def test_lie_closure_dimension_of_known_algebras():
     assert lie_closure_dimension([np.kron(y, np.eye(2)), np.kron(np.eye(2), y)]) == 2
     ix = 1j * np.array([[0, 1], [1, 0]])
     iz = 1j * np.diag([1.0, -1.0])
+
     # su(2) as real 4x4 matrices (complex 2x2 acting on R^4): dimension 3.
     def real(m):
         return np.block([[m.real, -m.imag], [m.imag, m.real]])
+
     assert lie_closure_dimension([real(ix), real(iz)]) == 3
 
 
@@ -73,8 +74,9 @@ def _pinned(system_id: str):
 def test_optimiser_stopping_far_from_the_solution_is_not_converged(ansatz):
     """Pinned DEM-C system f26c691365e9d7bf: L-BFGS-B stops on a flat local cost near 1/7, far from x*."""
     system = _pinned("f26c691365e9d7bf")
-    result = registry.get("vqls-local", backend="exact", optimizer="lbfgsb", layers=4, maxiter=300,
-                          ansatz=ansatz).solve(system, seed=0)
+    result = registry.get(
+        "vqls-local", backend="exact", optimizer="lbfgsb", layers=4, maxiter=300, ansatz=ansatz
+    ).solve(system, seed=0)
     residual = np.linalg.norm(system.A @ result.x - system.b) / np.linalg.norm(system.b)
     if residual <= 1e-2:  # another machine may find a better branch; then it must say converged
         assert result.status is Status.CONVERGED
@@ -87,8 +89,9 @@ def test_optimiser_stopping_far_from_the_solution_is_not_converged(ansatz):
 def test_status_follows_the_read_out_and_the_best_point_is_returned(optimizer, maxiter):
     s = ising_inspired(3, 10.0)
     for rtol in (1e-2, 1e-12):
-        result = registry.get("vqls-global", backend="exact", optimizer=optimizer, maxiter=maxiter, layers=2,
-                              rtol=rtol).solve(s, seed=1)
+        result = registry.get(
+            "vqls-global", backend="exact", optimizer=optimizer, maxiter=maxiter, layers=2, rtol=rtol
+        ).solve(s, seed=1)
         residual = np.linalg.norm(s.A @ result.x - s.b) / np.linalg.norm(s.b)
         assert (result.status is Status.CONVERGED) == (residual <= rtol), result.message
         if result.status is not Status.CONVERGED:
@@ -117,8 +120,13 @@ def test_progress_marks():
     assert progress_marks(0) == []
 
 
-@pytest.mark.parametrize("options, match", [({"ansatz": "spiral"}, "unknown ansatz 'spiral'; use one of brickwall, ladder"),
-                                            ({"rtol": 0.0}, r"rtol must be a finite number in \(0, 1\]")])
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"ansatz": "spiral"}, "unknown ansatz 'spiral'; use one of brickwall, ladder"),
+        ({"rtol": 0.0}, r"rtol must be a finite number in \(0, 1\]"),
+    ],
+)
 def test_bad_vqls_options_are_refused(options, match):
     from qlsbench.errors import InputError
 

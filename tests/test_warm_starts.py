@@ -165,8 +165,9 @@ def test_the_converged_warm_start_hands_on_only_what_converged(mode, starts):
     loop = LoopSolver(solver, warm=mode)
     A = np.diag([1.0, 2.0, 4.0])
     for k in range(5):
-        np.testing.assert_allclose(loop(A, np.array([1.0, k + 1.0, 1.0]), {}),
-                                   np.linalg.solve(A, [1.0, k + 1.0, 1.0]), rtol=1e-12)
+        np.testing.assert_allclose(
+            loop(A, np.array([1.0, k + 1.0, 1.0]), {}), np.linalg.solve(A, [1.0, k + 1.0, 1.0]), rtol=1e-12
+        )
     assert solver.given == starts
     assert loop.warm_starts == 4
 
@@ -189,7 +190,8 @@ def test_a_sequence_runs_repeats_are_raised_as_sequences(tmp_path):
     grown, whole = read_results(out), read_results(tmp_path / "whole.parquet")
     keys = ["repeat", "system_id"]
     mine, theirs = (f.sort_values(keys, kind="stable").reset_index(drop=True) for f in (grown, whole))
-    pd.testing.assert_frame_equal(mine.drop(columns=["wall_time", "progress_seconds"]),
-                                  theirs.drop(columns=["wall_time", "progress_seconds"]))
+    pd.testing.assert_frame_equal(
+        mine.drop(columns=["wall_time", "progress_seconds"]), theirs.drop(columns=["wall_time", "progress_seconds"])
+    )
     new = mine[mine["repeat"] == 2]
     assert [json.loads(r)["started_from"] for r in new["resources"]].count("cold") == 1  # one chain, from cold

@@ -17,11 +17,11 @@ import pytest
 import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
+from solver_setups import EXTERNAL_LU
 
 from qlsbench.bench.results import RESULTS_VERSION_KEY
 from qlsbench.errors import ConfigError
 from qlsbench.workflow import all_datasets, loss_figure_inputs, solver_specs
-from solver_setups import EXTERNAL_LU
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflows" / "config" / "schema.yaml"
@@ -135,31 +135,57 @@ def test_check_config_and_the_dry_run_refuse_a_warm_start_the_in_loop_solver_can
     from qlsbench.cli import main
 
     work = _workdir(tmp_path)
-    (work / "warm.yaml").write_text(yaml.safe_dump({"in_loop": [{"name": "lu-warm", "solver": "lu", "steps": 3,
-                                                                 "warm_start": "on"}]}))
+    (work / "warm.yaml").write_text(
+        yaml.safe_dump({"in_loop": [{"name": "lu-warm", "solver": "lu", "steps": 3, "warm_start": "on"}]})
+    )
     why = "in_loop[0] ('lu-warm'): --warm-start on: lu cannot start from an earlier solve"
-    assert main(["check-config", str(work / "warm.yaml"), "--defaults", str(work / "workflows/config/default.yaml"),
-                 "--schema", str(SCHEMA)]) == 2
+    assert (
+        main(
+            [
+                "check-config",
+                str(work / "warm.yaml"),
+                "--defaults",
+                str(work / "workflows/config/default.yaml"),
+                "--schema",
+                str(SCHEMA),
+            ]
+        )
+        == 2
+    )
     said = capsys.readouterr().err.strip()
     assert said.count("\n") == 0 and why in said, said
     run = subprocess.run(SNAKEMAKE + ["-n", "--configfile", "warm.yaml"], cwd=work, capture_output=True, text=True)
     assert run.returncode != 0 and why in run.stdout + run.stderr, run.stdout + run.stderr
 
 
-@pytest.mark.parametrize("change, why", [
-    (lambda c: c["run"].update(repeats=5000),  # the schema has no upper bound; `qlsbench solve` caps repeats
-     "solver 'lu': its job would stop at once: `qlsbench solve` refuses argument --repeats"),
-    (lambda c: c["run"].update(time_limit=1e300),
-     "solver 'lu': its job would stop at once: `qlsbench solve` refuses argument --time-limit"),
-    (lambda c: c.update(in_loop=[{"name": "many", "solver": "cg", "seeds": 5000}]),
-     "in_loop[0] ('many'): its job would stop at once: `qlsbench in-loop` refuses argument --seeds"),
-    (lambda c: c.update(in_loop=[{"name": "p", "solver": "cg", "family": "penalty", "params": {"slope": 3}}]),
-     "in_loop[0] ('p'): scene incline-block: incline_block() got an unexpected keyword argument 'slope'"),
-    (lambda c: c.update(in_loop=[{"name": "s", "solver": "cg", "scene": "incline-block"}]),
-     "in_loop[0] ('s'): unknown scene 'incline-block' for dem_c"),
-    (lambda c: c["pauli"].update(tols=[1e300]), "pauli.tols: its job would stop at once: `qlsbench pauli` refuses"),
-    (lambda c: c["leaderboard"].update(residual=1e300), "leaderboard: residual must be a finite number"),
-], ids=["repeats", "time-limit", "in-loop-seeds", "penalty-param", "sphere-scene", "pauli-tol", "leaderboard"])
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        (
+            lambda c: c["run"].update(repeats=5000),  # the schema has no upper bound; `qlsbench solve` caps repeats
+            "solver 'lu': its job would stop at once: `qlsbench solve` refuses argument --repeats",
+        ),
+        (
+            lambda c: c["run"].update(time_limit=1e300),
+            "solver 'lu': its job would stop at once: `qlsbench solve` refuses argument --time-limit",
+        ),
+        (
+            lambda c: c.update(in_loop=[{"name": "many", "solver": "cg", "seeds": 5000}]),
+            "in_loop[0] ('many'): its job would stop at once: `qlsbench in-loop` refuses argument --seeds",
+        ),
+        (
+            lambda c: c.update(in_loop=[{"name": "p", "solver": "cg", "family": "penalty", "params": {"slope": 3}}]),
+            "in_loop[0] ('p'): scene incline-block: incline_block() got an unexpected keyword argument 'slope'",
+        ),
+        (
+            lambda c: c.update(in_loop=[{"name": "s", "solver": "cg", "scene": "incline-block"}]),
+            "in_loop[0] ('s'): unknown scene 'incline-block' for dem_c",
+        ),
+        (lambda c: c["pauli"].update(tols=[1e300]), "pauli.tols: its job would stop at once: `qlsbench pauli` refuses"),
+        (lambda c: c["leaderboard"].update(residual=1e300), "leaderboard: residual must be a finite number"),
+    ],
+    ids=["repeats", "time-limit", "in-loop-seeds", "penalty-param", "sphere-scene", "pauli-tol", "leaderboard"],
+)
 def test_check_config_refuses_what_a_job_would_refuse(change, why):
     """Values the schema admits but a job's command refuses at run time, each named with its config entry."""
     from qlsbench.cli.config_check import check_workflow_config
@@ -181,7 +207,7 @@ def test_an_in_loop_jobs_solver_options_arrive_as_its_entry_gives_them():
     command = "python3 solver.py --fast"
     config = {**_default(), "in_loop": [{"name": "ext", "solver": "external", "options": {"command": command}}]}
     check_workflow_config(config, SCHEMA)  # parses the job's words and compares what it reads with the entry
-    assert f"--options '{{\"command\": \"{command}\"}}'" in in_loop_args(config, "ext")
+    assert f'--options \'{{"command": "{command}"}}\'' in in_loop_args(config, "ext")
 
 
 @pytest.mark.workflow
@@ -195,13 +221,27 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
         "cd_lagrange": [{"n_spheres": 5, "mu": 0.0, "restitution": 0.5, "steps": 150, "every": 10}],
         "trajectories": [{"scene": "bouncing-ball", "steps": 200, "sigmas": [0.1], "params": {"e": 0.8}}],
         "pinned": [{"group": "ising"}],
-        "solvers": [{"name": "lu"}, {"name": "cg"}, {"name": "gmres", "label": "gmres-r2", "options": {"restart": 2}},
-                    {"name": "crash"},
-                    # a solver in another process and environment, through the file protocol
-                    {"name": "external", "label": "ext-lu", "datasets": ["ising/kappa10"], "repeats": 1,
-                     "options": EXTERNAL_LU},
-                    {"name": "vqls-local", "label": "vqls-l", "datasets": ["ising/kappa1?"], "repeats": 1,
-                     "options": {"layers": 2, "maxiter": 40, "optimizer": "qnspsa"}}],
+        "solvers": [
+            {"name": "lu"},
+            {"name": "cg"},
+            {"name": "gmres", "label": "gmres-r2", "options": {"restart": 2}},
+            {"name": "crash"},
+            # a solver in another process and environment, through the file protocol
+            {
+                "name": "external",
+                "label": "ext-lu",
+                "datasets": ["ising/kappa10"],
+                "repeats": 1,
+                "options": EXTERNAL_LU,
+            },
+            {
+                "name": "vqls-local",
+                "label": "vqls-l",
+                "datasets": ["ising/kappa1?"],
+                "repeats": 1,
+                "options": {"layers": 2, "maxiter": 40, "optimizer": "qnspsa"},
+            },
+        ],
         "run": {"repeats": 2, "seed": 0, "time_limit": 30},
         "leaderboard": {"fidelity": 0.99, "residual": 1e-6, "shift": 10},
         "checkpoints": [],
@@ -223,8 +263,9 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     for figure in ("snapshots_sedimentation-n5-mu0", "kappa_time", "truncation", "pauli_terms"):
         assert (work / "results" / "figures" / f"{figure}.png").read_bytes().startswith(b"\x89PNG"), figure
     assert "<table>" in (work / "results" / "leaderboard.html").read_text()
-    report = subprocess.run(SNAKEMAKE + ["--configfile", "small.yaml", "--report", "report.html"], cwd=work,
-                            capture_output=True, text=True)
+    report = subprocess.run(
+        SNAKEMAKE + ["--configfile", "small.yaml", "--report", "report.html"], cwd=work, capture_output=True, text=True
+    )
     assert report.returncode == 0, report.stderr[-2000:]
     assert "ERROR" not in report.stderr  # e.g. a caption that is not valid reStructuredText
     html = (work / "report.html").read_text()
@@ -236,8 +277,9 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     assert len(impacts) > 0 and (impacts["family"] == "cd_lagrange").all()
     # (Ising + DEM-C + penalty + CD-Lagrange + pinned Ising systems) x repeats, all kept; a system that occurs twice
     # (in one dataset or in two: the pinned Ising set holds n = 2, 3 too) is one system of the ranking
-    ising = pd.concat([pd.read_parquet(work / "datasets" / k) for k in ("ising/kappa10", "ising/kappa100",
-                                                                         "pinned/ising")])
+    ising = pd.concat(
+        [pd.read_parquet(work / "datasets" / k) for k in ("ising/kappa10", "ising/kappa100", "pinned/ising")]
+    )
     distinct = set(ising["system_id"]) | set(dem["system_id"]) | set(penalty["system_id"]) | set(impacts["system_id"])
     assert board.loc["crash", "solves"] == len(distinct) * 2
     ball = pd.read_parquet(work / "datasets" / "trajectories" / "bouncing-ball-e0.8.parquet")
@@ -254,8 +296,9 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     # Datasets are reproducible: regenerating gives the same bytes, and nothing else reruns.
     data = work / "datasets" / "ising" / "kappa10" / "part-0000.parquet"
     before = data.read_bytes()
-    rerun = subprocess.run(cmd + ["--forcerun", "ising_dataset", "--until", "ising_dataset"], cwd=work,
-                           capture_output=True, text=True)
+    rerun = subprocess.run(
+        cmd + ["--forcerun", "ising_dataset", "--until", "ising_dataset"], cwd=work, capture_output=True, text=True
+    )
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert data.read_bytes() == before
 
@@ -265,9 +308,12 @@ def test_per_solver_datasets_and_repeats():
 
     config = _default()
     assert solver_datasets(config, "vqls-global") == ["ising/kappa10"]
-    assert solver_datasets(config, "vqls-local") == ["ising/kappa10", "dem_c_checkpoints/sedimentation-n16-mu0",
-                                                     "penalty/incline-block-a30-mu0.3",
-                                                     "cd_lagrange/sedimentation-n16-mu0-e0.5"]
+    assert solver_datasets(config, "vqls-local") == [
+        "ising/kappa10",
+        "dem_c_checkpoints/sedimentation-n16-mu0",
+        "penalty/incline-block-a30-mu0.3",
+        "cd_lagrange/sedimentation-n16-mu0-e0.5",
+    ]
     assert solver_datasets(config, "lu") == all_datasets(config)
     assert solver_run_setting(config, "vqls-local", "repeats", 1) == 5  # the fig. 2 and 4 solvers: 5 seeds
     assert solver_run_setting(config, "lu", "repeats", 1) == config["run"]["repeats"]
@@ -276,9 +322,11 @@ def test_per_solver_datasets_and_repeats():
     assert solver_run_setting(paper, "lu", "time_limit", 60) == paper["run"]["time_limit"]
     assert "results/vqls-local/ising/kappa10.parquet" in solver_results(config)
     assert "results/vqls-local/ising/kappa100.parquet" not in solver_results(config)
-    assert loss_figure_inputs(config, "loss_curves") == ["results/vqls-global/ising/kappa10.parquet",
-                                                         "results/vqls-local/ising/kappa10.parquet",
-                                                         "results/vnls/ising/kappa10.parquet"]
+    assert loss_figure_inputs(config, "loss_curves") == [
+        "results/vqls-global/ising/kappa10.parquet",
+        "results/vqls-local/ising/kappa10.parquet",
+        "results/vnls/ising/kappa10.parquet",
+    ]
     assert "dem_c_checkpoints/sedimentation-n16-mu0" in solver_datasets(config, "vnls")
     assert "dem_c_checkpoints/sedimentation-n16-mu0" in solver_datasets(config, "lu")
     vnls = next(entry for entry in config["solvers"] if entry.get("label") == "vnls")
@@ -298,8 +346,12 @@ def test_per_solver_datasets_and_repeats():
 
 def _outputs(work: Path) -> dict[str, Path]:
     """Every output file of a run (hidden journals, logs and Snakemake's own files aside)."""
-    return {str(p.relative_to(work)): p for top in ("datasets", "results") for p in sorted((work / top).rglob("*"))
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(work).parts)}
+    return {
+        str(p.relative_to(work)): p
+        for top in ("datasets", "results")
+        for p in sorted((work / top).rglob("*"))
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(work).parts)
+    }
 
 
 def _same_results(a: Path, b: Path) -> None:
@@ -314,9 +366,16 @@ def test_a_killed_workflow_resumes_with_identical_outputs(tmp_path, plugin_path)
     config = {
         "ising": {"n_qubits": [2, 3, 4], "kappas": [10], "J": 0.1},
         "simulate": [{"scene": "sedimentation", "n_spheres": 5, "mu": 0.0, "steps": 80, "every": 10}],
-        "penalty": [], "cd_lagrange": [], "trajectories": [], "pinned": [], "checkpoints": [], "loss_figures": [],
-        "solvers": [{"name": "lu"},
-                    {"name": "counting", "label": "counting", "options": {"sleep": 0.7}, "datasets": ["ising/*"]}],
+        "penalty": [],
+        "cd_lagrange": [],
+        "trajectories": [],
+        "pinned": [],
+        "checkpoints": [],
+        "loss_figures": [],
+        "solvers": [
+            {"name": "lu"},
+            {"name": "counting", "label": "counting", "options": {"sleep": 0.7}, "datasets": ["ising/*"]},
+        ],
         "run": {"repeats": 3, "seed": 0, "time_limit": 60},
     }
     runs = {}
@@ -331,13 +390,18 @@ def test_a_killed_workflow_resumes_with_identical_outputs(tmp_path, plugin_path)
         return {**os.environ, "QLSBENCH_TEST_CALLS": str(work / "calls.txt")}
 
     ref = runs["reference"]
-    assert subprocess.run(SNAKEMAKE + ["--cores", "2", "--configfile", "c.yaml"], cwd=ref, env=env(ref),
-                          capture_output=True).returncode == 0
+    assert (
+        subprocess.run(
+            SNAKEMAKE + ["--cores", "2", "--configfile", "c.yaml"], cwd=ref, env=env(ref), capture_output=True
+        ).returncode
+        == 0
+    )
 
     work = runs["killed"]
     calls = work / "calls.txt"
-    proc = subprocess.Popen(cmd, cwd=work, env=env(work), start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, cwd=work, env=env(work), start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 240
     while not (calls.exists() and len(calls.read_text().splitlines()) >= 4):
         assert proc.poll() is None and time.monotonic() < deadline, "the run ended before it could be killed"
@@ -382,8 +446,10 @@ def test_every_variational_configuration_runs_at_least_five_seeds():
 
     variational = {name for name in BUILTINS if is_variational(name)}
     assert variational == {"vqls-global", "vqls-local", "vnls"}
-    configs = {name: yaml.safe_load((REPO / "workflows" / "config" / f"{name}.yaml").read_text())
-               for name in ("default", "paper")}
+    configs = {
+        name: yaml.safe_load((REPO / "workflows" / "config" / f"{name}.yaml").read_text())
+        for name in ("default", "paper")
+    }
     configs["board"] = yaml.safe_load((REPO / "qlsbench" / "pinned" / "board.yaml").read_text())
     few = []
     for name, config in configs.items():
@@ -395,6 +461,8 @@ def test_every_variational_configuration_runs_at_least_five_seeds():
             seeds, why = entry.get("seeds", 1), entry.get("fewer_seeds", "")
             timed = re.search(r"\b\d+(\.\d+)? (min|h)\b", why)
             if entry["solver"] in variational and seeds < 5 and not (seeds >= 3 and timed):
-                few.append(f"{name}: in_loop {entry['name']} seeds {seeds}" + (f" ({why!r} gives no measured time)"
-                                                                                 if why else ""))
+                few.append(
+                    f"{name}: in_loop {entry['name']} seeds {seeds}"
+                    + (f" ({why!r} gives no measured time)" if why else "")
+                )
     assert not few, few

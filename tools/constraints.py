@@ -52,8 +52,9 @@ def resolve(venv: Path, python: str) -> list[str]:
 
 def freeze(pip: list[str]) -> list[str]:
     """``name==version`` of every distribution installed but qlsbench and pip's own, sorted by name."""
-    frozen = subprocess.run([*pip, "list", "--format=freeze", "--exclude-editable"], check=True,
-                            capture_output=True, text=True).stdout
+    frozen = subprocess.run(
+        [*pip, "list", "--format=freeze", "--exclude-editable"], check=True, capture_output=True, text=True
+    ).stdout
     lines = [line.strip() for line in frozen.splitlines() if "==" in line]
     keep = [line for line in lines if line.split("==")[0].lower() not in PIP_OWN | {"qlsbench"}]
     return sorted(keep, key=str.lower)
@@ -61,8 +62,9 @@ def freeze(pip: list[str]) -> list[str]:
 
 def python_version(venv: Path) -> str:
     """The virtualenv's interpreter, e.g. ``Python 3.11.7``."""
-    return subprocess.run([str(venv / "bin" / "python"), "--version"], check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        [str(venv / "bin" / "python"), "--version"], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def main(argv: list[str] | None = None) -> int:

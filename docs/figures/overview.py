@@ -33,8 +33,9 @@ def snapshots(folder: Path) -> Path:
 
     config = load_yaml(REPO / "workflows" / "config" / "default.yaml", "workflow config")
     args = family_args(config, "dem_c", SCENE).split()
-    _qlsbench("simulate", *args, "--out", str(folder / "dataset"), "--snapshots", str(folder / "snapshots.parquet"),
-              "--quiet")
+    _qlsbench(
+        "simulate", *args, "--out", str(folder / "dataset"), "--snapshots", str(folder / "snapshots.parquet"), "--quiet"
+    )
     _qlsbench("figure", "snapshots", str(folder / "snapshots.parquet"), "--out", str(folder / "snapshots.png"))
     return folder / "snapshots.png"
 

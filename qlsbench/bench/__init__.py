@@ -8,5 +8,14 @@ from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, leaderboard
 from qlsbench.bench.results import load_results, read_results
 from qlsbench.bench.runner import SolverSpec, add_repeats, run_solver
 
-__all__ = ["LOW_ACCURACY", "SolverSpec", "Tolerances", "add_repeats", "leaderboard", "load_results", "metrics",
-           "read_results", "run_solver"]
+__all__ = [
+    "LOW_ACCURACY",
+    "SolverSpec",
+    "Tolerances",
+    "add_repeats",
+    "leaderboard",
+    "load_results",
+    "metrics",
+    "read_results",
+    "run_solver",
+]

@@ -33,6 +33,7 @@ def samples_per_evaluation(row) -> float:
     ``circuit_executions`` times ``shots`` for circuit solvers, ``mc_samples``
     for VNLS, each divided by the solve's ``cost_evaluations``.
     """
+
     def value(name):
         v = getattr(row, name, None)
         return float(v) if v is not None and not pd.isna(v) else 0.0
@@ -68,21 +69,43 @@ def _solved_at(k: np.ndarray | None, row, budgets: np.ndarray, tol: Tolerances, 
     if k is None:
         return np.zeros(len(budgets), dtype=bool)
     fidelity = np.asarray(row.progress_fidelity, dtype=float)
-    ok = (fidelity >= tol.fidelity) & (fidelity > above) & \
-        (np.asarray(row.progress_residual, dtype=float) <= tol.residual)
+    ok = (
+        (fidelity >= tol.fidelity)
+        & (fidelity > above)
+        & (np.asarray(row.progress_residual, dtype=float) <= tol.residual)
+    )
     last = np.searchsorted(k, budgets, side="right") - 1  # the read-out the solve had reached by each budget
     return np.where(last >= 0, ok[np.maximum(last, 0)], False)
 
 
 #: The columns :func:`success_curve` reads; the rest (solutions, histories) is left alone, since iterating
 #: over rows of every column cost seconds per curve.
-_CURVE_COLUMNS = ("solver", "system_id", "seed", "status", "n_qubits", "progress_evaluations", "progress_fidelity",
-                  "progress_residual", "progress_seconds", "circuit_executions", "shots", "mc_samples",
-                  "cost_evaluations")
+_CURVE_COLUMNS = (
+    "solver",
+    "system_id",
+    "seed",
+    "status",
+    "n_qubits",
+    "progress_evaluations",
+    "progress_fidelity",
+    "progress_residual",
+    "progress_seconds",
+    "circuit_executions",
+    "shots",
+    "mc_samples",
+    "cost_evaluations",
+)
 
 
-def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets=None, *,
-                  axis: str = "evaluations", by_band: bool = False, above: dict | None = None) -> pd.DataFrame:
+def success_curve(
+    results: pd.DataFrame,
+    tol: Tolerances = LOW_ACCURACY,
+    budgets=None,
+    *,
+    axis: str = "evaluations",
+    by_band: bool = False,
+    above: dict | None = None,
+) -> pd.DataFrame:
     """Share of systems solved after each budget, per solver (and qubit band), over the best and the median seed.
 
     Parameters
@@ -126,10 +149,11 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
     marks = pd.Series([budget_marks(row, axis) for row in results.itertuples()], index=results.index, dtype=object)
     has = marks.map(lambda v: v is not None)
     if not has.any():
-        why = {"seconds": "; wall time since results schema 4",
-               "samples": "; samples only where shots or Monte Carlo samples were drawn"}.get(axis, "")
-        raise InputError(f"no results row has progress read-outs in {axis} (only variational solvers record them"
-                         f"{why})")
+        why = {
+            "seconds": "; wall time since results schema 4",
+            "samples": "; samples only where shots or Monte Carlo samples were drawn",
+        }.get(axis, "")
+        raise InputError(f"no results row has progress read-outs in {axis} (only variational solvers record them{why})")
     if budgets is None:
         budgets = np.unique(np.concatenate(list(marks[has])))
     rows = results[results["solver"].isin(results.loc[has, "solver"]) & (results["status"] != Status.SKIPPED)]
@@ -137,8 +161,10 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
     budgets = np.asarray(budgets, dtype=float)
     # Each solve's verdict at every budget, once: a band's curves and the one over all systems share them.
     above = above or {}
-    solved_at = {r.Index: _solved_at(marks[r.Index], r, budgets, tol, above.get(r.system_id, -np.inf)).astype(float)
-                 for r in rows.itertuples()}
+    solved_at = {
+        r.Index: _solved_at(marks[r.Index], r, budgets, tol, above.get(r.system_id, -np.inf)).astype(float)
+        for r in rows.itertuples()
+    }
     out = []
     for (solver, band), part in rows.groupby(["solver", "band"], sort=True):
         per_system = []
@@ -150,6 +176,17 @@ def success_curve(results: pd.DataFrame, tol: Tolerances = LOW_ACCURACY, budgets
             seeds = max(seeds, len(positions))
         best = np.mean([b for b, _ in per_system], axis=0)
         median = np.mean([m for _, m in per_system], axis=0)
-        out.append(pd.DataFrame({"solver": solver, "band": band, axis: budgets, "best": best, "median": median,
-                                 "systems": len(per_system), "seeds": seeds}))
+        out.append(
+            pd.DataFrame(
+                {
+                    "solver": solver,
+                    "band": band,
+                    axis: budgets,
+                    "best": best,
+                    "median": median,
+                    "systems": len(per_system),
+                    "seeds": seeds,
+                }
+            )
+        )
     return pd.concat(out, ignore_index=True)

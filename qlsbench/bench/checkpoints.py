@@ -70,8 +70,11 @@ def run_key(options: dict, solver_name: str, solver_options: dict, seed: int) ->
     """What identifies a run: a checkpoint is only resumed by the same options, solver and seed."""
     from qlsbench.bench.results import jsonable
 
-    return json.dumps({"options": options, "solver": solver_name, "solver_options": solver_options, "seed": seed},
-                      sort_keys=True, default=jsonable)
+    return json.dumps(
+        {"options": options, "solver": solver_name, "solver_options": solver_options, "seed": seed},
+        sort_keys=True,
+        default=jsonable,
+    )
 
 
 @dataclass
@@ -118,8 +121,10 @@ class Checkpoint:
             self._discard(f"unreadable ({type(exc).__name__}: {exc})")
             return None
         if saved["key"] != key:
-            raise InputError(f"{self.path}: the checkpoint of another run (its options, solver or seed differ); "
-                             "remove it to run from the first step")
+            raise InputError(
+                f"{self.path}: the checkpoint of another run (its options, solver or seed differ); "
+                "remove it to run from the first step"
+            )
         return saved
 
     def _discard(self, why: str) -> None:

@@ -48,8 +48,12 @@ def fault_report(label: str, report: str | os.PathLike):
     itself kept in ``report``); nothing is printed when the block ends normally."""
     read, write = os.pipe()
     try:
-        watcher = subprocess.Popen([sys.executable, "-I", "-c", _WATCHER, repr(label), str(Path(report))],
-                                   stdin=read, stdout=subprocess.DEVNULL, close_fds=True)
+        watcher = subprocess.Popen(
+            [sys.executable, "-I", "-c", _WATCHER, repr(label), str(Path(report))],
+            stdin=read,
+            stdout=subprocess.DEVNULL,
+            close_fds=True,
+        )
     except OSError:  # no process to spare: Python's own report on standard error, as before
         os.close(read)
         os.close(write)

@@ -41,15 +41,32 @@ def declared() -> dict[str, str]:
 
     options = [(f.name, f.type) for f in dataclasses.fields(in_loop.InLoopOptions)]
     return {
-        "datasets": fingerprint(((n, t) for n, t, _ in schema.COLUMNS), schema.SCHEMA_VERSION, schema.VERSION_KEY,
-                                schema.PACKAGE_KEY, schema.DATASET_META_KEY, schema.META_COLUMNS),
-        "results": fingerprint(results.RESULT_COLUMNS, results.RESULTS_SCHEMA_VERSION, results.RESULTS_VERSION_KEY,
-                               results.READABLE_SCHEMA_VERSIONS),
-        "snapshots": fingerprint(snapshots.SNAPSHOT_COLUMNS, snapshots.SNAPSHOT_SCHEMA_VERSION,
-                                 snapshots.SNAPSHOT_VERSION_KEY, snapshots.SNAPSHOT_META_KEY),
+        "datasets": fingerprint(
+            ((n, t) for n, t, _ in schema.COLUMNS),
+            schema.SCHEMA_VERSION,
+            schema.VERSION_KEY,
+            schema.PACKAGE_KEY,
+            schema.DATASET_META_KEY,
+            schema.META_COLUMNS,
+        ),
+        "results": fingerprint(
+            results.RESULT_COLUMNS,
+            results.RESULTS_SCHEMA_VERSION,
+            results.RESULTS_VERSION_KEY,
+            results.READABLE_SCHEMA_VERSIONS,
+        ),
+        "snapshots": fingerprint(
+            snapshots.SNAPSHOT_COLUMNS,
+            snapshots.SNAPSHOT_SCHEMA_VERSION,
+            snapshots.SNAPSHOT_VERSION_KEY,
+            snapshots.SNAPSHOT_META_KEY,
+        ),
         # the per-step columns, and the options recorded in the file's metadata beside the runs' summaries
-        "in-loop": fingerprint(((name, "column") for name in in_loop.STEP_COLUMNS), in_loop.IN_LOOP_META_KEY,
-                               *(f"option {n}: {t}" for n, t in options)),
+        "in-loop": fingerprint(
+            ((name, "column") for name in in_loop.STEP_COLUMNS),
+            in_loop.IN_LOOP_META_KEY,
+            *(f"option {n}: {t}" for n, t in options),
+        ),
     }
 
 
@@ -60,9 +77,11 @@ def written(dataset: str | os.PathLike, folder: str | os.PathLike) -> dict[str, 
 
     folder = Path(folder)
     out = {}
-    for name, write in (("pauli", lambda p: pauli_study(dataset, p, reorder=True, progress=False)),
-                        ("lcu", lambda p: lcu_table(dataset, p, terms=True, progress=False)),
-                        ("resources", lambda p: resource_table(dataset, p, progress=False))):
+    for name, write in (
+        ("pauli", lambda p: pauli_study(dataset, p, reorder=True, progress=False)),
+        ("lcu", lambda p: lcu_table(dataset, p, terms=True, progress=False)),
+        ("resources", lambda p: resource_table(dataset, p, progress=False)),
+    ):
         path = folder / f"{name}.parquet"
         write(path)
         out[name] = schema_fingerprint(pq.read_schema(path))

@@ -42,8 +42,12 @@ def private_copy(system: LinearSystem) -> LinearSystem:
     one. The copy keeps the original's ``system_id`` without rehashing.
     """
     clone = copy.copy(system)
-    own = {"A": system.A.copy(), "b": system.b.copy(), "meta": copy.deepcopy(system.meta),
-           "x_ref": None if system.x_ref is None else system.x_ref.copy()}
+    own = {
+        "A": system.A.copy(),
+        "b": system.b.copy(),
+        "meta": copy.deepcopy(system.meta),
+        "x_ref": None if system.x_ref is None else system.x_ref.copy(),
+    }
     for name, value in own.items():
         object.__setattr__(clone, name, value)  # LinearSystem is frozen
     return clone
@@ -73,8 +77,9 @@ def call_solver(solver, system: LinearSystem, seed: int, start: Any = None) -> t
     except Exception as exc:  # a solver bug must become a row, not end the run
         last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
         where = f" at {last.filename}:{last.lineno}" if last else ""
-        result = SolveResult(None, Status.ERROR, f"{type(exc).__name__}: {exc}{where}",
-                             resources={"raised": type(exc).__name__})
+        result = SolveResult(
+            None, Status.ERROR, f"{type(exc).__name__}: {exc}{where}", resources={"raised": type(exc).__name__}
+        )
     return result, time.perf_counter() - t0
 
 
@@ -98,8 +103,13 @@ def checked(result: SolveResult, system: LinearSystem) -> SolveResult:
         return _converged_checked(result, system)
     claimed = f" (it reported {result.status}{': ' + result.message if result.message else ''})"
     resources = {**(result.resources if isinstance(result.resources, dict) else {}), "invalid_solution": problem}
-    return dataclasses.replace(result, status=Status.ERROR, message=f"solver {problem}{claimed}", resources=resources,
-                               x=x if x is not None and np.shape(x) == system.b.shape else None)
+    return dataclasses.replace(
+        result,
+        status=Status.ERROR,
+        message=f"solver {problem}{claimed}",
+        resources=resources,
+        x=x if x is not None and np.shape(x) == system.b.shape else None,
+    )
 
 
 def _converged_checked(result: SolveResult, system: LinearSystem) -> SolveResult:
@@ -118,11 +128,15 @@ def _converged_checked(result: SolveResult, system: LinearSystem) -> SolveResult
     if np.isfinite(residual) and residual < 1.0:
         return result
     said = f": {result.message}" if result.message else ""
-    return dataclasses.replace(result, status=Status.STALLED,
-                               message=f"reported converged at relative residual {residual:.3g} (>= 1: no better "
-                                       f"than x = 0){said}",
-                               resources={**(result.resources if isinstance(result.resources, dict) else {}),
-                                          "claimed": Status.CONVERGED.value})
+    return dataclasses.replace(
+        result,
+        status=Status.STALLED,
+        message=f"reported converged at relative residual {residual:.3g} (>= 1: no better than x = 0){said}",
+        resources={
+            **(result.resources if isinstance(result.resources, dict) else {}),
+            "claimed": Status.CONVERGED.value,
+        },
+    )
 
 
 def _death(code: int | None) -> str:
@@ -160,9 +174,20 @@ def _send_result(conn, result: SolveResult, wall: float) -> None:
     try:
         payload = pickle.dumps((result, wall))
     except Exception as exc:
-        payload = pickle.dumps((SolveResult(None, Status.ERROR, (
-            f"the solver's result cannot be sent back from its process ({type(exc).__name__}: {exc}); keep "
-            "SolveResult's resources and progress to plain data"), resources={"raised": type(exc).__name__}), wall))
+        payload = pickle.dumps(
+            (
+                SolveResult(
+                    None,
+                    Status.ERROR,
+                    (
+                        f"the solver's result cannot be sent back from its process ({type(exc).__name__}: {exc}); keep "
+                        "SolveResult's resources and progress to plain data"
+                    ),
+                    resources={"raised": type(exc).__name__},
+                ),
+                wall,
+            )
+        )
     conn.send_bytes(payload)
 
 
@@ -213,9 +238,11 @@ class IsolatedSolver:
             proc.join(timeout=5.0)
             why = _death(proc.exitcode)
             self.close(graceful=False)
-            raise SolverProcessError(f"solver {self.name!r}: its process died while starting ({why}); a solver run "
-                                     "under a time limit is imported afresh in a child process, so its module must "
-                                     "import on its own (not a class defined in __main__ or a notebook)") from None
+            raise SolverProcessError(
+                f"solver {self.name!r}: its process died while starting ({why}); a solver run "
+                "under a time limit is imported afresh in a child process, so its module must "
+                "import on its own (not a class defined in __main__ or a notebook)"
+            ) from None
         if kind != "ready":
             self.close()
             raise SolverProcessError(f"solver {self.name!r}: its process could not build it: {detail}")
@@ -231,16 +258,20 @@ class IsolatedSolver:
         conn.send((system, seed))
         if not conn.poll(self.time_limit):
             self.close(graceful=False)
-            return (SolveResult(None, Status.TIMEOUT, f"exceeded the time limit of {self.time_limit:g} s"),
-                    time.perf_counter() - t0)
+            return (
+                SolveResult(None, Status.TIMEOUT, f"exceeded the time limit of {self.time_limit:g} s"),
+                time.perf_counter() - t0,
+            )
         try:
             return conn.recv()  # send_bytes of a pickle: recv unpickles it
         except EOFError:  # the process died (segfault, os._exit, out of memory)
             proc.join(timeout=5.0)  # the pipe closes before the exit code is collected
             why = _death(proc.exitcode)
             self.close(graceful=False)
-            return (SolveResult(None, Status.ERROR, f"solver process died ({why})", resources={"died": why}),
-                    time.perf_counter() - t0)
+            return (
+                SolveResult(None, Status.ERROR, f"solver process died ({why})", resources={"died": why}),
+                time.perf_counter() - t0,
+            )
 
     def close(self, graceful: bool = True) -> None:
         """Stop the worker process, if any; ``graceful=False`` kills it at once."""
@@ -259,7 +290,7 @@ class IsolatedSolver:
         self._proc = None
         self._conn = None
 
-    def __enter__(self) -> "IsolatedSolver":
+    def __enter__(self) -> IsolatedSolver:
         return self
 
     def __exit__(self, *exc) -> None:

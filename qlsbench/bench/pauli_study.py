@@ -36,35 +36,78 @@ def stamped(table: pd.DataFrame) -> pa.Table:
 
 def _system_rows(system, tols, reorder: bool) -> list[dict]:
     n = system.dim.bit_length() - 1
-    base = {"system_id": system.system_id, "family": system.meta.get("family", ""),
-            "scene": system.meta.get("scene", ""), "n_qubits": n, "dim": system.dim, "nnz": system.nnz,
-            "cond": float(system.meta.get("cond", np.nan)), "symmetric": bool(system.meta.get("symmetric", False)),
-            "terms_max": max_terms(n, bool(system.meta.get("symmetric", False)) and not system.is_complex),
-            "patterns": xor_patterns(system.A)}
+    base = {
+        "system_id": system.system_id,
+        "family": system.meta.get("family", ""),
+        "scene": system.meta.get("scene", ""),
+        "n_qubits": n,
+        "dim": system.dim,
+        "nnz": system.nnz,
+        "cond": float(system.meta.get("cond", np.nan)),
+        "symmetric": bool(system.meta.get("symmetric", False)),
+        "terms_max": max_terms(n, bool(system.meta.get("symmetric", False)) and not system.is_complex),
+        "patterns": xor_patterns(system.A),
+    }
     rows = []
     if n <= DENSE_QUBITS:
         for r in truncation_study(system, tols):
-            rows.append({**base, "ordering": "identity", "mode": r["mode"], "tol": r["tol"],
-                         "terms_kept": r["terms_kept"], "matrix_error": r["matrix_error"], "solution_error": r["solution_error"],
-                         "fidelity": r["fidelity"]})
+            rows.append(
+                {
+                    **base,
+                    "ordering": "identity",
+                    "mode": r["mode"],
+                    "tol": r["tol"],
+                    "terms_kept": r["terms_kept"],
+                    "matrix_error": r["matrix_error"],
+                    "solution_error": r["solution_error"],
+                    "fidelity": r["fidelity"],
+                }
+            )
     else:  # too large for dense solves: counts only
         for mode in ("absolute", "relative"):
             counts = count_terms(system.A, tols, relative=mode == "relative")
-            rows += [{**base, "ordering": "identity", "mode": mode, "tol": t, "terms_kept": c,
-                      "matrix_error": np.nan, "solution_error": np.nan,
-                      "fidelity": np.nan} for t, c in counts.items()]
+            rows += [
+                {
+                    **base,
+                    "ordering": "identity",
+                    "mode": mode,
+                    "tol": t,
+                    "terms_kept": c,
+                    "matrix_error": np.nan,
+                    "solution_error": np.nan,
+                    "fidelity": np.nan,
+                }
+                for t, c in counts.items()
+            ]
     if reorder:
         for r in reordering_study(system, tols):
             if r["ordering"] == "identity":
                 continue
-            rows += [{**base, "ordering": r["ordering"], "mode": "absolute", "tol": t,
-                      "terms_kept": r[f"terms_tol_{t:g}"], "patterns": r["patterns"], "matrix_error": np.nan,
-                      "solution_error": np.nan, "fidelity": np.nan} for t in tols]
+            rows += [
+                {
+                    **base,
+                    "ordering": r["ordering"],
+                    "mode": "absolute",
+                    "tol": t,
+                    "terms_kept": r[f"terms_tol_{t:g}"],
+                    "patterns": r["patterns"],
+                    "matrix_error": np.nan,
+                    "solution_error": np.nan,
+                    "fidelity": np.nan,
+                }
+                for t in tols
+            ]
     return rows
 
 
-def pauli_study(dataset: str | os.PathLike, out: str | os.PathLike, *, tols=(0.0, 1e-6, 1e-3),
-                reorder: bool = False, progress: bool = True) -> pd.DataFrame:
+def pauli_study(
+    dataset: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    tols=(0.0, 1e-6, 1e-3),
+    reorder: bool = False,
+    progress: bool = True,
+) -> pd.DataFrame:
     """Term counts, truncation errors and (optionally) reorderings for every system of a dataset.
 
     One row per (system, ordering, mode, tol); ``mode`` is ``absolute`` or
@@ -78,8 +121,9 @@ def pauli_study(dataset: str | os.PathLike, out: str | os.PathLike, *, tols=(0.0
     if df.empty:
         raise DatasetError(f"{dataset}: the dataset holds no systems")
     rows = []
-    for _, record in tqdm(df.iterrows(), total=len(df), desc=f"pauli {dataset_name(dataset)}", unit="system",
-                          disable=not progress):
+    for _, record in tqdm(
+        df.iterrows(), total=len(df), desc=f"pauli {dataset_name(dataset)}", unit="system", disable=not progress
+    ):
         rows += _system_rows(to_system(record), tols, reorder)
     table = pd.DataFrame(rows)
     table.insert(0, "dataset", dataset_name(dataset))
@@ -88,11 +132,29 @@ def pauli_study(dataset: str | os.PathLike, out: str | os.PathLike, *, tols=(0.0
 
 
 #: Columns the truncation-error figure reads from a study file.
-TRUNCATION_COLUMNS = ("dataset", "system_id", "n_qubits", "ordering", "mode", "tol", "terms_kept", "matrix_error",
-                      "solution_error")
+TRUNCATION_COLUMNS = (
+    "dataset",
+    "system_id",
+    "n_qubits",
+    "ordering",
+    "mode",
+    "tol",
+    "terms_kept",
+    "matrix_error",
+    "solution_error",
+)
 #: Columns the term-count figure (fig. 5) reads from a study file.
-TERM_COUNT_COLUMNS = ("dataset", "system_id", "n_qubits", "symmetric", "ordering", "mode", "tol", "terms_kept",
-                      "terms_max")
+TERM_COUNT_COLUMNS = (
+    "dataset",
+    "system_id",
+    "n_qubits",
+    "symmetric",
+    "ordering",
+    "mode",
+    "tol",
+    "terms_kept",
+    "terms_max",
+)
 
 
 def read_pauli_results(paths, columns: tuple[str, ...] = TRUNCATION_COLUMNS) -> pd.DataFrame:
@@ -113,8 +175,9 @@ def read_pauli_results(paths, columns: tuple[str, ...] = TRUNCATION_COLUMNS) -> 
     return pd.concat(frames, ignore_index=True)
 
 
-def lcu_table(dataset: str | os.PathLike, out: str | os.PathLike, *, terms: bool = False,
-              progress: bool = True) -> pd.DataFrame:
+def lcu_table(
+    dataset: str | os.PathLike, out: str | os.PathLike, *, terms: bool = False, progress: bool = True
+) -> pd.DataFrame:
     """The LCU form of every system of ``dataset``, written atomically to ``out``.
 
     Per system: its identity (``dataset``, ``system_id``, ``family``, ``scene``,
@@ -133,16 +196,24 @@ def lcu_table(dataset: str | os.PathLike, out: str | os.PathLike, *, terms: bool
     for _, record in tqdm(df.iterrows(), total=len(df), desc=f"LCU {dataset_name(dataset)}", disable=not progress):
         system = to_system(record)
         decomposition = lcu_form(system.A)
-        row = {"dataset": dataset_name(dataset), "system_id": system.system_id,
-               "family": system.meta.get("family", ""), "scene": system.meta.get("scene", ""),
-               "n_qubits": int(decomposition.n_qubits), "dim": system.dim,
-               "cond": float(system.meta.get("cond", np.nan)), "symmetric": bool(system.meta.get("symmetric", False)),
-               **lcu_summary(decomposition)}
+        row = {
+            "dataset": dataset_name(dataset),
+            "system_id": system.system_id,
+            "family": system.meta.get("family", ""),
+            "scene": system.meta.get("scene", ""),
+            "n_qubits": int(decomposition.n_qubits),
+            "dim": system.dim,
+            "cond": float(system.meta.get("cond", np.nan)),
+            "symmetric": bool(system.meta.get("symmetric", False)),
+            **lcu_summary(decomposition),
+        }
         if terms:
-            row.update(pauli_x=decomposition.x_int.astype(np.int64).tolist(),
-                       pauli_z=decomposition.z_int.astype(np.int64).tolist(),
-                       coeff_re=np.real(decomposition.coeffs).astype(float).tolist(),
-                       coeff_im=np.imag(decomposition.coeffs).astype(float).tolist())
+            row.update(
+                pauli_x=decomposition.x_int.astype(np.int64).tolist(),
+                pauli_z=decomposition.z_int.astype(np.int64).tolist(),
+                coeff_re=np.real(decomposition.coeffs).astype(float).tolist(),
+                coeff_im=np.imag(decomposition.coeffs).astype(float).tolist(),
+            )
         rows.append(row)
     table = pd.DataFrame(rows)
     atomic_write_table(stamped(table), out)
@@ -153,9 +224,11 @@ def lcu_table(dataset: str | os.PathLike, out: str | os.PathLike, *, terms: bool
 RESOURCE_EPSILONS: tuple[float, ...] = (1e-2, 1e-6)
 
 
-def resource_table(dataset: str | os.PathLike, out: str | os.PathLike, *, epsilons=RESOURCE_EPSILONS,
-                   progress: bool = True) -> pd.DataFrame:
-    """Fault-tolerant cost estimates for every system of ``dataset`` (:mod:`qlsbench.pauli._estimates`), written to ``out``.
+def resource_table(
+    dataset: str | os.PathLike, out: str | os.PathLike, *, epsilons=RESOURCE_EPSILONS, progress: bool = True
+) -> pd.DataFrame:
+    """Fault-tolerant cost estimates for every system of ``dataset`` (:mod:`qlsbench.pauli._estimates`), written to
+    ``out``.
 
     One row per system, truncation tolerance (``tol``: terms with ``|c| > tol max |c|`` are kept, so the 1-norm
     ``alpha`` and the term count shrink with it) and target error ``epsilon``: the system's identity, ``terms``,
@@ -174,8 +247,9 @@ def resource_table(dataset: str | os.PathLike, out: str | os.PathLike, *, epsilo
 
     df = load_dataset(dataset).drop_duplicates("system_id")
     rows = []
-    for i, record in tqdm(df.iterrows(), total=len(df), desc=f"resources {dataset_name(dataset)}",
-                          disable=not progress):
+    for i, record in tqdm(
+        df.iterrows(), total=len(df), desc=f"resources {dataset_name(dataset)}", disable=not progress
+    ):
         system = to_system(record)
         # kappa drives every estimate: recomputed where cheap, else labelled as the file's (kappa_checked).
         kappa, kappa_checked = checked_cond(system, f"{dataset}: system {system.system_id} (row {i})")
@@ -186,19 +260,28 @@ def resource_table(dataset: str | os.PathLike, out: str | os.PathLike, *, epsilo
         for tol in LCU_TOLS:
             terms, alpha = int(summary[f"terms_{tol_label(tol)}"]), summary[f"lcu_norm_{tol_label(tol)}"]
             for epsilon in epsilons:
-                rows.append({"dataset": dataset_name(dataset), "system_id": system.system_id,
-                             "family": system.meta.get("family", ""), "scene": system.meta.get("scene", ""),
-                             "n_qubits": int(decomposition.n_qubits), "symmetric": bool(system.meta.get("symmetric",
-                                                                                                       False)),
-                             "tol": tol, "terms": terms, "kappa_checked": kappa_checked,
-                             **estimate(int(decomposition.n_qubits), terms, alpha, max(kappa, 1.0), epsilon)})
+                rows.append(
+                    {
+                        "dataset": dataset_name(dataset),
+                        "system_id": system.system_id,
+                        "family": system.meta.get("family", ""),
+                        "scene": system.meta.get("scene", ""),
+                        "n_qubits": int(decomposition.n_qubits),
+                        "symmetric": bool(system.meta.get("symmetric", False)),
+                        "tol": tol,
+                        "terms": terms,
+                        "kappa_checked": kappa_checked,
+                        **estimate(int(decomposition.n_qubits), terms, alpha, max(kappa, 1.0), epsilon),
+                    }
+                )
     table = pd.DataFrame(rows)
     atomic_write_table(stamped(table), out)
     return table
 
 
-def crosscheck_table(dataset: str | os.PathLike, out: str | os.PathLike, *, qubit_terms: int | None = None,
-                     progress: bool = True) -> pd.DataFrame:
+def crosscheck_table(
+    dataset: str | os.PathLike, out: str | os.PathLike, *, qubit_terms: int | None = None, progress: bool = True
+) -> pd.DataFrame:
     """Our LCU block-encoding counts beside Qualtran's for every system of ``dataset``
     (:mod:`qlsbench.pauli._crosscheck`), written to ``out``.
 
@@ -218,18 +301,28 @@ def crosscheck_table(dataset: str | os.PathLike, out: str | os.PathLike, *, qubi
     if df.empty:
         raise DatasetError(f"{dataset}: the dataset holds no systems")
     rows = []
-    for _, record in tqdm(df.iterrows(), total=len(df), desc=f"crosscheck {dataset_name(dataset)}", unit="system",
-                          disable=not progress):
+    for _, record in tqdm(
+        df.iterrows(), total=len(df), desc=f"crosscheck {dataset_name(dataset)}", unit="system", disable=not progress
+    ):
         system = to_system(record)
         decomposition = lcu_form(system.A)
         for tol in LCU_TOLS:
             terms = truncated(decomposition, tol)
-            row = {"dataset": dataset_name(dataset), "system_id": system.system_id,
-                   "name": system.meta.get("pinned_name", system.system_id), "family": system.meta.get("family", ""),
-                   "n_qubits": int(terms.n_qubits), "tol": tol, "terms": len(terms),
-                   "tool": crosscheck.TOOL, "tool_version": version, "precision": crosscheck.PRECISION,
-                   "phase_bits": crosscheck.PHASE_BITS, "qubit_terms": qubit_terms,
-                   **crosscheck.ours(terms.n_qubits, len(terms))}
+            row = {
+                "dataset": dataset_name(dataset),
+                "system_id": system.system_id,
+                "name": system.meta.get("pinned_name", system.system_id),
+                "family": system.meta.get("family", ""),
+                "n_qubits": int(terms.n_qubits),
+                "tol": tol,
+                "terms": len(terms),
+                "tool": crosscheck.TOOL,
+                "tool_version": version,
+                "precision": crosscheck.PRECISION,
+                "phase_bits": crosscheck.PHASE_BITS,
+                "qubit_terms": qubit_terms,
+                **crosscheck.ours(terms.n_qubits, len(terms)),
+            }
             if len(terms) >= 2:
                 row.update(crosscheck.tool_counts(terms, qubit_terms=qubit_terms))
             rows.append(row)

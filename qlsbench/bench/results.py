@@ -137,14 +137,20 @@ def result_row(spec, dataset, dhash, system, repeat, seed, result, wall, time_li
 def _progress_columns(system, progress) -> dict:
     """The progress read-outs as three aligned lists, measured like the final solution; nulls when none."""
     if not progress:
-        return {"progress_evaluations": None, "progress_fidelity": None, "progress_residual": None,
-                "progress_seconds": None}
+        return {
+            "progress_evaluations": None,
+            "progress_fidelity": None,
+            "progress_residual": None,
+            "progress_seconds": None,
+        }
     measured = [(int(entry[0]), metrics(system, entry[1])) for entry in progress]
     timed = all(len(entry) > 2 for entry in progress)
-    return {"progress_evaluations": [k for k, _ in measured],
-            "progress_fidelity": [float(m["fidelity"]) for _, m in measured],
-            "progress_residual": [float(m["rel_residual"]) for _, m in measured],
-            "progress_seconds": [float(entry[2]) for entry in progress] if timed else None}
+    return {
+        "progress_evaluations": [k for k, _ in measured],
+        "progress_fidelity": [float(m["fidelity"]) for _, m in measured],
+        "progress_residual": [float(m["rel_residual"]) for _, m in measured],
+        "progress_seconds": [float(entry[2]) for entry in progress] if timed else None,
+    }
 
 
 RESULTS_VERSION_KEY = b"qlsbench.results_schema_version"
@@ -152,8 +158,9 @@ RESULTS_VERSION_KEY = b"qlsbench.results_schema_version"
 
 def results_table(rows: list[dict]) -> pa.Table:
     """Arrow table of result rows with the results schema version in its metadata."""
-    schema = pa.schema([pa.field(n, t) for n, t in RESULT_COLUMNS],
-                       metadata={RESULTS_VERSION_KEY: RESULTS_SCHEMA_VERSION.encode()})
+    schema = pa.schema(
+        [pa.field(n, t) for n, t in RESULT_COLUMNS], metadata={RESULTS_VERSION_KEY: RESULTS_SCHEMA_VERSION.encode()}
+    )
     return pa.Table.from_pylist(rows, schema=schema)
 
 
@@ -162,8 +169,9 @@ def _readable(path: str | os.PathLike) -> tuple[pa.Table, str]:
     table = read_parquet(path, kind="results file", error=InputError)
     version = (table.schema.metadata or {}).get(RESULTS_VERSION_KEY, b"none").decode()
     if version not in READABLE_SCHEMA_VERSIONS:
-        raise InputError(f"{path}: results schema version {version}, this qlsbench reads "
-                         f"{' and '.join(READABLE_SCHEMA_VERSIONS)}")
+        raise InputError(
+            f"{path}: results schema version {version}, this qlsbench reads {' and '.join(READABLE_SCHEMA_VERSIONS)}"
+        )
     return table, version
 
 
@@ -188,8 +196,10 @@ def read_results_table(path: str | os.PathLike) -> pa.Table:
         try:
             columns.append(table[field.name].cast(field.type))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            raise InputError(f"{path}: column {field.name!r} is {table.schema.field(field.name).type}, "
-                             f"a results file's is {field.type}") from None
+            raise InputError(
+                f"{path}: column {field.name!r} is {table.schema.field(field.name).type}, "
+                f"a results file's is {field.type}"
+            ) from None
     return pa.Table.from_arrays(columns, schema=schema)
 
 
@@ -232,8 +242,11 @@ def results_files(paths) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found = (f for f in sorted(p.rglob("*.parquet"))
-                     if not any(part.startswith(".") for part in f.relative_to(p).parts))
+            found = (
+                f
+                for f in sorted(p.rglob("*.parquet"))
+                if not any(part.startswith(".") for part in f.relative_to(p).parts)
+            )
             files.extend(f for f in found if _is_results_file(f))
         else:
             files.append(p)

@@ -187,6 +187,7 @@ def _polite_kills_abandon_the_mark(journal: Journal):
     """
     taken = {}
     if threading.current_thread() is threading.main_thread():
+
         def handler(signum, frame):
             journal.abandon()
             signal.signal(signum, signal.SIG_DFL)
@@ -227,11 +228,21 @@ class _Run:
     sequence: bool = False  # each solve starts from the previous one's state (run_solver's ``sequence``)
 
 
-def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathLike, *,
-               repeats: int = 1, seed: int = 0, time_limit: float | None = None,
-               max_qubits: int | None = None, name: str | None = None, progress: bool = True,
-               shard: tuple[int, int] | None = None, sequence: bool = False,
-               first_repeat: int = 0) -> pd.DataFrame:
+def run_solver(
+    spec: SolverSpec,
+    dataset: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    repeats: int = 1,
+    seed: int = 0,
+    time_limit: float | None = None,
+    max_qubits: int | None = None,
+    name: str | None = None,
+    progress: bool = True,
+    shard: tuple[int, int] | None = None,
+    sequence: bool = False,
+    first_repeat: int = 0,
+) -> pd.DataFrame:
     """Run one solver configuration on every system of a dataset.
 
     Each (system, repeat) gives a row, failures included: an exception in the
@@ -314,8 +325,16 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
         records = records.sort_values(["step", "newton_iter"], kind="stable")
     systems = [to_system(record) for _, record in records.iterrows()]
     journal = Journal(out)
-    run = _Run(spec, name or dataset_name(dataset), dataset_hash(dataset), time_limit, max_qubits, journal,
-               died=journal.died(), sequence=sequence)
+    run = _Run(
+        spec,
+        name or dataset_name(dataset),
+        dataset_hash(dataset),
+        time_limit,
+        max_qubits,
+        journal,
+        died=journal.died(),
+        sequence=sequence,
+    )
     done = journal.load()
     rows = []
     guard: contextlib.AbstractContextManager[Any]
@@ -330,18 +349,38 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
         run.isolated = IsolatedSolver(spec.name, spec.options, time_limit)
         guard = contextlib.nullcontext()
     try:
-        with tqdm(total=len(systems) * (repeats - first_repeat), desc=f"{spec.label} on {run.name}", disable=not progress,
-                  unit="solve") as bar, guard:
+        with (
+            tqdm(
+                total=len(systems) * (repeats - first_repeat),
+                desc=f"{spec.label} on {run.name}",
+                disable=not progress,
+                unit="solve",
+            ) as bar,
+            guard,
+        ):
             # A sequence runs each repeat's chain through the systems in order; otherwise a system's repeats
             # are solved together, as always.
             wanted = range(first_repeat, repeats)
-            order = ([(system, r) for r in wanted for system in systems] if sequence else
-                     [(system, r) for system in systems for r in wanted])
+            order = (
+                [(system, r) for r in wanted for system in systems]
+                if sequence
+                else [(system, r) for system in systems for r in wanted]
+            )
             state = None
             for i, (system, r) in enumerate(order):
                 s = seed + r
-                key = Journal.key(spec.label, spec.name, spec.options_json, run.dhash, system.system_id, r, s,
-                                  time_limit, max_qubits, *(("sequence",) if sequence else ()))
+                key = Journal.key(
+                    spec.label,
+                    spec.name,
+                    spec.options_json,
+                    run.dhash,
+                    system.system_id,
+                    r,
+                    s,
+                    time_limit,
+                    max_qubits,
+                    *(("sequence",) if sequence else ()),
+                )
                 if sequence and i % len(systems) == 0:
                     state = None  # a new chain starts cold
                 if key not in done:
@@ -366,8 +405,16 @@ def run_solver(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathL
     return pd.DataFrame(rows) if rows else table.to_pandas()  # an empty shard still has the columns
 
 
-def add_repeats(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.PathLike, *, repeats: int,
-                seed: int = 0, sequence: bool = False, **run) -> pd.DataFrame:
+def add_repeats(
+    spec: SolverSpec,
+    dataset: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    repeats: int,
+    seed: int = 0,
+    sequence: bool = False,
+    **run,
+) -> pd.DataFrame:
     """Bring the finished results file ``out`` up to ``repeats`` repeats, solving only the new ones.
 
     Raising a run's seeds from 3 to 5 solves seeds 3 and 4 and keeps the
@@ -387,13 +434,15 @@ def add_repeats(spec: SolverSpec, dataset: str | os.PathLike, out: str | os.Path
     out = Path(out)
     earlier = read_results(out)
     # Refused before solving: a part of another solve would only fail at the merge, its solves spent.
-    mismatch = differing(spec_facts(spec, dataset_hash(dataset), seed, run.get("time_limit")),
-                         run_facts(earlier, out))
+    mismatch = differing(spec_facts(spec, dataset_hash(dataset), seed, run.get("time_limit")), run_facts(earlier, out))
     if mismatch:
         raise InputError(f"{out}: not a run of this solve to add repeats to: {mismatch}")
     if _is_sequence(earlier) != sequence:
-        mode = ("a sequence run (each solve from the previous one): add to it with --sequence" if not sequence else
-                "a run of systems solved one by one, not a sequence: add to it without --sequence")
+        mode = (
+            "a sequence run (each solve from the previous one): add to it with --sequence"
+            if not sequence
+            else "a run of systems solved one by one, not a sequence: add to it without --sequence"
+        )
         raise InputError(f"{out}: {mode}")
     have = sorted(int(r) for r in earlier["repeat"].unique())
     if have != list(range(len(have))):
@@ -414,8 +463,10 @@ def _is_sequence(rows: pd.DataFrame) -> bool:
 
 
 #: Message of a ``crashed`` row: the solver took its own process down when retried in one.
-CRASHED = ("the solver took its process down ({why}); the run before died during this system's solves too, so "
-           "they were retried in a child process")
+CRASHED = (
+    "the solver took its process down ({why}); the run before died during this system's solves too, so "
+    "they were retried in a child process"
+)
 
 
 def _check_sequence(time_limit: float | None, shard) -> None:

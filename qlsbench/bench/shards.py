@@ -84,8 +84,10 @@ def merge(dataset: str | os.PathLike, shards: Sequence[str | os.PathLike], out: 
     order = [(sid, r) for sid in load_dataset(dataset)["system_id"] for r in repeats]
     missing = [key for key in order if key not in keyed]
     if missing:
-        raise InputError(f"the shards hold no row for system {missing[0][0]}, repeat {missing[0][1]} "
-                         f"({len(missing)} missing): a shard is missing or unfinished")
+        raise InputError(
+            f"the shards hold no row for system {missing[0][0]}, repeat {missing[0][1]} "
+            f"({len(missing)} missing): a shard is missing or unfinished"
+        )
     # Rows are taken from the shards' Arrow tables as stored, so every value (NaN or null alike) is kept.
     first: dict[tuple, int] = {}  # a (system_id, repeat)'s first row
     for i, key in enumerate(zip(rows["system_id"], rows["repeat"])):
@@ -97,8 +99,14 @@ def merge(dataset: str | os.PathLike, shards: Sequence[str | os.PathLike], out: 
 
 
 #: What every shard of one solve shares, and the words for it: a part differing in any is another run.
-SAME_RUN = {"solver": "solver label", "solver_name": "solver", "solver_options": "options",
-            "dataset_hash": "dataset (content hash)", "base_seed": "seed (--seed)", "time_limit": "time limit"}
+SAME_RUN = {
+    "solver": "solver label",
+    "solver_name": "solver",
+    "solver_options": "options",
+    "dataset_hash": "dataset (content hash)",
+    "base_seed": "seed (--seed)",
+    "time_limit": "time limit",
+}
 
 
 def run_facts(frame: pd.DataFrame, path) -> dict[str, str]:
@@ -113,9 +121,14 @@ def run_facts(frame: pd.DataFrame, path) -> dict[str, str]:
 
 def spec_facts(spec, dataset_digest: str, seed: int, time_limit: float | None) -> dict[str, str]:
     """The :data:`SAME_RUN` facts a run of ``spec`` would write (as :func:`run_facts` reads them back)."""
-    return {"solver": spec.label, "solver_name": spec.name, "solver_options": spec.options_json,
-            "dataset_hash": dataset_digest, "base_seed": str(int(seed)),
-            "time_limit": str(float(-1.0 if time_limit is None else time_limit))}
+    return {
+        "solver": spec.label,
+        "solver_name": spec.name,
+        "solver_options": spec.options_json,
+        "dataset_hash": dataset_digest,
+        "base_seed": str(int(seed)),
+        "time_limit": str(float(-1.0 if time_limit is None else time_limit)),
+    }
 
 
 def differing(mine: dict[str, str], theirs: dict[str, str]) -> str:
@@ -141,5 +154,14 @@ def _check_same_run(shards: Sequence[str | os.PathLike], frames: list[pd.DataFra
             raise InputError(f"{path} and {first[0]} are not shards of one solve: {mismatch}")
 
 
-__all__ = ["assign", "differing", "max_shard_size", "merge", "parse_shard", "run_facts", "shard_size",
-           "shard_system_ids", "spec_facts"]
+__all__ = [
+    "assign",
+    "differing",
+    "max_shard_size",
+    "merge",
+    "parse_shard",
+    "run_facts",
+    "shard_size",
+    "shard_system_ids",
+    "spec_facts",
+]

@@ -146,9 +146,12 @@ def job_times(log: str | os.PathLike) -> dict:
             entry["jobs"] += 1
             entry["minutes"] += (stamp - started.pop(m.group(1))).total_seconds() / 60
     wall = (last - first).total_seconds() / 60 if first and last else 0.0
-    return {"wall_minutes": wall, "jobs": sum(r["jobs"] for r in rules.values()),
-            "rules": {name: dict(r) for name, r in sorted(rules.items())},
-            "started": first.isoformat() if first else None}
+    return {
+        "wall_minutes": wall,
+        "jobs": sum(r["jobs"] for r in rules.values()),
+        "rules": {name: dict(r) for name, r in sorted(rules.items())},
+        "started": first.isoformat() if first else None,
+    }
 
 
 def _same_invocation(old: dict, new: dict) -> bool:
@@ -166,8 +169,11 @@ def _superseded(parts: list[dict], part: dict) -> list[dict]:
     out = []
     for old in parts:
         if old.get("commit") == part.get("commit"):
-            kept = [inv for inv in old.get("invocations", [])
-                    if not any(_same_invocation(inv, new) for new in part["invocations"])]
+            kept = [
+                inv
+                for inv in old.get("invocations", [])
+                if not any(_same_invocation(inv, new) for new in part["invocations"])
+            ]
             old = {**old, "invocations": kept, "wall_minutes": sum(t["wall_minutes"] for t in kept)}
         out.append(old)
     return out
@@ -191,11 +197,15 @@ def _finished_results(results: Path) -> list[Path]:
     """Solver results files of a run: merged ones (``<solver>/<family>/<scene>.parquet``) and the finished shards
     (``shards/<solver>/<family>/<scene>/<k>-of-<n>.parquet``) of solves not merged yet, each shard holding every
     repeat of its systems; a shard's journal (a solve under way) is not a file here and is not shipped."""
-    merged = [f for f in results.glob("*/*/*.parquet") if f.relative_to(results).parts[0] not in STUDY_FOLDERS
-              and f.relative_to(results).parts[0] != "shards"]
+    merged = [
+        f
+        for f in results.glob("*/*/*.parquet")
+        if f.relative_to(results).parts[0] not in STUDY_FOLDERS and f.relative_to(results).parts[0] != "shards"
+    ]
     done = {f.relative_to(results).with_suffix("") for f in merged}
-    shards = [f for f in results.glob("shards/*/*/*/*-of-*.parquet")
-              if f.parent.relative_to(results / "shards") not in done]
+    shards = [
+        f for f in results.glob("shards/*/*/*/*-of-*.parquet") if f.parent.relative_to(results / "shards") not in done
+    ]
     return sorted(f for f in merged + shards if RESULTS_VERSION_KEY in (pq.read_schema(f).metadata or {}))
 
 
@@ -207,8 +217,12 @@ def _variational_datasets(result_files: list[Path]) -> set[str]:
     names: set[str] = set()
     for f in result_files:
         table = pq.read_table(f, columns=["dataset", "progress_evaluations", "solver_name"])
-        has = [(v is not None and len(v) > 0) or is_control(name) for v, name in
-               zip(table.column("progress_evaluations").to_pylist(), table.column("solver_name").to_pylist())]
+        has = [
+            (v is not None and len(v) > 0) or is_control(name)
+            for v, name in zip(
+                table.column("progress_evaluations").to_pylist(), table.column("solver_name").to_pylist()
+            )
+        ]
         names.update(d for d, h in zip(table.column("dataset").to_pylist(), has) if h)
     return names
 
@@ -221,14 +235,23 @@ def _check_one_hash_per_dataset(folder: Path) -> None:
         for name, digest in set(zip(table.column("dataset").to_pylist(), table.column("dataset_hash").to_pylist())):
             first = seen.setdefault(name, (digest, f.relative_to(folder).as_posix()))
             if first[0] != digest:
-                raise InputError(f"{f.relative_to(folder)} solved {name} with hash {digest}, {first[1]} with "
-                                 f"{first[0]}: parts run on different bytes of a dataset do not belong together "
-                                 "(copy the shipped datasets/ into the run before solving the rest)")
+                raise InputError(
+                    f"{f.relative_to(folder)} solved {name} with hash {digest}, {first[1]} with "
+                    f"{first[0]}: parts run on different bytes of a dataset do not belong together "
+                    "(copy the shipped datasets/ into the run before solving the rest)"
+                )
 
 
-def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.PathLike,
-            logs: Sequence[str | os.PathLike] = (), figure_datasets: Sequence[str] = (), snapshots: Sequence[str] = (),
-            add: bool = False) -> dict:
+def collect(
+    run: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    config: str | os.PathLike,
+    logs: Sequence[str | os.PathLike] = (),
+    figure_datasets: Sequence[str] = (),
+    snapshots: Sequence[str] = (),
+    add: bool = False,
+) -> dict:
     """Ship a workflow run's results into ``out`` (see the module docstring); return the manifest.
 
     Parameters
@@ -270,8 +293,10 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
         raise InputError(f"{run}: neither solver results nor datasets to ship (not a workflow's folder?)")
     earlier = verify(out) if add else None
     if earlier is not None and earlier.get("config_sha256") != sha256(config):
-        raise InputError(f"{config}: not the configuration {out} was collected from ({earlier.get('config')}, "
-                         "another hash): parts of different configurations do not belong together")
+        raise InputError(
+            f"{config}: not the configuration {out} was collected from ({earlier.get('config')}, "
+            "another hash): parts of different configurations do not belong together"
+        )
     staging = out.with_name(out.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     if earlier is not None:
@@ -303,13 +328,24 @@ def collect(run: str | os.PathLike, out: str | os.PathLike, *, config: str | os.
     if not logs:  # Snakemake keeps each invocation's log; a dry run or a run that finished nothing adds no time
         logs = sorted((run / ".snakemake" / "log").glob("*.snakemake.log"))
     times = [t for t in map(job_times, logs) if t["jobs"]]
-    part = {"machine": machine_info(), "packages": package_versions(), "commit": _git_commit(run),
-            "qlsbench_version": __version__,  # the code that ran (an installed package's metadata may lag it)
-            "invocations": times, "wall_minutes": sum(t["wall_minutes"] for t in times), "files": sorted(files)}
+    part = {
+        "machine": machine_info(),
+        "packages": package_versions(),
+        "commit": _git_commit(run),
+        "qlsbench_version": __version__,  # the code that ran (an installed package's metadata may lag it)
+        "invocations": times,
+        "wall_minutes": sum(t["wall_minutes"] for t in times),
+        "files": sorted(files),
+    }
     parts = _superseded((earlier or {}).get("collections", []), part) + [part]
     every = {p.relative_to(staging).as_posix(): sha256(p) for p in staging.rglob("*") if p.is_file()}
-    manifest = {"files": dict(sorted(every.items())), "config": Path(config).name, "config_sha256": sha256(config),
-                "collections": parts, "wall_minutes": sum(p["wall_minutes"] for p in parts)}
+    manifest = {
+        "files": dict(sorted(every.items())),
+        "config": Path(config).name,
+        "config_sha256": sha256(config),
+        "collections": parts,
+        "wall_minutes": sum(p["wall_minutes"] for p in parts),
+    }
     atomic_write_text(staging / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     shutil.rmtree(out, ignore_errors=True)
     staging.rename(out)
@@ -326,8 +362,12 @@ def _write_system_tables(staging: Path, datasets: list[Path], names: list[str], 
         systems.insert(0, kept[~kept["dataset"].isin(names)])
         meta = {**json.loads((staging / "datasets.json").read_text(encoding="utf-8")), **meta}
     table = pd.concat(systems, ignore_index=True) if systems else pd.DataFrame(columns=["dataset", *SYSTEM_COLUMNS])
-    atomic_write_table(pa.Table.from_pandas(table.sort_values(["dataset", "step", "newton_iter"], kind="stable"),
-                                            preserve_index=False), old_systems)
+    atomic_write_table(
+        pa.Table.from_pandas(
+            table.sort_values(["dataset", "step", "newton_iter"], kind="stable"), preserve_index=False
+        ),
+        old_systems,
+    )
     atomic_write_text(staging / "datasets.json", json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n")
     files["systems.parquet"] = sha256(old_systems)
     files["datasets.json"] = sha256(staging / "datasets.json")

@@ -40,7 +40,7 @@ class Spread:
     high: float
 
     @classmethod
-    def of(cls, values) -> "Spread":
+    def of(cls, values) -> Spread:
         """The spread of ``values``; NaN entries (a solve that returned nothing) are dropped."""
         v = np.asarray(values, dtype=float)
         v = v[~np.isnan(v)]
@@ -57,13 +57,14 @@ class Spread:
             return f"{self.median:{fmt}} (n = 1)"
         return f"{self.median:{fmt}} [{self.q25:{fmt}}, {self.q75:{fmt}}] (n = {self.n})"
 
-    def below(self, other: "Spread") -> bool:
+    def below(self, other: Spread) -> bool:
         """Whether this spread lies wholly below ``other``'s: upper quartile under the other's lower quartile."""
         return bool(self.n and other.n and self.q75 < other.q25)
 
 
-def seed_spreads(results: pd.DataFrame, value: str = "fidelity",
-                 by: tuple[str, ...] = ("solver", "n_qubits")) -> pd.DataFrame:
+def seed_spreads(
+    results: pd.DataFrame, value: str = "fidelity", by: tuple[str, ...] = ("solver", "n_qubits")
+) -> pd.DataFrame:
     """One row per group of ``by`` with the :class:`Spread` of ``value`` over its rows (its seeds).
 
     Parameters
@@ -84,8 +85,16 @@ def seed_spreads(results: pd.DataFrame, value: str = "fidelity",
     for key, group in results.groupby(list(by), sort=True):
         spread = Spread.of(group[value])
         key = key if isinstance(key, tuple) else (key,)
-        rows.append({**dict(zip(by, key)), "spread": spread, "n": spread.n, "median": spread.median,
-                     "q25": spread.q25, "q75": spread.q75})
+        rows.append(
+            {
+                **dict(zip(by, key)),
+                "spread": spread,
+                "n": spread.n,
+                "median": spread.median,
+                "q25": spread.q25,
+                "q75": spread.q75,
+            }
+        )
     return pd.DataFrame(rows, columns=[*by, "spread", "n", "median", "q25", "q75"])
 
 
@@ -130,8 +139,9 @@ class Separation:
         return f"{'' if self.separated else 'not '}separated from {self.control} ({why})"
 
 
-def separation(values, control_values, control: str = "returning b", higher_is_better: bool = True,
-               deterministic: bool = False) -> Separation:
+def separation(
+    values, control_values, control: str = "returning b", higher_is_better: bool = True, deterministic: bool = False
+) -> Separation:
     """Whether ``values`` (a solver's outcomes over seeds) lie above ``control_values`` (a null solver's).
 
     The rule: the solver's interquartile range lies wholly above the control's
@@ -248,9 +258,22 @@ def bimodal(values, min_share: float = 0.2, min_gap: float = 0.05) -> bool:
     gaps = np.diff(v)
     k = int(np.argmax(gaps))
     side = max(2, int(np.ceil(min_share * len(v))))
-    return bool(gaps[k] >= max(0.5 * np.ptp(v), 3 * np.median(gaps), min_gap)
-                and k + 1 >= side and len(v) - k - 1 >= side)
+    return bool(
+        gaps[k] >= max(0.5 * np.ptp(v), 3 * np.median(gaps), min_gap) and k + 1 >= side and len(v) - k - 1 >= side
+    )
 
 
-__all__ = ["MAX_SEEDS", "MEDIAN_INTERVAL_WIDTH", "SEED_STEPS", "SEPARATION_LEVEL", "SeedRun", "Separation", "Spread",
-           "bimodal", "median_interval", "seed_spreads", "separation", "stopped"]
+__all__ = [
+    "MAX_SEEDS",
+    "MEDIAN_INTERVAL_WIDTH",
+    "SEED_STEPS",
+    "SEPARATION_LEVEL",
+    "SeedRun",
+    "Separation",
+    "Spread",
+    "bimodal",
+    "median_interval",
+    "seed_spreads",
+    "separation",
+    "stopped",
+]

@@ -35,8 +35,7 @@ from qlsbench.cli.base import Command
 from qlsbench.environment_variables import check_environment
 
 #: The command modules, in the order ``qlsbench --help`` lists their commands.
-COMMAND_MODULES = (datasets, solve, ship, in_loop, solvers, leaderboard, board, config_check, pauli, estimates,
-                   figures)
+COMMAND_MODULES = (datasets, solve, ship, in_loop, solvers, leaderboard, board, config_check, pauli, estimates, figures)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,12 +45,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-
 def _thread_count(text: str) -> int:
     from qlsbench.threads import THREADS
 
     return THREADS.parse(text)
-
 
 
 def commands() -> list[Command]:
@@ -69,16 +66,22 @@ def build_parser(complete: Iterable[str] | None = None) -> argparse.ArgumentPars
         what they need; the others are a name and a line of help, enough to
         list them and to tell which one a command line names. Default: all.
     """
-    p = _Parser(prog="qlsbench", description="Datasets and benchmarks for quantum and quantum-inspired linear "
-                                             "solvers. `qlsbench COMMAND --help` describes a command.")
-    p.add_argument("--threads", type=_thread_count, metavar="N",
-                   help="most threads for compiled kernels and BLAS (default: $QLSBENCH_THREADS, else every core)")
+    p = _Parser(
+        prog="qlsbench",
+        description="Datasets and benchmarks for quantum and quantum-inspired linear "
+        "solvers. `qlsbench COMMAND --help` describes a command.",
+    )
+    p.add_argument(
+        "--threads",
+        type=_thread_count,
+        metavar="N",
+        help="most threads for compiled kernels and BLAS (default: $QLSBENCH_THREADS, else every core)",
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     table = commands()
     chosen = {c.name for c in table} if complete is None else set(complete)
     for command in table:
-        s = sub.add_parser(command.name, help=command.help, description=command.help,
-                           add_help=command.name in chosen)
+        s = sub.add_parser(command.name, help=command.help, description=command.help, add_help=command.name in chosen)
         if command.name in chosen:
             command.arguments(s)
     return p
@@ -145,7 +148,6 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     return code or 0
-
 
 
 if __name__ == "__main__":

@@ -61,14 +61,33 @@ def job_command_lines(config: dict[str, Any]) -> Iterator[tuple[str, list[str]]]
 
     seed = (config.get("run") or {}).get("seed", 0)
     for label, spec in solver_specs(config).items():
-        yield f"solver {label!r}", [
-            "solve", "--solver", spec.name, "--label", label, "--options", options_json(config, label),
-            "--dataset", "dataset", "--out", "results.parquet",
-            "--repeats", str(solver_run_setting(config, label, "repeats", 1)), "--seed", str(seed),
-            "--time-limit", str(solver_run_setting(config, label, "time_limit", 60)),
-            *shlex.split(solver_max_qubits(config, label))]
-    for section, tols in (("pauli", (config.get("pauli") or {}).get("tols")),
-                          ("truncation", (config.get("truncation") or {}).get("tols", [0.0, 1e-6, 1e-3]))):
+        yield (
+            f"solver {label!r}",
+            [
+                "solve",
+                "--solver",
+                spec.name,
+                "--label",
+                label,
+                "--options",
+                options_json(config, label),
+                "--dataset",
+                "dataset",
+                "--out",
+                "results.parquet",
+                "--repeats",
+                str(solver_run_setting(config, label, "repeats", 1)),
+                "--seed",
+                str(seed),
+                "--time-limit",
+                str(solver_run_setting(config, label, "time_limit", 60)),
+                *shlex.split(solver_max_qubits(config, label)),
+            ],
+        )
+    for section, tols in (
+        ("pauli", (config.get("pauli") or {}).get("tols")),
+        ("truncation", (config.get("truncation") or {}).get("tols", [0.0, 1e-6, 1e-3])),
+    ):
         if tols:
             yield f"{section}.tols", ["pauli", "dataset", "--tol", *map(str, tols), "--out", "pauli.parquet"]
 
@@ -123,8 +142,9 @@ def _check_carried(args: argparse.Namespace, entry: dict[str, Any], where: str) 
     pairs["fidelity"] = (list(args.fidelity or []), list(entry.get("fidelity") or []))
     for key, (job, configured) in pairs.items():
         if job != configured:
-            raise ConfigError(f"{where}: its job would read {key} as {job!r}, not {configured!r} as the config "
-                              "gives it")
+            raise ConfigError(
+                f"{where}: its job would read {key} as {job!r}, not {configured!r} as the config gives it"
+            )
 
 
 def cmd_check_config(args) -> None:
@@ -167,15 +187,24 @@ def write_schema(path: str) -> None:
 
 def _arguments_check_config(s) -> None:
     s.add_argument("config", nargs="?", help="config YAML (as given to snakemake --configfile)")
-    s.add_argument("--defaults", default="workflows/config/default.yaml",
-                   help="config it is merged over, key by key, as Snakemake does ('' for none)")
-    s.add_argument("--schema", default="workflows/config/schema.yaml",
-                   help="the config schema (its family sections and in-loop options are generated from the "
-                        "families' options records, plug-in families included)")
-    s.add_argument("--write-schema", action="store_true",
-                   help="write the schema's family sections and in-loop options from the built-in families' options "
-                        "records instead of checking a config (the committed file; tests/test_config_schema.py "
-                        "checks it is current)")
+    s.add_argument(
+        "--defaults",
+        default="workflows/config/default.yaml",
+        help="config it is merged over, key by key, as Snakemake does ('' for none)",
+    )
+    s.add_argument(
+        "--schema",
+        default="workflows/config/schema.yaml",
+        help="the config schema (its family sections and in-loop options are generated from the "
+        "families' options records, plug-in families included)",
+    )
+    s.add_argument(
+        "--write-schema",
+        action="store_true",
+        help="write the schema's family sections and in-loop options from the built-in families' options "
+        "records instead of checking a config (the committed file; tests/test_config_schema.py "
+        "checks it is current)",
+    )
     s.set_defaults(func=_check_or_write)
 
 
@@ -187,9 +216,9 @@ def _check_or_write(args) -> None:
 
 #: This module's command, listed where ``qlsbench --help`` lists it.
 COMMANDS = (
-    Command("check-config", "check a workflow config file before running it (one line per problem)",
-            _arguments_check_config),
+    Command(
+        "check-config", "check a workflow config file before running it (one line per problem)", _arguments_check_config
+    ),
 )
 
-__all__ = ["COMMANDS", "JOB_COMMANDS", "check_workflow_config", "cmd_check_config", "job_command_lines",
-           "write_schema"]
+__all__ = ["COMMANDS", "JOB_COMMANDS", "check_workflow_config", "cmd_check_config", "job_command_lines", "write_schema"]

@@ -21,15 +21,23 @@ def cmd_resources(args) -> None:
         # The costliest system, not the widest: kappa, not the qubit count, drives the query count, so the
         # system of most qubits can need the fewest queries.
         costliest = rows.loc[rows["adiabatic_queries_practical"].idxmax()]
-        print(f"epsilon {epsilon:g}: median kappa_eff {rows['kappa_eff'].median():.3g}, QSVT degree "
-              f"{rows['qsvt_degree'].median():.3g}, adiabatic queries {rows['adiabatic_queries_practical'].median():.3g}"
-              f" (practical) / {rows['adiabatic_queries_bound'].median():.3g} (bound), largest "
-              f"{costliest['adiabatic_queries_practical']:.3g} (system {costliest['system_id']}: "
-              f"{plural(int(costliest['n_qubits']), 'qubit')}, {plural(int(costliest['terms']), 'term')}, kappa_eff "
-              f"{costliest['kappa_eff']:.3g})")
+        print(
+            f"epsilon {epsilon:g}: median kappa_eff {rows['kappa_eff'].median():.3g}, QSVT degree "
+            f"{rows['qsvt_degree'].median():.3g}, adiabatic queries {rows['adiabatic_queries_practical'].median():.3g}"
+            f" (practical) / {rows['adiabatic_queries_bound'].median():.3g} (bound), largest "
+            f"{costliest['adiabatic_queries_practical']:.3g} (system {costliest['system_id']}: "
+            f"{plural(int(costliest['n_qubits']), 'qubit')}, {plural(int(costliest['terms']), 'term')}, kappa_eff "
+            f"{costliest['kappa_eff']:.3g})"
+        )
     unchecked = df.loc[~df["kappa_checked"], "system_id"].nunique()
-    note = (f"; kappa of {plural(unchecked, 'system')} (above dimension {COND_CHECK_DIM}) taken from the file, "
-            "not recomputed") if unchecked else "; every kappa recomputed from its matrix"
+    note = (
+        (
+            f"; kappa of {plural(unchecked, 'system')} (above dimension {COND_CHECK_DIM}) taken from the file, "
+            "not recomputed"
+        )
+        if unchecked
+        else "; every kappa recomputed from its matrix"
+    )
     print(f"{plural(df['system_id'].nunique(), 'system')} -> {args.out}{note}")
 
 
@@ -37,8 +45,13 @@ def _arguments_resources(s) -> None:
     from qlsbench.bench.pauli_study import RESOURCE_EPSILONS
 
     s.add_argument("dataset", help="dataset file or folder")
-    s.add_argument("--epsilon", type=POSITIVE.parse, nargs="+", default=list(RESOURCE_EPSILONS),
-                   help="target errors (default: %(default)s)")
+    s.add_argument(
+        "--epsilon",
+        type=POSITIVE.parse,
+        nargs="+",
+        default=list(RESOURCE_EPSILONS),
+        help="target errors (default: %(default)s)",
+    )
     s.add_argument("--out", required=True, help="output .parquet file")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=cmd_resources, writes=[("out", "--out", "file")], reads=["dataset"])
@@ -50,18 +63,23 @@ def cmd_crosscheck(args) -> None:
     df = crosscheck_table(args.dataset, args.out, qubit_terms=args.qubit_terms, progress=not args.quiet)
     counted = df.dropna(subset=["tool_select_toffolis"]) if "tool_select_toffolis" in df else df.iloc[:0]
     exact = int((counted["tool_select_toffolis"] == counted["ours_select_toffolis"]).sum())
-    print(f"{plural(df['system_id'].nunique(), 'system')}, {plural(len(df), 'row')} ({df['tool'].iloc[0]} "
-          f"{df['tool_version'].iloc[0]}); controlled SELECT Toffolis equal to ours on {exact} of {len(counted)} "
-          f"-> {args.out}")
+    print(
+        f"{plural(df['system_id'].nunique(), 'system')}, {plural(len(df), 'row')} ({df['tool'].iloc[0]} "
+        f"{df['tool_version'].iloc[0]}); controlled SELECT Toffolis equal to ours on {exact} of {len(counted)} "
+        f"-> {args.out}"
+    )
 
 
 def _arguments_crosscheck(s) -> None:
     from qlsbench.pauli._crosscheck import QUBIT_TERMS
 
     s.add_argument("dataset", help="dataset file or folder (the pinned set: `qlsbench pinned --out DIR`)")
-    s.add_argument("--qubit-terms", type=COUNT.parse, default=QUBIT_TERMS,
-                   help="count SELECT's qubits (a term-by-term decomposition) up to this many terms "
-                        "(default: %(default)s)")
+    s.add_argument(
+        "--qubit-terms",
+        type=COUNT.parse,
+        default=QUBIT_TERMS,
+        help="count SELECT's qubits (a term-by-term decomposition) up to this many terms (default: %(default)s)",
+    )
     s.add_argument("--out", required=True, help="output .parquet file")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=cmd_crosscheck, writes=[("out", "--out", "file")], reads=["dataset"])
@@ -69,8 +87,16 @@ def _arguments_crosscheck(s) -> None:
 
 #: This module's commands, in the order ``qlsbench --help`` lists them.
 COMMANDS = (
-    Command("resources", "fault-tolerant cost estimates per system from its LCU form: block encoding, QSVT and "
-                         "discrete-adiabatic query counts (no simulation)", _arguments_resources),
-    Command("crosscheck", "the LCU block encoding's qubits, Toffolis and rotations by our formulas beside "
-                          "Qualtran's count of the same terms (needs the estimates extra)", _arguments_crosscheck),
+    Command(
+        "resources",
+        "fault-tolerant cost estimates per system from its LCU form: block encoding, QSVT and "
+        "discrete-adiabatic query counts (no simulation)",
+        _arguments_resources,
+    ),
+    Command(
+        "crosscheck",
+        "the LCU block encoding's qubits, Toffolis and rotations by our formulas beside "
+        "Qualtran's count of the same terms (needs the estimates extra)",
+        _arguments_crosscheck,
+    ),
 )

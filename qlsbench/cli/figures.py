@@ -25,10 +25,14 @@ def _arguments_figure(s) -> None:
         f = names.add_parser(figure.name, help=figure.summary, description=figure.summary)
         f.add_argument("inputs", nargs=1 if figure.single_input else "+", metavar="INPUT", help=figure.inputs)
         add_options(f, [figure.options])
-        f.add_argument("--out", nargs="+", required=True, metavar="PATH",
-                       help=f"output file(s): {', '.join(figure.formats)}")
-        f.set_defaults(func=partial(cmd_figure, figure), writes=[("out", "--out", "file")],
-                       reads=["inputs"] + [n for n, (spec, _) in figure.options.specs().items() if spec.path == "read"])
+        f.add_argument(
+            "--out", nargs="+", required=True, metavar="PATH", help=f"output file(s): {', '.join(figure.formats)}"
+        )
+        f.set_defaults(
+            func=partial(cmd_figure, figure),
+            writes=[("out", "--out", "file")],
+            reads=["inputs"] + [n for n, (spec, _) in figure.options.specs().items() if spec.path == "read"],
+        )
 
 
 #: ``qlsbench figure``'s line in ``qlsbench --help``; its own help lists the figures (importing the report).

@@ -20,20 +20,36 @@ def cmd_in_loop(args) -> None:
 
     options = InLoopOptions.from_mapping(given_options(args, InLoopOptions))
     if args.add_seeds:
-        steps, summaries = add_seeds(args.out, options, solver_spec(args), seeds=args.seeds,
-                                     fidelities=args.fidelity or (), progress=not args.quiet, jobs=args.jobs)
+        steps, summaries = add_seeds(
+            args.out,
+            options,
+            solver_spec(args),
+            seeds=args.seeds,
+            fidelities=args.fidelity or (),
+            progress=not args.quiet,
+            jobs=args.jobs,
+        )
     else:
-        steps, summaries = sweep(options, solver_spec(args), seeds=args.seeds, fidelities=args.fidelity or (),
-                                 progress=not args.quiet, out=args.out, jobs=args.jobs)
+        steps, summaries = sweep(
+            options,
+            solver_spec(args),
+            seeds=args.seeds,
+            fidelities=args.fidelity or (),
+            progress=not args.quiet,
+            out=args.out,
+            jobs=args.jobs,
+        )
         write_in_loop(args.out, steps, summaries, options)
     for s in summaries:
         level = f" fidelity {s['fidelity']:g}" if s["fidelity"] == s["fidelity"] else ""
         left = "never" if s["divergence_step"] is None else f"step {s['divergence_step']}"
-        print(f"{s['solver']}{level} seed {s['seed']}: {s['status']} after {s['steps_run']} of "
-              f"{plural(s['steps'], 'step')}, left {options.position_tol:g} m: {left}, largest position error "
-              f"{s['position_error_max']:.2e} m, {plural(s['linear_solves'], 'solve')}, "
-              f"{plural(s['fallback_steps'], 'fallback step')}, {s['seconds_per_step']:.3g} s/step"
-              + (f" ({s['message']})" if s["message"] else ""))
+        print(
+            f"{s['solver']}{level} seed {s['seed']}: {s['status']} after {s['steps_run']} of "
+            f"{plural(s['steps'], 'step')}, left {options.position_tol:g} m: {left}, largest position error "
+            f"{s['position_error_max']:.2e} m, {plural(s['linear_solves'], 'solve')}, "
+            f"{plural(s['fallback_steps'], 'fallback step')}, {s['seconds_per_step']:.3g} s/step"
+            + (f" ({s['message']})" if s["message"] else "")
+        )
     if args.fidelity:
         bar = success_bar(summaries)
         print(f"success bar: fidelity {bar:g}" if bar is not None else "success bar: none of the levels stayed within")
@@ -46,24 +62,43 @@ def _arguments_in_loop(s) -> None:
     add_solver_arguments(s)
     add_options(s, [InLoopOptions])
     s.add_argument("--seeds", type=Whole(1, MAX_REPEATS).parse, default=1, help="runs with seeds 0..k-1")
-    s.add_argument("--fidelity", type=Real(0.0, 1.0).parse, nargs="+",
-                   help="with --solver oracle: sweep these target fidelities (each over --seeds seeds)")
-    s.add_argument("--out", required=True, help="results .parquet file (one row per run and step); each run "
-                   "checkpoints beside it, so the same command run again resumes a killed run")
-    s.add_argument("--add-seeds", action="store_true",
-                   help="raise the finished run in --out to --seeds seeds, keeping its runs (written after each "
-                        "new seed, so an interrupted raise resumes when run again)")
-    s.add_argument("--jobs", type=Whole(1, MAX_JOBS).parse, default=1,
-                   help="runs side by side, one process each (each capped at its share of the cores, or at "
-                        "qlsbench --threads); the results are the same as one run after another")
+    s.add_argument(
+        "--fidelity",
+        type=Real(0.0, 1.0).parse,
+        nargs="+",
+        help="with --solver oracle: sweep these target fidelities (each over --seeds seeds)",
+    )
+    s.add_argument(
+        "--out",
+        required=True,
+        help="results .parquet file (one row per run and step); each run "
+        "checkpoints beside it, so the same command run again resumes a killed run",
+    )
+    s.add_argument(
+        "--add-seeds",
+        action="store_true",
+        help="raise the finished run in --out to --seeds seeds, keeping its runs (written after each "
+        "new seed, so an interrupted raise resumes when run again)",
+    )
+    s.add_argument(
+        "--jobs",
+        type=Whole(1, MAX_JOBS).parse,
+        default=1,
+        help="runs side by side, one process each (each capped at its share of the cores, or at "
+        "qlsbench --threads); the results are the same as one run after another",
+    )
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=cmd_in_loop, writes=[("out", "--out", "file")])
 
 
 #: This module's commands, in the order ``qlsbench --help`` lists them.
 COMMANDS = (
-    Command("in-loop", "run a simulation with a solver solving its Newton systems, beside the exact run from the "
-                       "same state; per-step physics errors", _arguments_in_loop),
+    Command(
+        "in-loop",
+        "run a simulation with a solver solving its Newton systems, beside the exact run from the "
+        "same state; per-step physics errors",
+        _arguments_in_loop,
+    ),
 )
 
 __all__ = ["COMMANDS"]

@@ -28,15 +28,30 @@ def _arguments_leaderboard(s) -> None:
     s.add_argument("results", nargs="+", help="results files or folders")
     s.add_argument("--md", default="results/leaderboard.md")
     s.add_argument("--csv", default="results/leaderboard.csv")
-    s.add_argument("--html", default=None, help="also write the page as HTML (the workflow's report shows it), its downloads in <name>-data/ "
-                        "beside it")
-    s.add_argument("--estimates", nargs="+", default=None, metavar="FILE",
-                   help="`qlsbench resources` tables: add what a fault-tolerant solver would cost, per family")
-    s.add_argument("--epsilon", type=Real(0.0, 1.0, open_low=True, open_high=True).parse, default=1e-6,
-                   help="the estimates' target error (default 1e-6)")
+    s.add_argument(
+        "--html",
+        default=None,
+        help="also write the page as HTML (the workflow's report shows it), its downloads in <name>-data/ beside it",
+    )
+    s.add_argument(
+        "--estimates",
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="`qlsbench resources` tables: add what a fault-tolerant solver would cost, per family",
+    )
+    s.add_argument(
+        "--epsilon",
+        type=Real(0.0, 1.0, open_low=True, open_high=True).parse,
+        default=1e-6,
+        help="the estimates' target error (default 1e-6)",
+    )
     add_options(s, [LeaderboardOptions])
-    s.set_defaults(func=cmd_leaderboard, writes=[("md", "--md", "file"), ("csv", "--csv", "file"),
-                                                 ("html", "--html", "file")], reads=["results", "estimates"])
+    s.set_defaults(
+        func=cmd_leaderboard,
+        writes=[("md", "--md", "file"), ("csv", "--csv", "file"), ("html", "--html", "file")],
+        reads=["results", "estimates"],
+    )
 
 
 #: This module's commands, in the order ``qlsbench --help`` lists them.

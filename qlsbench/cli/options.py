@@ -1,4 +1,5 @@
-"""What several commands share: options records as flags, solver options on the command line and the solver they name."""
+"""What several commands share: options records as flags, solver options on the command line and the solver they
+name."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from qlsbench.options import Options, OptionSpec
 MAX_REPEATS = 1000
 #: Worker processes of one command: more than a machine has cores is likelier a typo than a plan.
 MAX_JOBS = 256
-
 
 
 def parse_option(text: str) -> tuple[str, object]:
@@ -50,15 +50,16 @@ def scalar_text(raw: str, *, literal: bool = False) -> object:
     return yaml.safe_load(raw)
 
 
-
 def add_solver_arguments(s: argparse.ArgumentParser) -> None:
     """``--solver``, ``--option``, ``--options`` and ``--label``, read back by :func:`solver_spec`."""
-    s.add_argument("--solver", required=True, help="registered name (see `qlsbench solvers`), entry point or module:Class")
-    s.add_argument("--option", type=parse_option, action="append", metavar="KEY=VALUE",
-                   help="solver option, repeatable")
+    s.add_argument(
+        "--solver", required=True, help="registered name (see `qlsbench solvers`), entry point or module:Class"
+    )
+    s.add_argument(
+        "--option", type=parse_option, action="append", metavar="KEY=VALUE", help="solver option, repeatable"
+    )
     s.add_argument("--options", help="solver options as a JSON object")
     s.add_argument("--label", help="leaderboard label (default: name plus options)")
-
 
 
 def solver_spec(args):
@@ -104,8 +105,12 @@ def merged_specs(records, owners) -> dict[str, tuple[OptionSpec, dict]]:
             if name in merged and spec.choices:
                 known = merged[name][0]
                 assert known.choices is not None, f"option {name}: choices in one options record, not another"
-                merged[name] = (dataclasses.replace(known, choices=known.choices + tuple(
-                    c for c in spec.choices if c not in known.choices)), merged[name][1])
+                merged[name] = (
+                    dataclasses.replace(
+                        known, choices=known.choices + tuple(c for c in spec.choices if c not in known.choices)
+                    ),
+                    merged[name][1],
+                )
             merged.setdefault(name, (spec, {}))[1][owner] = default
     return merged
 
@@ -131,8 +136,11 @@ def _show(value) -> str:
 
 def _choices_note(name: str, records, owners) -> str:
     """Which owner takes which value of a shared text option (``--scene``)."""
-    notes = [f"{', '.join(r.specs()[name][0].choices)} ({owner})" for r, owner in zip(records, owners)
-             if name in r.specs() and r.specs()[name][0].choices]
+    notes = [
+        f"{', '.join(r.specs()[name][0].choices)} ({owner})"
+        for r, owner in zip(records, owners)
+        if name in r.specs() and r.specs()[name][0].choices
+    ]
     return f": {'; '.join(notes)}" if len(notes) > 1 else ""
 
 

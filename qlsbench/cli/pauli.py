@@ -30,14 +30,20 @@ def cmd_lcu(args) -> None:
     from qlsbench.bench.pauli_study import lcu_table
 
     df = lcu_table(args.dataset, args.out, terms=args.terms, progress=not args.quiet)
-    print(f"{plural(len(df), 'system')}; median terms {int(df['terms_0'].median())} exact, {int(df['terms_1e-3'].median())} "
-          f"at 1e-3; median LCU 1-norm {df['lcu_norm_0'].median():.3g} -> {args.out}")
+    print(
+        f"{plural(len(df), 'system')}; median terms {int(df['terms_0'].median())} exact, "
+        f"{int(df['terms_1e-3'].median())} "
+        f"at 1e-3; median LCU 1-norm {df['lcu_norm_0'].median():.3g} -> {args.out}"
+    )
 
 
 def _arguments_lcu(s) -> None:
     s.add_argument("dataset", help="dataset file or folder")
-    s.add_argument("--terms", action="store_true",
-                   help="also write every term: x and z bit masks and the coefficient (rebuilds SparsePauliOp)")
+    s.add_argument(
+        "--terms",
+        action="store_true",
+        help="also write every term: x and z bit masks and the coefficient (rebuilds SparsePauliOp)",
+    )
     s.add_argument("--out", required=True, help="output .parquet file")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=cmd_lcu, writes=[("out", "--out", "file")], reads=["dataset"])
@@ -46,6 +52,9 @@ def _arguments_lcu(s) -> None:
 #: This module's commands, in the order ``qlsbench --help`` lists them.
 COMMANDS = (
     Command("pauli", "Pauli term counts, truncation errors and reorderings of a dataset", _arguments_pauli),
-    Command("lcu", "each system's Pauli (LCU) form: term counts at 0 / 1e-6 / 1e-3, the 1-norm, and with --terms "
-                   "every term", _arguments_lcu),
+    Command(
+        "lcu",
+        "each system's Pauli (LCU) form: term counts at 0 / 1e-6 / 1e-3, the 1-norm, and with --terms every term",
+        _arguments_lcu,
+    ),
 )

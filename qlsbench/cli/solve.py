@@ -12,8 +12,13 @@ def cmd_solve(args) -> None:
     from qlsbench.bench import add_repeats, run_solver
 
     spec = solver_spec(args)
-    run = dict(repeats=args.repeats, seed=args.seed, time_limit=args.time_limit, max_qubits=args.max_qubits,
-               progress=not args.quiet)
+    run = dict(
+        repeats=args.repeats,
+        seed=args.seed,
+        time_limit=args.time_limit,
+        max_qubits=args.max_qubits,
+        progress=not args.quiet,
+    )
     if args.add_repeats:
         _check_add_repeats(args)
         df = add_repeats(spec, args.dataset, args.out, sequence=args.sequence, **run)
@@ -33,8 +38,10 @@ def _check_add_repeats(args) -> None:
     if args.shard:
         raise InputError("--add-repeats: raises a whole run's seeds; it takes no --shard")
     if not Path(args.out).is_file():
-        raise InputError(f"--add-repeats: {args.out} does not exist: there is no finished run to add repeats to "
-                         "(without --add-repeats, solve writes it)")
+        raise InputError(
+            f"--add-repeats: {args.out} does not exist: there is no finished run to add repeats to "
+            "(without --add-repeats, solve writes it)"
+        )
 
 
 def accuracy_summary(rows) -> str:
@@ -50,10 +57,13 @@ def accuracy_summary(rows) -> str:
     none = ("; no solution: " + ", ".join(f"{status} {n}" for status, n in missing.items())) if len(missing) else ""
     if returned.empty:
         return f"accuracy: none of the {plural(len(rows), 'solve')} returned a solution{none}"
-    by_status = "; ".join(f"{status} {len(part)}: {_medians(part)}"
-                          for status, part in returned.groupby("status", sort=True))
-    return (f"accuracy: median relative residual and fidelity {_medians(returned)} over "
-            f"{plural(len(returned), 'returned solution')} ({by_status}){none}")
+    by_status = "; ".join(
+        f"{status} {len(part)}: {_medians(part)}" for status, part in returned.groupby("status", sort=True)
+    )
+    return (
+        f"accuracy: median relative residual and fidelity {_medians(returned)} over "
+        f"{plural(len(returned), 'returned solution')} ({by_status}){none}"
+    )
 
 
 def _medians(rows) -> str:
@@ -69,16 +79,29 @@ def _arguments_solve(s) -> None:
     s.add_argument("--out", required=True, help="results .parquet file")
     s.add_argument("--repeats", type=Whole(1, MAX_REPEATS).parse, default=1)
     s.add_argument("--seed", type=SEED.parse, default=0)
-    s.add_argument("--time-limit", type=TIME_LIMIT.parse, default=None, help="seconds per solve (runs in a child process)")
+    s.add_argument(
+        "--time-limit", type=TIME_LIMIT.parse, default=None, help="seconds per solve (runs in a child process)"
+    )
     s.add_argument("--max-qubits", type=COUNT.parse, default=None, help="systems of more qubits get a 'skipped' row")
-    s.add_argument("--shard", type=_shard, default=None, metavar="I/K",
-                   help="solve only shard I of K (largest systems first, dealt round-robin); `qlsbench merge` joins them")
-    s.add_argument("--sequence", action="store_true",
-                   help="solve the systems in the order the simulation met them, each from the previous solve's "
-                        "state (warm start: Krylov x0, VQLS angles, VNLS weights); in this process, unsharded")
-    s.add_argument("--add-repeats", action="store_true",
-                   help="--out holds a finished run of this solver, options, seed and dataset: keep its rows and "
-                        "solve only the repeats up to --repeats (raising a run's seeds without redoing the old ones)")
+    s.add_argument(
+        "--shard",
+        type=_shard,
+        default=None,
+        metavar="I/K",
+        help="solve only shard I of K (largest systems first, dealt round-robin); `qlsbench merge` joins them",
+    )
+    s.add_argument(
+        "--sequence",
+        action="store_true",
+        help="solve the systems in the order the simulation met them, each from the previous solve's "
+        "state (warm start: Krylov x0, VQLS angles, VNLS weights); in this process, unsharded",
+    )
+    s.add_argument(
+        "--add-repeats",
+        action="store_true",
+        help="--out holds a finished run of this solver, options, seed and dataset: keep its rows and "
+        "solve only the repeats up to --repeats (raising a run's seeds without redoing the old ones)",
+    )
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_solve, writes=[("out", "--out", "file")], reads=["dataset"])
 

@@ -61,9 +61,13 @@ def _default_text(default) -> str:
 
 
 def _arguments_solvers(s) -> None:
-    s.add_argument("name", nargs="?", metavar="NAME",
-                   help="a solver (registered name, entry point or module:Class): list its options, with their "
-                        "types, defaults and meanings")
+    s.add_argument(
+        "name",
+        nargs="?",
+        metavar="NAME",
+        help="a solver (registered name, entry point or module:Class): list its options, with their "
+        "types, defaults and meanings",
+    )
     s.set_defaults(func=cmd_solvers)
 
 

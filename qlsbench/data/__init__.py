@@ -5,6 +5,8 @@ Load a dataset with ``qlsbench.data.load_dataset(path)`` (or plain
 ``qlsbench.data.to_system(row)``.
 """
 
+from qlsbench.data._matrix_market import export_matrix_market
+from qlsbench.data._pinned import PINNED, pinned, pinned_files, read_manifest
 from qlsbench.data._reader import (
     dataset_files,
     dataset_hash,
@@ -16,10 +18,8 @@ from qlsbench.data._reader import (
     read_table,
     to_system,
 )
-from qlsbench.data._matrix_market import export_matrix_market
-from qlsbench.data._pinned import PINNED, pinned, pinned_files, read_manifest
-from qlsbench.data._snapshots import read_snapshots, write_snapshots
 from qlsbench.data._schema import COLUMNS, SCHEMA_VERSION
+from qlsbench.data._snapshots import read_snapshots, write_snapshots
 from qlsbench.data._writer import (
     atomic_write,
     atomic_write_table,

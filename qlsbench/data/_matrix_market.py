@@ -71,12 +71,19 @@ def export_matrix_market(dataset: str | os.PathLike, out: str | os.PathLike) -> 
         written.append(_write_mtx(out / f"{name}.mtx", system.A.tocoo(), comment))
         written.append(_write_mtx(out / f"{name}.b.mtx", _column(system.b), comment + ": right-hand side b"))
         if system.x_ref is not None:
-            written.append(_write_mtx(out / f"{name}.x_ref.mtx", _column(system.x_ref),
-                                      comment + ": reference solution"))
-        meta = {**system.meta, "system_id": system.system_id, "name": name, "dim": system.dim,
-                "source": {"dataset": source, "dataset_hash": dataset_hash(dataset)}}
-        written.append(atomic_write_text(out / f"{name}.json",
-                                         json.dumps(meta, sort_keys=True, indent=1, default=_plain) + "\n"))
+            written.append(
+                _write_mtx(out / f"{name}.x_ref.mtx", _column(system.x_ref), comment + ": reference solution")
+            )
+        meta = {
+            **system.meta,
+            "system_id": system.system_id,
+            "name": name,
+            "dim": system.dim,
+            "source": {"dataset": source, "dataset_hash": dataset_hash(dataset)},
+        }
+        written.append(
+            atomic_write_text(out / f"{name}.json", json.dumps(meta, sort_keys=True, indent=1, default=_plain) + "\n")
+        )
     return written
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import hashlib
 import os
 from pathlib import Path
 
@@ -61,13 +60,20 @@ def _refuse_copies(files: list[Path]) -> None:
         for f in same:
             key = (size, hashlib.sha256(f.read_bytes()).hexdigest())
             if key in seen:
-                raise DatasetError(f"{f}: a copy of {seen[key]} (the same bytes); a dataset folder holds each part "
-                                   "once: remove one")
+                raise DatasetError(
+                    f"{f}: a copy of {seen[key]} (the same bytes); a dataset folder holds each part once: remove one"
+                )
             seen[key] = f
 
 
-def read_parquet(path: str | os.PathLike, *, kind: str = "Parquet file", columns=(), hint: str = "",
-                 error: type[Exception] = DatasetError) -> pa.Table:
+def read_parquet(
+    path: str | os.PathLike,
+    *,
+    kind: str = "Parquet file",
+    columns=(),
+    hint: str = "",
+    error: type[Exception] = DatasetError,
+) -> pa.Table:
     """Read a Parquet file that must hold ``columns``.
 
     Parameters
@@ -110,8 +116,10 @@ def read_table(path: str | os.PathLike) -> pa.Table:
     if version is None:
         raise DatasetError(f"{path}: not a qlsbench dataset (no {VERSION_KEY.decode()} in file metadata)")
     if version.decode() != SCHEMA_VERSION:
-        raise DatasetError(f"{path}: schema version {version.decode()}, this qlsbench reads version "
-                           f"{SCHEMA_VERSION}; regenerate the dataset or use a matching qlsbench")
+        raise DatasetError(
+            f"{path}: schema version {version.decode()}, this qlsbench reads version "
+            f"{SCHEMA_VERSION}; regenerate the dataset or use a matching qlsbench"
+        )
     for name, typ, _ in COLUMNS:
         if name not in table.column_names:
             raise DatasetError(f"{path}: missing column {name!r}")
@@ -232,7 +240,7 @@ def dataset_name(path: str | os.PathLike) -> str:
         p = p.parent if p.name.startswith("part-") else p.with_suffix("")
     parts = p.parts
     if "datasets" in parts:
-        return "/".join(parts[len(parts) - parts[::-1].index("datasets"):])
+        return "/".join(parts[len(parts) - parts[::-1].index("datasets") :])
     return p.name
 
 

@@ -50,12 +50,21 @@ COLUMNS: list[tuple[str, pa.DataType, str]] = [
 COLUMN_NAMES = [name for name, _, _ in COLUMNS]
 
 #: Metadata keys that have a column of their own (everything else goes to ``meta_json``).
-META_COLUMNS = ("family", "scene", "step", "newton_iter", "seed", "n_orig", "n_qubits",
-                "symmetric", "scale_A", "scale_b")
+META_COLUMNS = (
+    "family",
+    "scene",
+    "step",
+    "newton_iter",
+    "seed",
+    "n_orig",
+    "n_qubits",
+    "symmetric",
+    "scale_A",
+    "scale_b",
+)
 
 
 def arrow_schema(package_version: str) -> pa.Schema:
     """The Arrow schema, with the schema and package versions in its metadata."""
     fields = [pa.field(name, typ) for name, typ, _ in COLUMNS]
-    return pa.schema(fields, metadata={VERSION_KEY: SCHEMA_VERSION.encode(),
-                                       PACKAGE_KEY: package_version.encode()})
+    return pa.schema(fields, metadata={VERSION_KEY: SCHEMA_VERSION.encode(), PACKAGE_KEY: package_version.encode()})

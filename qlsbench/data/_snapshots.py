@@ -25,16 +25,15 @@ SNAPSHOT_SCHEMA_VERSION = "1"
 
 #: Columns of a snapshot file, one row per (step, sphere), in file order.
 SNAPSHOT_COLUMNS: list[tuple[str, pa.DataType]] = [
-    ("step", pa.int64()),      # index of the time step (0-based) whose end state the row holds
-    ("time", pa.float64()),    # simulated time at the end of that step (s)
-    ("sphere", pa.int64()),    # sphere index
-    ("x", pa.float64()),       # centre (m)
+    ("step", pa.int64()),  # index of the time step (0-based) whose end state the row holds
+    ("time", pa.float64()),  # simulated time at the end of that step (s)
+    ("sphere", pa.int64()),  # sphere index
+    ("x", pa.float64()),  # centre (m)
     ("y", pa.float64()),
     ("z", pa.float64()),
     ("radius", pa.float64()),  # (m)
     ("impulse", pa.float64()),  # sum of the normal impulse magnitudes of the sphere's contacts in that step (N s)
 ]
-
 
 
 def _plain(value):
@@ -62,14 +61,18 @@ def snapshot_table(records: list[dict], metadata: dict) -> pa.Table:
         "step": np.repeat([r["step"] for r in records], counts).astype(np.int64),
         "time": np.repeat([r["time"] for r in records], counts).astype(np.float64),
         "sphere": np.concatenate([np.arange(c, dtype=np.int64) for c in counts]) if records else np.empty(0, np.int64),
-        "x": positions[:, 0], "y": positions[:, 1], "z": positions[:, 2],
+        "x": positions[:, 0],
+        "y": positions[:, 1],
+        "z": positions[:, 2],
         "radius": np.concatenate([r["radii"] for r in records]) if records else np.empty(0),
         "impulse": np.concatenate([r["impulse"] for r in records]) if records else np.empty(0),
     }
     # Sorted keys and no wall-clock values: the same run always gives the same bytes.
     text = json.dumps(metadata, sort_keys=True, default=_plain)
-    schema = pa.schema([pa.field(n, t) for n, t in SNAPSHOT_COLUMNS],
-                       metadata={SNAPSHOT_VERSION_KEY: SNAPSHOT_SCHEMA_VERSION.encode(), SNAPSHOT_META_KEY: text.encode()})
+    schema = pa.schema(
+        [pa.field(n, t) for n, t in SNAPSHOT_COLUMNS],
+        metadata={SNAPSHOT_VERSION_KEY: SNAPSHOT_SCHEMA_VERSION.encode(), SNAPSHOT_META_KEY: text.encode()},
+    )
     return pa.Table.from_arrays([pa.array(columns[n], type=t) for n, t in SNAPSHOT_COLUMNS], schema=schema)
 
 
@@ -94,8 +97,9 @@ def read_snapshots(path: str | os.PathLike) -> tuple[pd.DataFrame, dict]:
     DatasetError
         Naming the file and the missing column or metadata key.
     """
-    table = read_parquet(path, columns=[n for n, _ in SNAPSHOT_COLUMNS],
-                         hint=" (not a `qlsbench simulate --snapshots` file?)")
+    table = read_parquet(
+        path, columns=[n for n, _ in SNAPSHOT_COLUMNS], hint=" (not a `qlsbench simulate --snapshots` file?)"
+    )
     raw = (table.schema.metadata or {}).get(SNAPSHOT_META_KEY)
     if raw is None:
         raise DatasetError(f"{path}: no {SNAPSHOT_META_KEY.decode()} in the file metadata (container and settings)")

@@ -67,7 +67,9 @@ def _check_scalars(rows: _Rows) -> None:
     for i in np.flatnonzero(rows.nnz < 0):
         rows.fail(i, f"nnz is {rows.nnz[i]}, expected >= 0")
     pow2 = (rows.dim & (rows.dim - 1)) == 0
-    for i in np.flatnonzero((n_qubits >= 0) & ((n_qubits > 62) | (np.left_shift(1, np.clip(n_qubits, 0, 62)) != rows.dim))):
+    for i in np.flatnonzero(
+        (n_qubits >= 0) & ((n_qubits > 62) | (np.left_shift(1, np.clip(n_qubits, 0, 62)) != rows.dim))
+    ):
         rows.fail(i, f"n_qubits {n_qubits[i]} does not match dim {rows.dim[i]}")
     for i in np.flatnonzero(~pow2):
         if family[i] in POWER_OF_TWO_FAMILIES:
@@ -113,11 +115,17 @@ def _check_finite(rows: _Rows) -> None:
         bad_counts = np.bincount(owner[~finite], minlength=len(rows.dim))
         # The schema's one exception: a singular A has no reference solution, stored as all NaN.
         singular = ~(cond < SINGULAR_COND)
-        allowed = (bad_counts == counts) & singular & (np.bincount(owner[np.isnan(values)],
-                                                                            minlength=len(rows.dim)) == counts)
+        allowed = (
+            (bad_counts == counts)
+            & singular
+            & (np.bincount(owner[np.isnan(values)], minlength=len(rows.dim)) == counts)
+        )
         for i in np.flatnonzero((bad_counts > 0) & ~allowed):
-            rows.fail(i, f"column {name!r} holds {bad_counts[i]} non-finite value(s) but A is not "
-                         f"singular (cond {cond[i]:.3g}; only a singular A may have an all-NaN reference)")
+            rows.fail(
+                i,
+                f"column {name!r} holds {bad_counts[i]} non-finite value(s) but A is not "
+                f"singular (cond {cond[i]:.3g}; only a singular A may have an all-NaN reference)",
+            )
 
 
 def _check_metadata(rows: _Rows) -> None:
@@ -144,8 +152,11 @@ def _check_padding_and_scales(rows: _Rows) -> None:
     bad = np.flatnonzero(padded & (values != 0))
     if len(bad):
         i = owner[bad[0]]
-        rows.fail(i, f"column 'b' holds {float(values[bad[0]]):g} at padded unknown {position[bad[0]]} (n_orig "
-                     f"{n_orig[i]}): padding must leave b at 0")
+        rows.fail(
+            i,
+            f"column 'b' holds {float(values[bad[0]]):g} at padded unknown {position[bad[0]]} (n_orig "
+            f"{n_orig[i]}): padding must leave b at 0",
+        )
     for name in ("scale_A", "scale_b"):
         if name in rows.table.column_names:
             scale = rows.table.column(name).fill_null(1.0).to_numpy(zero_copy_only=False).astype(float)
@@ -194,6 +205,5 @@ def checked_cond(system, where: str) -> tuple[float, bool]:
         return stored, True
     tolerance = max(1e-6, 100 * np.finfo(float).eps * true) if np.isfinite(true) else 0.0
     if not np.isfinite(stored) or not np.isfinite(true) or abs(stored - true) > tolerance * true:
-        raise DatasetError(f"{where}: column 'cond' holds {stored:.6g} but the matrix's condition number is "
-                           f"{true:.6g}")
+        raise DatasetError(f"{where}: column 'cond' holds {stored:.6g} but the matrix's condition number is {true:.6g}")
     return true, True

@@ -220,9 +220,19 @@ def atomic_write_table(table: pa.Table, path: str | os.PathLike, *, sweep: bool 
     Compression and statistics settings are fixed so the same table always
     gives the same bytes.
     """
-    return atomic_write(path, lambda tmp: pq.write_table(
-        table, tmp, compression="zstd", compression_level=3, use_dictionary=False, write_statistics=True,
-        store_schema=True), sweep=sweep)
+    return atomic_write(
+        path,
+        lambda tmp: pq.write_table(
+            table,
+            tmp,
+            compression="zstd",
+            compression_level=3,
+            use_dictionary=False,
+            write_statistics=True,
+            store_schema=True,
+        ),
+        sweep=sweep,
+    )
 
 
 def write_systems(systems: Iterable[LinearSystem], path: str | os.PathLike, metadata: dict | None = None) -> Path:

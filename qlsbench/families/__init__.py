@@ -92,15 +92,22 @@ def _plugins(built_in: dict[str, Family]) -> dict[str, Family]:
         try:
             family = ep.load()
         except Exception as exc:  # a broken plug-in is named, not read as "no such family"
-            raise InputError(f"dataset family plug-in {ep.name!r} ({ep.value}) failed to load: "
-                             f"{type(exc).__name__}: {exc}") from None
+            raise InputError(
+                f"dataset family plug-in {ep.name!r} ({ep.value}) failed to load: {type(exc).__name__}: {exc}"
+            ) from None
         where = f"dataset family plug-in {ep.name!r} ({ep.value})"
         if not isinstance(family, Family):
             raise InputError(f"{where} is a {type(family).__name__}, not a qlsbench.families.base.Family")
         for other in table.values():
-            clash = [(what, a) for what, a, b in (("name", family.name, other.name),
-                                                  ("config section", family.config_key, other.config_key),
-                                                  ("rule", family.rule.name, other.rule.name)) if a == b]
+            clash = [
+                (what, a)
+                for what, a, b in (
+                    ("name", family.name, other.name),
+                    ("config section", family.config_key, other.config_key),
+                    ("rule", family.rule.name, other.rule.name),
+                )
+                if a == b
+            ]
             if clash:
                 raise InputError(f"{where}: its {clash[0][0]} {clash[0][1]!r} is family {other.name}'s already")
         table[family.name] = family
@@ -146,8 +153,10 @@ def select(command: str, scene: str | None = None, integrator: str | None = None
     if scene is not None and scene not in scenes:
         raise InputError(f"--scene {scene!r} is none of {', '.join(scenes)}")
     builds = [f"{f.name} ({', '.join(f.scenes)})" for f in takers if f.integrator == integrator]
-    raise InputError(f"--integrator {integrator} does not apply to --scene {scene} (--integrator {integrator} "
-                     f"builds {'; '.join(builds) or 'nothing'})")
+    raise InputError(
+        f"--integrator {integrator} does not apply to --scene {scene} (--integrator {integrator} "
+        f"builds {'; '.join(builds) or 'nothing'})"
+    )
 
 
 def build(family: str, out: str | os.PathLike, *, progress: bool = True, **options) -> dict:
@@ -172,5 +181,16 @@ def __dir__() -> list[str]:
     return sorted([*globals(), "FAMILIES"])
 
 
-__all__ = ["BUILT_IN", "COMMAND_HELP", "ENTRY_POINT_GROUP", "FAMILIES", "build", "command_lines", "commands",
-           "families", "Family", "Options", "select"]
+__all__ = [
+    "BUILT_IN",
+    "COMMAND_HELP",
+    "ENTRY_POINT_GROUP",
+    "FAMILIES",
+    "build",
+    "command_lines",
+    "commands",
+    "families",
+    "Family",
+    "Options",
+    "select",
+]

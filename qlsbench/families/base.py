@@ -20,7 +20,6 @@ from typing import Any, Protocol
 from qlsbench.errors import InputError
 from qlsbench.options import Options
 
-
 #: What a Snakemake resource of a family's rule may be: memory in MB, wall time in minutes, threads.
 RESOURCE_KEYS = ("mem_mb", "runtime", "threads")
 
@@ -65,7 +64,9 @@ class Rule:
     def __post_init__(self) -> None:
         unknown = sorted(set(self.resources) - set(RESOURCE_KEYS))
         if unknown:
-            raise ValueError(f"rule {self.name}: unknown resources {', '.join(unknown)} (use {', '.join(RESOURCE_KEYS)})")
+            raise ValueError(
+                f"rule {self.name}: unknown resources {', '.join(unknown)} (use {', '.join(RESOURCE_KEYS)})"
+            )
         if self.layout not in ("folder", "file"):
             raise ValueError(f"rule {self.name}: layout must be folder or file, got {self.layout!r}")
 

@@ -38,15 +38,29 @@ def label(options: CDLagrangeOptions) -> str:
 
 def build(options: CDLagrangeOptions, out: Path, progress: bool = True) -> dict:
     """Simulate with restitution impacts and write the subsystems to ``out/part-0000.parquet``."""
-    return simulate_spheres(options, out, progress, label=label(options), family="cd_lagrange",
-                            integrator="cd_lagrange", restitution=options.restitution)
+    return simulate_spheres(
+        options,
+        out,
+        progress,
+        label=label(options),
+        family="cd_lagrange",
+        integrator="cd_lagrange",
+        restitution=options.restitution,
+    )
 
 
 FAMILY = Family(
-    name="cd_lagrange", summary="min-map Newton subsystems of the impact LCPs of a sphere sedimentation under the "
-                                "CD-Lagrange restitution integrator",
-    options=CDLagrangeOptions, build=build, label=label, report=report, command="simulate",
-    config_key="cd_lagrange", scenes=tuple(SCENES), integrator="cd_lagrange",
+    name="cd_lagrange",
+    summary="min-map Newton subsystems of the impact LCPs of a sphere sedimentation under the "
+    "CD-Lagrange restitution integrator",
+    options=CDLagrangeOptions,
+    build=build,
+    label=label,
+    report=report,
+    command="simulate",
+    config_key="cd_lagrange",
+    scenes=tuple(SCENES),
+    integrator="cd_lagrange",
     loop=loop_world("cd_lagrange", "restitution"),
     rule=Rule("simulate_cd_lagrange", resources={"mem_mb": 4000, "runtime": 240}),
 )

@@ -22,7 +22,6 @@ from qlsbench.errors import DatasetError
 from qlsbench.families.base import Family, Rule
 from qlsbench.options import Options, option
 
-
 #: Which Newton iteration of a checkpoint step is taken (:func:`checkpoint_rows`).
 ITERATIONS = ("first", "middle", "last")
 
@@ -33,9 +32,12 @@ class CheckpointOptions(Options):
 
     dataset: str = option(help="physics dataset file or folder", positional=True, path="read")
     count: int = option(4, "number of steps", bounds=COUNT)
-    iteration: str = option("first", "which of each chosen step's Newton iterations: first, middle (the "
-                            "(k-1)//2-th of the k kept) or last (the step's final active set)",
-                            choices=ITERATIONS)
+    iteration: str = option(
+        "first",
+        "which of each chosen step's Newton iterations: first, middle (the "
+        "(k-1)//2-th of the k kept) or last (the step's final active set)",
+        choices=ITERATIONS,
+    )
 
 
 def checkpoint_rows(df, count: int, min_qubits: int = 2, iteration: str = "first"):
@@ -69,8 +71,11 @@ def build(options: CheckpointOptions, out: Path, progress: bool = True) -> dict:
     rows = checkpoint_rows(load_dataset(options.dataset), options.count, iteration=options.iteration)
     # The source by name (``dem_c/<label>``), not by path: where the file sits (a cluster's scratch, a storage
     # plugin's staging folder) must not change the bytes.
-    meta = {"checkpoints_of": dataset_name(options.dataset), "count": options.count,
-            "source": dataset_metadata(options.dataset)}
+    meta = {
+        "checkpoints_of": dataset_name(options.dataset),
+        "count": options.count,
+        "source": dataset_metadata(options.dataset),
+    }
     if options.iteration != "first":  # only then: the first iteration's files keep their bytes
         meta["iteration"] = options.iteration
     path = Path(out)
@@ -89,13 +94,21 @@ def report(facts: dict) -> list[str]:
 
 
 def runs(section: list[dict]) -> list[dict]:
-    """A config's ``checkpoints:`` entries name their source as ``dem_c/<label>``: the dataset folder under ``datasets/``."""
+    """A config's ``checkpoints:`` entries name their source as ``dem_c/<label>``: the dataset folder under
+    ``datasets/``."""
     return [{**entry, "dataset": f"datasets/{entry['dataset']}"} for entry in section]
 
 
 FAMILY = Family(
-    name="dem_c_checkpoints", summary="a DEM-C simulation's systems at a few evenly spaced steps (the paper's fig. 4)",
-    options=CheckpointOptions, build=build, label=label, report=report, command="checkpoints",
-    config_key="checkpoints", out_kind="any", runs=runs,
+    name="dem_c_checkpoints",
+    summary="a DEM-C simulation's systems at a few evenly spaced steps (the paper's fig. 4)",
+    options=CheckpointOptions,
+    build=build,
+    label=label,
+    report=report,
+    command="checkpoints",
+    config_key="checkpoints",
+    out_kind="any",
+    runs=runs,
     rule=Rule("checkpoints", local=True, inputs={"dataset": "datasets/dem_c/{label}/part-0000.parquet"}),
 )

@@ -34,7 +34,7 @@ def _json_type(annotation: str) -> tuple[str, str | None]:
     """``(type, item type)`` of an annotation: ``("array", "integer")`` for ``tuple[int, ...]``."""
     base = annotation.replace(" | None", "").strip()
     if base.startswith(("tuple[", "list[")):
-        item = base[base.index("[") + 1:].split(",")[0].rstrip("]").strip()
+        item = base[base.index("[") + 1 :].split(",")[0].rstrip("]").strip()
         return "array", _TYPES.get(item)
     return _TYPES.get(base, "string"), None
 
@@ -104,8 +104,12 @@ def record_properties(record: type[Options]) -> tuple[dict[str, Any], list[str]]
 def entry_schema(family: Family) -> dict[str, Any]:
     """The schema of one config entry of ``family``: every option a config may give (:attr:`OptionSpec.in_config`)."""
     properties, required = record_properties(family.options)
-    return {"type": "object", "additionalProperties": False, **({"required": required} if required else {}),
-            "properties": properties}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        **({"required": required} if required else {}),
+        "properties": properties,
+    }
 
 
 def section_schema(family: Family) -> dict[str, Any]:
@@ -143,9 +147,11 @@ def splice(committed: str, begin: str, end: str, lines: str, where: str, what: s
     starts = [i for i, line in enumerate(found) if line.rstrip("\n") == begin]
     ends = [i for i, line in enumerate(found) if line.rstrip("\n") == end]
     if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
-        raise ConfigError(f"{where}: the lines {begin.strip()!r} and {end.strip()!r} must each appear once, in "
-                          f"that order, around {what}")
-    return "".join(found[: starts[0] + 1]) + lines + "".join(found[ends[0]:])
+        raise ConfigError(
+            f"{where}: the lines {begin.strip()!r} and {end.strip()!r} must each appear once, in "
+            f"that order, around {what}"
+        )
+    return "".join(found[: starts[0] + 1]) + lines + "".join(found[ends[0] :])
 
 
 def schema_text(committed: str, families: Iterable[Family], where: str = "schema.yaml") -> str:
@@ -160,5 +166,15 @@ def schema_text(committed: str, families: Iterable[Family], where: str = "schema
     return splice(committed, BEGIN, END, family_sections_text(families), where, "the family sections")
 
 
-__all__ = ["BEGIN", "END", "entry_schema", "family_sections_text", "option_schema", "record_properties", "schema_text",
-           "section_schema", "splice", "yaml_lines"]
+__all__ = [
+    "BEGIN",
+    "END",
+    "entry_schema",
+    "family_sections_text",
+    "option_schema",
+    "record_properties",
+    "schema_text",
+    "section_schema",
+    "splice",
+    "yaml_lines",
+]

@@ -37,8 +37,12 @@ def label(options: IsingOptions) -> str:
 
 
 def report(facts: dict) -> list[str]:
-    return [(f"wrote {plural(facts['systems'], 'Ising system')} (kappa={facts['kappa']:g}, n={facts['n_qubits']}) "
-             f"to {facts['path']}")]
+    return [
+        (
+            f"wrote {plural(facts['systems'], 'Ising system')} (kappa={facts['kappa']:g}, n={facts['n_qubits']}) "
+            f"to {facts['path']}"
+        )
+    ]
 
 
 def runs(section: dict[str, Any]) -> list[dict]:
@@ -51,15 +55,26 @@ def section_schema(entry: dict) -> dict:
     """The ``ising:`` section's schema: one entry's, with a list of condition numbers ``kappas`` for ``kappa``."""
     properties = dict(entry["properties"])
     kappa = properties.pop("kappa")
-    properties["kappas"] = {"type": "array", "minItems": 1, "items": {k: v for k, v in kappa.items()
-                                                                        if k != "description"},
-                            "description": "condition numbers, one dataset each"}
+    properties["kappas"] = {
+        "type": "array",
+        "minItems": 1,
+        "items": {k: v for k, v in kappa.items() if k != "description"},
+        "description": "condition numbers, one dataset each",
+    }
     return {**entry, "required": ["n_qubits", "kappas"], "properties": properties}
 
 
 FAMILY = Family(
-    name="ising", summary="Ising-inspired VQLS systems (Bravo-Prieto et al.), condition number exactly kappa",
-    options=IsingOptions, build=build, label=label, report=report, command="ising",
-    config_key="ising", out_kind="file", runs=runs, section_schema=section_schema,
+    name="ising",
+    summary="Ising-inspired VQLS systems (Bravo-Prieto et al.), condition number exactly kappa",
+    options=IsingOptions,
+    build=build,
+    label=label,
+    report=report,
+    command="ising",
+    config_key="ising",
+    out_kind="file",
+    runs=runs,
+    section_schema=section_schema,
     rule=Rule("ising_dataset", local=True),
 )

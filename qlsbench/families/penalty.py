@@ -41,14 +41,20 @@ class PenaltyOptions(Options):
     steps: int = option(400, "time steps", bounds=COUNT)
     h: float | None = option(None, "time step (s); default: the one the scene was tuned for", bounds=POSITIVE)
     mu: float | None = option(None, "friction coefficient; default: the scene's", bounds=NON_NEGATIVE)
-    params: dict = option({}, "scene parameter, e.g. --param angle=30 --param n=3 (see the scene builders)",
-                          pairs=True, flag="--param")
+    params: dict = option(
+        {}, "scene parameter, e.g. --param angle=30 --param n=3 (see the scene builders)", pairs=True, flag="--param"
+    )
     every: int = option(1, "keep the systems of every k-th step", bounds=COUNT)
-    kappa_cap: float | None = option(1e12, "drop systems with a larger condition number (inf keeps every system)",
-                                     bounds=Real(1.0, infinite=True), nullable=True)
+    kappa_cap: float | None = option(
+        1e12,
+        "drop systems with a larger condition number (inf keeps every system)",
+        bounds=Real(1.0, infinite=True),
+        nullable=True,
+    )
     max_systems: int | None = option(None, "keep at most this many systems", bounds=COUNT)
-    newton_tol: float = option(PenaltyNewtonOptions.tol, "Newton tolerance relative to one step's gravity impulse",
-                               bounds=POSITIVE, cli=False)
+    newton_tol: float = option(
+        PenaltyNewtonOptions.tol, "Newton tolerance relative to one step's gravity impulse", bounds=POSITIVE, cli=False
+    )
     newton_max_iter: int = option(PenaltyNewtonOptions.max_iter, "Newton iteration cap", bounds=COUNT, cli=False)
 
     def scene_params(self) -> dict:
@@ -109,19 +115,33 @@ def build(options: PenaltyOptions, out: Path, progress: bool = True) -> dict:
     elapsed = time.perf_counter() - t0
     systems, stats = export_systems(recorder, kappa_cap=options.kappa_cap, scene=model.name, family="penalty")
     if not systems:
-        raise InputError(f"simulation {model.name}: no Newton system to export ({stats['captured']} captured, "
-                         f"{capture.too_large} above {EXPORT_LIMIT} unknowns, {stats['dropped_kappa']} over "
-                         f"the kappa cap) in {plural(options.steps, 'step')} with every={options.every}")
+        raise InputError(
+            f"simulation {model.name}: no Newton system to export ({stats['captured']} captured, "
+            f"{capture.too_large} above {EXPORT_LIMIT} unknowns, {stats['dropped_kappa']} over "
+            f"the kappa cap) in {plural(options.steps, 'step')} with every={options.every}"
+        )
     iters = np.array([r.newton.iterations for r in reports])
     meta = {
-        "generator": GENERATOR, "family": "penalty", "scene": options.scene,
-        "scene_label": model.name, "params": params, "mu": model.mu,
-        "stiffness": model.stiffness, "steps": options.steps, "h": h, "every": options.every,
-        "newton_tol": options.newton_tol, "newton_max_iter": options.newton_max_iter, "ndof": model.ndof, **stats,
+        "generator": GENERATOR,
+        "family": "penalty",
+        "scene": options.scene,
+        "scene_label": model.name,
+        "params": params,
+        "mu": model.mu,
+        "stiffness": model.stiffness,
+        "steps": options.steps,
+        "h": h,
+        "every": options.every,
+        "newton_tol": options.newton_tol,
+        "newton_max_iter": options.newton_max_iter,
+        "ndof": model.ndof,
+        **stats,
         "too_large": capture.too_large,
-        "newton_iterations_mean": float(iters.mean()), "newton_iterations_max": int(iters.max()),
+        "newton_iterations_mean": float(iters.mean()),
+        "newton_iterations_max": int(iters.max()),
         "steps_not_converged": sum(r.newton.status is not Status.CONVERGED for r in reports),
-        "max_contacts": max(r.contacts for r in reports), "max_sliding": max(r.sliding for r in reports),
+        "max_contacts": max(r.contacts for r in reports),
+        "max_sliding": max(r.sliding for r in reports),
         "non_symmetric": sum(not s.meta["symmetric"] for s in systems),
     }
     write_systems(systems, Path(out) / "part-0000.parquet", metadata=meta)
@@ -129,14 +149,18 @@ def build(options: PenaltyOptions, out: Path, progress: bool = True) -> dict:
 
 
 def report(facts: dict) -> list[str]:
-    lines = [f"{facts['scene_label']}: {plural(facts['steps'], 'step')} of h={facts['h']:g} at "
-             f"{facts['steps_per_second']:.1f} steps/s, Newton {facts['newton_iterations_mean']:.2f} it/step (max "
-             f"{facts['newton_iterations_max']}), {facts['exported']} of {plural(facts['captured'], 'system')} "
-             f"exported ({facts['non_symmetric']} non-symmetric), cond {facts['cond_min']} .. {facts['cond_max']} -> "
-             f"{facts['out']}"]
+    lines = [
+        f"{facts['scene_label']}: {plural(facts['steps'], 'step')} of h={facts['h']:g} at "
+        f"{facts['steps_per_second']:.1f} steps/s, Newton {facts['newton_iterations_mean']:.2f} it/step (max "
+        f"{facts['newton_iterations_max']}), {facts['exported']} of {plural(facts['captured'], 'system')} "
+        f"exported ({facts['non_symmetric']} non-symmetric), cond {facts['cond_min']} .. {facts['cond_max']} -> "
+        f"{facts['out']}"
+    ]
     if facts["steps_not_converged"]:
-        lines.append(f"warning: Newton did not reach its tolerance in {facts['steps_not_converged']} of "
-                     f"{plural(facts['steps'], 'step')}")
+        lines.append(
+            f"warning: Newton did not reach its tolerance in {facts['steps_not_converged']} of "
+            f"{plural(facts['steps'], 'step')}"
+        )
     return lines
 
 
@@ -162,10 +186,17 @@ class PenaltyWorld:
         model = state["model"]
         positions = np.concatenate([model.particles.x, model.spheres.x]).copy()
         velocities = np.concatenate([model.particles.v, model.spheres.v]).copy()
-        return {"positions": positions, "velocities": velocities, "kinetic_energy": float(model.kinetic_energy()),
-                "penetration_max": np.nan, "penetration_mean": np.nan,
-                "complementarity": float(report.newton.residual), "newton_iterations": int(report.newton.iterations),
-                "fallback": report.newton.gradient_directions > 0, "step_status": str(report.newton.status)}
+        return {
+            "positions": positions,
+            "velocities": velocities,
+            "kinetic_energy": float(model.kinetic_energy()),
+            "penetration_max": np.nan,
+            "penetration_mean": np.nan,
+            "complementarity": float(report.newton.residual),
+            "newton_iterations": int(report.newton.iterations),
+            "fallback": report.newton.gradient_directions > 0,
+            "step_status": str(report.newton.status),
+        }
 
 
 def check_loop_scene(options) -> None:
@@ -175,14 +206,24 @@ def check_loop_scene(options) -> None:
 
 #: A solver inside the penalty loop: the scene, its parameters (friction among them: ``--param mu=0.3``), the
 #: steps and the time step; a short run by default.
-LOOP = LoopWorld(fields=("scene", "h", "steps", "params"), defaults={"scene": None, "steps": 60},
-                 make=PenaltyWorld, check=check_loop_scene)
+LOOP = LoopWorld(
+    fields=("scene", "h", "steps", "params"),
+    defaults={"scene": None, "steps": 60},
+    make=PenaltyWorld,
+    check=check_loop_scene,
+)
 
 
 FAMILY = Family(
-    name="penalty", summary="Newton systems of penalty-friction backward Euler (Newton-GMRES), non-symmetric where "
-                            "contacts slide",
-    options=PenaltyOptions, build=build, label=label, report=report, command="simulate",
-    config_key="penalty", scenes=tuple(PENALTY_SCENES), loop=LOOP,
+    name="penalty",
+    summary="Newton systems of penalty-friction backward Euler (Newton-GMRES), non-symmetric where contacts slide",
+    options=PenaltyOptions,
+    build=build,
+    label=label,
+    report=report,
+    command="simulate",
+    config_key="penalty",
+    scenes=tuple(PENALTY_SCENES),
+    loop=LOOP,
     rule=Rule("simulate_penalty", resources={"mem_mb": 4000, "runtime": 120}),
 )

@@ -29,8 +29,9 @@ GROUPS = tuple(read_manifest()["groups"])
 class PinnedOptions(Options):
     """Which group of the pinned set (none: every group, each in a subfolder of the output)."""
 
-    group: str | None = option(None, help="pinned group (default: every group, each in <out>/<group>/)",
-                               choices=GROUPS, nullable=True)
+    group: str | None = option(
+        None, help="pinned group (default: every group, each in <out>/<group>/)", choices=GROUPS, nullable=True
+    )
 
 
 def build(options: PinnedOptions, out: Path, progress: bool = True) -> dict:
@@ -64,7 +65,15 @@ def report(facts: dict) -> list[str]:
 
 
 FAMILY = Family(
-    name="pinned", summary=f"the leaderboard's {len(read_manifest()['systems'])} pinned systems (Ising-inspired, "
-                           "frictionless and frictional DEM-C), copied from the package", options=PinnedOptions, build=build, label=label, report=report,
-    command="pinned", config_key="pinned", runs=runs, rule=Rule("pinned_dataset", local=True),
+    name="pinned",
+    summary=f"the leaderboard's {len(read_manifest()['systems'])} pinned systems (Ising-inspired, "
+    "frictionless and frictional DEM-C), copied from the package",
+    options=PinnedOptions,
+    build=build,
+    label=label,
+    report=report,
+    command="pinned",
+    config_key="pinned",
+    runs=runs,
+    rule=Rule("pinned_dataset", local=True),
 )

@@ -25,7 +25,8 @@ DEFAULTS = {"scene": None, "n_spheres": 8, "h": None, "steps": 60, "regularizati
 
 
 class SphereWorld:
-    """A sphere scene stepped by :func:`~qlsbench.physics.spheres.stepping.step` (a :class:`~qlsbench.families.base.World`).
+    """A sphere scene stepped by :func:`~qlsbench.physics.spheres.stepping.step` (a
+    :class:`~qlsbench.families.base.World`).
 
     ``regularization`` ``None`` is 1e-8 with friction (the frictional systems are singular without it, as in the
     datasets), else 0; ``newton_max_iter`` ``None`` is the stepper's cap.
@@ -37,9 +38,14 @@ class SphereWorld:
         restitution = getattr(options, "restitution", 0.0) if integrator == "cd_lagrange" else 0.0
         fallbacks: dict[str, Any] = {} if options.fallbacks == "on" else {"lemke_fallback": 0, "proximal": None}
         self.step_options = StepOptions(
-            h=options.h or StepOptions.h, mu=options.mu, integrator=integrator, restitution=restitution, nsgs=None,
+            h=options.h or StepOptions.h,
+            mu=options.mu,
+            integrator=integrator,
+            restitution=restitution,
+            nsgs=None,
             newton=NewtonOptions(regularization=eps, max_iter=options.newton_max_iter or NewtonOptions.max_iter),
-            **fallbacks)
+            **fallbacks,
+        )
 
     def build(self) -> dict:
         from qlsbench.physics.spheres.stepping import WarmStart
@@ -61,19 +67,27 @@ class SphereWorld:
         scene = state["scene"]
         depth = np.maximum(-detect_contacts(scene, 0.0).gap, 0.0)
         ke = 0.5 * float(np.sum(scene.masses[:, None] * scene.velocities**2))
-        return {"positions": scene.positions.copy(), "velocities": scene.velocities.copy(), "kinetic_energy": ke,
-                "penetration_max": float(depth.max(initial=0.0)),
-                "penetration_mean": float(depth.mean()) if len(depth) else 0.0,
-                "complementarity": float(report.residual), "newton_iterations": int(report.newton_iterations),
-                "fallback": report.solver in ("lemke", "proximal"), "step_status": str(report.status)}
+        return {
+            "positions": scene.positions.copy(),
+            "velocities": scene.velocities.copy(),
+            "kinetic_energy": ke,
+            "penetration_max": float(depth.max(initial=0.0)),
+            "penetration_mean": float(depth.mean()) if len(depth) else 0.0,
+            "complementarity": float(report.residual),
+            "newton_iterations": int(report.newton_iterations),
+            "fallback": report.solver in ("lemke", "proximal"),
+            "step_status": str(report.status),
+        }
 
 
 def _counter(count):
     """A sphere capture hook feeding ``count``: min-map Newton's systems only, as the candidate's solver sees
     them (the proximal fallback's inner systems, tagged ``proximal_iter``, never reach the solver in the loop)."""
+
     def hook(A, b, info):
         if "proximal_iter" not in info:
             count.see(b)
+
     return hook
 
 
@@ -82,12 +96,17 @@ def check_scene(options: Any) -> None:
     from qlsbench.errors import InputError
 
     if (options.scene or "sedimentation") not in SCENES:
-        raise InputError(f"unknown scene {options.scene!r} for {options.family}; available: "
-                         f"{', '.join(sorted(SCENES))}")
+        raise InputError(
+            f"unknown scene {options.scene!r} for {options.family}; available: {', '.join(sorted(SCENES))}"
+        )
 
 
 def loop_world(integrator: str, *extra: str) -> LoopWorld:
     """The loop of the sphere family of ``integrator``, taking :data:`FIELDS`, then ``extra`` (its own options,
     ``restitution``), the regularisation and where Newton starts."""
-    return LoopWorld(fields=(*FIELDS, *extra, "regularization", "newton_start"), defaults=DEFAULTS,
-                     make=lambda options: SphereWorld(options, integrator), check=check_scene)
+    return LoopWorld(
+        fields=(*FIELDS, *extra, "regularization", "newton_start"),
+        defaults=DEFAULTS,
+        make=lambda options: SphereWorld(options, integrator),
+        check=check_scene,
+    )

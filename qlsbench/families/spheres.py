@@ -52,40 +52,69 @@ class SphereOptions(Options):
 
     scene: str = option("sedimentation", "scene to simulate", choices=tuple(SCENES))
     n_spheres: int = option(_SCENE["n_spheres"].default, "number of spheres", bounds=Whole(1, MAX_SPHERES))
-    packing: float = option(_SCENE["packing"].default, "sphere volume fraction of the container",
-                            bounds=Real(0.0, 0.5, open_low=True, open_high=True))
+    packing: float = option(
+        _SCENE["packing"].default,
+        "sphere volume fraction of the container",
+        bounds=Real(0.0, 0.5, open_low=True, open_high=True),
+    )
     mu: float = option(StepOptions.mu, "friction coefficient", bounds=NON_NEGATIVE)
     steps: int = option(400, "time steps", bounds=COUNT)
     seed: int = option(_SCENE["seed"].default, "seed of the sphere placement", bounds=SEED)
     h: float = option(StepOptions.h, "time step (s)", bounds=POSITIVE)
-    friction_directions: int = option(StepOptions.s, "friction directions per contact (the polyhedral cone's "
-                                      "edges s; even, >= 4)", bounds=Whole(4, 1024))
+    friction_directions: int = option(
+        StepOptions.s,
+        "friction directions per contact (the polyhedral cone's edges s; even, >= 4)",
+        bounds=Whole(4, 1024),
+    )
     every: int = option(1, "keep the subsystems of every k-th step", bounds=COUNT)
-    kappa_cap: float | None = option(1e12, "drop systems with a larger condition number (inf keeps every system)",
-                                     bounds=Real(1.0, infinite=True), nullable=True)
+    kappa_cap: float | None = option(
+        1e12,
+        "drop systems with a larger condition number (inf keeps every system)",
+        bounds=Real(1.0, infinite=True),
+        nullable=True,
+    )
     max_systems: int | None = option(None, "keep at most this many subsystems", bounds=COUNT)
     newton_tol: float = option(NewtonOptions.tol, "min-map Newton tolerance", bounds=POSITIVE, cli=False)
     newton_max_iter: int = option(NewtonOptions.max_iter, "min-map Newton iteration cap", bounds=COUNT, cli=False)
-    regularization: float = option(NewtonOptions.regularization, "Tikhonov epsilon added to each Newton subsystem "
-                                   "(frictional ones are singular without it)", bounds=NON_NEGATIVE)
-    lcp_chain: str = option("v2", "how contact LCPs are solved: v2 (frictional: nonsmooth Gauss-Seidel to every step's "
-                            "tolerance and min-map Newton from an NSGS point on the steps whose subsystems are kept, "
-                            "surfaces within the slop touching; every reduced system exactly symmetric factorised in "
-                            "SuperLU's symmetric mode) or v1 (min-map Newton from the warm start, COLAMD, then Lemke or "
-                            "the proximal method: the datasets of qlsbench before dataset version 2)",
-                            choices=LCP_CHAINS)
-    newton_start: str = option("warm", "where each step's LCP solve starts: warm (the previous step's impulses of the "
-                               "contacts that persist; fewer Newton iterations) or zero (De et al.'s alg. 1, "
-                               "SolveLCP(Q, r, 0)); the Newton subsystems a dataset holds depend on it",
-                               choices=NEWTON_STARTS)
-    snapshots: str | None = option(None, "also write sphere states and contact impulses at evenly spaced steps to "
-                                   "this .parquet (fig. 3)", path="file")
+    regularization: float = option(
+        NewtonOptions.regularization,
+        "Tikhonov epsilon added to each Newton subsystem (frictional ones are singular without it)",
+        bounds=NON_NEGATIVE,
+    )
+    lcp_chain: str = option(
+        "v2",
+        "how contact LCPs are solved: v2 (frictional: nonsmooth Gauss-Seidel to every step's "
+        "tolerance and min-map Newton from an NSGS point on the steps whose subsystems are kept, "
+        "surfaces within the slop touching; every reduced system exactly symmetric factorised in "
+        "SuperLU's symmetric mode) or v1 (min-map Newton from the warm start, COLAMD, then Lemke or "
+        "the proximal method: the datasets of qlsbench before dataset version 2)",
+        choices=LCP_CHAINS,
+    )
+    newton_start: str = option(
+        "warm",
+        "where each step's LCP solve starts: warm (the previous step's impulses of the "
+        "contacts that persist; fewer Newton iterations) or zero (De et al.'s alg. 1, "
+        "SolveLCP(Q, r, 0)); the Newton subsystems a dataset holds depend on it",
+        choices=NEWTON_STARTS,
+    )
+    snapshots: str | None = option(
+        None,
+        "also write sphere states and contact impulses at evenly spaced steps to this .parquet (fig. 3)",
+        path="file",
+    )
     snapshot_count: int = option(4, "number of snapshot steps, the last step always among them", bounds=COUNT)
-    fclib: str | None = option(None, "also write each step's contact problem (every fclib_every-th step with "
-                               "contacts) in FCLIB's global form to this folder, step-NNNNNN.hdf5", path="folder")
+    fclib: str | None = option(
+        None,
+        "also write each step's contact problem (every fclib_every-th step with "
+        "contacts) in FCLIB's global form to this folder, step-NNNNNN.hdf5",
+        path="folder",
+    )
     fclib_every: int = option(1, "with fclib: write every k-th step", bounds=COUNT)
-    name: str | None = option(None, "dataset name (default: scene-nN-muM): two runs of one scene and size, e.g. a "
-                              "short and a long one, need different names")
+    name: str | None = option(
+        None,
+        "dataset name (default: scene-nN-muM): two runs of one scene and size, e.g. a "
+        "short and a long one, need different names",
+    )
 
     def check(self) -> None:
         if self.friction_directions % 2:
@@ -95,11 +124,23 @@ class SphereOptions(Options):
 
     def step_options(self, integrator: str, restitution: float = 0.0) -> StepOptions:
         v1 = self.lcp_chain == "v1"
-        newton = NewtonOptions(tol=self.newton_tol, max_iter=self.newton_max_iter, regularization=self.regularization,
-                               lu="colamd" if v1 else NewtonOptions.lu)
+        newton = NewtonOptions(
+            tol=self.newton_tol,
+            max_iter=self.newton_max_iter,
+            regularization=self.regularization,
+            lu="colamd" if v1 else NewtonOptions.lu,
+        )
         legacy: dict[str, Any] = {"nsgs": None, "slop": 0.0, "proximal": ProximalOptions(max_outer=100)} if v1 else {}
-        return StepOptions(h=self.h, mu=self.mu, s=self.friction_directions, newton=newton, integrator=integrator,
-                           restitution=restitution, warm_start=self.newton_start == "warm", **legacy)
+        return StepOptions(
+            h=self.h,
+            mu=self.mu,
+            s=self.friction_directions,
+            newton=newton,
+            integrator=integrator,
+            restitution=restitution,
+            warm_start=self.newton_start == "warm",
+            **legacy,
+        )
 
     @property
     def dataset_version(self) -> int:
@@ -112,8 +153,16 @@ def base_label(options: SphereOptions) -> str:
     return options.name or f"{options.scene}-n{options.n_spheres}-mu{options.mu:g}"
 
 
-def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label: str, family: str,
-                     integrator: str = "dem_c", restitution: float = 0.0) -> dict:
+def simulate_spheres(
+    options: SphereOptions,
+    out: Path,
+    progress: bool,
+    *,
+    label: str,
+    family: str,
+    integrator: str = "dem_c",
+    restitution: float = 0.0,
+) -> dict:
     """Simulate, write the Newton subsystems to ``out/part-0000.parquet`` (and the snapshots), return the facts.
 
     Returns
@@ -129,35 +178,56 @@ def simulate_spheres(options: SphereOptions, out: Path, progress: bool, *, label
     chosen = snapshot_steps(options.steps, options.snapshot_count) if options.snapshots is not None else None
     observer = SnapshotRecorder(chosen.tolist()) if chosen is not None else None
     problems = FclibWriter(Path(options.fclib), options.fclib_every, label) if options.fclib is not None else None
-    state, reports, systems, stats, elapsed = _run(options, options.steps, step_options, label=label, family=family,
-                                                   observer=observer, problems=problems, progress=progress)
+    state, reports, systems, stats, elapsed = _run(
+        options,
+        options.steps,
+        step_options,
+        label=label,
+        family=family,
+        observer=observer,
+        problems=problems,
+        progress=progress,
+    )
     if not systems:  # an empty dataset would only fail later, in every rule that reads it
-        raise InputError(f"simulation {label}: no Newton subsystem to export ({stats['captured']} captured, "
-                         f"{stats['dropped_kappa']} over the kappa cap, {stats['skipped_trivial']} trivial) in "
-                         f"{plural(options.steps, 'step')} with every={options.every}; run more steps or more spheres")
+        raise InputError(
+            f"simulation {label}: no Newton subsystem to export ({stats['captured']} captured, "
+            f"{stats['dropped_kappa']} over the kappa cap, {stats['skipped_trivial']} trivial) in "
+            f"{plural(options.steps, 'step')} with every={options.every}; run more steps or more spheres"
+        )
     meta = _metadata(options, stats, reports, step_options)
     if integrator != "dem_c":  # only then: DEM-C files stay byte for byte what they were (the pinned set hashes them)
         meta.update(family=family, integrator=integrator, restitution=restitution, scene_label=label)
     # Wall-clock facts vary run to run; they are returned, not written, so files stay byte-identical.
     write_systems(systems, Path(out) / "part-0000.parquet", metadata=meta)
-    facts = {**meta, "out": str(out), "steps_per_second": options.steps / elapsed if elapsed > 0 else float("inf"),
-             "steps_solved_by_proximal": sum(r.solver == "proximal" for r in reports)}
+    facts = {
+        **meta,
+        "out": str(out),
+        "steps_per_second": options.steps / elapsed if elapsed > 0 else float("inf"),
+        "steps_solved_by_proximal": sum(r.solver == "proximal" for r in reports),
+    }
     facts.setdefault("dataset_version", 1)
     if observer is not None and options.snapshots is not None:  # the one with the other
         t0 = time.perf_counter()
         if observer.missing:
             raise InputError(f"snapshot steps {observer.missing} were never reached by the simulation")
-        write_snapshots(observer.records, options.snapshots,
-                        _snapshot_metadata(meta, label, container_of(state), state, options.snapshot_count))
-        facts.update(snapshots=str(options.snapshots), snapshot_steps=observer.steps,
-                     snapshot_write_seconds=time.perf_counter() - t0)
+        write_snapshots(
+            observer.records,
+            options.snapshots,
+            _snapshot_metadata(meta, label, container_of(state), state, options.snapshot_count),
+        )
+        facts.update(
+            snapshots=str(options.snapshots),
+            snapshot_steps=observer.steps,
+            snapshot_write_seconds=time.perf_counter() - t0,
+        )
     if problems is not None:
         facts.update(fclib=str(options.fclib), fclib_files=problems.written)
     return facts
 
 
-def rerun_steps(options: SphereOptions, steps, sink, *, label: str, family: str = "dem_c",
-                progress: bool = False) -> list:
+def rerun_steps(
+    options: SphereOptions, steps, sink, *, label: str, family: str = "dem_c", progress: bool = False
+) -> list:
     """Simulate ``options``'s run again up to the last of ``steps``, handing ``sink(step, problem)`` the contact
     problem of each of ``steps`` before it is solved (what ``sink`` returns gets the step's solution, as for a
     :data:`~qlsbench.physics.spheres.stepping.ProblemSink`); return the Newton subsystems the run exports on the way.
@@ -173,13 +243,29 @@ def rerun_steps(options: SphereOptions, steps, sink, *, label: str, family: str 
     def problems(step: int, problem):
         return sink(step, problem) if step in chosen else None
 
-    _, _, systems, _, _ = _run(options, wanted[-1] + 1, options.step_options("dem_c"), label=label, family=family,
-                               problems=problems, progress=progress)
+    _, _, systems, _, _ = _run(
+        options,
+        wanted[-1] + 1,
+        options.step_options("dem_c"),
+        label=label,
+        family=family,
+        problems=problems,
+        progress=progress,
+    )
     return systems
 
 
-def _run(options: SphereOptions, steps: int, step_options: StepOptions, *, label: str, family: str,
-         observer=None, problems=None, progress: bool = False) -> tuple:
+def _run(
+    options: SphereOptions,
+    steps: int,
+    step_options: StepOptions,
+    *,
+    label: str,
+    family: str,
+    observer=None,
+    problems=None,
+    progress: bool = False,
+) -> tuple:
     """Build ``options``'s scene and simulate ``steps`` steps, recording the Newton subsystems of every
     ``options.every``-th step; the one run both :func:`simulate_spheres` and :func:`rerun_steps` make.
 
@@ -192,11 +278,13 @@ def _run(options: SphereOptions, steps: int, step_options: StepOptions, *, label
     state = build_scene(options.scene, n_spheres=options.n_spheres, packing=options.packing, seed=options.seed)
     recorder = SubsystemRecorder(every=options.every, max_systems=options.max_systems)
     t0 = time.perf_counter()
-    reports = simulate(state, steps, step_options, capture=recorder, observer=observer, problems=problems,
-                       progress=progress)
+    reports = simulate(
+        state, steps, step_options, capture=recorder, observer=observer, problems=problems, progress=progress
+    )
     elapsed = time.perf_counter() - t0
-    systems, stats = export_systems(recorder, kappa_cap=options.kappa_cap, seed=options.seed, scene=label,
-                                    family=family)
+    systems, stats = export_systems(
+        recorder, kappa_cap=options.kappa_cap, seed=options.seed, scene=label, family=family
+    )
     return state, reports, systems, stats, elapsed
 
 
@@ -214,8 +302,13 @@ class FclibWriter:
         title = f"qlsbench {self.label} step {step} (mu {problem.mu:g}, {plural(problem.nc, 'contact')})"
 
         def solved(solution) -> None:
-            write_step_fclib(self.folder / f"step-{step:06d}.hdf5", problem, solution, title,
-                             f"Time step {step} of qlsbench's {self.label} run.")
+            write_step_fclib(
+                self.folder / f"step-{step:06d}.hdf5",
+                problem,
+                solution,
+                title,
+                f"Time step {step} of qlsbench's {self.label} run.",
+            )
             self.written += 1
 
         return solved
@@ -243,27 +336,44 @@ def write_step_fclib(path: Path, problem, solution, title: str, about: str) -> P
 
     M, H, f, w, mu = problem.global_form()
     described = f"{about} {_fclib_fields(problem, M.shape[0])} {_fclib_states(problem, solution)}"
-    return atomic_write(path, lambda tmp: write_fclib_global(
-        tmp, M, H, f, w, mu, title=title, description=described, math_info=_fclib_math(problem),
-        solution=problem.global_solution(solution.y), guesses=(problem.global_solution(solution.start),)))
+    return atomic_write(
+        path,
+        lambda tmp: write_fclib_global(
+            tmp,
+            M,
+            H,
+            f,
+            w,
+            mu,
+            title=title,
+            description=described,
+            math_info=_fclib_math(problem),
+            solution=problem.global_solution(solution.y),
+            guesses=(problem.global_solution(solution.start),),
+        ),
+    )
 
 
 def _fclib_fields(problem, ndof: int) -> str:
     """What the global form's fields hold, for ``info/description``."""
-    return (f"{plural(ndof // 3, 'sphere')} without rotation ({ndof} velocities), "
-            f"{plural(problem.nc, 'contact')}. M: the sphere masses; H: each contact's frame (normal, t1, t2) on "
-            "its second sphere and minus it on its first (a wall has none); f = M v, v the velocities before the "
-            "contact impulses; w: the normal rows' offset (gap / h, or the impact term); mu: the Coulomb "
-            "coefficient.")
+    return (
+        f"{plural(ndof // 3, 'sphere')} without rotation ({ndof} velocities), "
+        f"{plural(problem.nc, 'contact')}. M: the sphere masses; H: each contact's frame (normal, t1, t2) on "
+        "its second sphere and minus it on its first (a wall has none); f = M v, v the velocities before the "
+        "contact impulses; w: the normal rows' offset (gap / h, or the impact term); mu: the Coulomb "
+        "coefficient."
+    )
 
 
 def _fclib_states(problem, solution) -> str:
     """What ``solution`` and ``guesses/1`` hold, for ``info/description``."""
     lcp = "frictionless LCP" if problem.mu == 0 else f"LCP whose friction is an inscribed {problem.s}-sided polygon"
-    return (f"solution: the impulses r the step applied, its velocities v and u = H^T v + w; r solves the "
-            f"step's {lcp} (solved by {solution.solver}, {solution.status.value}, residual "
-            f"{solution.residual:.1e}). guesses/1: where that solve started: the previous step's impulses of the "
-            "contacts that persist, zero elsewhere (all zero in a run that starts every step from zero).")
+    return (
+        f"solution: the impulses r the step applied, its velocities v and u = H^T v + w; r solves the "
+        f"step's {lcp} (solved by {solution.solver}, {solution.status.value}, residual "
+        f"{solution.residual:.1e}). guesses/1: where that solve started: the previous step's impulses of the "
+        "contacts that persist, zero elsewhere (all zero in a run that starts every step from zero)."
+    )
 
 
 def _fclib_math(problem) -> str:
@@ -271,8 +381,10 @@ def _fclib_math(problem) -> str:
     known = "M is diagonal and positive, so W = H^T M^-1 H is symmetric positive semidefinite."
     if problem.mu == 0:
         return f"{known} mu = 0: the stored solution solves this problem (to its residual)."
-    return (f"{known} The stored r lies in the Coulomb cone (the {problem.s}-sided polygon is inscribed in it) and "
-            "solves the polygon's LCP; against the exact cone it is a solution only within that approximation.")
+    return (
+        f"{known} The stored r lies in the Coulomb cone (the {problem.s}-sided polygon is inscribed in it) and "
+        "solves the polygon's LCP; against the exact cone it is a solution only within that approximation."
+    )
 
 
 def _metadata(options: SphereOptions, stats: dict, reports: list, step_options: StepOptions) -> dict:
@@ -283,10 +395,19 @@ def _metadata(options: SphereOptions, stats: dict, reports: list, step_options: 
     """
     iters = np.array([r.newton_iterations for r in reports if r.contacts]) if reports else np.zeros(0)
     meta = {
-        "generator": GENERATOR, "scene": options.scene, "n_spheres": options.n_spheres, "packing": options.packing,
-        "mu": options.mu, "steps": options.steps, "seed": options.seed, "h": options.h,
-        "s": options.friction_directions, "every": options.every, "newton_tol": options.newton_tol,
-        "newton_max_iter": options.newton_max_iter, "regularization": options.regularization,
+        "generator": GENERATOR,
+        "scene": options.scene,
+        "n_spheres": options.n_spheres,
+        "packing": options.packing,
+        "mu": options.mu,
+        "steps": options.steps,
+        "seed": options.seed,
+        "h": options.h,
+        "s": options.friction_directions,
+        "every": options.every,
+        "newton_tol": options.newton_tol,
+        "newton_max_iter": options.newton_max_iter,
+        "regularization": options.regularization,
         **stats,
         "newton_iterations_mean": float(iters.mean()) if len(iters) else 0.0,
         "newton_iterations_max": int(iters.max()) if len(iters) else 0,
@@ -297,14 +418,23 @@ def _metadata(options: SphereOptions, stats: dict, reports: list, step_options: 
     if options.newton_start != "warm":  # only then: files of the default (warm) start keep their bytes
         meta["newton_start"] = options.newton_start
     if options.dataset_version == 2:
-        meta.update(dataset_version=2, lcp_chain=options.lcp_chain, newton_lu=step_options.newton.lu,
-                    steps_by_solver={name: sum(r.solver == name for r in reports) for name in
-                                     ("minmap", "newton", "nsgs_newton", "nsgs", "lemke", "proximal")})
+        meta.update(
+            dataset_version=2,
+            lcp_chain=options.lcp_chain,
+            newton_lu=step_options.newton.lu,
+            steps_by_solver={
+                name: sum(r.solver == name for r in reports)
+                for name in ("minmap", "newton", "nsgs_newton", "nsgs", "lemke", "proximal")
+            },
+        )
         chain = step_options.nsgs
         if options.mu > 0 and chain is not None:  # the v2 chain always has its NSGS options
-            meta.update(slop=step_options.slop, nsgs_presolve_tol=chain.presolve_tol,
-                        nsgs_newton_max_iter=chain.newton_max_iter,
-                        nsgs_sweeps_mean=float(np.mean([r.sweeps for r in reports])) if reports else 0.0)
+            meta.update(
+                slop=step_options.slop,
+                nsgs_presolve_tol=chain.presolve_tol,
+                nsgs_newton_max_iter=chain.newton_max_iter,
+                nsgs_sweeps_mean=float(np.mean([r.sweeps for r in reports])) if reports else 0.0,
+            )
     return meta
 
 
@@ -314,44 +444,80 @@ def _snapshot_metadata(meta: dict, label: str, container: dict, scene: Scene, co
     Only settings, never the output paths or timings, so the file depends on
     the configuration and seed alone.
     """
-    settings = {k: meta[k] for k in ("scene", "n_spheres", "packing", "mu", "steps", "seed", "h", "s",
-                                     "regularization", "newton_tol", "newton_max_iter")}
+    settings = {
+        k: meta[k]
+        for k in (
+            "scene",
+            "n_spheres",
+            "packing",
+            "mu",
+            "steps",
+            "seed",
+            "h",
+            "s",
+            "regularization",
+            "newton_tol",
+            "newton_max_iter",
+        )
+    }
     settings.update({k: meta[k] for k in ("integrator", "restitution", "newton_start") if k in meta})
-    return {"generator": GENERATOR, "scene_label": label, **settings, **container,
-            "gravity": [float(g) for g in scene.gravity], "snapshot_count": int(count),
-            "snapshot_steps": snapshot_steps(meta["steps"], count).tolist(),
-            "impulse": "sum over the sphere's contacts of the normal impulse magnitude in that step (N s); "
-                       "divide by h for the mean contact force"}
+    return {
+        "generator": GENERATOR,
+        "scene_label": label,
+        **settings,
+        **container,
+        "gravity": [float(g) for g in scene.gravity],
+        "snapshot_count": int(count),
+        "snapshot_steps": snapshot_steps(meta["steps"], count).tolist(),
+        "impulse": "sum over the sphere's contacts of the normal impulse magnitude in that step (N s); "
+        "divide by h for the mean contact force",
+    }
 
 
 def report(facts: dict) -> list[str]:
     """What ``qlsbench simulate`` prints after a sphere simulation."""
     how = f" cd_lagrange e={facts['restitution']:g}" if facts.get("integrator") == "cd_lagrange" else ""
-    lines = [f"{facts['scene']} N={facts['n_spheres']} mu={facts['mu']:g}{how}: {plural(facts['steps'], 'step')} at "
-             f"{facts['steps_per_second']:.1f} steps/s, Newton {facts['newton_iterations_mean']:.1f} it/step "
-             f"(max {facts['newton_iterations_max']}), {facts['exported']} of {plural(facts['captured'], 'subsystem')} "
-             f"exported ({facts['dropped_kappa']} over the kappa cap), cond {facts['cond_min']} .. "
-             f"{facts['cond_max']} -> {facts['out']}"]
+    lines = [
+        f"{facts['scene']} N={facts['n_spheres']} mu={facts['mu']:g}{how}: {plural(facts['steps'], 'step')} at "
+        f"{facts['steps_per_second']:.1f} steps/s, Newton {facts['newton_iterations_mean']:.1f} it/step "
+        f"(max {facts['newton_iterations_max']}), {facts['exported']} of {plural(facts['captured'], 'subsystem')} "
+        f"exported ({facts['dropped_kappa']} over the kappa cap), cond {facts['cond_min']} .. "
+        f"{facts['cond_max']} -> {facts['out']}"
+    ]
     if facts.get("snapshots"):
         lines.append(f"sphere snapshots at steps {facts['snapshot_steps']} -> {facts['snapshots']}")
     if facts.get("fclib"):
         lines.append(f"{plural(facts['fclib_files'], 'contact problem')} as FCLIB (global form) -> {facts['fclib']}")
     if "nsgs_sweeps_mean" in facts:
-        lines.append("steps finished by " + ", ".join(f"{name} {count}" for name, count in
-                                                      facts["steps_by_solver"].items() if count)
-                     + f" (NSGS {facts['nsgs_sweeps_mean']:.0f} sweeps/step)")
+        lines.append(
+            "steps finished by "
+            + ", ".join(f"{name} {count}" for name, count in facts["steps_by_solver"].items() if count)
+            + f" (NSGS {facts['nsgs_sweeps_mean']:.0f} sweeps/step)"
+        )
     elif facts["steps_solved_by_proximal"]:
         solved = facts["steps_solved_by_proximal"]
-        lines.append(f"{solved} of {plural(facts['steps'], 'step')} {'was' if solved == 1 else 'were'} solved by the "
-                     f"proximal min-map fallback (plain Newton stalled on an LCP above {StepOptions.lemke_fallback} "
-                     "unknowns)")
+        lines.append(
+            f"{solved} of {plural(facts['steps'], 'step')} {'was' if solved == 1 else 'were'} solved by the "
+            f"proximal min-map fallback (plain Newton stalled on an LCP above {StepOptions.lemke_fallback} "
+            "unknowns)"
+        )
     if facts["steps_not_converged"]:
-        lines.append(f"warning: the contact LCP of {facts['steps_not_converged']} of {plural(facts['steps'], 'step')} "
-                     f"was not solved to tolerance by any method of the chain (Newton, NSGS, Lemke up to "
-                     f"{StepOptions.lemke_fallback} unknowns or the proximal min-map Newton above); those steps used "
-                     f"the closest answer")
+        lines.append(
+            f"warning: the contact LCP of {facts['steps_not_converged']} of {plural(facts['steps'], 'step')} "
+            f"was not solved to tolerance by any method of the chain (Newton, NSGS, Lemke up to "
+            f"{StepOptions.lemke_fallback} unknowns or the proximal min-map Newton above); those steps used "
+            f"the closest answer"
+        )
     return lines
 
 
-__all__ = ["GENERATOR", "NEWTON_STARTS", "SphereOptions", "base_label", "report", "rerun_steps", "simulate_spheres",
-           "write_step_fclib"]
+__all__ = [
+    "GENERATOR",
+    "NEWTON_STARTS",
+    "SphereOptions",
+    "base_label",
+    "report",
+    "rerun_steps",
+    "simulate_spheres",
+    "write_step_fclib",
+]

@@ -35,11 +35,15 @@ class TrajectoryOptions(Options):
     scene: str = option(help="pendulum, bouncing-ball or newtons-cradle", choices=tuple(CD_SCENES))
     steps: int = option(help="time steps", bounds=COUNT)
     h: float = option(_RUN["h"].default, "time step (the paper: 0.02)", bounds=POSITIVE)
-    sigmas: tuple[float, ...] = option((0.2, 0.02), "noise standard deviations", bounds=NON_NEGATIVE, many=True,
-                                       flag="--sigma")
+    sigmas: tuple[float, ...] = option(
+        (0.2, 0.02), "noise standard deviations", bounds=NON_NEGATIVE, many=True, flag="--sigma"
+    )
     seed: int = option(0, "seed of the noise", bounds=SEED)
-    impacts: str = option(_RUN["mode"].default, "how contacts closing in the same step are resolved",
-                          choices=("sequential", "simultaneous"))
+    impacts: str = option(
+        _RUN["mode"].default,
+        "how contacts closing in the same step are resolved",
+        choices=("sequential", "simultaneous"),
+    )
     params: dict = option({}, "scene parameter, e.g. --param e=0.8", pairs=True, flag="--param")
     name: str | None = option(None, "file stem (default: scene and parameters)", cli=False, config=True)
 
@@ -53,11 +57,13 @@ class TrajectoryOptions(Options):
 
 
 def label(options: TrajectoryOptions) -> str:
-    """The file stem: ``name``, else the scene, its parameters and a non-default impact mode (``bouncing-ball-e0.8``)."""
+    """The file stem: ``name``, else the scene, its parameters and a non-default impact mode
+    (``bouncing-ball-e0.8``)."""
     if options.name:
         return str(options.name)
-    words = [options.scene] + [f"{k}{v:g}" if isinstance(v, (int, float)) else f"{k}{v}"
-                               for k, v in sorted(options.params.items())]
+    words = [options.scene] + [
+        f"{k}{v:g}" if isinstance(v, (int, float)) else f"{k}{v}" for k, v in sorted(options.params.items())
+    ]
     if options.impacts != _RUN["mode"].default:
         words.append(options.impacts)
     return "-".join(words)
@@ -76,23 +82,41 @@ def build(options: TrajectoryOptions, out: Path, progress: bool = True) -> dict:
     for sigma in options.sigmas:
         for column in state:
             df[f"{column}_sigma{sigma:g}"] = df[column].to_numpy() + rng.normal(0.0, sigma, len(df))
-    meta = {"generator": GENERATOR, "family": "cd_lagrange_trajectory", "scene": options.scene,
-            "steps": options.steps, "h": options.h, "sigmas": list(options.sigmas), "seed": options.seed,
-            "mode": options.impacts, "params": options.params}
+    meta = {
+        "generator": GENERATOR,
+        "family": "cd_lagrange_trajectory",
+        "scene": options.scene,
+        "steps": options.steps,
+        "h": options.h,
+        "sigmas": list(options.sigmas),
+        "seed": options.seed,
+        "mode": options.impacts,
+        "params": options.params,
+    }
     table = pa.Table.from_pandas(df, preserve_index=False)
     table = table.replace_schema_metadata({DATASET_META_KEY: json.dumps(meta, sort_keys=True).encode()})
     return {**meta, "path": str(atomic_write_table(table, out))}
 
 
 def report(facts: dict) -> list[str]:
-    return [f"{facts['scene']}: {plural(facts['steps'], 'step')} of h={facts['h']:g}, noise sigma {facts['sigmas']} -> "
-            f"{facts['path']}"]
+    return [
+        f"{facts['scene']}: {plural(facts['steps'], 'step')} of h={facts['h']:g}, noise sigma {facts['sigmas']} -> "
+        f"{facts['path']}"
+    ]
 
 
 FAMILY = Family(
-    name="trajectories", summary="CD-Lagrange trajectories of the pendulum, bouncing ball and Newton's cradle with "
-                                 "noisy copies, for learning dynamics from data (not linear systems)",
-    options=TrajectoryOptions, build=build, label=label, report=report, command="trajectory",
+    name="trajectories",
+    summary="CD-Lagrange trajectories of the pendulum, bouncing ball and Newton's cradle with "
+    "noisy copies, for learning dynamics from data (not linear systems)",
+    options=TrajectoryOptions,
+    build=build,
+    label=label,
+    report=report,
+    command="trajectory",
     config_key="trajectories",
-    scenes=tuple(CD_SCENES), out_kind="file", systems=False, rule=Rule("trajectory", local=True, layout="file"),
+    scenes=tuple(CD_SCENES),
+    out_kind="file",
+    systems=False,
+    rule=Rule("trajectory", local=True, layout="file"),
 )

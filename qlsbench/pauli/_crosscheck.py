@@ -75,9 +75,11 @@ def ours(n_qubits: int, terms: int) -> dict[str, int]:
     """
     be = block_encoding(n_qubits, terms)
     width = be["qubits"] + be["work_qubits"]
-    counts = {"select": (width, be["select_toffolis"], be["select_t_gates"], 0),
-              "prepare": (be["select_qubits"], 0, 0, be["prepare_rotations"]),
-              "block_encoding": (width, be["select_toffolis"], be["select_t_gates"], 2 * be["prepare_rotations"])}
+    counts = {
+        "select": (width, be["select_toffolis"], be["select_t_gates"], 0),
+        "prepare": (be["select_qubits"], 0, 0, be["prepare_rotations"]),
+        "block_encoding": (width, be["select_toffolis"], be["select_t_gates"], 2 * be["prepare_rotations"]),
+    }
     return {f"ours_{part}_{q}": int(v) for part, values in counts.items() for q, v in zip(QUANTITIES, values)}
 
 
@@ -107,10 +109,11 @@ def gate_counts(bloq, cache: dict | None = None) -> dict[str, int]:
     from qualtran.resource_counting import QECGatesCost, get_cost_value
 
     gates = get_cost_value(bloq, QECGatesCost(), costs_cache=cache, generalizer=generalizer())
-    return {"toffolis": int(gates.toffoli + gates.and_bloq + gates.cswap),
-            "t_gates": int(gates.total_t_count(ts_per_toffoli=4, ts_per_cswap=4, ts_per_and_bloq=4,
-                                               ts_per_rotation=0)),
-            "rotations": int(gates.rotation)}
+    return {
+        "toffolis": int(gates.toffoli + gates.and_bloq + gates.cswap),
+        "t_gates": int(gates.total_t_count(ts_per_toffoli=4, ts_per_cswap=4, ts_per_and_bloq=4, ts_per_rotation=0)),
+        "rotations": int(gates.rotation),
+    }
 
 
 def qubit_count(bloq, cache: dict | None = None) -> int:
@@ -152,11 +155,15 @@ def tool_bloqs(terms: PauliDecomposition) -> dict:
     prepare = StatePreparationAliasSampling.from_probabilities(weights.tolist(), precision=PRECISION * weights.max())
     a = (len(terms) - 1).bit_length()
     amplitudes = np.zeros(1 << a)
-    amplitudes[:len(terms)] = np.sqrt(weights / weights.sum())
+    amplitudes[: len(terms)] = np.sqrt(weights / weights.sum())
     select = ApplyLthBloq(ops)
-    return {"select": ApplyLthBloq(ops, control_val=1), "select_uncontrolled": select, "prepare": prepare,
-            "rotation_tree": StatePreparationViaRotations(state_coefficients=tuple(amplitudes), phase_bitsize=PHASE_BITS),
-            "block_encoding": LCUBlockEncoding(select=select, prepare=prepare)}
+    return {
+        "select": ApplyLthBloq(ops, control_val=1),
+        "select_uncontrolled": select,
+        "prepare": prepare,
+        "rotation_tree": StatePreparationViaRotations(state_coefficients=tuple(amplitudes), phase_bitsize=PHASE_BITS),
+        "block_encoding": LCUBlockEncoding(select=select, prepare=prepare),
+    }
 
 
 def rotation_tree_angles(tree) -> dict[str, int]:
@@ -196,8 +203,7 @@ def select_pauli_lcu(terms: PauliDecomposition, control_val: int | None):
     """Qualtran's ``SelectPauliLCU`` over the terms' strings, decomposed (once: both counts read the same)."""
     from qualtran.bloqs.multiplexers.select_pauli_lcu import SelectPauliLCU
 
-    bloq = SelectPauliLCU((len(terms) - 1).bit_length(), terms.n_qubits, pauli_strings(terms),
-                          control_val=control_val)
+    bloq = SelectPauliLCU((len(terms) - 1).bit_length(), terms.n_qubits, pauli_strings(terms), control_val=control_val)
     return bloq, bloq.decompose_bloq()
 
 
@@ -218,8 +224,11 @@ def tool_counts(terms: PauliDecomposition, *, qubit_terms: int = QUBIT_TERMS) ->
     for part in ("prepare", "rotation_tree"):
         out[f"tool_{part}_qubits"] = qubit_count(bloqs[part])
     angles = rotation_tree_angles(bloqs["rotation_tree"])
-    out.update(tool_rotation_tree_angles=angles["amplitude"], tool_rotation_tree_phase_angles=angles["phase"],
-               tool_prepare_mu=int(bloqs["prepare"].mu))
+    out.update(
+        tool_rotation_tree_angles=angles["amplitude"],
+        tool_rotation_tree_phase_angles=angles["phase"],
+        tool_prepare_mu=int(bloqs["prepare"].mu),
+    )
     out.update({f"tool_prepare_{step}_toffolis": v for step, v in alias_steps(bloqs["prepare"]).items()})
     for part in ("select", "select_uncontrolled"):
         out[f"tool_{part}_pauli_lcu_toffolis"] = np.nan
@@ -238,6 +247,25 @@ def tool_counts(terms: PauliDecomposition, *, qubit_terms: int = QUBIT_TERMS) ->
     return out
 
 
-__all__ = ["ALIAS_STEPS", "EXTRA", "MISSING", "PARTS", "PHASE_BITS", "PRECISION", "QUANTITIES", "QUBIT_TERMS", "TOOL",
-           "alias_steps", "gate_counts", "generalizer", "ours", "pauli_strings", "qubit_count", "require_tool",
-           "rotation_tree_angles", "select_pauli_lcu", "tool_bloqs", "tool_counts"]
+__all__ = [
+    "ALIAS_STEPS",
+    "EXTRA",
+    "MISSING",
+    "PARTS",
+    "PHASE_BITS",
+    "PRECISION",
+    "QUANTITIES",
+    "QUBIT_TERMS",
+    "TOOL",
+    "alias_steps",
+    "gate_counts",
+    "generalizer",
+    "ours",
+    "pauli_strings",
+    "qubit_count",
+    "require_tool",
+    "rotation_tree_angles",
+    "select_pauli_lcu",
+    "tool_bloqs",
+    "tool_counts",
+]

@@ -63,7 +63,7 @@ class PauliDecomposition:
     def __len__(self) -> int:
         return int(len(self.coeffs))
 
-    def subset(self, mask: np.ndarray) -> "PauliDecomposition":
+    def subset(self, mask: np.ndarray) -> PauliDecomposition:
         """The terms where ``mask`` holds, as a decomposition of their own (``info`` kept)."""
         return PauliDecomposition(self.x_int[mask], self.z_int[mask], self.coeffs[mask], self.n_qubits, self.info)
 
@@ -105,12 +105,16 @@ class PauliDecomposition:
 
 def _check_square_pow2(shape) -> int:
     if len(shape) != 2 or shape[0] != shape[1]:
-        raise InputError(f"Pauli decomposition needs a square matrix, got shape {tuple(shape)}; "
-                         "pad it first with qlsbench.problems.pad_to_power_of_two")
+        raise InputError(
+            f"Pauli decomposition needs a square matrix, got shape {tuple(shape)}; "
+            "pad it first with qlsbench.problems.pad_to_power_of_two"
+        )
     N = shape[0]
     if N < 1 or N & (N - 1):
-        raise InputError(f"Pauli decomposition needs a 2^n x 2^n matrix, got {N}x{N}; "
-                         "pad it first with qlsbench.problems.pad_to_power_of_two")
+        raise InputError(
+            f"Pauli decomposition needs a 2^n x 2^n matrix, got {N}x{N}; "
+            "pad it first with qlsbench.problems.pad_to_power_of_two"
+        )
     return N.bit_length() - 1
 
 
@@ -202,8 +206,9 @@ def _count(P: _Patterns, chunk, thresholds, store: bool):
     W = np.empty((p1 - p0 if store else 0, width), dtype=complex if P.complex_input else float)
     counts = np.zeros((p1 - p0, len(thresholds2)), dtype=np.int64)
     peak2 = np.zeros(p1 - p0)
-    kernels.count_patterns(p0, P.xs, P.starts, P.cols, P.vals, P.A, P.dense, fold, width, thresholds2, W, store,
-                           counts, peak2)
+    kernels.count_patterns(
+        p0, P.xs, P.starts, P.cols, P.vals, P.A, P.dense, fold, width, thresholds2, W, store, counts, peak2
+    )
     return W, counts, np.sqrt(peak2) / N
 
 
@@ -269,8 +274,26 @@ def _decompose(P: _Patterns, atol: float, store: bool) -> PauliDecomposition:
     start = 0
     for (p0, _, fold, width), W, counts, _ in counted:
         offsets = start + np.concatenate([[0], np.cumsum(counts[:-1, 0])]).astype(np.int64)
-        kernels.gather_terms(p0, P.xs, P.starts, P.cols, P.vals, P.A, P.dense, fold, width, W, store,
-                             (atol * N) ** 2, 1.0 / N, offsets, counts[:, 0].copy(), x_int, z_int, coeffs)
+        kernels.gather_terms(
+            p0,
+            P.xs,
+            P.starts,
+            P.cols,
+            P.vals,
+            P.A,
+            P.dense,
+            fold,
+            width,
+            W,
+            store,
+            (atol * N) ** 2,
+            1.0 / N,
+            offsets,
+            counts[:, 0].copy(),
+            x_int,
+            z_int,
+            coeffs,
+        )
         start += int(counts.sum())
     info = {"method": "dense" if P.dense else "sparse", "patterns": len(P.xs), "skipped_odd_y": P.real_sym}
     return PauliDecomposition(x_int, z_int, coeffs, P.n, info)
@@ -286,8 +309,10 @@ def coefficient_table(A) -> np.ndarray:
     A = A.toarray() if sp.issparse(A) else np.asarray(A)
     n = _check_square_pow2(A.shape)
     if n > TABLE_QUBITS:
-        raise InputError(f"a dense coefficient table of {n} qubits needs {16 * 4**n / 2**30:.0f} GiB; "
-                         "use decompose(..., method='sparse') or count_terms")
+        raise InputError(
+            f"a dense coefficient table of {n} qubits needs {16 * 4**n / 2**30:.0f} GiB; "
+            "use decompose(..., method='sparse') or count_terms"
+        )
     with kernel_threads(A.size * max(1, n)):
         return kernels.dense_coefficient_table(A)
 
@@ -329,8 +354,9 @@ def _count_terms(P: _Patterns, tols: list[float], relative: bool) -> dict[float,
     """The passes of :func:`count_terms` over prepared patterns."""
     scale = 1.0
     if relative:
-        scale = max((float(_count(P, chunk, [], False)[2].max(initial=0.0)) for chunk in _chunks(P, False)),
-                    default=0.0)
+        scale = max(
+            (float(_count(P, chunk, [], False)[2].max(initial=0.0)) for chunk in _chunks(P, False)), default=0.0
+        )
     totals = np.zeros(len(tols), dtype=np.int64)
     for chunk in _chunks(P, False):
         totals += _count(P, chunk, np.array(tols) * scale, False)[1].sum(axis=0)

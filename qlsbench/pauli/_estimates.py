@@ -58,9 +58,15 @@ def block_encoding(n_qubits: int, terms: int) -> dict[str, int]:
     if terms < 1:
         raise InputError(f"resource estimate: a block encoding needs at least one term, got {terms!r}")
     a = max(1, math.ceil(math.log2(terms)))
-    return {"select_qubits": a, "qubits": n_qubits + a, "work_qubits": a - 1,
-            "select_toffolis": terms - 1, "select_t_gates": 4 * (terms - 1),
-            "prepare_rotations": 2**a - 1, "prepare_cnots": 2**a - 2}
+    return {
+        "select_qubits": a,
+        "qubits": n_qubits + a,
+        "work_qubits": a - 1,
+        "select_toffolis": terms - 1,
+        "select_t_gates": 4 * (terms - 1),
+        "prepare_rotations": 2**a - 1,
+        "prepare_cnots": 2**a - 2,
+    }
 
 
 def qsvt_degree(kappa: float, epsilon: float) -> int:
@@ -86,12 +92,17 @@ def estimate(n_qubits: int, terms: int, alpha: float, kappa: float, epsilon: flo
     kappa_eff = alpha * kappa
     degree = qsvt_degree(kappa_eff, epsilon)
     # Query counts as floats: frictional systems (kappa ~ 1e9) give counts beyond 64-bit integers.
-    return {**block_encoding(n_qubits, terms), "alpha": float(alpha), "kappa": float(kappa),
-            "kappa_eff": float(kappa_eff), "epsilon": float(epsilon), "qsvt_degree": float(degree),
-            "qsvt_queries_amplified": float(degree) * math.ceil(kappa_eff),
-            "adiabatic_queries_bound": float(adiabatic_queries(kappa_eff, epsilon, ADIABATIC_BOUND)),
-            "adiabatic_queries_practical": float(adiabatic_queries(kappa_eff, epsilon, ADIABATIC_PRACTICAL))}
+    return {
+        **block_encoding(n_qubits, terms),
+        "alpha": float(alpha),
+        "kappa": float(kappa),
+        "kappa_eff": float(kappa_eff),
+        "epsilon": float(epsilon),
+        "qsvt_degree": float(degree),
+        "qsvt_queries_amplified": float(degree) * math.ceil(kappa_eff),
+        "adiabatic_queries_bound": float(adiabatic_queries(kappa_eff, epsilon, ADIABATIC_BOUND)),
+        "adiabatic_queries_practical": float(adiabatic_queries(kappa_eff, epsilon, ADIABATIC_PRACTICAL)),
+    }
 
 
-__all__ = ["ADIABATIC_BOUND", "ADIABATIC_PRACTICAL", "adiabatic_queries", "block_encoding", "estimate",
-           "qsvt_degree"]
+__all__ = ["ADIABATIC_BOUND", "ADIABATIC_PRACTICAL", "adiabatic_queries", "block_encoding", "estimate", "qsvt_degree"]

@@ -272,7 +272,8 @@ def _bit_masks(pos, M):
 
 @nb.njit(cache=True, inline="always")
 def _count_from_support(pos, v, M, thresholds2, counts, peak2, i):
-    """Counts and peak of a row from its support alone: each value of the span of the ``c_q`` is hit ``M / |span|`` times."""
+    """Counts and peak of a row from its support alone: each value of the span of the ``c_q`` is hit ``M / |span|``
+    times."""
     table = _signed_sums(v)
     c = _bit_masks(pos, M)
     in_span = np.zeros(len(table), dtype=np.bool_)
@@ -409,18 +410,22 @@ def _coefficient(w, inv_n, k, out):
 @overload(_coefficient)
 def _coefficient_impl(w, inv_n, k, out):
     if isinstance(out.dtype, types.Float):
+
         def signed(w, inv_n, k, out):  # real symmetric input: k = |x & z| is even, the phase a sign
             return -w * inv_n if k & 2 else w * inv_n
+
         return signed
 
     def phased(w, inv_n, k, out):
         return _phase(w * inv_n, k & 3)
+
     return phased
 
 
 @nb.njit(parallel=True, cache=True)
-def gather_terms(p0, xs, starts, cols, vals, A, dense, fold, width, W, stored, threshold2, inv_n, offsets, kept,
-                 x_out, z_out, c_out):
+def gather_terms(
+    p0, xs, starts, cols, vals, A, dense, fold, width, W, stored, threshold2, inv_n, offsets, kept, x_out, z_out, c_out
+):
     """Write the ``kept[i]`` terms of pattern ``xs[p0 + i]`` with ``|W| > threshold``, from ``offsets[i]`` on.
 
     ``c_out`` is real for real symmetric input (only even ``|x & z|`` is

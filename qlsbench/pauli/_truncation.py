@@ -59,12 +59,20 @@ def truncation_study(system: LinearSystem, tols=(1e-6, 1e-3)) -> list[dict]:
                 fid = state_fidelity(x_tol, x)
             except np.linalg.LinAlgError:
                 err = fid = float("nan")
-            rows.append({
-                "system_id": system.system_id, "n_qubits": n, "mode": mode, "tol": float(tol),
-                "terms_total": len(d), "terms_kept": int(keep.sum()),
-                "terms_max": max_terms(n, bool(d.info["skipped_odd_y"])),
-                "matrix_error": float(np.linalg.norm(dropped, 2)), "solution_error": err, "fidelity": fid,
-            })
+            rows.append(
+                {
+                    "system_id": system.system_id,
+                    "n_qubits": n,
+                    "mode": mode,
+                    "tol": float(tol),
+                    "terms_total": len(d),
+                    "terms_kept": int(keep.sum()),
+                    "terms_max": max_terms(n, bool(d.info["skipped_odd_y"])),
+                    "matrix_error": float(np.linalg.norm(dropped, 2)),
+                    "solution_error": err,
+                    "fidelity": fid,
+                }
+            )
     return rows
 
 
@@ -123,6 +131,12 @@ def reordering_study(system: LinearSystem, tols=(0.0, 1e-6, 1e-3), *, budget: in
     for name, perm in orderings(system.A, budget=budget).items():
         B = _permute(system.A, perm)
         counts = count_terms(B, tols)
-        rows.append({"system_id": system.system_id, "ordering": name, "patterns": xor_patterns(B),
-                     **{f"terms_tol_{t:g}": c for t, c in counts.items()}})
+        rows.append(
+            {
+                "system_id": system.system_id,
+                "ordering": name,
+                "patterns": xor_patterns(B),
+                **{f"terms_tol_{t:g}": c for t, c in counts.items()},
+            }
+        )
     return rows

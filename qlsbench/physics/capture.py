@@ -68,8 +68,22 @@ class SubsystemRecorder:
 #: Context keys a DEM-C system keeps (other families keep their whole context).
 #: ``proximal_iter`` and ``proximal_shift`` mark subsystems of the proximal fallback (absent otherwise); ``phase``
 #: (``nsgs_newton`` or ``proximal``) and ``presolve_sweeps`` mark those of the v2 frictional chain.
-DEM_C_KEYS = ("step", "newton_iter", "time", "contacts", "active_size", "mu", "s", "h", "scale", "regularization",
-              "proximal_iter", "proximal_shift", "phase", "presolve_sweeps")
+DEM_C_KEYS = (
+    "step",
+    "newton_iter",
+    "time",
+    "contacts",
+    "active_size",
+    "mu",
+    "s",
+    "h",
+    "scale",
+    "regularization",
+    "proximal_iter",
+    "proximal_shift",
+    "phase",
+    "presolve_sweeps",
+)
 
 
 def _meta(context: dict, seed, family: str) -> dict:
@@ -85,8 +99,14 @@ def asymmetry(A: sp.spmatrix) -> float:
     return float(sp.linalg.norm(A - A.T) / norm) if norm else 0.0
 
 
-def export_systems(recorder: SubsystemRecorder, *, kappa_cap: float | None = None, seed: int | None = None,
-                   scene: str | None = None, family: str = FAMILY) -> tuple[list[LinearSystem], dict]:
+def export_systems(
+    recorder: SubsystemRecorder,
+    *,
+    kappa_cap: float | None = None,
+    seed: int | None = None,
+    scene: str | None = None,
+    family: str = FAMILY,
+) -> tuple[list[LinearSystem], dict]:
     """Pad, normalise and measure the recorded subsystems.
 
     Parameters
@@ -130,7 +150,13 @@ def export_systems(recorder: SubsystemRecorder, *, kappa_cap: float | None = Non
         system.meta.update(cond=cond, cond_exact=system.dim <= DENSE_LIMIT)
         systems.append(system)
     conds = [s.meta["cond"] for s in systems]
-    stats = {"captured": len(recorder.records), "exported": len(systems), "dropped_kappa": dropped,
-             "skipped_trivial": recorder.skipped_trivial, "kappa_cap": kappa_cap,
-             "cond_min": min(conds) if conds else None, "cond_max": max(conds) if conds else None}
+    stats = {
+        "captured": len(recorder.records),
+        "exported": len(systems),
+        "dropped_kappa": dropped,
+        "skipped_trivial": recorder.skipped_trivial,
+        "kappa_cap": kappa_cap,
+        "cond_min": min(conds) if conds else None,
+        "cond_max": max(conds) if conds else None,
+    }
     return systems, stats

@@ -60,8 +60,7 @@ def singular_value_range(A: sp.spmatrix) -> tuple[float, float]:
         lu = spla.splu(sp.csc_matrix(A))
     except RuntimeError:  # exactly singular
         return 0.0, float(smax)
-    op = spla.LinearOperator(A.shape, matvec=lu.solve, rmatvec=lambda v: lu.solve(v, trans="H"),
-                             dtype=A.dtype)
+    op = spla.LinearOperator(A.shape, matvec=lu.solve, rmatvec=lambda v: lu.solve(v, trans="H"), dtype=A.dtype)
     inv_max = _largest_singular_value(op)
     return float(1.0 / inv_max), float(smax)
 

@@ -131,7 +131,7 @@ class LinearSystem:
         """Whether ``A`` or ``b`` has a complex dtype."""
         return bool(np.iscomplexobj(self.A.data) or np.iscomplexobj(self.b))
 
-    def with_reference(self, x_ref: np.ndarray) -> "LinearSystem":
+    def with_reference(self, x_ref: np.ndarray) -> LinearSystem:
         """Return a copy carrying the given reference solution."""
         return LinearSystem(self.A, self.b, self.meta, x_ref)
 

@@ -34,25 +34,28 @@ from qlsbench.report import (
 from qlsbench.report.base import Figure, Job
 
 #: Every figure and table of the report by name, in the order of the paper's figures, then the rest.
-FIGURES: dict[str, Figure] = {figure.name: figure for figure in (
-    loss_curves.FIGURE,  # fig. 2 and fig. 4
-    physics_figures.SNAPSHOTS,  # fig. 3
-    checkpoint_table.FIGURE,  # fig. 4(b)
-    pauli_figures.TERM_COUNTS,  # fig. 5
-    pauli_figures.TRUNCATION,
-    resource_figures.FIGURE,
-    estimates_page.FIGURE,
-    physics_figures.KAPPA_TIME,
-    budget_curves.FIGURE,
-    leaderboard_plots.PROFILES,
-    leaderboard_plots.SUCCESS_QUBITS,
-    leaderboard_plots.FIDELITY_KAPPA,
-    leaderboard_page.FIGURE,
-    reproduction.FIGURE,
-    in_loop_page.FIGURE,
-    noisy_page.FIGURE,
-    qsvt_page.FIGURE,
-)}
+FIGURES: dict[str, Figure] = {
+    figure.name: figure
+    for figure in (
+        loss_curves.FIGURE,  # fig. 2 and fig. 4
+        physics_figures.SNAPSHOTS,  # fig. 3
+        checkpoint_table.FIGURE,  # fig. 4(b)
+        pauli_figures.TERM_COUNTS,  # fig. 5
+        pauli_figures.TRUNCATION,
+        resource_figures.FIGURE,
+        estimates_page.FIGURE,
+        physics_figures.KAPPA_TIME,
+        budget_curves.FIGURE,
+        leaderboard_plots.PROFILES,
+        leaderboard_plots.SUCCESS_QUBITS,
+        leaderboard_plots.FIDELITY_KAPPA,
+        leaderboard_page.FIGURE,
+        reproduction.FIGURE,
+        in_loop_page.FIGURE,
+        noisy_page.FIGURE,
+        qsvt_page.FIGURE,
+    )
+}
 
 #: The entry point group under which other packages register figures: ``name = "package.module:FIGURE"``, a
 #: :class:`Figure` whose ``name`` is the entry point's.
@@ -79,8 +82,9 @@ def figures() -> dict[str, Figure]:
         except Exception as exc:  # a broken plug-in names itself, not "unknown figure"
             raise InputError(f"figure plug-in {ep.name!r} ({ep.value}) failed to load: {exc}") from None
         if not isinstance(figure, Figure) or figure.name != ep.name:
-            raise InputError(f"figure plug-in {ep.name!r} ({ep.value}) is not a qlsbench.report.Figure named "
-                             f"{ep.name!r}")
+            raise InputError(
+                f"figure plug-in {ep.name!r} ({ep.value}) is not a qlsbench.report.Figure named {ep.name!r}"
+            )
         found[ep.name] = figure
     return found
 

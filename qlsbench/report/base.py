@@ -135,11 +135,19 @@ class Figure:
 class PageOptions(Options):
     """The options of a generated Markdown page: where its figures go."""
 
-    figures: str | None = option(None, "folder of the page's figures (default: figures/ beside the page)",
-                                 path="folder")
+    figures: str | None = option(
+        None, "folder of the page's figures (default: figures/ beside the page)", path="folder"
+    )
 
 
 def page(name: str, summary: str, inputs: str, render: Callable[..., Path], job: Job | None = None) -> Figure:
     """A generated Markdown page as a report entry: ``render(inputs, out, figures)`` writes it and its figures."""
-    return Figure(name, summary, inputs, lambda paths, out, options: render(paths, out, options.figures),
-                  PageOptions, formats=(".md",), job=job)
+    return Figure(
+        name,
+        summary,
+        inputs,
+        lambda paths, out, options: render(paths, out, options.figures),
+        PageOptions,
+        formats=(".md",),
+        job=job,
+    )

@@ -55,15 +55,31 @@ PUBLISHED_TRACK = "published"
 TRACK_NAMES = ("physics", "noisy")
 
 
-def publish(board: Board, results_dir: str | os.PathLike, pages: str | os.PathLike,
-            tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | str | None = None,
-            noisy: list | str | None = None, local: str | os.PathLike | None = None,
-            progress: bool = False) -> pd.DataFrame:
+def publish(
+    board: Board,
+    results_dir: str | os.PathLike,
+    pages: str | os.PathLike,
+    tol: Tolerances = Tolerances(),
+    low: Tolerances = LOW_ACCURACY,
+    in_loop: list | str | None = None,
+    noisy: list | str | None = None,
+    local: str | os.PathLike | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Publish a board run: ``results.parquet`` beside the pinned set, its pages in ``pages`` (and, when both
     tracks come from their files, :data:`TRACKS_FILE`); returns the rows."""
     results = publish_results(board, results_dir)
-    render_board(board, pages=pages, tol=tol, low=low, in_loop=in_loop, noisy=noisy, local=local, progress=progress,
-                 keep_tracks=True)
+    render_board(
+        board,
+        pages=pages,
+        tol=tol,
+        low=low,
+        in_loop=in_loop,
+        noisy=noisy,
+        local=local,
+        progress=progress,
+        keep_tracks=True,
+    )
     return results
 
 
@@ -85,8 +101,9 @@ def write_tracks(board: Board, blocks: dict[str, list], bar: float) -> Path:
         return [kind, {"columns": [str(c) for c in value.columns], "rows": cells.to_numpy().tolist()}]
 
     data = {"bar": bar, **{name: [block(kind, value) for kind, value in blocks[name]] for name in TRACK_NAMES}}
-    return atomic_write_text(tracks_path(board), json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False,
-                                                            default=jsonable) + "\n")
+    return atomic_write_text(
+        tracks_path(board), json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False, default=jsonable) + "\n"
+    )
 
 
 def read_tracks(board: Board, bar: float) -> dict[str, list]:
@@ -94,18 +111,21 @@ def read_tracks(board: Board, bar: float) -> dict[str, list]:
     another fidelity bar than ``bar``."""
     path = tracks_path(board)
     if not path.is_file():
-        raise InputError(f"{path}: this board keeps no published tracks (`qlsbench board render` with the tracks' "
-                         "files writes them; --in-loop and --noisy give files, --no-tracks leaves them out)")
+        raise InputError(
+            f"{path}: this board keeps no published tracks (`qlsbench board render` with the tracks' "
+            "files writes them; --in-loop and --noisy give files, --no-tracks leaves them out)"
+        )
     data = json.loads(path.read_text(encoding="utf-8"))
     if data["bar"] != bar:
-        raise InputError(f"{path}: its physics track was set against the fidelity bar {data['bar']:g}, not {bar:g}; "
-                         "give the in-loop files (--in-loop) to compute it at this bar")
+        raise InputError(
+            f"{path}: its physics track was set against the fidelity bar {data['bar']:g}, not {bar:g}; "
+            "give the in-loop files (--in-loop) to compute it at this bar"
+        )
 
     def block(kind: str, value):
         return (kind, pd.DataFrame(value["rows"], columns=value["columns"])) if kind == "table" else (kind, value)
 
     return {name: [block(kind, value) for kind, value in data[name]] for name in TRACK_NAMES}
-
 
 
 def board_results(board: Board, local: str | os.PathLike | None = None) -> pd.DataFrame:
@@ -120,14 +140,17 @@ def board_results(board: Board, local: str | os.PathLike | None = None) -> pd.Da
 def _preamble(board: Board, results: pd.DataFrame) -> str:
     manifest = board.manifest()
     rows, distinct = len(manifest["systems"]), len({e["system_id"] for e in manifest["systems"]})
-    count = f"{rows} systems" + ("" if rows == distinct else
-                                 f" ({distinct} distinct: a system in two groups counts once)")
-    return (f"Pinned benchmark set v{manifest['version']}: {count} in "
-            f"{len(manifest['groups'])} groups ({', '.join(f'`{g}` {h}' for g, h in manifest['groups'].items())}). "
-            f"{_coverage_sentence(board, manifest, results)} `qlsbench compare --solver module:Class` ranks a new "
-            "one against these rows without running them again and writes a submission; `qlsbench board add` puts "
-            "it on your own copy of these pages, marked self-submitted; a pull request checked by `qlsbench board "
-            "verify` puts it here (docs/leaderboard.md).")
+    count = f"{rows} systems" + (
+        "" if rows == distinct else f" ({distinct} distinct: a system in two groups counts once)"
+    )
+    return (
+        f"Pinned benchmark set v{manifest['version']}: {count} in "
+        f"{len(manifest['groups'])} groups ({', '.join(f'`{g}` {h}' for g, h in manifest['groups'].items())}). "
+        f"{_coverage_sentence(board, manifest, results)} `qlsbench compare --solver module:Class` ranks a new "
+        "one against these rows without running them again and writes a submission; `qlsbench board add` puts "
+        "it on your own copy of these pages, marked self-submitted; a pull request checked by `qlsbench board "
+        "verify` puts it here (docs/leaderboard.md)."
+    )
 
 
 def _coverage_sentence(board: Board, manifest: dict, results: pd.DataFrame) -> str:
@@ -138,8 +161,10 @@ def _coverage_sentence(board: Board, manifest: dict, results: pd.DataFrame) -> s
     short = [f"{label} on {ran.get(label, 0)} of {len(pinned)}" for label in labels if ran.get(label, 0) < len(pinned)]
     if not short:
         return "Every solver ran on every system."
-    return (f"Not every board solver has run on every system yet ({'; '.join(short)}): their rates are over the "
-            "systems they ran (see coverage), and `qlsbench board run` resumes them.")
+    return (
+        f"Not every board solver has run on every system yet ({'; '.join(short)}): their rates are over the "
+        "systems they ran (see coverage), and `qlsbench board run` resumes them."
+    )
 
 
 def _submissions_table(board: Board, local: str | os.PathLike | None = None) -> pd.DataFrame:
@@ -148,13 +173,18 @@ def _submissions_table(board: Board, local: str | os.PathLike | None = None) -> 
     for path, mark in marked:
         _, meta = read_submission(path)
         machine = meta.get("machine", {})
-        rows.append({"solver": meta["label"] + mark, "route": "self-submitted" if mark else "published",
-                     "name": meta["name"],
-                     "options": json.dumps(meta.get("options", {}), sort_keys=True),
-                     "time factor": f"{meta['time_factor']:.3g} ({min(meta['calibration_factors'] or [1]):.3g}-"
-                                    f"{max(meta['calibration_factors'] or [1]):.3g})",
-                     "machine": f"{machine.get('cpu', '?')}, {machine.get('cores', '?')} cores",
-                     "date": machine.get("date", "?")})
+        rows.append(
+            {
+                "solver": meta["label"] + mark,
+                "route": "self-submitted" if mark else "published",
+                "name": meta["name"],
+                "options": json.dumps(meta.get("options", {}), sort_keys=True),
+                "time factor": f"{meta['time_factor']:.3g} ({min(meta['calibration_factors'] or [1]):.3g}-"
+                f"{max(meta['calibration_factors'] or [1]):.3g})",
+                "machine": f"{machine.get('cpu', '?')}, {machine.get('cores', '?')} cores",
+                "date": machine.get("date", "?"),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -169,9 +199,15 @@ def _estimates(board: Board) -> pd.DataFrame:
     from qlsbench.bench.pauli_study import resource_table
 
     with tempfile.TemporaryDirectory() as tmp:
-        return pd.concat([resource_table(path, Path(tmp) / f"{group}.parquet", epsilons=(RESOURCE_EPSILON,),
-                                         progress=False).assign(group=group)
-                          for group, path in board.pinned_files().items()], ignore_index=True)
+        return pd.concat(
+            [
+                resource_table(
+                    path, Path(tmp) / f"{group}.parquet", epsilons=(RESOURCE_EPSILON,), progress=False
+                ).assign(group=group)
+                for group, path in board.pinned_files().items()
+            ],
+            ignore_index=True,
+        )
 
 
 class _Progress:
@@ -195,14 +231,30 @@ class _Progress:
 
 
 #: The steps of :func:`render_board` the progress line counts (the page's own steps included).
-_STEPS = ("results", "budget curves", "tracks", "estimates", "rankings", "plots and per-system results", "tables",
-          "writing")
+_STEPS = (
+    "results",
+    "budget curves",
+    "tracks",
+    "estimates",
+    "rankings",
+    "plots and per-system results",
+    "tables",
+    "writing",
+)
 
 
-def render_board(board: Board, results: pd.DataFrame | None = None, pages: str | os.PathLike = "leaderboard",
-                 tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, in_loop: list | str | None = None,
-                 noisy: list | str | None = None, local: str | os.PathLike | None = None,
-                 progress: bool = False, keep_tracks: bool = False) -> list[Path]:
+def render_board(
+    board: Board,
+    results: pd.DataFrame | None = None,
+    pages: str | os.PathLike = "leaderboard",
+    tol: Tolerances = Tolerances(),
+    low: Tolerances = LOW_ACCURACY,
+    in_loop: list | str | None = None,
+    noisy: list | str | None = None,
+    local: str | os.PathLike | None = None,
+    progress: bool = False,
+    keep_tracks: bool = False,
+) -> list[Path]:
     """Write :data:`PAGES` into ``pages``: the web page, Markdown and CSV (the pinned set and the submissions
     listed), the downloads beside them (``data/``: the rows and the pinned systems) and, when solvers recorded
     progress, the budget curves. ``results`` default: :func:`board_results`. ``in_loop``: in-loop results files
@@ -215,8 +267,18 @@ def render_board(board: Board, results: pd.DataFrame | None = None, pages: str |
     pages = Path(pages)
     try:
         with staged(pages) as drawn:  # the pages move in together once all are written: a failure leaves none
-            written = _render(board, results, drawn, tol, low, {"physics": in_loop, "noisy": noisy}, local, step,
-                              keep_tracks, docs=_summarised_docs(pages))
+            written = _render(
+                board,
+                results,
+                drawn,
+                tol,
+                low,
+                {"physics": in_loop, "noisy": noisy},
+                local,
+                step,
+                keep_tracks,
+                docs=_summarised_docs(pages),
+            )
     finally:
         step.close()
     return [pages / p.relative_to(drawn) if p.is_relative_to(drawn) else p for p in written]
@@ -228,16 +290,28 @@ def _track_blocks(board: Board, given: dict[str, list | str | None], bar: float,
     compute = {"physics": lambda files: physics_track_blocks(files, bar), "noisy": noisy_track_blocks}
     from_files = {name: v is not None and not isinstance(v, str) for name, v in given.items()}
     published = read_tracks(board, bar) if any(isinstance(v, str) for v in given.values()) else {}
-    blocks = {name: compute[name]([str(p) for p in files]) if from_files[name] else published[name]
-              for name in TRACK_NAMES if (files := given[name]) is not None}
+    blocks = {
+        name: compute[name]([str(p) for p in files]) if from_files[name] else published[name]
+        for name in TRACK_NAMES
+        if (files := given[name]) is not None
+    }
     if keep and all(from_files.values()):
         write_tracks(board, blocks, bar)
     return [block for name in TRACK_NAMES for block in blocks.get(name, [])]
 
 
-def _render(board: Board, results: pd.DataFrame | None, pages: Path, tol: Tolerances, low: Tolerances,
-            tracks: dict[str, list | str | None], local: str | os.PathLike | None, step,
-            keep_tracks: bool, docs: Path | None) -> list[Path]:
+def _render(
+    board: Board,
+    results: pd.DataFrame | None,
+    pages: Path,
+    tol: Tolerances,
+    low: Tolerances,
+    tracks: dict[str, list | str | None],
+    local: str | os.PathLike | None,
+    step,
+    keep_tracks: bool,
+    docs: Path | None,
+) -> list[Path]:
     step("results")
     results = board_results(board, local) if results is None else results
     written = []
@@ -248,20 +322,41 @@ def _render(board: Board, results: pd.DataFrame | None, pages: Path, tol: Tolera
     track = _track_blocks(board, tracks, low.fidelity, keep_tracks)
     step("estimates")
     pinned = pinned_table(board)
-    extra = [*track, *estimate_blocks(_estimates(board), RESOURCE_EPSILON, by="group"),
-             ("h2", "The pinned set"), ("table", display_table(pinned))]
+    extra = [
+        *track,
+        *estimate_blocks(_estimates(board), RESOURCE_EPSILON, by="group"),
+        ("h2", "The pinned set"),
+        ("table", display_table(pinned)),
+    ]
     submissions = _submissions_table(board, local)
     if not submissions.empty:
-        extra = [("h2", "Submissions"),
-                 ("p", "Published: accepted upstream after `qlsbench board verify` re-ran a sample of their "
-                       "systems. Self-submitted: added on this machine with `qlsbench board add`, not checked. "
-                       "Times were measured on the submitter's machine and scaled by its time factor (board LU "
-                       "time / LU time there; the range over repeats)."),
-                 ("table", submissions), *extra]
-    write_leaderboard(results, pages / "leaderboard.md", pages / "leaderboard.csv", tol, low,
-                      html_path=pages / "index.html", systems=pinned, title="qlsbench leaderboard v2",
-                      preamble=_preamble(board, results), by="dataset", extra=extra,
-                      names=dict(zip(pinned["system_id"], pinned["name"])), step=step)
+        extra = [
+            ("h2", "Submissions"),
+            (
+                "p",
+                "Published: accepted upstream after `qlsbench board verify` re-ran a sample of their "
+                "systems. Self-submitted: added on this machine with `qlsbench board add`, not checked. "
+                "Times were measured on the submitter's machine and scaled by its time factor (board LU "
+                "time / LU time there; the range over repeats).",
+            ),
+            ("table", submissions),
+            *extra,
+        ]
+    write_leaderboard(
+        results,
+        pages / "leaderboard.md",
+        pages / "leaderboard.csv",
+        tol,
+        low,
+        html_path=pages / "index.html",
+        systems=pinned,
+        title="qlsbench leaderboard v2",
+        preamble=_preamble(board, results),
+        by="dataset",
+        extra=extra,
+        names=dict(zip(pinned["system_id"], pinned["name"])),
+        step=step,
+    )
     if docs is not None:  # the method page's numbers are this summary, rewritten with the pages, never typed
         atomic_write_text(docs, with_summary(docs.read_text(encoding="utf-8"), board_summary(board, results, tol, low)))
         written.append(docs)
@@ -269,8 +364,10 @@ def _render(board: Board, results: pd.DataFrame | None, pages: Path, tol: Tolera
 
 
 #: The lines of ``docs/leaderboard.md`` between which :func:`board_summary` stands.
-SUMMARY_BEGIN, SUMMARY_END = "<!-- board summary: written by qlsbench board render, do not edit -->", \
-    "<!-- end of board summary -->"
+SUMMARY_BEGIN, SUMMARY_END = (
+    "<!-- board summary: written by qlsbench board render, do not edit -->",
+    "<!-- end of board summary -->",
+)
 
 
 def _summarised_docs(pages: Path) -> Path | None:
@@ -287,8 +384,9 @@ def with_summary(text: str, summary: str) -> str:
     return f"{head}{SUMMARY_BEGIN}\n{summary}\n{SUMMARY_END}{tail}"
 
 
-def board_summary(board: Board, results: pd.DataFrame, tol: Tolerances = Tolerances(),
-                  low: Tolerances = LOW_ACCURACY) -> str:
+def board_summary(
+    board: Board, results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY
+) -> str:
     """The published board in a few lines of Markdown, every number from the manifest, the rows and the code's
     constants: the pinned set, the solves (repeats, time limits, qubit caps), what ``compare --quick`` and ``board
     verify`` run, each track's rates over all systems (controls apart) and what null-b does per track and group.
@@ -297,20 +395,28 @@ def board_summary(board: Board, results: pd.DataFrame, tol: Tolerances = Toleran
     entries = pd.DataFrame(manifest["systems"])
     groups = ", ".join(f"`{g}` {n}" for g, n in entries.groupby("group", sort=False).size().items())
     rows = ranking_rows(results, tracks(tol, low), by="dataset")
-    lines = [f"- **Pinned set v{manifest['version']}**: {len(entries)} rows, {entries['system_id'].nunique()} "
-             f"distinct systems, in {len(manifest['groups'])} groups ({groups}).",
-             f"- **Rows**: {len(results)} solves of {results['solver'].nunique()} solvers, "
-             f"{int((results['solver_name'].map(_is_control)).sum())} of them by the controls "
-             f"({', '.join(sorted(results.loc[results['solver_name'].map(_is_control), 'solver'].unique()))}).",
-             *_conditions_lines(results), *_route_lines(manifest)]
+    lines = [
+        f"- **Pinned set v{manifest['version']}**: {len(entries)} rows, {entries['system_id'].nunique()} "
+        f"distinct systems, in {len(manifest['groups'])} groups ({groups}).",
+        f"- **Rows**: {len(results)} solves of {results['solver'].nunique()} solvers, "
+        f"{int((results['solver_name'].map(_is_control)).sum())} of them by the controls "
+        f"({', '.join(sorted(results.loc[results['solver_name'].map(_is_control), 'solver'].unique()))}).",
+        *_conditions_lines(results),
+        *_route_lines(manifest),
+    ]
     for track in tracks(tol, low):
         view = rows[(rows["track"] == track.name) & (rows["group"] == "all") & (rows["band"] == "all")]
         ranked = view[view["kind"] != "control"]
-        rates = "; ".join(f"{s} {r:.2f} [{lo:.2f}, {hi:.2f}]" for s, r, lo, hi in
-                          zip(ranked["solver"], ranked["success_rate"], ranked["success_rate_ci_low"],
-                              ranked["success_rate_ci_high"]))
-        lines.append(f"- **{track.name.capitalize()} track** (success over systems, 95 % Wilson interval): {rates}. "
-                     f"{control_sentence(view, track)}")
+        rates = "; ".join(
+            f"{s} {r:.2f} [{lo:.2f}, {hi:.2f}]"
+            for s, r, lo, hi in zip(
+                ranked["solver"], ranked["success_rate"], ranked["success_rate_ci_low"], ranked["success_rate_ci_high"]
+            )
+        )
+        lines.append(
+            f"- **{track.name.capitalize()} track** (success over systems, 95 % Wilson interval): {rates}. "
+            f"{control_sentence(view, track)}"
+        )
         for group in sorted(set(rows["group"]) - {"all"}):
             part = rows[(rows["track"] == track.name) & (rows["group"] == group) & (rows["band"] == "all")]
             sentence = control_sentence(part, track, f" on `{group.removeprefix('pinned/')}`")
@@ -323,8 +429,11 @@ def _by_value(values: pd.Series, unit, others: bool = False) -> str:
     value last, as ``for the others`` (``1200 s for a, b; 120 s for the others``)."""
     groups = values.groupby(values, sort=False).groups
     order = sorted(groups, key=lambda v: ((len(groups[v]) if others else 0), v))
-    return "; ".join(f"{unit(v)} for " + ("the others" if others and len(order) > 1 and v == order[-1]
-                                           else ", ".join(sorted(groups[v]))) for v in order)
+    return "; ".join(
+        f"{unit(v)} for "
+        + ("the others" if others and len(order) > 1 and v == order[-1] else ", ".join(sorted(groups[v])))
+        for v in order
+    )
 
 
 def _conditions_lines(results: pd.DataFrame) -> list[str]:
@@ -333,11 +442,15 @@ def _conditions_lines(results: pd.DataFrame) -> list[str]:
     limits = results.groupby("solver")["time_limit"].max()
     capped = results["message"].fillna("").str.extract(r"over max_qubits=(\d+)")[0].dropna()
     caps = capped.astype(int).groupby(results.loc[capped.index, "solver"]).max()
-    lines = [f"- **Repeats** per system (repeat r uses seed r): {_by_value(repeats, str)}.",
-             f"- **Time limit** per solve: {_by_value(limits, lambda v: f'{v:g} s', others=True)}."]
+    lines = [
+        f"- **Repeats** per system (repeat r uses seed r): {_by_value(repeats, str)}.",
+        f"- **Time limit** per solve: {_by_value(limits, lambda v: f'{v:g} s', others=True)}.",
+    ]
     if len(caps):
-        lines.append(f"- **Qubit caps** (larger systems get a `skipped` row, counted unsolved): "
-                     f"{_by_value(caps, lambda v: f'{v} qubits')}.")
+        lines.append(
+            f"- **Qubit caps** (larger systems get a `skipped` row, counted unsolved): "
+            f"{_by_value(caps, lambda v: f'{v} qubits')}."
+        )
     return lines
 
 
@@ -347,13 +460,15 @@ def _route_lines(manifest: dict) -> list[str]:
     from qlsbench.bench.board.submissions import VERIFY_FIDELITY, VERIFY_RESIDUAL_FACTOR, VERIFY_SAMPLE
 
     quick = quick_systems(manifest)
-    return [f"- **`qlsbench compare`**: every pinned system at {COMPARE_TIME_LIMIT:g} s per solve unless "
-            f"`--time-limit` says otherwise; `--quick` runs {len(quick)} of the {len(manifest['systems'])} rows, per "
-            f"group and qubit band the one of fewest qubits ({', '.join(e['name'] for e in quick)}). "
-            f"**`qlsbench board verify`** re-runs {VERIFY_SAMPLE} systems of a submission, spread from the smallest "
-            f"to the largest, and fails on a re-run that differs from the submitted row in the tracks it succeeds "
-            f"on, by more than {VERIFY_RESIDUAL_FACTOR:g}x in residual or by more than {VERIFY_FIDELITY:g} in "
-            "fidelity."]
+    return [
+        f"- **`qlsbench compare`**: every pinned system at {COMPARE_TIME_LIMIT:g} s per solve unless "
+        f"`--time-limit` says otherwise; `--quick` runs {len(quick)} of the {len(manifest['systems'])} rows, per "
+        f"group and qubit band the one of fewest qubits ({', '.join(e['name'] for e in quick)}). "
+        f"**`qlsbench board verify`** re-runs {VERIFY_SAMPLE} systems of a submission, spread from the smallest "
+        f"to the largest, and fails on a re-run that differs from the submitted row in the tracks it succeeds "
+        f"on, by more than {VERIFY_RESIDUAL_FACTOR:g}x in residual or by more than {VERIFY_FIDELITY:g} in "
+        "fidelity."
+    ]
 
 
 def _wrapped(item: str, width: int = 116) -> str:
@@ -361,8 +476,9 @@ def _wrapped(item: str, width: int = 116) -> str:
     import textwrap
 
     indent = " " * (len(item) - len(item.lstrip(" ")) + 2)
-    return "\n".join(textwrap.wrap(item, width, subsequent_indent=indent, break_long_words=False,
-                                   break_on_hyphens=False))
+    return "\n".join(
+        textwrap.wrap(item, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+    )
 
 
 def _is_control(name) -> bool:

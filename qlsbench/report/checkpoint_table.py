@@ -23,16 +23,46 @@ from qlsbench.options import Options, option
 from qlsbench.report.base import Figure, Job
 
 #: Columns the table needs from a results file (``qlsbench solve``).
-RESULT_NEEDS = ("solver", "dataset", "system_id", "n_qubits", "cond", "status", "fidelity", "rel_residual",
-                "message", "resources")
+RESULT_NEEDS = (
+    "solver",
+    "dataset",
+    "system_id",
+    "n_qubits",
+    "cond",
+    "status",
+    "fidelity",
+    "rel_residual",
+    "message",
+    "resources",
+)
 
 #: Column headers of the rendered table, in order, with their number formats.
-_FORMATS = {"checkpoint": "{:d}", "step": "{:d}", "time": "{:.3f}", "n_qubits": "{:d}", "cond": "{:.4g}",
-            "final_loss": "{:.3g}", "fidelity": "{:.4f}", "rel_residual": "{:.2e}", "status": "{}", "trapped": "{}",
-            "repeat": "{:d}"}
-_HEADERS = {"checkpoint": "checkpoint", "step": "step", "time": "time (s)", "n_qubits": "qubits", "cond": "κ",
-            "final_loss": "final loss", "fidelity": "fidelity", "rel_residual": "residual", "status": "status",
-            "trapped": "trapped", "repeat": "repeat"}
+_FORMATS = {
+    "checkpoint": "{:d}",
+    "step": "{:d}",
+    "time": "{:.3f}",
+    "n_qubits": "{:d}",
+    "cond": "{:.4g}",
+    "final_loss": "{:.3g}",
+    "fidelity": "{:.4f}",
+    "rel_residual": "{:.2e}",
+    "status": "{}",
+    "trapped": "{}",
+    "repeat": "{:d}",
+}
+_HEADERS = {
+    "checkpoint": "checkpoint",
+    "step": "step",
+    "time": "time (s)",
+    "n_qubits": "qubits",
+    "cond": "κ",
+    "final_loss": "final loss",
+    "fidelity": "fidelity",
+    "rel_residual": "residual",
+    "status": "status",
+    "trapped": "trapped",
+    "repeat": "repeat",
+}
 
 
 def read_checkpoint_results(path: str | os.PathLike) -> pd.DataFrame:
@@ -46,8 +76,13 @@ def read_checkpoint_results(path: str | os.PathLike) -> pd.DataFrame:
     InputError
         Naming the unreadable file, or the file and its first missing column.
     """
-    table = read_parquet(path, kind="results file", columns=RESULT_NEEDS, error=InputError,
-                         hint=" (not a `qlsbench solve` results file?)")
+    table = read_parquet(
+        path,
+        kind="results file",
+        columns=RESULT_NEEDS,
+        error=InputError,
+        hint=" (not a `qlsbench solve` results file?)",
+    )
     return table.select(list(RESULT_NEEDS) + (["repeat"] if "repeat" in table.column_names else [])).to_pandas()
 
 
@@ -78,8 +113,14 @@ def checkpoint_systems(dataset: str | os.PathLike) -> pd.DataFrame:
     if df["step"].isna().any():
         raise DatasetError(f"{dataset}: column 'step' has empty rows (not a simulation's checkpoint dataset)")
     times = df["meta_json"].map(lambda text: json.loads(text).get("time", np.nan)).astype(float)
-    return pd.DataFrame({"system_id": df["system_id"], "step": df["step"].astype("int64"),
-                         "newton_iter": df["newton_iter"], "time": times})
+    return pd.DataFrame(
+        {
+            "system_id": df["system_id"],
+            "step": df["step"].astype("int64"),
+            "newton_iter": df["newton_iter"],
+            "time": times,
+        }
+    )
 
 
 def checkpoint_table(results: pd.DataFrame, systems: pd.DataFrame, *, where: str = "results") -> pd.DataFrame:
@@ -110,20 +151,27 @@ def checkpoint_table(results: pd.DataFrame, systems: pd.DataFrame, *, where: str
     merged = results.merge(systems, on="system_id", how="left", validate="many_to_one")
     unknown = merged.loc[merged["step"].isna(), "system_id"].unique()
     if len(unknown):
-        raise DatasetError(f"{where}: system {unknown[0]} is not in the dataset given "
-                           f"({len(unknown)} unknown); pass the checkpoint dataset the results were run on")
+        raise DatasetError(
+            f"{where}: system {unknown[0]} is not in the dataset given "
+            f"({len(unknown)} unknown); pass the checkpoint dataset the results were run on"
+        )
     repeats = "repeat" in merged and merged["repeat"].nunique() > 1
     merged = merged.sort_values(["step", "newton_iter", "repeat"] if repeats else ["step", "newton_iter"])
-    table = pd.DataFrame({
-        "checkpoint": merged.groupby("step", sort=True).ngroup().to_numpy() + 1,
-        "step": merged["step"].astype("int64").to_numpy(), "time": merged["time"].to_numpy(),
-        "n_qubits": merged["n_qubits"].astype("int64").to_numpy(), "cond": merged["cond"].to_numpy(dtype=float),
-        "final_loss": merged["resources"].map(final_loss).to_numpy(),
-        "fidelity": merged["fidelity"].to_numpy(dtype=float), "rel_residual": merged["rel_residual"].to_numpy(dtype=float),
-        "status": merged["status"].to_numpy(),
-        # The solver names the lowest-singular-vector trap in its message (see qlsbench.solvers.vnls).
-        "trapped": merged["message"].fillna("").str.contains("trapped", case=False).to_numpy(),
-    })
+    table = pd.DataFrame(
+        {
+            "checkpoint": merged.groupby("step", sort=True).ngroup().to_numpy() + 1,
+            "step": merged["step"].astype("int64").to_numpy(),
+            "time": merged["time"].to_numpy(),
+            "n_qubits": merged["n_qubits"].astype("int64").to_numpy(),
+            "cond": merged["cond"].to_numpy(dtype=float),
+            "final_loss": merged["resources"].map(final_loss).to_numpy(),
+            "fidelity": merged["fidelity"].to_numpy(dtype=float),
+            "rel_residual": merged["rel_residual"].to_numpy(dtype=float),
+            "status": merged["status"].to_numpy(),
+            # The solver names the lowest-singular-vector trap in its message (see qlsbench.solvers.vnls).
+            "trapped": merged["message"].fillna("").str.contains("trapped", case=False).to_numpy(),
+        }
+    )
     if repeats:
         table.insert(1, "repeat", merged["repeat"].astype("int64").to_numpy())
     return table
@@ -140,8 +188,12 @@ def _cell(column: str, value) -> str:
 def render_markdown(table: pd.DataFrame, title: str) -> str:
     """The table as Markdown (a heading line and a pipe table)."""
     cols = list(table.columns)
-    lines = [f"**{title}**", "", "| " + " | ".join(_HEADERS[c] for c in cols) + " |",
-             "|" + "|".join("---:" if c not in ("status", "trapped") else "---" for c in cols) + "|"]
+    lines = [
+        f"**{title}**",
+        "",
+        "| " + " | ".join(_HEADERS[c] for c in cols) + " |",
+        "|" + "|".join("---:" if c not in ("status", "trapped") else "---" for c in cols) + "|",
+    ]
     lines += ["| " + " | ".join(_cell(c, row[c]) for c in cols) + " |" for _, row in table.iterrows()]
     return "\n".join(lines) + "\n"
 
@@ -151,15 +203,23 @@ def render_html(table: pd.DataFrame, title: str) -> str:
     cols = list(table.columns)
     head = "".join(f"<th>{html.escape(_HEADERS[c])}</th>" for c in cols)
     body = "\n".join(
-        "<tr" + (' class="trapped"' if row["trapped"] else "") + ">"
-        + "".join(f"<td>{html.escape(_cell(c, row[c]))}</td>" for c in cols) + "</tr>"
-        for _, row in table.iterrows())
-    style = ("table{border-collapse:collapse;font-family:sans-serif;font-size:13px}"
-             "th,td{border:1px solid #bbb;padding:3px 8px;text-align:right}"
-             "th{background:#eee}tr.trapped td{background:#fde8e8}caption{font-weight:bold;margin:6px}")
-    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-            f"<style>{style}</style></head>\n<body><table>\n<caption>{html.escape(title)}</caption>\n"
-            f"<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody></table></body></html>\n")
+        "<tr"
+        + (' class="trapped"' if row["trapped"] else "")
+        + ">"
+        + "".join(f"<td>{html.escape(_cell(c, row[c]))}</td>" for c in cols)
+        + "</tr>"
+        for _, row in table.iterrows()
+    )
+    style = (
+        "table{border-collapse:collapse;font-family:sans-serif;font-size:13px}"
+        "th,td{border:1px solid #bbb;padding:3px 8px;text-align:right}"
+        "th{background:#eee}tr.trapped td{background:#fde8e8}caption{font-weight:bold;margin:6px}"
+    )
+    return (
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{style}</style></head>\n<body><table>\n<caption>{html.escape(title)}</caption>\n"
+        f"<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody></table></body></html>\n"
+    )
 
 
 def _dataset_of(results: pd.DataFrame, path, dataset) -> str | os.PathLike:
@@ -168,16 +228,19 @@ def _dataset_of(results: pd.DataFrame, path, dataset) -> str | os.PathLike:
         return dataset
     names = results["dataset"].unique()
     if len(names) != 1:
-        raise InputError(f"{path}: results of {len(names)} datasets ({', '.join(map(str, names))}); "
-                         "give one results file per checkpoint dataset, or --dataset")
+        raise InputError(
+            f"{path}: results of {len(names)} datasets ({', '.join(map(str, names))}); "
+            "give one results file per checkpoint dataset, or --dataset"
+        )
     candidate = Path("datasets") / str(names[0])
     if not candidate.exists():
         raise DatasetError(f"{path}: its dataset {candidate} does not exist here; pass --dataset")
     return candidate
 
 
-def write_checkpoint_table(results_path: str | os.PathLike, out: str | os.PathLike, *,
-                           dataset: str | os.PathLike | None = None) -> Path:
+def write_checkpoint_table(
+    results_path: str | os.PathLike, out: str | os.PathLike, *, dataset: str | os.PathLike | None = None
+) -> Path:
     """Write the checkpoint table of a results file as HTML (``.html``/``.htm``) or Markdown (``.md``).
 
     Parameters
@@ -213,8 +276,9 @@ def write_checkpoint_table(results_path: str | os.PathLike, out: str | os.PathLi
 
 @dataclass(frozen=True)
 class CheckpointTableOptions(Options):
-    dataset: str | None = option(None, "the checkpoint dataset (default: datasets/<dataset column> below the current "
-                                 "folder)", path="read")
+    dataset: str | None = option(
+        None, "the checkpoint dataset (default: datasets/<dataset column> below the current folder)", path="read"
+    )
 
 
 def _draw(inputs: list[str], out: Path, options: CheckpointTableOptions) -> Path:
@@ -226,16 +290,35 @@ def _job_targets(config) -> list[str]:
     return [f"results/tables/{name}.{ext}" for name in config.checkpoint_tables() for ext in ("html", "md")]
 
 
-FIGURE = Figure("checkpoint-table", "fig. 4(b): per checkpoint its step, time, qubits, kappa and the solver's loss, "
-                "fidelity, residual", "results .parquet of a solver run on a checkpoint dataset", _draw,
-                CheckpointTableOptions, formats=(".html", ".md"), single_input=True,
-                job=Job("checkpoint_table", {"html": "results/tables/{solver}-checkpoints-{scene}.html",
-                                             "md": "results/tables/{solver}-checkpoints-{scene}.md"},
-                        targets=_job_targets,
-                        inputs=lambda config, wc: {
-                            "results": f"results/{wc['solver']}/dem_c_checkpoints/{wc['scene']}.parquet",
-                            "dataset": f"datasets/dem_c_checkpoints/{wc['scene']}/part-0000.parquet"},
-                        log="logs/checkpoint_table/{solver}-{scene}.log",
-                        words=lambda config, wc, inputs, outputs: [inputs.results, "--dataset", inputs.dataset,
-                                                                   "--out", outputs.html, outputs.md],
-                        caption="checkpoint_table.rst", category="Loss curves (fig. 2, fig. 4)"))
+FIGURE = Figure(
+    "checkpoint-table",
+    "fig. 4(b): per checkpoint its step, time, qubits, kappa and the solver's loss, fidelity, residual",
+    "results .parquet of a solver run on a checkpoint dataset",
+    _draw,
+    CheckpointTableOptions,
+    formats=(".html", ".md"),
+    single_input=True,
+    job=Job(
+        "checkpoint_table",
+        {
+            "html": "results/tables/{solver}-checkpoints-{scene}.html",
+            "md": "results/tables/{solver}-checkpoints-{scene}.md",
+        },
+        targets=_job_targets,
+        inputs=lambda config, wc: {
+            "results": f"results/{wc['solver']}/dem_c_checkpoints/{wc['scene']}.parquet",
+            "dataset": f"datasets/dem_c_checkpoints/{wc['scene']}/part-0000.parquet",
+        },
+        log="logs/checkpoint_table/{solver}-{scene}.log",
+        words=lambda config, wc, inputs, outputs: [
+            inputs.results,
+            "--dataset",
+            inputs.dataset,
+            "--out",
+            outputs.html,
+            outputs.md,
+        ],
+        caption="checkpoint_table.rst",
+        category="Loss curves (fig. 2, fig. 4)",
+    ),
+)

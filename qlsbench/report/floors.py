@@ -32,8 +32,10 @@ def floor_of(solver: str, system_id: str) -> float:
 
 def with_floors(rows: pd.DataFrame) -> pd.DataFrame:
     """``rows`` with ``b_fidelity`` (:func:`b_fidelity`) and ``floor`` (:func:`floor_of` its solver and system)."""
-    return rows.assign(b_fidelity=rows["system_id"].map(b_fidelity),
-                       floor=[floor_of(solver, sid) for solver, sid in zip(rows["solver_name"], rows["system_id"])])
+    return rows.assign(
+        b_fidelity=rows["system_id"].map(b_fidelity),
+        floor=[floor_of(solver, sid) for solver, sid in zip(rows["solver_name"], rows["system_id"])],
+    )
 
 
 def normalised(fidelity, floor):

@@ -49,22 +49,31 @@ from qlsbench.report.web_page import blocks_html
 #: page's plots section, a list of ``figure`` blocks; Markdown leaves it out). The content's type goes by the kind.
 Block = tuple[str, Any]
 
+
 def _rate_cell(rows: pd.DataFrame, rate: str, digits: int = 2) -> list[str]:
     """``rate [low, high]`` per row, from the rate's column and its two interval columns."""
-    return [f"{r:.{digits}f} {interval(lo, hi, digits)}"
-            for r, lo, hi in zip(rows[rate], rows[f"{rate}_ci_low"], rows[f"{rate}_ci_high"])]
+    return [
+        f"{r:.{digits}f} {interval(lo, hi, digits)}"
+        for r, lo, hi in zip(rows[rate], rows[f"{rate}_ci_low"], rows[f"{rate}_ci_high"])
+    ]
 
 
-def _band_blocks(bands: pd.DataFrame, rows: pd.DataFrame | None = None,
-                 all_tracks: tuple[Track, ...] = ()) -> list[Block]:
+def _band_blocks(
+    bands: pd.DataFrame, rows: pd.DataFrame | None = None, all_tracks: tuple[Track, ...] = ()
+) -> list[Block]:
     """Per group: solvers by qubit band, each cell ``exact [interval] / variational [interval] (coverage)``;
     blank where not run. With the ranking's ``rows``, each group first says what null-b does there
     (:func:`control_sentence`, per track)."""
     out: list[Block] = []
     for family, part in bands.groupby("family", sort=True):
-        cells = part.assign(cell=[f"{h} / {lo} ({100 * c:.0f} %)" for h, lo, c in
-                                  zip(_rate_cell(part, "success_rate"), _rate_cell(part, "success_rate_low"),
-                                      part["coverage"])])
+        cells = part.assign(
+            cell=[
+                f"{h} / {lo} ({100 * c:.0f} %)"
+                for h, lo, c in zip(
+                    _rate_cell(part, "success_rate"), _rate_cell(part, "success_rate_low"), part["coverage"]
+                )
+            ]
+        )
         table = cells.pivot(index="solver", columns="band", values="cell").fillna("—")
         counts = part.groupby("band")["systems"].max()
         table.columns = [f"{b} qubits ({counts[b]} systems)" for b in table.columns]
@@ -78,8 +87,9 @@ def _group_controls(rows: pd.DataFrame | None, group: str, all_tracks: tuple[Tra
     if rows is None:
         return ""
     view = rows[(rows["group"] == group) & (rows["band"] == "all")]
-    return " ".join(c for c in (control_sentence(view[view["track"] == t.name], t, f" ({t.name} track)")
-                                for t in all_tracks) if c)
+    return " ".join(
+        c for c in (control_sentence(view[view["track"] == t.name], t, f" ({t.name} track)") for t in all_tracks) if c
+    )
 
 
 def _header(results: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list[str]:
@@ -121,9 +131,15 @@ def solver_info(results: pd.DataFrame, page_folder: str | os.PathLike | None) ->
     names = results.drop_duplicates("solver").set_index("solver")["solver_name"]
     links = solver_links(set(names), page_folder) if page_folder is not None else {}
     versions = _versions(results)
-    return {label: {"name": name, "versions": versions[label],
-                    "docs": links[name].docs if name in links else None,
-                    "paper": links[name].paper if name in links else None} for label, name in names.items()}
+    return {
+        label: {
+            "name": name,
+            "versions": versions[label],
+            "docs": links[name].docs if name in links else None,
+            "paper": links[name].paper if name in links else None,
+        }
+        for label, name in names.items()
+    }
 
 
 def _options_table(results: pd.DataFrame, info: dict[str, dict]) -> pd.DataFrame:
@@ -131,8 +147,14 @@ def _options_table(results: pd.DataFrame, info: dict[str, dict]) -> pd.DataFrame
     version its rows were written by, and links to its documentation and paper where known."""
     rows = results.drop_duplicates("solver")[["solver", "solver_name", "solver_options"]].sort_values("solver")
     options = [json.dumps(json.loads(o or "{}"), sort_keys=True) for o in rows["solver_options"]]
-    table = pd.DataFrame({"solver": rows["solver"], "name": rows["solver_name"], "options": options,
-                          "qlsbench": [info[s]["versions"] for s in rows["solver"]]})
+    table = pd.DataFrame(
+        {
+            "solver": rows["solver"],
+            "name": rows["solver_name"],
+            "options": options,
+            "qlsbench": [info[s]["versions"] for s in rows["solver"]],
+        }
+    )
     docs = [Link("docs", info[s]["docs"]) if info[s]["docs"] else None for s in rows["solver"]]
     papers = [Link(info[s]["paper"][0], info[s]["paper"][1]) if info[s]["paper"] else None for s in rows["solver"]]
     if any(docs):
@@ -142,10 +164,19 @@ def _options_table(results: pd.DataFrame, info: dict[str, dict]) -> pd.DataFrame
     return table
 
 
-def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
-                title: str = "qlsbench leaderboard", preamble: str = "", by: str = "family",
-                extra: list[Block] | None = None, plots: bool = False, names: dict[str, str] | None = None,
-                page_folder: str | os.PathLike | None = None, step=None) -> list[Block]:
+def page_blocks(
+    results: pd.DataFrame,
+    tol: Tolerances = Tolerances(),
+    low: Tolerances = LOW_ACCURACY,
+    title: str = "qlsbench leaderboard",
+    preamble: str = "",
+    by: str = "family",
+    extra: list[Block] | None = None,
+    plots: bool = False,
+    names: dict[str, str] | None = None,
+    page_folder: str | os.PathLike | None = None,
+    step=None,
+) -> list[Block]:
     """The leaderboard page; ``preamble`` is a paragraph under the title, ``extra`` blocks come last.
 
     ``by`` groups the per-group tables by ``family`` or ``dataset``; ``plots``
@@ -161,33 +192,61 @@ def page_blocks(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
     info = solver_info(results, page_folder)
     step("rankings")
     ranking = ranking_rows(results, all_tracks, by)
-    blocks: list[Block] = [("h1", title), *([("p", preamble)] if preamble else []),
-                           ("list", _header(results, all_tracks)), ("h2", "Ranking"), ("ranking", (ranking, all_tracks, by))]
+    blocks: list[Block] = [
+        ("h1", title),
+        *([("p", preamble)] if preamble else []),
+        ("list", _header(results, all_tracks)),
+        ("h2", "Ranking"),
+        ("ranking", (ranking, all_tracks, by)),
+    ]
     if plots:
         step("plots and per-system results")
-        blocks += [("plots", plot_data(results, all_tracks, by)),
-                   ("drilldown", (drilldown(results, all_tracks, by, names), info, all_tracks))]
+        blocks += [
+            ("plots", plot_data(results, all_tracks, by)),
+            ("drilldown", (drilldown(results, all_tracks, by, names), info, all_tracks)),
+        ]
     step("tables")
-    blocks += [("h2", f"By {by} and qubit band"),
-               ("p", "Each cell: exact-track success rate / variational-track success rate, each with its 95 % "
-                     "Wilson interval over the band's systems (coverage of that band). — : not run there.")]
+    blocks += [
+        ("h2", f"By {by} and qubit band"),
+        (
+            "p",
+            "Each cell: exact-track success rate / variational-track success rate, each with its 95 % "
+            "Wilson interval over the band's systems (coverage of that band). — : not run there.",
+        ),
+    ]
     blocks += _band_blocks(band_tables(results, tol, low, by, rows=ranking), ranking, all_tracks)
-    blocks += [("h2", "Resources"),
-               ("p", "What a solve cost, medians over solves that returned a solution; — : the solver has no such "
-                     "cost. Circuit depth is transpiled; shots are per circuit (exact: no sampling)."),
-               ("table", display_table(resource_table(results)))]
+    blocks += [
+        ("h2", "Resources"),
+        (
+            "p",
+            "What a solve cost, medians over solves that returned a solution; — : the solver has no such "
+            "cost. Circuit depth is transpiled; shots are per circuit (exact: no sampling).",
+        ),
+        ("table", display_table(resource_table(results))),
+    ]
     seeds = seed_table(results, low)
     if not seeds.empty:
-        blocks += [("h2", "Over seeds"),
-                   ("p", "Solvers run with several seeds (repeat r uses seed + r): the share of systems solved on "
-                         f"the variational track ({low.describe()}) by each system's best seed and by its median seed "
-                         "(solved by at least half of its seeds), each with its 95 % Wilson interval over systems, "
-                         "and the median over systems of the best and the median fidelity. Solvers run with one "
-                         "seed, or whose seeds always agree, are not listed."),
-                   ("table", display_table(seeds))]
-    blocks += [("h2", "Success rate by dataset"),
-               ("p", "exact / variational, each with its 95 % Wilson interval over the dataset's systems; — : not "
-                     "run on that dataset."), ("table", _dataset_table(results, tol, low))]
+        blocks += [
+            ("h2", "Over seeds"),
+            (
+                "p",
+                "Solvers run with several seeds (repeat r uses seed + r): the share of systems solved on "
+                f"the variational track ({low.describe()}) by each system's best seed and by its median seed "
+                "(solved by at least half of its seeds), each with its 95 % Wilson interval over systems, "
+                "and the median over systems of the best and the median fidelity. Solvers run with one "
+                "seed, or whose seeds always agree, are not listed.",
+            ),
+            ("table", display_table(seeds)),
+        ]
+    blocks += [
+        ("h2", "Success rate by dataset"),
+        (
+            "p",
+            "exact / variational, each with its 95 % Wilson interval over the dataset's systems; — : not "
+            "run on that dataset.",
+        ),
+        ("table", _dataset_table(results, tol, low)),
+    ]
     blocks += [("h2", "Solvers and their options"), ("table", display_table(_options_table(results, info)))]
     return blocks + list(extra or [])
 
@@ -205,9 +264,17 @@ def _ranking_markdown(rows: pd.DataFrame, all_tracks: tuple[Track, ...]) -> list
     for track in all_tracks:
         view = rows[(rows["track"] == track.name) & (rows["group"] == "all") & (rows["band"] == "all")]
         control = control_sentence(view, track)
-        out += [f"### {track.name.capitalize()} track", "", f"{track.intuition} Success: {track.tol.describe()}.", "",
-                markdown_table(display_table(view, TRACK_COLUMNS[track.name])), "", OVERLAP_NOTE, "",
-                *([control, ""] if control else [])]
+        out += [
+            f"### {track.name.capitalize()} track",
+            "",
+            f"{track.intuition} Success: {track.tol.describe()}.",
+            "",
+            markdown_table(display_table(view, TRACK_COLUMNS[track.name])),
+            "",
+            OVERLAP_NOTE,
+            "",
+            *([control, ""] if control else []),
+        ]
     return out
 
 
@@ -223,11 +290,15 @@ def control_sentence(view: pd.DataFrame, track: Track, where: str = "") -> str:
     head = f"**Control{where}**: null-b (b returned, scaled by least squares) "
     if met > 0:
         alone = f" (and its fidelity bar alone on {fid})" if fid > met else ""
-        return head + f"meets {bar} on {met:g} of {n} systems{alone}: on those, success does not tell a solver from " \
+        return (
+            head + f"meets {bar} on {met:g} of {n} systems{alone}: on those, success does not tell a solver from "
             "not solving."
+        )
     if fid > 0:
-        return (head + f"meets the fidelity bar ({track.tol.fidelity:g}) on {fid} of {n} systems and fails {bar} on "
-                "its residual: on those systems the fidelity is shown, not read as a verdict.")
+        return (
+            head + f"meets the fidelity bar ({track.tol.fidelity:g}) on {fid} of {n} systems and fails {bar} on "
+            "its residual: on those systems the fidelity is shown, not read as a verdict."
+        )
     return head + f"meets {bar} on none of the {n} systems."
 
 
@@ -248,13 +319,18 @@ def blocks_markdown(blocks: list[Block]) -> str:
             out += [markdown_table(content), ""]
         elif kind == "downloads":
             lead, files = content
-            out += ["**Downloads**: " + " · ".join(f"[{label}]({href}) ({what})" for label, href, what in files)
-                    + f". {lead}", ""]
+            out += [
+                "**Downloads**: "
+                + " · ".join(f"[{label}]({href}) ({what})" for label, href, what in files)
+                + f". {lead}",
+                "",
+            ]
     return "\n".join(out)
 
 
-def render_markdown(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
-                    **page) -> str:
+def render_markdown(
+    results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY, **page
+) -> str:
     """The leaderboard page as Markdown; ``page`` goes to :func:`page_blocks`."""
     return blocks_markdown(page_blocks(results, tol, low, **page))
 
@@ -266,8 +342,9 @@ def ranking_csv(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
     return table.assign(qlsbench_version=table["solver"].map(_versions(results))).to_csv(index=False)
 
 
-def with_downloads(blocks: list[Block], html_path: str | os.PathLike, results: pd.DataFrame,
-                   systems: pd.DataFrame | None = None) -> list[Block]:
+def with_downloads(
+    blocks: list[Block], html_path: str | os.PathLike, results: pd.DataFrame, systems: pd.DataFrame | None = None
+) -> list[Block]:
     """Write the page's downloads beside ``html_path`` (:func:`~qlsbench.report.page_data.write_downloads`) and
     return ``blocks`` with a section linking them before the ranking (links relative to the page's folder)."""
     from qlsbench.report.page_data import downloads_folder, write_downloads
@@ -276,14 +353,22 @@ def with_downloads(blocks: list[Block], html_path: str | os.PathLike, results: p
     files = write_downloads(results, downloads_folder(html_path), systems)
     links = [(label, path.relative_to(folder).as_posix(), what) for label, path, what in files]
     at = next((i for i, (kind, _) in enumerate(blocks) if kind == "h2"), len(blocks))
-    lead = ("The rows this page is computed from and the systems they were run on, written beside it; solutions "
-            "and per-iteration histories are left out (the results files keep them), and the CSV also leaves out "
-            "the variational solvers' read-out lists.")
+    lead = (
+        "The rows this page is computed from and the systems they were run on, written beside it; solutions "
+        "and per-iteration histories are left out (the results files keep them), and the CSV also leaves out "
+        "the variational solvers' read-out lists."
+    )
     return blocks[:at] + [("downloads", (lead, links))] + blocks[at:]
 
 
-def write_page(results: pd.DataFrame, out: str | os.PathLike, tol: Tolerances = Tolerances(),
-               low: Tolerances = LOW_ACCURACY, systems: pd.DataFrame | None = None, **page) -> Path:
+def write_page(
+    results: pd.DataFrame,
+    out: str | os.PathLike,
+    tol: Tolerances = Tolerances(),
+    low: Tolerances = LOW_ACCURACY,
+    systems: pd.DataFrame | None = None,
+    **page,
+) -> Path:
     """Write the page in the format ``out``'s suffix names: ``.md``, ``.html`` (with the plots, the drill-down
     and its downloads beside it, ``systems`` the systems list they give, default the results' own), or ``.csv``
     (:func:`ranking_csv`), atomically; ``page`` goes to :func:`page_blocks`."""
@@ -297,10 +382,16 @@ def write_page(results: pd.DataFrame, out: str | os.PathLike, tol: Tolerances = 
     return atomic_write_text(out, blocks_markdown(page_blocks(results, tol, low, **page)))
 
 
-def write_leaderboard(results: pd.DataFrame, md_path: str | os.PathLike, csv_path: str | os.PathLike,
-                      tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
-                      html_path: str | os.PathLike | None = None, systems: pd.DataFrame | None = None,
-                      **page) -> None:
+def write_leaderboard(
+    results: pd.DataFrame,
+    md_path: str | os.PathLike,
+    csv_path: str | os.PathLike,
+    tol: Tolerances = Tolerances(),
+    low: Tolerances = LOW_ACCURACY,
+    html_path: str | os.PathLike | None = None,
+    systems: pd.DataFrame | None = None,
+    **page,
+) -> None:
     """Write ``leaderboard.md``, ``leaderboard.csv`` and optionally the HTML page, as :func:`write_page` would.
 
     The page's blocks are computed once for both the Markdown and the HTML
@@ -334,14 +425,22 @@ class LeaderboardOptions(Options):
 
     def tolerances(self) -> tuple[Tolerances, Tolerances]:
         """The exact and the variational track's criterion."""
-        return (Tolerances(self.fidelity, self.residual, self.shift),
-                Tolerances(self.low_fidelity, self.low_residual, self.shift, require_converged=False))
+        return (
+            Tolerances(self.fidelity, self.residual, self.shift),
+            Tolerances(self.low_fidelity, self.low_residual, self.shift, require_converged=False),
+        )
 
 
 def _draw(inputs: list[str], out: Path, options: LeaderboardOptions) -> Path:
     return write_page(load_results(inputs), out, *options.tolerances())
 
 
-FIGURE = Figure("leaderboard", "the leaderboard page: both tracks, per family and qubit band, resources, seeds, "
-                "datasets, options (and plots in .html)", "results .parquet files or folders", _draw,
-                LeaderboardOptions, formats=(".md", ".html", ".csv"))
+FIGURE = Figure(
+    "leaderboard",
+    "the leaderboard page: both tracks, per family and qubit band, resources, seeds, "
+    "datasets, options (and plots in .html)",
+    "results .parquet files or folders",
+    _draw,
+    LeaderboardOptions,
+    formats=(".md", ".html", ".csv"),
+)

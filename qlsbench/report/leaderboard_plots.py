@@ -31,8 +31,7 @@ def _legend_outside(fig, axes, columns: int = 1) -> None:
             if label not in labels:
                 handles.append(h)
                 labels.append(label)
-    fig.legend(handles, labels, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5), ncol=columns,
-               frameon=False)
+    fig.legend(handles, labels, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5), ncol=columns, frameon=False)
 
 
 def profile(systems: pd.DataFrame, taus: np.ndarray) -> pd.DataFrame:
@@ -63,11 +62,23 @@ def plot_performance_profiles(results: pd.DataFrame, out: str | os.PathLike, all
         taus = np.logspace(0, 7, 200)
         for solver, c in profile(systems, taus).groupby("solver", sort=True):
             style = styles[solver]
-            ax.step(c["tau"], c["share"], where="post", color=style.color, marker=style.mpl_marker, markevery=25,
-                    ms=4, label=solver)
-        ax.set(xscale="log", ylim=(-0.02, 1.02), xlabel="tau (time / fastest solver's time on the system)",
-               ylabel="share of the solver's systems",
-               title=f"{track.name} track\n{textwrap.fill(track.tol.describe(), 70)}")
+            ax.step(
+                c["tau"],
+                c["share"],
+                where="post",
+                color=style.color,
+                marker=style.mpl_marker,
+                markevery=25,
+                ms=4,
+                label=solver,
+            )
+        ax.set(
+            xscale="log",
+            ylim=(-0.02, 1.02),
+            xlabel="tau (time / fastest solver's time on the system)",
+            ylabel="share of the solver's systems",
+            title=f"{track.name} track\n{textwrap.fill(track.tol.describe(), 70)}",
+        )
         ax.title.set_fontsize(8)
     fig.tight_layout()
     _legend_outside(fig, axes[0])
@@ -78,8 +89,13 @@ def plot_success_by_qubits(results: pd.DataFrame, out: str | os.PathLike, all_tr
     """Rows: tracks; columns: families; success rate against qubits, one line per solver."""
     plt = pyplot()
     families = sorted(results["family"].dropna().astype(str).unique())
-    fig, axes = plt.subplots(len(all_tracks), len(families), figsize=(3.8 * len(families) + 2, 3.2 * len(all_tracks)),
-                             squeeze=False, sharey=True)
+    fig, axes = plt.subplots(
+        len(all_tracks),
+        len(families),
+        figsize=(3.8 * len(families) + 2, 3.2 * len(all_tracks)),
+        squeeze=False,
+        sharey=True,
+    )
     styles = solver_styles(results["solver"])
     for row, track in zip(axes, all_tracks):
         systems = per_system(results, track.tol, by_dataset=False)
@@ -87,8 +103,14 @@ def plot_success_by_qubits(results: pd.DataFrame, out: str | os.PathLike, all_tr
             part = systems[systems["family"].astype(str) == family]
             rates = part.groupby(["solver", "n_qubits"])["success"].mean().reset_index()
             for solver, c in rates.groupby("solver", sort=True):
-                ax.plot(c["n_qubits"], c["success"], marker=styles[solver].mpl_marker, ms=4,
-                        color=styles[solver].color, label=solver)
+                ax.plot(
+                    c["n_qubits"],
+                    c["success"],
+                    marker=styles[solver].mpl_marker,
+                    ms=4,
+                    color=styles[solver].color,
+                    label=solver,
+                )
             ax.set(ylim=(-0.05, 1.05), xlabel="qubits", title=f"{family} ({track.name})")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.title.set_fontsize(8)
@@ -107,12 +129,24 @@ def plot_fidelity_by_kappa(results: pd.DataFrame, out: str | os.PathLike, all_tr
     styles = solver_styles(results["solver"])
     for solver, c in systems.groupby("solver", sort=True):
         kappa = c["cond"].where(np.isfinite(c["cond"]), np.nan)
-        ax.scatter(kappa, 1 - c["fidelity"] + 1e-16, s=14, color=styles[solver].color,
-                   marker=styles[solver].mpl_marker, alpha=0.75, label=solver)
+        ax.scatter(
+            kappa,
+            1 - c["fidelity"] + 1e-16,
+            s=14,
+            color=styles[solver].color,
+            marker=styles[solver].mpl_marker,
+            alpha=0.75,
+            label=solver,
+        )
     bar = 1 - all_tracks[-1].tol.fidelity
     ax.axhline(bar, color="k", lw=0.8, ls="--", label=f"fidelity {all_tracks[-1].tol.fidelity:g}")
-    ax.set(xscale="log", yscale="log", xlabel="condition number κ", ylabel="1 − fidelity (median over repeats)",
-           title="Infidelity against κ (below the dashed line: fidelity bar met)")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="condition number κ",
+        ylabel="1 − fidelity (median over repeats)",
+        title="Infidelity against κ (below the dashed line: fidelity bar met)",
+    )
     ax.title.set_fontsize(9)
     fig.tight_layout()
     _legend_outside(fig, [ax])
@@ -122,24 +156,43 @@ def plot_fidelity_by_kappa(results: pd.DataFrame, out: str | os.PathLike, all_tr
 def _drawer(plot):
     def draw(inputs: list[str], out: Path, options) -> Path:
         return plot(load_results(inputs), out, tracks())
+
     return draw
 
 
 def board_plot(name: str, drawn: Callable[[Any], bool] = lambda config: True) -> Job:
     """The workflow's job for the leaderboard's plot ``name``: every results file in, one rule for all of the
     leaderboard's plots (``{figure}`` is the plot's name); ``drawn(config)`` says whether the config asks for it."""
-    return Job("leaderboard_figure", "results/figures/{figure}.png",
-               targets=lambda config: [f"results/figures/{name}.png"] if drawn(config) else [],
-               inputs=lambda config, wc: config.solver_results(), log="logs/leaderboard_figure/{figure}.log",
-               caption="leaderboard_plots.rst", category="Leaderboard")
+    return Job(
+        "leaderboard_figure",
+        "results/figures/{figure}.png",
+        targets=lambda config: [f"results/figures/{name}.png"] if drawn(config) else [],
+        inputs=lambda config, wc: config.solver_results(),
+        log="logs/leaderboard_figure/{figure}.log",
+        caption="leaderboard_plots.rst",
+        category="Leaderboard",
+    )
 
 
-PROFILES = Figure("performance-profile", "Dolan-More performance profiles, exact and variational track: share of "
-                  "systems solved within tau x the fastest time", "results .parquet files or folders",
-                  _drawer(plot_performance_profiles), job=board_plot("performance-profile"))
-SUCCESS_QUBITS = Figure("success-qubits", "success rate against qubits, per family, both tracks",
-                        "results .parquet files or folders", _drawer(plot_success_by_qubits),
-                        job=board_plot("success-qubits"))
-FIDELITY_KAPPA = Figure("fidelity-kappa", "infidelity of each solve against the system's condition number",
-                        "results .parquet files or folders", _drawer(plot_fidelity_by_kappa),
-                        job=board_plot("fidelity-kappa"))
+PROFILES = Figure(
+    "performance-profile",
+    "Dolan-More performance profiles, exact and variational track: share of "
+    "systems solved within tau x the fastest time",
+    "results .parquet files or folders",
+    _drawer(plot_performance_profiles),
+    job=board_plot("performance-profile"),
+)
+SUCCESS_QUBITS = Figure(
+    "success-qubits",
+    "success rate against qubits, per family, both tracks",
+    "results .parquet files or folders",
+    _drawer(plot_success_by_qubits),
+    job=board_plot("success-qubits"),
+)
+FIDELITY_KAPPA = Figure(
+    "fidelity-kappa",
+    "infidelity of each solve against the system's condition number",
+    "results .parquet files or folders",
+    _drawer(plot_fidelity_by_kappa),
+    job=board_plot("fidelity-kappa"),
+)

@@ -55,20 +55,34 @@ def _draw_system(ax, solves: pd.DataFrame, colour: str, window: int, positive: b
     if len(solves) == 1:
         h = np.asarray(first["history"], dtype=float)
         ax.plot(h, color=colour, alpha=0.25, lw=0.8)
-        ax.plot(_trend(h, window, positive), color=colour, lw=1.6,
-                label=f"{name}: fidelity {first['fidelity']:.4f}, residual {first['rel_residual']:.1e}")
+        ax.plot(
+            _trend(h, window, positive),
+            color=colour,
+            lw=1.6,
+            label=f"{name}: fidelity {first['fidelity']:.4f}, residual {first['rel_residual']:.1e}",
+        )
         return
     trends = [_trend(h, window, positive) for h in solves["history"]]
     length = min(len(t) for t in trends)
     q25, median, q75 = np.percentile(np.array([t[:length] for t in trends]), [25, 50, 75], axis=0)
     ax.fill_between(np.arange(length), q25, q75, color=colour, alpha=0.25, lw=0)
     fidelity, residual = Spread.of(solves["fidelity"]), Spread.of(solves["rel_residual"])
-    ax.plot(median, color=colour, lw=1.6, label=f"{name}: fidelity {fidelity.text('.2f')}, residual "
-                                                f"{residual.median:.1e} (median)")
+    ax.plot(
+        median,
+        color=colour,
+        lw=1.6,
+        label=f"{name}: fidelity {fidelity.text('.2f')}, residual {residual.median:.1e} (median)",
+    )
 
 
-def plot_loss_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: Sequence[str] | None = None,
-                     n_qubits: Sequence[int] | None = None, window: int = 51) -> Path:
+def plot_loss_curves(
+    results: pd.DataFrame,
+    out: str | os.PathLike,
+    *,
+    solvers: Sequence[str] | None = None,
+    n_qubits: Sequence[int] | None = None,
+    window: int = 51,
+) -> Path:
     """Loss per iteration, one panel per solver, one curve per system: over several seeds, median and IQR band.
 
     Parameters
@@ -90,8 +104,10 @@ def plot_loss_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: 
     labels = solvers or sorted(df["solver"].unique())
     missing = [s for s in labels if s not in set(df["solver"])]
     if missing or df.empty:
-        raise InputError(f"no loss histories for solver(s) {', '.join(missing or labels)} "
-                         f"(qubits {n_qubits or 'any'}) in the results given")
+        raise InputError(
+            f"no loss histories for solver(s) {', '.join(missing or labels)} "
+            f"(qubits {n_qubits or 'any'}) in the results given"
+        )
     plt = pyplot()
     # Legends go under the panels: a legend inside would cover the curves it names.
     fig, axes = plt.subplots(1, len(labels), figsize=(5.2 * len(labels), 5.2), squeeze=False)
@@ -117,14 +133,19 @@ def plot_loss_curves(results: pd.DataFrame, out: str | os.PathLike, *, solvers: 
 
 @dataclass(frozen=True)
 class LossCurveOptions(Options):
-    solvers: tuple[str, ...] | None = option(None, "solver labels, one panel each (default: all with histories)",
-                                             many=True)
+    solvers: tuple[str, ...] | None = option(
+        None, "solver labels, one panel each (default: all with histories)", many=True
+    )
     n_qubits: tuple[int, ...] | None = option(None, "only systems of these qubit counts", bounds=COUNT, many=True)
 
 
 def _draw(inputs: list[str], out: Path, options: LossCurveOptions) -> Path:
-    return plot_loss_curves(load_results(inputs), out, solvers=options.solvers and list(options.solvers),
-                            n_qubits=options.n_qubits and list(options.n_qubits))
+    return plot_loss_curves(
+        load_results(inputs),
+        out,
+        solvers=options.solvers and list(options.solvers),
+        n_qubits=options.n_qubits and list(options.n_qubits),
+    )
 
 
 def _job_words(config, wildcards, inputs, outputs) -> list[str]:
@@ -134,13 +155,22 @@ def _job_words(config, wildcards, inputs, outputs) -> list[str]:
     return [*map(str, inputs), "--solvers", *entry["solvers"], *n_qubits, "--out", *map(str, outputs)]
 
 
-FIGURE = Figure("loss-curves", "fig. 2 / fig. 4: loss curves of variational solvers, raw and Savitzky-Golay "
-                "de-noised", "results .parquet files or folders (`qlsbench solve`)", _draw, LossCurveOptions,
-                job=Job("loss_figure", "results/figures/{figure}.png",
-                        targets=lambda config: [f"results/figures/{name}.png" for name in config.loss_figures()],
-                        inputs=lambda config, wc: config.loss_figure_inputs(wc["figure"]),
-                        log="logs/loss_figure/{figure}.log", words=_job_words, caption="loss_curves.rst",
-                        category="Loss curves (fig. 2, fig. 4)",
-                        # the config's loss figures only: results/figures/ holds every other figure too
-                        wildcards=lambda config: {"figure": "|".join(map(re.escape, config.loss_figures()))
-                                                  or "(?!)"}))
+FIGURE = Figure(
+    "loss-curves",
+    "fig. 2 / fig. 4: loss curves of variational solvers, raw and Savitzky-Golay de-noised",
+    "results .parquet files or folders (`qlsbench solve`)",
+    _draw,
+    LossCurveOptions,
+    job=Job(
+        "loss_figure",
+        "results/figures/{figure}.png",
+        targets=lambda config: [f"results/figures/{name}.png" for name in config.loss_figures()],
+        inputs=lambda config, wc: config.loss_figure_inputs(wc["figure"]),
+        log="logs/loss_figure/{figure}.log",
+        words=_job_words,
+        caption="loss_curves.rst",
+        category="Loss curves (fig. 2, fig. 4)",
+        # the config's loss figures only: results/figures/ holds every other figure too
+        wildcards=lambda config: {"figure": "|".join(map(re.escape, config.loss_figures())) or "(?!)"},
+    ),
+)

@@ -29,8 +29,8 @@ from qlsbench.data import atomic_write_text
 from qlsbench.report.base import Job, page
 from qlsbench.report.floors import normalised, with_floors
 from qlsbench.report.plotting import pyplot, save_figure
-from qlsbench.report.tables import markdown_table
 from qlsbench.report.staging import staged
+from qlsbench.report.tables import markdown_table
 from qlsbench.solvers.registry import CONTROLS, is_control
 
 #: The condition of a null solver's row: it runs no circuit, so ideal, noisy and mitigated do not apply to it.
@@ -248,12 +248,22 @@ def largest_solved(rows: pd.DataFrame, bar: float = FIDELITY_BAR) -> pd.DataFram
     out = []
     for (solver, family, condition), part in rows.groupby(["solver_name", "family", "condition"], sort=True):
         sizes = {int(n): p for n, p in part.groupby("n_qubits")}
-        out.append({"solver": solver, "family": family, "condition": condition,
-                    bar_column: _bar_cell({n: p["fidelity"].median() for n, p in sizes.items()},
-                                          {n: _null_b_median(p, nulls) for n, p in sizes.items()}, bar),
-                    "largest system separated from every control (qubits)":
-                        _separation_cell({n: verdict(p, nulls) for n, p in sizes.items()}),
-                    "qubits tried": _sizes(sizes)})
+        out.append(
+            {
+                "solver": solver,
+                "family": family,
+                "condition": condition,
+                bar_column: _bar_cell(
+                    {n: p["fidelity"].median() for n, p in sizes.items()},
+                    {n: _null_b_median(p, nulls) for n, p in sizes.items()},
+                    bar,
+                ),
+                "largest system separated from every control (qubits)": _separation_cell(
+                    {n: verdict(p, nulls) for n, p in sizes.items()}
+                ),
+                "qubits tried": _sizes(sizes),
+            }
+        )
     return _sorted(pd.DataFrame(out), rows, ["family", "condition"])
 
 
@@ -272,15 +282,19 @@ def _size_row(part: pd.DataFrame, nulls: pd.DataFrame) -> dict:
     """One table row: a solver's fidelities on one family, size and condition, beside ``b``'s, the first cost
     evaluation's and the gain, the verdict against the controls and the routed cost."""
     b = _null_b_median(part, nulls)
-    return {"systems": part["system_id"].nunique(), "fidelity": _fidelity_text(part["fidelity"]),
-            "per seed": _per_seed(part), "b's fidelity": "—" if np.isnan(b) else f"{b:.4f}",
-            "first evaluation": Spread.of(part["first_fidelity"]).text(".3f"),
-            "gain": Spread.of(part["fidelity"] - part["first_fidelity"]).text("+.3f"),
-            "against the controls": verdict(part, nulls).text(),
-            "routed depth": _whole(part["routed_depth"].max()),
-            "two-qubit gates": _whole(part["two_qubit_gates"].max()),
-            "seconds per solve": Spread.of(part["wall_time"]).text(".0f"),
-            "device seconds per solve": Spread.of(part["device_seconds"]).text(".1f")}
+    return {
+        "systems": part["system_id"].nunique(),
+        "fidelity": _fidelity_text(part["fidelity"]),
+        "per seed": _per_seed(part),
+        "b's fidelity": "—" if np.isnan(b) else f"{b:.4f}",
+        "first evaluation": Spread.of(part["first_fidelity"]).text(".3f"),
+        "gain": Spread.of(part["fidelity"] - part["first_fidelity"]).text("+.3f"),
+        "against the controls": verdict(part, nulls).text(),
+        "routed depth": _whole(part["routed_depth"].max()),
+        "two-qubit gates": _whole(part["two_qubit_gates"].max()),
+        "seconds per solve": Spread.of(part["wall_time"]).text(".0f"),
+        "device seconds per solve": Spread.of(part["device_seconds"]).text(".1f"),
+    }
 
 
 def noisy_table(rows: pd.DataFrame) -> pd.DataFrame:
@@ -300,8 +314,10 @@ def noisy_table(rows: pd.DataFrame) -> pd.DataFrame:
         time (:func:`_size_row`).
     """
     nulls = rows[rows["condition"] == CONTROL]
-    out = [{"solver": solver, "family": family, "qubits": int(n), "condition": condition, **_size_row(part, nulls)}
-           for (solver, family, n, condition), part in rows.groupby(["solver_name", "family", "n_qubits", "condition"])]
+    out = [
+        {"solver": solver, "family": family, "qubits": int(n), "condition": condition, **_size_row(part, nulls)}
+        for (solver, family, n, condition), part in rows.groupby(["solver_name", "family", "n_qubits", "condition"])
+    ]
     return _sorted(pd.DataFrame(out), rows, ["family", "qubits", "condition"])
 
 
@@ -322,8 +338,10 @@ def _commands(nulls: pd.DataFrame) -> str:
     parts = []
     for name, part in nulls.groupby("solver_name", sort=False):
         dataset, seed = part["dataset"].iloc[0], int(part["seed"].min() - part["repeat"].min())
-        parts.append(f"`qlsbench solve --solver {name} --dataset docs/noisy/systems/{dataset}.parquet --out "
-                     f"docs/noisy/{name}.parquet --repeats {part['repeat'].nunique()} --seed {seed}`")
+        parts.append(
+            f"`qlsbench solve --solver {name} --dataset docs/noisy/systems/{dataset}.parquet --out "
+            f"docs/noisy/{name}.parquet --repeats {part['repeat'].nunique()} --seed {seed}`"
+        )
     return " and ".join(parts)
 
 
@@ -332,44 +350,63 @@ def controls_sentence(rows: pd.DataFrame, bar: float = FIDELITY_BAR) -> str:
     solver must pass against them, and from which size ``null-b`` meets ``bar`` by itself."""
     nulls = rows[rows["condition"] == CONTROL]
     if nulls.empty:
-        return ("No null solver was run on these systems, so no size can be separated from a control and none "
-                "counts as solved (`qlsbench solve --solver null-b ...` on the same systems).")
+        return (
+            "No null solver was run on these systems, so no size can be separated from a control and none "
+            "counts as solved (`qlsbench solve --solver null-b ...` on the same systems)."
+        )
     scores = []
     for family, part in nulls.groupby("family", sort=True):
         b, random = part[part["solver_name"] == "null-b"], part[part["solver_name"] == "null-random"]
         free = b.groupby("n_qubits")["fidelity"].median().loc[lambda f: f >= bar]
-        where = (f"it meets the {bar:g} bar from {int(free.index.min())} qubits up" if len(free)
-                 else f"below the {bar:g} bar at every size here")
-        scores.append(f"on the {family} systems `b` scores {_medians_text(b, '.4f')} ({where}), a random vector "
-                      f"{_medians_text(random, '.3f')} (median)")
-    return ("**Controls.** Every verdict here is a comparison with a control run on the same pinned systems: "
-            "`null-b` returns `b` (norm and sign by the least-squares read-out every variational solver uses), "
-            "`null-random` a seeded random unit vector read out the same way, and for HHL its read-out of pure "
-            "noise (every magnitude equal, with the solution's own signs: `floor_of`), a control too. The nulls "
-            "run no circuit, so ideal, noisy and mitigated do not apply to them: each is one row per system family "
-            f"and size, condition *{CONTROL}*; they ran as {_commands(nulls)}, where that dataset holds the pinned "
-            "systems (`qlsbench pinned`) the device solves ran on. A size counts as solved only where the "
-            "solver's fidelities over seeds are separated from every control by the one rule "
-            "(`qlsbench.bench.spread.separation`): the interquartile range lies above the control's and a "
-            f"one-sided Mann-Whitney test gives p < {SEPARATION_LEVEL:g}. The controls are `null-b`'s fidelities "
-            "(for HHL the larger of those and its noise read-out, one value: both are deterministic) and "
-            f"`null-random`'s. What they score: {'; '.join(scores)}. A metric a null meets is "
-            "shown but carries no verdict: the bar column says where `null-b` meets the bar too.")
+        where = (
+            f"it meets the {bar:g} bar from {int(free.index.min())} qubits up"
+            if len(free)
+            else f"below the {bar:g} bar at every size here"
+        )
+        scores.append(
+            f"on the {family} systems `b` scores {_medians_text(b, '.4f')} ({where}), a random vector "
+            f"{_medians_text(random, '.3f')} (median)"
+        )
+    return (
+        "**Controls.** Every verdict here is a comparison with a control run on the same pinned systems: "
+        "`null-b` returns `b` (norm and sign by the least-squares read-out every variational solver uses), "
+        "`null-random` a seeded random unit vector read out the same way, and for HHL its read-out of pure "
+        "noise (every magnitude equal, with the solution's own signs: `floor_of`), a control too. The nulls "
+        "run no circuit, so ideal, noisy and mitigated do not apply to them: each is one row per system family "
+        f"and size, condition *{CONTROL}*; they ran as {_commands(nulls)}, where that dataset holds the pinned "
+        "systems (`qlsbench pinned`) the device solves ran on. A size counts as solved only where the "
+        "solver's fidelities over seeds are separated from every control by the one rule "
+        "(`qlsbench.bench.spread.separation`): the interquartile range lies above the control's and a "
+        f"one-sided Mann-Whitney test gives p < {SEPARATION_LEVEL:g}. The controls are `null-b`'s fidelities "
+        "(for HHL the larger of those and its noise read-out, one value: both are deterministic) and "
+        f"`null-random`'s. What they score: {'; '.join(scores)}. A metric a null meets is "
+        "shown but carries no verdict: the bar column says where `null-b` meets the bar too."
+    )
 
 
 def seeds_sentence(rows: pd.DataFrame) -> str:
     """How many seeds each cell has, what *first evaluation* and *gain* are, and which outcomes are bimodal
     (:func:`~qlsbench.bench.spread.bimodal`: their median and IQR describe neither cluster)."""
-    found = [f"{solver} {family} {int(n)} qubits {condition} ({_per_seed(part)})"
-             for (solver, family, n, condition), part in
-             rows.groupby(["solver_name", "family", "n_qubits", "condition"], sort=True) if bimodal(part["fidelity"])]
+    found = [
+        f"{solver} {family} {int(n)} qubits {condition} ({_per_seed(part)})"
+        for (solver, family, n, condition), part in rows.groupby(
+            ["solver_name", "family", "n_qubits", "condition"], sort=True
+        )
+        if bimodal(part["fidelity"])
+    ]
     seeds = rows.groupby(["solver_name", "system_id", "condition"])["fidelity"].count()
-    named = ("Bimodal outcomes (two clusters over seeds, `qlsbench.bench.spread.bimodal`; their median and IQR "
-             f"describe neither cluster): {'; '.join(found)}." if found else "No outcome here is bimodal.")
-    return (f"Each cell is over {_sizes(set(seeds))} seeds (per seed in the *per seed* column, in seed order). "
-            "*First evaluation* is the fidelity at the first cost evaluation (`progress_fidelity[0]`: the "
-            "starting angles' read-out) and *gain* the final fidelity minus it, per seed; a dash where the results "
-            f"hold no read-outs (HHL, the controls). {named}")
+    named = (
+        "Bimodal outcomes (two clusters over seeds, `qlsbench.bench.spread.bimodal`; their median and IQR "
+        f"describe neither cluster): {'; '.join(found)}."
+        if found
+        else "No outcome here is bimodal."
+    )
+    return (
+        f"Each cell is over {_sizes(set(seeds))} seeds (per seed in the *per seed* column, in seed order). "
+        "*First evaluation* is the fidelity at the first cost evaluation (`progress_fidelity[0]`: the "
+        "starting angles' read-out) and *gain* the final fidelity minus it, per seed; a dash where the results "
+        f"hold no read-outs (HHL, the controls). {named}"
+    )
 
 
 def _cells(part: pd.DataFrame, nulls: pd.DataFrame) -> pd.DataFrame:
@@ -378,9 +415,16 @@ def _cells(part: pd.DataFrame, nulls: pd.DataFrame) -> pd.DataFrame:
     whose routed depth was not counted has no place on the figure."""
     cells = []
     for (family, n), here in part.dropna(subset=["routed_depth"]).groupby(["family", "n_qubits"], sort=True):
-        cells.append({"family": family, "n_qubits": n, "routed_depth": here["routed_depth"].median(),
-                      "fidelity": here["fidelity"].median(), "floor": here["floor"].max(),
-                      "separated": verdict(here, nulls).separated})
+        cells.append(
+            {
+                "family": family,
+                "n_qubits": n,
+                "routed_depth": here["routed_depth"].median(),
+                "fidelity": here["fidelity"].median(),
+                "floor": here["floor"].max(),
+                "separated": verdict(here, nulls).separated,
+            }
+        )
     cells = pd.DataFrame(cells, columns=["family", "n_qubits", "routed_depth", "fidelity", "floor", "separated"])
     return cells.assign(normalised=normalised(cells["fidelity"], cells["floor"]))
 
@@ -396,8 +440,14 @@ def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
     plt = pyplot()
     nulls, device = rows[rows["condition"] == CONTROL], rows[rows["condition"] != CONTROL]
     solvers, panels = sorted(device["solver_name"].unique()), conditions(device)
-    fig, axes = plt.subplots(len(panels), len(solvers), figsize=(4.2 * len(solvers), 3.2 * len(panels)),
-                             squeeze=False, sharex=True, sharey=True)
+    fig, axes = plt.subplots(
+        len(panels),
+        len(solvers),
+        figsize=(4.2 * len(solvers), 3.2 * len(panels)),
+        squeeze=False,
+        sharex=True,
+        sharey=True,
+    )
     cmap = plt.get_cmap("RdYlGn")
     families = sorted(device["family"].unique())
     markers = dict(zip(families, "sodD^v"))
@@ -411,13 +461,28 @@ def plot_volumetric(rows: pd.DataFrame, out: str | os.PathLike) -> Path:
             if cells.empty:
                 ax.text(0.5, 0.5, "not run", transform=ax.transAxes, ha="center", va="center", color="0.4")
             for family, group in cells.groupby("family", sort=True):
-                ax.scatter(group["x"], group["routed_depth"], c=group["normalised"], cmap=cmap, vmin=0, vmax=1,
-                           marker=markers[family], s=300, edgecolors="k",
-                           linewidths=np.where(group["separated"], 2.4, 0.5))
+                ax.scatter(
+                    group["x"],
+                    group["routed_depth"],
+                    c=group["normalised"],
+                    cmap=cmap,
+                    vmin=0,
+                    vmax=1,
+                    marker=markers[family],
+                    s=300,
+                    edgecolors="k",
+                    linewidths=np.where(group["separated"], 2.4, 0.5),
+                )
             for _, c in cells.iterrows():
                 dark = not 0.25 < c["normalised"] < 0.8  # the colour map's ends are dark: white text there
-                ax.annotate(f"{c['fidelity']:.2f}", (c["x"], c["routed_depth"]), ha="center", va="center",
-                            fontsize=6.5, color="white" if dark else "black")
+                ax.annotate(
+                    f"{c['fidelity']:.2f}",
+                    (c["x"], c["routed_depth"]),
+                    ha="center",
+                    va="center",
+                    fontsize=6.5,
+                    color="white" if dark else "black",
+                )
             ax.set(yscale="log", title=f"{solver}: {condition}")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.margins(x=0.2, y=0.25)
@@ -434,13 +499,27 @@ def _legend(fig, families: list[str], markers: dict, cmap) -> None:
     """The figure's legend: a marker per family, the colour scale's ends and middle, and the ring widths."""
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], marker=markers[f], linestyle="", color="0.6", markeredgecolor="k", label=f)
-               for f in families]
-    handles += [Line2D([], [], marker="o", linestyle="", color=cmap(v), markeredgecolor="k", label=label)
-                for v, label in ((0.0, "at or below the floor"), (0.5, "halfway from floor to 1"), (1.0, "fidelity 1"))]
-    handles += [Line2D([], [], marker="o", linestyle="", color="0.9", markeredgecolor="k", markeredgewidth=w,
-                       markersize=10, label=label)
-                for w, label in ((2.4, "separated from every control"), (0.5, "not separated"))]
+    handles = [
+        Line2D([], [], marker=markers[f], linestyle="", color="0.6", markeredgecolor="k", label=f) for f in families
+    ]
+    handles += [
+        Line2D([], [], marker="o", linestyle="", color=cmap(v), markeredgecolor="k", label=label)
+        for v, label in ((0.0, "at or below the floor"), (0.5, "halfway from floor to 1"), (1.0, "fidelity 1"))
+    ]
+    handles += [
+        Line2D(
+            [],
+            [],
+            marker="o",
+            linestyle="",
+            color="0.9",
+            markeredgecolor="k",
+            markeredgewidth=w,
+            markersize=10,
+            label=label,
+        )
+        for w, label in ((2.4, "separated from every control"), (0.5, "not separated"))
+    ]
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
 
 
@@ -452,8 +531,10 @@ def _devices_sentence(rows: pd.DataFrame) -> str:
     rows = rows[rows["condition"] != CONTROL]
     for (device, date), part in rows.groupby(["device", "calibration_date"], sort=True):
         scales = ", ".join(f"{s:g}" for s in sorted(part["noise_scale"].unique()))
-        parts.append(f"`{device}` ({DEVICES.get(device, ('', '?'))[1]}; calibration snapshot of {date[:10]}; "
-                     f"noise scales {scales})")
+        parts.append(
+            f"`{device}` ({DEVICES.get(device, ('', '?'))[1]}; calibration snapshot of {date[:10]}; "
+            f"noise scales {scales})"
+        )
     return "; ".join(parts)
 
 
@@ -489,16 +570,32 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
         raise InputError(f"none of {', '.join(map(str, inputs))} holds a solve on a device backend")
     with staged(figures) as drawn:  # moved into figures/ only once drawn whole
         plot_volumetric(rows, drawn / "noisy_volumetric.png")
-    text = [HEADER, f"Devices: {_devices_sentence(rows)}.", "", controls_sentence(rows), "",
-            "## Largest system solved", "", markdown_table(largest_solved(rows)), "",
-            "## Per solver, size and condition", "", seeds_sentence(rows), "", markdown_table(noisy_table(rows)),
-            "", f"![fidelity against qubits and routed depth]({rel}/noisy_volumetric.png)", "",
-            "Each cell is one family and size: its routed depth, its median fidelity written in it, its colour that "
-            "median normalised to the floor, (F - floor) / (1 - floor), the floor being `b`'s fidelity (for HHL the "
-            "larger of that and its read-out of pure noise) (red: no better than not solving; green: the "
-            "solution), as QED-C normalises to the uniform distribution; a thick ring where the size is separated "
-            "from every control by the rule above. The controls run no circuit, so they have no routed depth and "
-            "no cell here: their fidelities are in the tables.", ""]
+    text = [
+        HEADER,
+        f"Devices: {_devices_sentence(rows)}.",
+        "",
+        controls_sentence(rows),
+        "",
+        "## Largest system solved",
+        "",
+        markdown_table(largest_solved(rows)),
+        "",
+        "## Per solver, size and condition",
+        "",
+        seeds_sentence(rows),
+        "",
+        markdown_table(noisy_table(rows)),
+        "",
+        f"![fidelity against qubits and routed depth]({rel}/noisy_volumetric.png)",
+        "",
+        "Each cell is one family and size: its routed depth, its median fidelity written in it, its colour that "
+        "median normalised to the floor, (F - floor) / (1 - floor), the floor being `b`'s fidelity (for HHL the "
+        "larger of that and its read-out of pure noise) (red: no better than not solving; green: the "
+        "solution), as QED-C normalises to the uniform distribution; a thick ring where the size is separated "
+        "from every control by the rule above. The controls run no circuit, so they have no routed depth and "
+        "no cell here: their fidelities are in the tables.",
+        "",
+    ]
     return atomic_write_text(out, "\n".join(text).rstrip("\n") + "\n")
 
 
@@ -508,17 +605,33 @@ def noisy_track_blocks(paths: list[str]) -> list[tuple[str, object]]:
     rows = page_rows(load_results(sorted(paths))) if paths else pd.DataFrame({"condition": []})
     if not (rows["condition"] != CONTROL).any():
         return [("h2", "Noisy track"), ("p", "No device results were given (`qlsbench board publish --noisy`).")]
-    return [("h2", "Noisy track: the circuit solvers on a device's calibrated noise"),
-            ("p", f"Devices: {_devices_sentence(rows)}. Ideal: the same routed circuits without noise; noisy: the "
-                  "device's noise; mitigated: the named mitigation (readout inversion, zero-noise extrapolation). "
-                  "Fidelity median "
-                  f"[IQR] over seeds; docs/noisy.md has the figure. {controls_sentence(rows)}"),
-            ("table", largest_solved(rows)), ("p", seeds_sentence(rows)), ("table", noisy_table(rows))]
+    return [
+        ("h2", "Noisy track: the circuit solvers on a device's calibrated noise"),
+        (
+            "p",
+            f"Devices: {_devices_sentence(rows)}. Ideal: the same routed circuits without noise; noisy: the "
+            "device's noise; mitigated: the named mitigation (readout inversion, zero-noise extrapolation). "
+            "Fidelity median "
+            f"[IQR] over seeds; docs/noisy.md has the figure. {controls_sentence(rows)}",
+        ),
+        ("table", largest_solved(rows)),
+        ("p", seeds_sentence(rows)),
+        ("table", noisy_table(rows)),
+    ]
 
 
-FIGURE = page("noisy", "docs/noisy.md: the circuit solvers on a device's calibrated noise, ideal against noisy "
-              "against mitigated, and the volumetric figure", "solve results of device backends", render,
-              # the workflow's page of its solver entries on a device backend, when it has any
-              job=Job("noisy_page", "results/noisy.md",
-                      targets=lambda config: ["results/noisy.md"] if config.noisy_results() else [],
-                      inputs=lambda config, wc: config.noisy_results(), log="logs/noisy_page.log"))
+FIGURE = page(
+    "noisy",
+    "docs/noisy.md: the circuit solvers on a device's calibrated noise, ideal against noisy "
+    "against mitigated, and the volumetric figure",
+    "solve results of device backends",
+    render,
+    # the workflow's page of its solver entries on a device backend, when it has any
+    job=Job(
+        "noisy_page",
+        "results/noisy.md",
+        targets=lambda config: ["results/noisy.md"] if config.noisy_results() else [],
+        inputs=lambda config, wc: config.noisy_results(),
+        log="logs/noisy_page.log",
+    ),
+)

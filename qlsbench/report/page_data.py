@@ -45,18 +45,25 @@ def _finite(values) -> list:
     return [float(v) if v is not None and np.isfinite(v) else None for v in np.asarray(values, dtype=float)]
 
 
-def _records(results: pd.DataFrame, all_tracks: tuple[Track, ...], by_dataset: bool, by: str,
-             solvers: list[str]) -> dict:
+def _records(
+    results: pd.DataFrame, all_tracks: tuple[Track, ...], by_dataset: bool, by: str, solvers: list[str]
+) -> dict:
     """Per (solver, system) as column lists: both tracks' success and charged time, fidelity, qubits, kappa."""
     tables = [per_system(results, track.tol, by_dataset=by_dataset) for track in all_tracks]
     base = tables[0]
     index = {s: i for i, s in enumerate(solvers)}
-    return {"solver": [index[s] for s in base["solver"]], "system": base["system_key"].tolist(),
-            "group": base[by].astype(str).tolist(), "band": base["band"].tolist(),
-            "n_qubits": [None if pd.isna(n) else int(n) for n in base["n_qubits"]], "cond": _finite(base["cond"]),
-            "fidelity": _finite(base["fidelity"]), "solves": base["solves"].astype(int).tolist(),
-            "success": {t.name: _finite(table["success"]) for t, table in zip(all_tracks, tables)},
-            "time": {t.name: _finite(table["time_ms"]) for t, table in zip(all_tracks, tables)}}
+    return {
+        "solver": [index[s] for s in base["solver"]],
+        "system": base["system_key"].tolist(),
+        "group": base[by].astype(str).tolist(),
+        "band": base["band"].tolist(),
+        "n_qubits": [None if pd.isna(n) else int(n) for n in base["n_qubits"]],
+        "cond": _finite(base["cond"]),
+        "fidelity": _finite(base["fidelity"]),
+        "solves": base["solves"].astype(int).tolist(),
+        "success": {t.name: _finite(table["success"]) for t, table in zip(all_tracks, tables)},
+        "time": {t.name: _finite(table["time_ms"]) for t, table in zip(all_tracks, tables)},
+    }
 
 
 def budget_steps(results: pd.DataFrame, all_tracks: tuple[Track, ...], by: str, solvers: list[str]) -> dict | None:
@@ -77,15 +84,24 @@ def budget_steps(results: pd.DataFrame, all_tracks: tuple[Track, ...], by: str, 
         return None
     keep = results["solver"].isin(set(results.loc[has, "solver"])) & (results["status"] != Status.SKIPPED)
     index = {s: i for i, s in enumerate(solvers)}
-    out: dict[str, list] = {"solver": [], "system": [], "seed": [], "group": [], "band": [], "lo": [], "hi": [],
-                            "steps": []}
+    out: dict[str, list] = {
+        "solver": [],
+        "system": [],
+        "seed": [],
+        "group": [],
+        "band": [],
+        "lo": [],
+        "hi": [],
+        "steps": [],
+    }
     columns = ["solver", "system_id", "seed", by, "n_qubits", "progress_fidelity", "progress_residual"]
     for i, row in zip(np.flatnonzero(keep.to_numpy()), results.loc[keep, columns].itertuples(index=False)):
         k = marks[i]
         steps: list[float] = []
         if k is not None:
-            ok = (np.asarray(row.progress_fidelity, dtype=float) >= tol.fidelity) & \
-                (np.asarray(row.progress_residual, dtype=float) <= tol.residual)
+            ok = (np.asarray(row.progress_fidelity, dtype=float) >= tol.fidelity) & (
+                np.asarray(row.progress_residual, dtype=float) <= tol.residual
+            )
             change = np.flatnonzero(ok != np.concatenate([[False], ok[:-1]]))
             steps = [v for j in change for v in (float(k[j]), int(ok[j]))]
         out["solver"].append(index[row.solver])
@@ -107,9 +123,15 @@ def plot_data(results: pd.DataFrame, all_tracks: tuple[Track, ...], by: str = "f
     styles = solver_styles(solvers)
     whole = _records(results, all_tracks, False, "family" if by == "family" else "dataset", solvers)
     groups = _records(results, all_tracks, True, by, solvers) if by == "dataset" else None
-    return {"tracks": [t.name for t in all_tracks], "fidelity_bar": all_tracks[-1].tol.fidelity,
-            "solvers": solvers, "styles": [{"color": styles[s].color, "marker": styles[s].marker} for s in solvers],
-            "all": whole, "groups": groups, "budget": budget_steps(results, all_tracks, by, solvers)}
+    return {
+        "tracks": [t.name for t in all_tracks],
+        "fidelity_bar": all_tracks[-1].tol.fidelity,
+        "solvers": solvers,
+        "styles": [{"color": styles[s].color, "marker": styles[s].marker} for s in solvers],
+        "all": whole,
+        "groups": groups,
+        "budget": budget_steps(results, all_tracks, by, solvers),
+    }
 
 
 def plot_json(data: dict) -> str:
@@ -120,16 +142,21 @@ def plot_json(data: dict) -> str:
 # ---------------------------------------------------------------- the per-system drill-down
 
 
-def drilldown(results: pd.DataFrame, all_tracks: tuple[Track, ...], by: str = "family",
-              names: dict[str, str] | None = None) -> pd.DataFrame:
+def drilldown(
+    results: pd.DataFrame, all_tracks: tuple[Track, ...], by: str = "family", names: dict[str, str] | None = None
+) -> pd.DataFrame:
     """:func:`~qlsbench.bench.ranking.system_outcomes` with each system's name (``names``: by system id, e.g. the
     pinned set's; the id otherwise) and the page's filter group (``by``), unsolved systems first per solver."""
     rows = system_outcomes(results, all_tracks, by_dataset=by == "dataset")
     rows.insert(1, "name", [names.get(i, i) if names else i for i in rows["system_id"]])
     rows["group"] = rows[by].astype(str)
     solved = rows[[f"success_{t.name}" for t in all_tracks]].min(axis=1)
-    return (rows.assign(_solved=solved).sort_values(["solver", "_solved", "group", "n_qubits", "cond", "name"])
-            .drop(columns="_solved").reset_index(drop=True))
+    return (
+        rows.assign(_solved=solved)
+        .sort_values(["solver", "_solved", "group", "n_qubits", "cond", "name"])
+        .drop(columns="_solved")
+        .reset_index(drop=True)
+    )
 
 
 # ---------------------------------------------------------------- downloads
@@ -143,13 +170,17 @@ def downloads_folder(html_path: str | os.PathLike) -> Path:
 
 def systems_list(results: pd.DataFrame) -> pd.DataFrame:
     """The systems the rows were run on, one row per (dataset, system)."""
-    cols = [c for c in ("dataset", "dataset_hash", "system_id", "family", "scene", "n_qubits", "dim", "cond")
-            if c in results]
+    cols = [
+        c
+        for c in ("dataset", "dataset_hash", "system_id", "family", "scene", "n_qubits", "dim", "cond")
+        if c in results
+    ]
     return results.drop_duplicates(["dataset", "system_id"])[cols].sort_values(["dataset", "n_qubits", "system_id"])
 
 
-def write_downloads(results: pd.DataFrame, folder: str | os.PathLike,
-                    systems: pd.DataFrame | None = None) -> list[tuple[str, Path, str]]:
+def write_downloads(
+    results: pd.DataFrame, folder: str | os.PathLike, systems: pd.DataFrame | None = None
+) -> list[tuple[str, Path, str]]:
     """Write the rows and the systems list as CSV and Parquet into ``folder``.
 
     Returns
@@ -161,10 +192,14 @@ def write_downloads(results: pd.DataFrame, folder: str | os.PathLike,
     flat = rows.drop(columns=[c for c in LIST_COLUMNS if c in rows])
     systems = systems_list(results) if systems is None else systems.reset_index(drop=True)
     written = []
-    for stem, table, what in (("rows", rows, f"{len(rows)} results rows"),
-                              ("systems", systems, f"{len(systems)} systems")):
+    for stem, table, what in (
+        ("rows", rows, f"{len(rows)} results rows"),
+        ("systems", systems, f"{len(systems)} systems"),
+    ):
         parquet = atomic_write(folder / f"{stem}.parquet", partial(table.to_parquet, index=False))
         csv = atomic_write_text(folder / f"{stem}.csv", (flat if stem == "rows" else table).to_csv(index=False))
-        written += [(f"{stem}.csv", csv, what + (", no list columns" if stem == "rows" else "")),
-                    (f"{stem}.parquet", parquet, what)]
+        written += [
+            (f"{stem}.csv", csv, what + (", no list columns" if stem == "rows" else "")),
+            (f"{stem}.parquet", parquet, what),
+        ]
     return written

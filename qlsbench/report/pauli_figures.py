@@ -44,14 +44,27 @@ def plot_term_counts(results: pd.DataFrame, out: str | os.PathLike) -> Path:
         for k, tol in enumerate(tols):
             data = [sub[(sub["n_qubits"] == q) & (sub["tol"] == tol)]["terms_kept"].to_numpy() for q in qubits]
             pos = [q - 0.4 + width * (k + 0.5) for q in qubits]
-            ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True, manage_ticks=False,
-                       boxprops={"facecolor": f"C{k}", "alpha": 0.6}, medianprops={"color": "k"})
+            ax.boxplot(
+                data,
+                positions=pos,
+                widths=width * 0.9,
+                patch_artist=True,
+                manage_ticks=False,
+                boxprops={"facecolor": f"C{k}", "alpha": 0.6},
+                medianprops={"color": "k"},
+            )
             ax.plot([], [], color=f"C{k}", lw=6, alpha=0.6, label=f"tol = {tol:g}")
         # The theoretical maximum: (4^n + 2^n)/2 for real symmetric systems, 4^n otherwise.
         stair = sub.groupby("n_qubits")["terms_max"].max().reindex(qubits).to_numpy()
         symmetric = bool(sub["symmetric"].all())
-        ax.step(qubits, stair, where="mid", color="k", ls="--",
-                label="(4^n + 2^n) / 2" if symmetric else "max: 4^n (non-symmetric)")
+        ax.step(
+            qubits,
+            stair,
+            where="mid",
+            color="k",
+            ls="--",
+            label="(4^n + 2^n) / 2" if symmetric else "max: 4^n (non-symmetric)",
+        )
         above = int((sub["terms_kept"] > sub["terms_max"]).sum())
         ax.set(yscale="log", xlabel="qubits", ylabel="Pauli terms", title=f"{name}\n{above} systems above the maximum")
         ax.set_xticks(qubits)
@@ -61,6 +74,7 @@ def plot_term_counts(results: pd.DataFrame, out: str | os.PathLike) -> Path:
 
 
 # ---------------------------------------------------------------- truncation-error curves
+
 
 def truncation_curves(results: pd.DataFrame, mode: str = "absolute") -> pd.DataFrame:
     """Median over systems of terms kept, ``||A - A_tol||_2`` and solution error per (dataset, qubits, tol).
@@ -82,8 +96,12 @@ def truncation_curves(results: pd.DataFrame, mode: str = "absolute") -> pd.DataF
     if df.empty:
         raise InputError(f"no rows of truncation mode {mode!r} with the identity ordering in the Pauli results")
     grouped = df.groupby(["dataset", "n_qubits", "tol"], sort=True)
-    return grouped.agg(terms_kept=("terms_kept", "median"), matrix_error=("matrix_error", "median"),
-                       solution_error=("solution_error", "median"), systems=("system_id", "size")).reset_index()
+    return grouped.agg(
+        terms_kept=("terms_kept", "median"),
+        matrix_error=("matrix_error", "median"),
+        solution_error=("solution_error", "median"),
+        systems=("system_id", "size"),
+    ).reset_index()
 
 
 def _positive(values: pd.Series) -> np.ndarray:
@@ -92,7 +110,11 @@ def _positive(values: pd.Series) -> np.ndarray:
     return np.where(v > 0, v, np.nan)
 
 
-_TRUNCATION_PANELS = (("matrix_error", "‖A − A_τ‖₂"), ("solution_error", "‖x_τ − x‖ / ‖x‖"), ("terms_kept", "Pauli terms kept"))
+_TRUNCATION_PANELS = (
+    ("matrix_error", "‖A − A_τ‖₂"),
+    ("solution_error", "‖x_τ − x‖ / ‖x‖"),
+    ("terms_kept", "Pauli terms kept"),
+)
 
 
 def _truncation_row(axes, curves: pd.DataFrame, colours: dict, mode: str) -> None:
@@ -174,27 +196,46 @@ def _draw_term_counts(inputs: list[str], out: Path, options) -> Path:
 
 @dataclass(frozen=True)
 class TruncationOptions(Options):
-    mode: str = option("absolute", "tolerance on |c| (absolute) or on |c| / max |c| (relative)",
-                       choices=("absolute", "relative"))
+    mode: str = option(
+        "absolute", "tolerance on |c| (absolute) or on |c| / max |c| (relative)", choices=("absolute", "relative")
+    )
 
 
 def _draw_truncation(inputs: list[str], out: Path, options: TruncationOptions) -> Path:
     return plot_truncation_errors(read_pauli_results(inputs, TRUNCATION_COLUMNS), out, mode=options.mode)
 
 
-TERM_COUNTS = Figure("pauli-terms", "fig. 5: Pauli term counts per qubit count, box plots per tolerance, with the "
-                     "theoretical stair", "Pauli study .parquet files (`qlsbench pauli`)", _draw_term_counts,
-                     job=Job("pauli_figure", "results/figures/pauli_terms.png",
-                             targets=lambda config: ["results/figures/pauli_terms.png"],
-                             inputs=lambda config, wc: [f"results/pauli/{dataset}.parquet"
-                                                        for dataset in config.pauli_figure_datasets()],
-                             log="logs/pauli_figure.log", caption="pauli_terms.rst", category="Pauli terms (fig. 5)"))
-TRUNCATION = Figure("truncation", "Pauli truncation error and terms kept against the tolerance",
-                    "Pauli study .parquet files (`qlsbench pauli`)", _draw_truncation, TruncationOptions,
-                    job=Job("truncation_figure", "results/figures/truncation.png",
-                            # drawn beside the DEM-C figures of the report, as the paper does
-                            targets=lambda config: ["results/figures/truncation.png"] if config.labels("dem_c") else [],
-                            inputs=lambda config, wc: [f"results/truncation/{dataset}.parquet"
-                                                       for dataset in config.pauli_figure_datasets()],
-                            log="logs/truncation_figure.log", caption="truncation.rst",
-                            category="Pauli terms (fig. 5)"))
+TERM_COUNTS = Figure(
+    "pauli-terms",
+    "fig. 5: Pauli term counts per qubit count, box plots per tolerance, with the theoretical stair",
+    "Pauli study .parquet files (`qlsbench pauli`)",
+    _draw_term_counts,
+    job=Job(
+        "pauli_figure",
+        "results/figures/pauli_terms.png",
+        targets=lambda config: ["results/figures/pauli_terms.png"],
+        inputs=lambda config, wc: [f"results/pauli/{dataset}.parquet" for dataset in config.pauli_figure_datasets()],
+        log="logs/pauli_figure.log",
+        caption="pauli_terms.rst",
+        category="Pauli terms (fig. 5)",
+    ),
+)
+TRUNCATION = Figure(
+    "truncation",
+    "Pauli truncation error and terms kept against the tolerance",
+    "Pauli study .parquet files (`qlsbench pauli`)",
+    _draw_truncation,
+    TruncationOptions,
+    job=Job(
+        "truncation_figure",
+        "results/figures/truncation.png",
+        # drawn beside the DEM-C figures of the report, as the paper does
+        targets=lambda config: ["results/figures/truncation.png"] if config.labels("dem_c") else [],
+        inputs=lambda config, wc: [
+            f"results/truncation/{dataset}.parquet" for dataset in config.pauli_figure_datasets()
+        ],
+        log="logs/truncation_figure.log",
+        caption="truncation.rst",
+        category="Pauli terms (fig. 5)",
+    ),
+)

@@ -102,8 +102,9 @@ def plot_snapshots(snapshots: pd.DataFrame, meta: dict, out: str | os.PathLike, 
     ncols = min(columns, len(steps))
     nrows = -(-len(steps) // ncols)
     # Constrained layout keeps the square panels and the shared colour bar together without wide margins.
-    fig, axes = plt.subplots(nrows, ncols, figsize=(2.7 * ncols + 0.7, 2.9 * nrows + 0.4), squeeze=False,
-                             layout="constrained")
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(2.7 * ncols + 0.7, 2.9 * nrows + 0.4), squeeze=False, layout="constrained"
+    )
     # Blue for no load, red for high, as in the paper's fig. 3.
     cmap, norm = matplotlib.colormaps["coolwarm"], _impulse_norm(snapshots["impulse"].to_numpy())
     radius, centre = meta.get("container_radius"), meta.get("container_center") or [0.0, 0.0, 0.0]
@@ -115,7 +116,7 @@ def plot_snapshots(snapshots: pd.DataFrame, meta: dict, out: str | os.PathLike, 
         _draw_spheres(ax, frame, cmap, norm)
         ax.set(xlim=limits[0], ylim=limits[1], aspect="equal", title=f"t = {frame['time'].iloc[0]:.3f} s")
         ax.tick_params(labelsize=7)
-    for ax in axes.flat[len(steps):]:
+    for ax in axes.flat[len(steps) :]:
         ax.set_visible(False)
     for ax in axes.flat:  # same limits everywhere: label the outer panels only
         if ax in axes[:, 0]:
@@ -149,10 +150,18 @@ def kappa_series(dataset: str | os.PathLike) -> pd.DataFrame:
         raise DatasetError(f"{dataset}: column 'step' is empty (not a simulation dataset)")
     times = df["meta_json"].map(lambda text: json.loads(text).get("time"))
     if times.isna().any():
-        raise DatasetError(f"{dataset}: {int(times.isna().sum())} systems have no 'time' in column 'meta_json' "
-                           "(not a DEM-C simulation dataset)")
-    return pd.DataFrame({"step": df["step"].astype("int64"), "time": times.astype(float),
-                         "cond": df["cond"].astype(float), "n_qubits": df["n_qubits"]})
+        raise DatasetError(
+            f"{dataset}: {int(times.isna().sum())} systems have no 'time' in column 'meta_json' "
+            "(not a DEM-C simulation dataset)"
+        )
+    return pd.DataFrame(
+        {
+            "step": df["step"].astype("int64"),
+            "time": times.astype(float),
+            "cond": df["cond"].astype(float),
+            "n_qubits": df["n_qubits"],
+        }
+    )
 
 
 def _qubit_size(n_qubits: ArrayLike) -> np.ndarray:
@@ -191,17 +200,36 @@ def plot_kappa_time(datasets, out: str | os.PathLike) -> Path:
         finite = df[np.isfinite(df["cond"])]
         singular = len(df) - len(finite)
         note = f", {singular} singular not shown" if singular else ""
-        ax.scatter(finite["time"], finite["cond"], s=_qubit_size(finite["n_qubits"].fillna(1)), color=f"C{k}",
-                   marker=markers[k % len(markers)], alpha=0.55, edgecolor="none",
-                   label=f"{name} ({len(finite)} systems{note})")
+        ax.scatter(
+            finite["time"],
+            finite["cond"],
+            s=_qubit_size(finite["n_qubits"].fillna(1)),
+            color=f"C{k}",
+            marker=markers[k % len(markers)],
+            alpha=0.55,
+            edgecolor="none",
+            label=f"{name} ({len(finite)} systems{note})",
+        )
         trend = finite.groupby("time")["cond"].median()
         ax.plot(trend.index, trend.to_numpy(), color=f"C{k}", lw=1.0, alpha=0.8)
     qubits = sorted({int(q) for _, df in series for q in df["n_qubits"].dropna().unique()})
     shown = qubits if len(qubits) <= 4 else [qubits[i] for i in np.linspace(0, len(qubits) - 1, 4).round().astype(int)]
     for q in dict.fromkeys(shown):  # size key: grey markers, no data
-        ax.scatter([], [], s=_qubit_size([q])[0], color="0.5", alpha=0.55, edgecolor="none", label=f"{q} qubit{'s' if q != 1 else ''}")
-    ax.set(yscale="log", xlabel="simulated time (s)", ylabel="condition number κ",
-           title="Newton subsystems: condition number over simulated time")
+        ax.scatter(
+            [],
+            [],
+            s=_qubit_size([q])[0],
+            color="0.5",
+            alpha=0.55,
+            edgecolor="none",
+            label=f"{q} qubit{'s' if q != 1 else ''}",
+        )
+    ax.set(
+        yscale="log",
+        xlabel="simulated time (s)",
+        ylabel="condition number κ",
+        title="Newton subsystems: condition number over simulated time",
+    )
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
@@ -222,19 +250,35 @@ def _draw_kappa_time(inputs: list[str], out: Path, options) -> Path:
     return plot_kappa_time(inputs, out)
 
 
-SNAPSHOTS = Figure("snapshots", "fig. 3: side views of the spheres coloured by contact impulse",
-                   "snapshot .parquet of `qlsbench simulate --snapshots`", _draw_snapshots, SnapshotOptions,
-                   single_input=True,
-                   job=Job("snapshot_figure", "results/figures/snapshots_{label}.png",
-                           targets=lambda config: [f"results/figures/snapshots_{label}.png"
-                                                   for label in config.labels("dem_c")],
-                           inputs=lambda config, wc: [f"results/snapshots/{wc['label']}.parquet"],
-                           log="logs/snapshot_figure/{label}.log", caption="snapshots.rst",
-                           category="Physics (fig. 3)"))
-KAPPA_TIME = Figure("kappa-time", "condition number of DEM-C subsystems against simulated time",
-                    "DEM-C dataset files or folders, one series each", _draw_kappa_time,
-                    job=Job("kappa_figure", "results/figures/kappa_time.png",
-                            targets=lambda config: ["results/figures/kappa_time.png"] if config.labels("dem_c") else [],
-                            inputs=lambda config, wc: [f"datasets/dem_c/{label}/part-0000.parquet"
-                                                       for label in config.labels("dem_c")],
-                            log="logs/kappa_figure.log", caption="kappa_time.rst", category="Physics (fig. 3)"))
+SNAPSHOTS = Figure(
+    "snapshots",
+    "fig. 3: side views of the spheres coloured by contact impulse",
+    "snapshot .parquet of `qlsbench simulate --snapshots`",
+    _draw_snapshots,
+    SnapshotOptions,
+    single_input=True,
+    job=Job(
+        "snapshot_figure",
+        "results/figures/snapshots_{label}.png",
+        targets=lambda config: [f"results/figures/snapshots_{label}.png" for label in config.labels("dem_c")],
+        inputs=lambda config, wc: [f"results/snapshots/{wc['label']}.parquet"],
+        log="logs/snapshot_figure/{label}.log",
+        caption="snapshots.rst",
+        category="Physics (fig. 3)",
+    ),
+)
+KAPPA_TIME = Figure(
+    "kappa-time",
+    "condition number of DEM-C subsystems against simulated time",
+    "DEM-C dataset files or folders, one series each",
+    _draw_kappa_time,
+    job=Job(
+        "kappa_figure",
+        "results/figures/kappa_time.png",
+        targets=lambda config: ["results/figures/kappa_time.png"] if config.labels("dem_c") else [],
+        inputs=lambda config, wc: [f"datasets/dem_c/{label}/part-0000.parquet" for label in config.labels("dem_c")],
+        log="logs/kappa_figure.log",
+        caption="kappa_time.rst",
+        category="Physics (fig. 3)",
+    ),
+)

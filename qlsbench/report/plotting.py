@@ -26,7 +26,8 @@ def save_figure(fig, out: str | os.PathLike, tight: bool = False) -> Path:
     out = Path(out)
     extent = {"bbox_inches": "tight", "pad_inches": 0.1} if tight else {}
     try:
-        return atomic_write(out, lambda tmp: fig.savefig(tmp, dpi=120, format=out.suffix.lstrip(".") or "png",
-                                                         **extent))
+        return atomic_write(
+            out, lambda tmp: fig.savefig(tmp, dpi=120, format=out.suffix.lstrip(".") or "png", **extent)
+        )
     finally:
         pyplot().close(fig)

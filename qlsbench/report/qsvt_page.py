@@ -35,10 +35,25 @@ def qsvt_rows(results: pd.DataFrame) -> pd.DataFrame:
     meta = rows["resources"].map(lambda r: json.loads(r or "{}"))
     names = system_names()
     rows["name"] = rows["system_id"].map(lambda s: names.get(s, s))
-    for key in ("kappa", "alpha", "kappa_eff", "pauli_terms", "total_qubits", "epsilon", "predicted_degree",
-                "degree", "needed_degree", "needed_degree_error", "spectral_degree", "success_probability",
-                "amplification_rounds",
-                "queries_amplified", "logical_two_qubit_gates", "phase_seconds", "circuit_seconds"):
+    for key in (
+        "kappa",
+        "alpha",
+        "kappa_eff",
+        "pauli_terms",
+        "total_qubits",
+        "epsilon",
+        "predicted_degree",
+        "degree",
+        "needed_degree",
+        "needed_degree_error",
+        "spectral_degree",
+        "success_probability",
+        "amplification_rounds",
+        "queries_amplified",
+        "logical_two_qubit_gates",
+        "phase_seconds",
+        "circuit_seconds",
+    ):
         rows[key] = meta.map(lambda m, k=key: m.get(k))
     return rows.sort_values(["n_qubits", "kappa_eff", "name"], ignore_index=True)
 
@@ -49,26 +64,42 @@ def degree_table(rows: pd.DataFrame) -> pd.DataFrame:
     out = []
     for _, r in solved.iterrows():
         needed = None if r["needed_degree"] is None or pd.isna(r["needed_degree"]) else r["needed_degree"]
-        out.append({"system": r["name"], "qubits": int(r["n_qubits"]), "qubits in all": _whole(r["total_qubits"]),
-                    "Pauli terms": _whole(r["pauli_terms"]), "κ": r["kappa"], "α": r["alpha"],
-                    "κ_eff": r["kappa_eff"],
-                    "ε": r["epsilon"], "predicted degree": _whole(r["predicted_degree"]),
-                    "needed degree": "none ≤ max_degree" if needed is None else _whole(needed),
-                    "predicted / needed": "—" if needed is None else f"{r['predicted_degree'] / needed:.2f}",
-                    "degree for any b": _whole(r["spectral_degree"]),
-                    "fidelity": f"{r['fidelity']:.6f}", "success probability": r["success_probability"],
-                    "amplification rounds": _whole(r["amplification_rounds"]),
-                    "CX (whole circuit)": _whole(r["logical_two_qubit_gates"]),
-                    "seconds at the predicted degree": f"{r['phase_seconds'] + r['circuit_seconds']:.1f}",
-                    "seconds with the bisection": f"{r['wall_time']:.1f}"})
+        out.append(
+            {
+                "system": r["name"],
+                "qubits": int(r["n_qubits"]),
+                "qubits in all": _whole(r["total_qubits"]),
+                "Pauli terms": _whole(r["pauli_terms"]),
+                "κ": r["kappa"],
+                "α": r["alpha"],
+                "κ_eff": r["kappa_eff"],
+                "ε": r["epsilon"],
+                "predicted degree": _whole(r["predicted_degree"]),
+                "needed degree": "none ≤ max_degree" if needed is None else _whole(needed),
+                "predicted / needed": "—" if needed is None else f"{r['predicted_degree'] / needed:.2f}",
+                "degree for any b": _whole(r["spectral_degree"]),
+                "fidelity": f"{r['fidelity']:.6f}",
+                "success probability": r["success_probability"],
+                "amplification rounds": _whole(r["amplification_rounds"]),
+                "CX (whole circuit)": _whole(r["logical_two_qubit_gates"]),
+                "seconds at the predicted degree": f"{r['phase_seconds'] + r['circuit_seconds']:.1f}",
+                "seconds with the bisection": f"{r['wall_time']:.1f}",
+            }
+        )
     return pd.DataFrame(out)
 
 
 def declined_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Per system the solver did not solve: its status and the one-line reason."""
     declined = rows[~rows["status"].isin(["converged", "max_iter"])]
-    return pd.DataFrame({"system": declined["name"], "qubits": declined["n_qubits"].astype(int),
-                         "status": declined["status"], "why": declined["message"]})
+    return pd.DataFrame(
+        {
+            "system": declined["name"],
+            "qubits": declined["n_qubits"].astype(int),
+            "status": declined["status"],
+            "why": declined["message"],
+        }
+    )
 
 
 def _whole(value) -> object:
@@ -104,12 +135,16 @@ def _summary(table: pd.DataFrame) -> str:
     ratios = [float(v) for v in table.get("predicted / needed", []) if v != "—"]
     if not ratios:
         return "No system was solved."
-    text = (f"Over {len(table)} systems solved the estimate asked for {min(ratios):.2f} to {max(ratios):.2f} times "
-            f"the degree the solution needed (median {np.median(ratios):.2f}).")
+    text = (
+        f"Over {len(table)} systems solved the estimate asked for {min(ratios):.2f} to {max(ratios):.2f} times "
+        f"the degree the solution needed (median {np.median(ratios):.2f})."
+    )
     spectral = [p / a for p, a in zip(table["predicted degree"], table["degree for any b"]) if a != "—"]
     if spectral:
-        text += (f" Against the degree every b needs it asked for {min(spectral):.2f} to {max(spectral):.2f} times "
-                 f"as much (median {np.median(spectral):.2f}).")
+        text += (
+            f" Against the degree every b needs it asked for {min(spectral):.2f} to {max(spectral):.2f} times "
+            f"as much (median {np.median(spectral):.2f})."
+        )
     return text
 
 
@@ -121,10 +156,25 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
 
         raise InputError(f"none of {', '.join(map(str, inputs))} holds a qsvt solve")
     table = degree_table(rows)
-    text = [HEADER, _summary(table), "", "## Predicted against needed degree", "", markdown_table(table), "",
-            "## Systems declined", "", markdown_table(declined_table(rows)), ""]
+    text = [
+        HEADER,
+        _summary(table),
+        "",
+        "## Predicted against needed degree",
+        "",
+        markdown_table(table),
+        "",
+        "## Systems declined",
+        "",
+        markdown_table(declined_table(rows)),
+        "",
+    ]
     return atomic_write_text(Path(out), "\n".join(text).rstrip("\n") + "\n")
 
 
-FIGURE = page("qsvt", "docs/qsvt.md: QSVT on the pinned systems, the predicted degree against the degree needed",
-              "results of qsvt solves run with find_degree=true", render)
+FIGURE = page(
+    "qsvt",
+    "docs/qsvt.md: QSVT on the pinned systems, the predicted degree against the degree needed",
+    "results of qsvt solves run with find_degree=true",
+    render,
+)

@@ -35,9 +35,11 @@ NULLS = {"null-b": "returning b", "null-random": "a random vector"}
 #: Fig. 2's dataset.
 FIG2_DATASET = "ising/kappa10"
 #: The local cost's optimiser budget sweep: column header, solver label.
-BUDGET_LABELS = (("QN-SPSA, 200 iterations (fig. 2)", "vqls-local"),
-                 ("QN-SPSA, 1000 iterations", "vqls-local-qnspsa1000"),
-                 ("L-BFGS-B, exact values, 200 iterations", "vqls-local-lbfgsb"))
+BUDGET_LABELS = (
+    ("QN-SPSA, 200 iterations (fig. 2)", "vqls-local"),
+    ("QN-SPSA, 1000 iterations", "vqls-local-qnspsa1000"),
+    ("L-BFGS-B, exact values, 200 iterations", "vqls-local-lbfgsb"),
+)
 #: Fig. 2's cross-check on Aer's own shots, by configuration.
 AER_LABELS = ("vqls-global-aer", "vqls-local-aer")
 #: What makes a results row one solve: a later collection's row replaces an earlier one's.
@@ -51,8 +53,13 @@ def with_controls(main, controls):
     results = pd.concat([main.results, controls.results], ignore_index=True)
     results = results.drop_duplicates(SOLVE_KEY, keep="last").reset_index(drop=True)
     new = controls.systems[~controls.systems["dataset"].isin(main.systems["dataset"])]
-    return replace(main, results=results, systems=pd.concat([main.systems, new], ignore_index=True),
-                   datasets={**controls.datasets, **main.datasets}, controls=controls)
+    return replace(
+        main,
+        results=results,
+        systems=pd.concat([main.systems, new], ignore_index=True),
+        datasets={**controls.datasets, **main.datasets},
+        controls=controls,
+    )
 
 
 def _solved(rows: pd.DataFrame) -> pd.DataFrame:
@@ -74,8 +81,7 @@ def null_values(shipped, dataset: str = FIG2_DATASET, by: str = "n_qubits") -> d
     out = {}
     for control in NULLS:
         rows = _solved(shipped.solver(control, dataset))
-        out[control] = {k if by == "system_id" else int(k): g["fidelity"].to_numpy(float)
-                        for k, g in rows.groupby(by)}
+        out[control] = {k if by == "system_id" else int(k): g["fidelity"].to_numpy(float) for k, g in rows.groupby(by)}
     return out
 
 
@@ -92,8 +98,10 @@ def separation_words(seps: dict[str, Separation]) -> str:
 def null_cells(nulls: dict, key) -> list[str]:
     """The nulls' own outcomes at ``key``: ``b``'s fidelity (the same at every seed) and the random vector's spread."""
     b = nulls["null-b"].get(key)
-    return ["—" if b is None or not len(b) else f"{np.median(b):.4f}",
-            Spread.of(nulls["null-random"].get(key, [])).text(".4f")]
+    return [
+        "—" if b is None or not len(b) else f"{np.median(b):.4f}",
+        Spread.of(nulls["null-random"].get(key, [])).text(".4f"),
+    ]
 
 
 def _mark(sep: Separation) -> str:
@@ -148,17 +156,29 @@ def strip_plot(runs: dict[str, dict[int, SeedRun]], present: list, nulls: dict, 
     cols = min(4, len(present))
     rows = -(-len(present) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(3.0 * cols, 2.8 * rows), sharey=True, squeeze=False)
-    for ax in axes.flat[len(present):]:
+    for ax in axes.flat[len(present) :]:
         ax.set_visible(False)
     rng = np.random.default_rng(0)  # horizontal jitter only: the values are drawn as they are
     for ax, (header, label) in zip(axes.flat, present):
         for q, run in sorted(runs[label].items()):
-            ax.scatter(q + rng.uniform(-0.15, 0.15, run.n), run.values, s=9, color="tab:blue", alpha=0.7,
-                       label="seeds" if q == min(runs[label]) else None)
+            ax.scatter(
+                q + rng.uniform(-0.15, 0.15, run.n),
+                run.values,
+                s=9,
+                color="tab:blue",
+                alpha=0.7,
+                label="seeds" if q == min(runs[label]) else None,
+            )
         sizes = sorted(nulls["null-b"])
         ax.plot(sizes, [np.median(nulls["null-b"][q]) for q in sizes], "k--", lw=1, label="returning b")
-        ax.plot(sizes, [np.median(nulls["null-random"].get(q, [np.nan])) for q in sizes], ":", color="grey", lw=1,
-                label="random vector (median)")
+        ax.plot(
+            sizes,
+            [np.median(nulls["null-random"].get(q, [np.nan])) for q in sizes],
+            ":",
+            color="grey",
+            lw=1,
+            label="random vector (median)",
+        )
         ax.set_title(header, fontsize=8)
         ax.set_xlabel("qubits")
         ax.set_ylim(-0.02, 1.02)
@@ -181,27 +201,32 @@ def seed_rule_sentence(runs: dict[str, dict[int, SeedRun]], present: list) -> st
     capped = [f"{h} at {q}" for h, q, run in cells if not run.met and run.n >= MAX_SEEDS]
     short = [f"{h} at {q} (n = {run.n})" for h, q, run in cells if not run.met and run.n < MAX_SEEDS]
     two = [f"{h} at {q}" for h, q, run in cells if bimodal(run.values)]
-    return (f"*Seeds*: each cell's seeds were raised 5 at a time until the bootstrap 95 % interval of the median was "
-            f"narrower than {MEDIAN_INTERVAL_WIDTH:g} in fidelity (at most {MAX_SEEDS}); seed counts kept: "
-            f"{', '.join(map(str, counts))}. † marks the cells where the rule was not met: at the cap of "
-            f"{MAX_SEEDS} seeds ({len(capped)}: {'; '.join(capped) if capped else 'none'}), or short of it because "
-            f"the configuration was not run further (Aer's cost; {len(short)}: {'; '.join(short) if short else 'none'})"
-            f". *Bimodal* outcomes (two clusters of seeds, which a median and IQR describe badly): "
-            f"{'; '.join(two) if two else 'none'}.")
+    return (
+        f"*Seeds*: each cell's seeds were raised 5 at a time until the bootstrap 95 % interval of the median was "
+        f"narrower than {MEDIAN_INTERVAL_WIDTH:g} in fidelity (at most {MAX_SEEDS}); seed counts kept: "
+        f"{', '.join(map(str, counts))}. † marks the cells where the rule was not met: at the cap of "
+        f"{MAX_SEEDS} seeds ({len(capped)}: {'; '.join(capped) if capped else 'none'}), or short of it because "
+        f"the configuration was not run further (Aer's cost; {len(short)}: {'; '.join(short) if short else 'none'})"
+        f". *Bimodal* outcomes (two clusters of seeds, which a median and IQR describe badly): "
+        f"{'; '.join(two) if two else 'none'}."
+    )
 
 
-def budget_section(shipped, nulls: dict, sizes: tuple[int, ...],
-                   bar: float) -> tuple[str, dict[str, tuple[int, int]]]:
+def budget_section(shipped, nulls: dict, sizes: tuple[int, ...], bar: float) -> tuple[str, dict[str, tuple[int, int]]]:
     """The local cost over optimiser budgets, each set against returning ``b``; and, per budget, at how many of
     the claim's ``sizes`` it is separated from returning ``b`` and its median reaches the fidelity ``bar`` (the
     verdict's cell)."""
     present = [(h, label) for h, label in BUDGET_LABELS if len(shipped.solver(label, FIG2_DATASET))]
     runs = fig2_runs(shipped, [label for _, label in present])
-    text = ["#### Sensitivity: the local cost's optimiser budget", "",
-            "The paper states no iteration count for QN-SPSA. The same brick-wall ansatz (4 layers) at three "
-            "budgets: fig. 2's 200 QN-SPSA iterations on 1000 emulated shots per circuit, 1000 iterations, and "
-            "L-BFGS-B on exact expectation values and gradients (no shots). Fidelity median [IQR] over seeds, and "
-            "whether it is separated from returning b:", ""]
+    text = [
+        "#### Sensitivity: the local cost's optimiser budget",
+        "",
+        "The paper states no iteration count for QN-SPSA. The same brick-wall ansatz (4 layers) at three "
+        "budgets: fig. 2's 200 QN-SPSA iterations on 1000 emulated shots per circuit, 1000 iterations, and "
+        "L-BFGS-B on exact expectation values and gradients (no shots). Fidelity median [IQR] over seeds, and "
+        "whether it is separated from returning b:",
+        "",
+    ]
     if len(present) < 2:
         return "\n".join(text + ["*The budget sweep is not in the shipped controls.*", ""]), {}
     lines = []
@@ -226,10 +251,14 @@ def budget_section(shipped, nulls: dict, sizes: tuple[int, ...],
 def aer_section(shipped, emulated: dict[str, dict[int, SeedRun]], sizes: tuple[int, ...]) -> str:
     """Aer's own shots against the emulated shots at every size both ran: is either separated from the other by
     the one rule (:func:`~qlsbench.bench.spread.separation`, each way round)?"""
-    text = ["#### Cross-check: Aer's shots against the emulated shots", "",
-            "Fig. 2's headline sizes run on emulated shots. The same solves on Aer's own 1000-shot circuits, per "
-            "size: Aer's seeds, the emulated configuration's seeds, and whether either is separated from the other "
-            "(the rule above, each way round; with few Aer seeds the rule can detect only a large difference):", ""]
+    text = [
+        "#### Cross-check: Aer's shots against the emulated shots",
+        "",
+        "Fig. 2's headline sizes run on emulated shots. The same solves on Aer's own 1000-shot circuits, per "
+        "size: Aer's seeds, the emulated configuration's seeds, and whether either is separated from the other "
+        "(the rule above, each way round; with few Aer seeds the rule can detect only a large difference):",
+        "",
+    ]
     lines = []
     for aer, label in zip(AER_LABELS, ("vqls-global", "vqls-local")):
         rows = _solved(shipped.solver(aer, FIG2_DATASET))
@@ -240,22 +269,33 @@ def aer_section(shipped, emulated: dict[str, dict[int, SeedRun]], sizes: tuple[i
                 continue
             higher = separation(values, run.values, "the emulated shots")
             lower = separation(run.values, values, "Aer's shots")
-            verdict = ("Aer higher" if higher.separated else "emulated higher" if lower.separated
-                       else "neither separated")
-            lines.append([aer, int(q), ", ".join(f"{v:.3f}" for v in values), run.text(),
-                          f"{verdict} (p = {min(higher.p_value, lower.p_value):.2g})"])
+            verdict = (
+                "Aer higher" if higher.separated else "emulated higher" if lower.separated else "neither separated"
+            )
+            lines.append(
+                [
+                    aer,
+                    int(q),
+                    ", ".join(f"{v:.3f}" for v in values),
+                    run.text(),
+                    f"{verdict} (p = {min(higher.p_value, lower.p_value):.2g})",
+                ]
+            )
     if not lines:
         return "\n".join(text + ["*No Aer solves in the shipped results.*", ""])
-    table = pd.DataFrame(lines, columns=["Aer configuration", "qubits", "Aer fidelities (by seed)",
-                                         "emulated, median [IQR]", "separated?"])
+    table = pd.DataFrame(
+        lines,
+        columns=["Aer configuration", "qubits", "Aer fidelities (by seed)", "emulated, median [IQR]", "separated?"],
+    )
     return "\n".join(text + [markdown_table(table), "", _aer_missing(shipped, sizes), ""])
 
 
 def _aer_missing(shipped, sizes: tuple[int, ...]) -> str:
     """Per Aer configuration, the headline ``sizes`` the cross-check did not reach, with what one of its Aer solves
     cost at its largest size run."""
-    rows = _solved(shipped.results[shipped.results["solver"].isin(AER_LABELS)
-                                   & (shipped.results["dataset"] == FIG2_DATASET)])
+    rows = _solved(
+        shipped.results[shipped.results["solver"].isin(AER_LABELS) & (shipped.results["dataset"] == FIG2_DATASET)]
+    )
     gaps = []
     for label in AER_LABELS:
         mine = rows[rows["solver"] == label]
@@ -263,12 +303,16 @@ def _aer_missing(shipped, sizes: tuple[int, ...]) -> str:
         if missing and len(mine):
             top = int(mine["n_qubits"].max())
             cost = mine[mine["n_qubits"] == top]["wall_time"].median()
-            gaps.append(f"`{label}` at {', '.join(map(str, missing))} qubits (one solve at {top} qubits took a "
-                        f"median {cost:.0f} s of one core, on 2 shared cores)")
+            gaps.append(
+                f"`{label}` at {', '.join(map(str, missing))} qubits (one solve at {top} qubits took a "
+                f"median {cost:.0f} s of one core, on 2 shared cores)"
+            )
     if not gaps:
         return f"The cross-check covers every headline size ({sizes[0]}–{sizes[-1]} qubits)."
-    return ("*Not run on Aer*: " + "; ".join(gaps) + ". An Aer solve's time roughly doubles per qubit: there the "
-            "emulated columns stand without an Aer cross-check.")
+    return (
+        "*Not run on Aer*: " + "; ".join(gaps) + ". An Aer solve's time roughly doubles per qubit: there the "
+        "emulated columns stand without an Aer cross-check."
+    )
 
 
 #: Fig. 4's choices the paper leaves open, in the order the κ table lists them.
@@ -292,12 +336,17 @@ def within(rows: pd.DataFrame, paper: dict, factor: float = 1.5) -> bool | None:
         return None
     first, last = rows["cond"].iloc[0], rows["cond"].iloc[-1]
     lo, hi = min(paper), max(paper)
-    return bool(4 <= rows["n_qubits"].min() and rows["n_qubits"].max() <= 9
-                and 1 / factor <= first / paper[lo][1] <= factor and 1 / factor <= last / paper[hi][1] <= factor)
+    return bool(
+        4 <= rows["n_qubits"].min()
+        and rows["n_qubits"].max() <= 9
+        and 1 / factor <= first / paper[lo][1] <= factor
+        and 1 / factor <= last / paper[hi][1] <= factor
+    )
 
 
-def kappa_choices(systems: pd.DataFrame, runs: list[tuple[str, str, str]], paper: dict,
-                  spacing: float) -> tuple[pd.DataFrame, list[bool | None]]:
+def kappa_choices(
+    systems: pd.DataFrame, runs: list[tuple[str, str, str]], paper: dict, spacing: float
+) -> tuple[pd.DataFrame, list[bool | None]]:
     """Fig. 4's κ claim under every choice tried: time step × Newton start × first or last Newton iteration.
 
     Parameters
@@ -325,12 +374,27 @@ def kappa_choices(systems: pd.DataFrame, runs: list[tuple[str, str, str]], paper
             at = rows.set_index("checkpoint")
             check = within(rows, paper)
             checks.append(check)
-            lines.append([h, start, iteration] + [f"{int(at.at[k, 'n_qubits'])}, {at.at[k, 'cond']:.3g}"
-                                                  if k in at.index else "—" for k in paper]
-                         + ["—" if check is None else "yes" if check else "no"])
+            lines.append(
+                [h, start, iteration]
+                + [f"{int(at.at[k, 'n_qubits'])}, {at.at[k, 'cond']:.3g}" if k in at.index else "—" for k in paper]
+                + ["—" if check is None else "yes" if check else "no"]
+            )
     columns = ["h (s)", "Newton from", "iteration"] + [f"checkpoint {k}" for k in paper] + ["within 1.5×"]
     return pd.DataFrame(lines, columns=columns), checks
 
 
-__all__ = ["BUDGET_LABELS", "NULLS", "aer_section", "budget_section", "fig2_runs", "gain_table", "kappa_choices",
-           "null_cells", "null_values", "separation_table", "separations", "strip_plot", "with_controls"]
+__all__ = [
+    "BUDGET_LABELS",
+    "NULLS",
+    "aer_section",
+    "budget_section",
+    "fig2_runs",
+    "gain_table",
+    "kappa_choices",
+    "null_cells",
+    "null_values",
+    "separation_table",
+    "separations",
+    "strip_plot",
+    "with_controls",
+]

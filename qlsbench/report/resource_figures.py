@@ -20,14 +20,30 @@ from qlsbench.report.base import Figure, Job
 from qlsbench.report.plotting import pyplot, save_figure
 
 #: Columns the figure reads.
-COLUMNS = ("family", "scene", "system_id", "n_qubits", "symmetric", "tol", "epsilon", "kappa", "kappa_eff", "alpha",
-           "terms", "qsvt_degree", "adiabatic_queries_practical", "adiabatic_queries_bound")
+COLUMNS = (
+    "family",
+    "scene",
+    "system_id",
+    "n_qubits",
+    "symmetric",
+    "tol",
+    "epsilon",
+    "kappa",
+    "kappa_eff",
+    "alpha",
+    "terms",
+    "qsvt_degree",
+    "adiabatic_queries_practical",
+    "adiabatic_queries_bound",
+)
 
 
 def read_resources(paths: list[str]) -> pd.DataFrame:
     """The ``qlsbench resources`` tables of ``paths``, one frame; each file's columns checked."""
-    frames = [read_parquet(path, columns=COLUMNS, error=InputError,
-                           hint=" (not a `qlsbench resources` table?)").to_pandas() for path in paths]
+    frames = [
+        read_parquet(path, columns=COLUMNS, error=InputError, hint=" (not a `qlsbench resources` table?)").to_pandas()
+        for path in paths
+    ]
     frames = [f for f in frames if len(f)]
     if not frames:
         raise InputError("no resource estimates in " + ", ".join(paths))
@@ -57,33 +73,47 @@ def estimate_summary(table: pd.DataFrame, epsilon: float, by: str | None = None)
     out = []
     for name, part in rows.groupby(by, sort=True):
         largest = part.loc[part["adiabatic_queries_practical"].idxmax()]
-        out.append({by: name, "systems": part["system_id"].nunique(),
-                    "qubits": f"{part['n_qubits'].min()}-{part['n_qubits'].max()}",
-                    "median κ": f"{part['kappa'].median():.3g}", "median α": f"{part['alpha'].median():.3g}",
-                    "block-encoding qubits (max)": int(part["qubits"].max()),
-                    "QSVT degree (median)": f"{part['qsvt_degree'].median():.3g}",
-                    "adiabatic queries (median)": f"{part['adiabatic_queries_practical'].median():.3g}",
-                    "adiabatic queries (largest)": f"{largest['adiabatic_queries_practical']:.3g} "
-                                                   f"({int(largest['n_qubits'])} qubits)",
-                    "with the proven constant (median)": f"{part['adiabatic_queries_bound'].median():.3g}"})
+        out.append(
+            {
+                by: name,
+                "systems": part["system_id"].nunique(),
+                "qubits": f"{part['n_qubits'].min()}-{part['n_qubits'].max()}",
+                "median κ": f"{part['kappa'].median():.3g}",
+                "median α": f"{part['alpha'].median():.3g}",
+                "block-encoding qubits (max)": int(part["qubits"].max()),
+                "QSVT degree (median)": f"{part['qsvt_degree'].median():.3g}",
+                "adiabatic queries (median)": f"{part['adiabatic_queries_practical'].median():.3g}",
+                "adiabatic queries (largest)": f"{largest['adiabatic_queries_practical']:.3g} "
+                f"({int(largest['n_qubits'])} qubits)",
+                "with the proven constant (median)": f"{part['adiabatic_queries_bound'].median():.3g}",
+            }
+        )
     return pd.DataFrame(out)
 
 
 def estimate_blocks(table: pd.DataFrame, epsilon: float, by: str | None = None) -> list:
     """The page section of :func:`estimate_summary`: a heading, what the numbers are, the table."""
-    return [("h2", "What a fault-tolerant solver would cost"),
-            ("p", "No simulation: estimates from each system's LCU (Pauli) form, `qlsbench resources`. "
-                  f"Block-encoding queries to reach error {epsilon:g} with QSVT (Childs-Kothari-Somma polynomial, "
-                  "per attempt) and with the discrete-adiabatic solver plus eigenstate filtering (walk constant "
-                  "1.84 as measured by Costa et al. 2023; the proven 2305 beside it), for the block-encoded A/α, "
-                  "whose condition number is κα."),
-            ("table", estimate_summary(table, epsilon, by))]
+    return [
+        ("h2", "What a fault-tolerant solver would cost"),
+        (
+            "p",
+            "No simulation: estimates from each system's LCU (Pauli) form, `qlsbench resources`. "
+            f"Block-encoding queries to reach error {epsilon:g} with QSVT (Childs-Kothari-Somma polynomial, "
+            "per attempt) and with the discrete-adiabatic solver plus eigenstate filtering (walk constant "
+            "1.84 as measured by Costa et al. 2023; the proven 2305 beside it), for the block-encoded A/α, "
+            "whose condition number is κα.",
+        ),
+        ("table", estimate_summary(table, epsilon, by)),
+    ]
 
 
 @dataclass(frozen=True)
 class ResourceOptions(Options):
-    epsilon: float = option(1e-6, "the target error to plot (one of those the tables hold)",
-                            bounds=Real(0.0, 1.0, open_low=True, open_high=True))
+    epsilon: float = option(
+        1e-6,
+        "the target error to plot (one of those the tables hold)",
+        bounds=Real(0.0, 1.0, open_low=True, open_high=True),
+    )
 
 
 def plot_resources(table: pd.DataFrame, out: Path, epsilon: float) -> Path:
@@ -98,10 +128,12 @@ def plot_resources(table: pd.DataFrame, out: Path, epsilon: float) -> Path:
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
     markers = dict(zip(sorted(rows["group"].unique()), "osD^vP*X"))
     for group, part in exact.groupby("group"):
-        axes[0].scatter(part["n_qubits"], part["adiabatic_queries_practical"], marker=markers[group], s=18,
-                        alpha=0.7, label=group)
-        axes[1].scatter(part["kappa"], part["adiabatic_queries_practical"], marker=markers[group], s=18, alpha=0.7,
-                        label=group)
+        axes[0].scatter(
+            part["n_qubits"], part["adiabatic_queries_practical"], marker=markers[group], s=18, alpha=0.7, label=group
+        )
+        axes[1].scatter(
+            part["kappa"], part["adiabatic_queries_practical"], marker=markers[group], s=18, alpha=0.7, label=group
+        )
     for tol, part in rows.groupby("tol"):
         median = part.groupby("n_qubits")["alpha"].median()
         axes[2].plot(median.index, median.values, marker="o", label=f"τ = {tol:g}")
@@ -119,8 +151,11 @@ def plot_resources(table: pd.DataFrame, out: Path, epsilon: float) -> Path:
     axes[2].set_yscale("log")
     axes[0].legend(fontsize=7)
     axes[2].legend(fontsize=7)
-    fig.suptitle("What a fault-tolerant solver would cost: 1.84 κα walk steps (Costa et al. 2023; the proven "
-                 "constant is 2305) + an eigenstate filter", fontsize=10)
+    fig.suptitle(
+        "What a fault-tolerant solver would cost: 1.84 κα walk steps (Costa et al. 2023; the proven "
+        "constant is 2305) + an eigenstate filter",
+        fontsize=10,
+    )
     fig.tight_layout()
     return save_figure(fig, out)
 
@@ -129,12 +164,21 @@ def _draw(inputs: list[str], out: Path, options: ResourceOptions) -> Path:
     return plot_resources(read_resources(inputs), out, options.epsilon)
 
 
-FIGURE = Figure("resources", "fault-tolerant query estimates against qubits and kappa per family, and the LCU "
-                "1-norm per truncation tolerance", "resource tables (`qlsbench resources`)", _draw, ResourceOptions,
-                job=Job("resources_figure", "results/figures/resources.png",
-                        targets=lambda config: ["results/figures/resources.png"],
-                        inputs=lambda config, wc: [f"results/resources/{dataset}.parquet"
-                                                   for dataset in config.datasets()],
-                        log="logs/figures/resources.log", caption="resources.rst", category="Quantum form"))
+FIGURE = Figure(
+    "resources",
+    "fault-tolerant query estimates against qubits and kappa per family, and the LCU 1-norm per truncation tolerance",
+    "resource tables (`qlsbench resources`)",
+    _draw,
+    ResourceOptions,
+    job=Job(
+        "resources_figure",
+        "results/figures/resources.png",
+        targets=lambda config: ["results/figures/resources.png"],
+        inputs=lambda config, wc: [f"results/resources/{dataset}.parquet" for dataset in config.datasets()],
+        log="logs/figures/resources.log",
+        caption="resources.rst",
+        category="Quantum form",
+    ),
+)
 
 __all__ = ["FIGURE", "plot_resources", "read_resources"]

@@ -18,6 +18,7 @@ from pathlib import Path
 #: ``docs/solvers.md`` of a source checkout (absent from an installed wheel).
 SOLVER_DOCS = Path(__file__).resolve().parents[2] / "docs" / "solvers.md"
 
+
 @dataclass(frozen=True)
 class SolverLinks:
     """A solver's documentation link (relative to the page) and paper; ``None`` where there is none."""
@@ -50,5 +51,6 @@ def solver_links(names, page_folder: str | os.PathLike, docs: Path = SOLVER_DOCS
 
     anchors = docs_anchors(docs)
     where = Path(os.path.relpath(docs, Path(page_folder).resolve())).as_posix() if anchors else None
-    return {name: SolverLinks(f"{where}#{anchors[name]}" if name in anchors else None, paper_of(name))
-            for name in names}
+    return {
+        name: SolverLinks(f"{where}#{anchors[name]}" if name in anchors else None, paper_of(name)) for name in names
+    }

@@ -24,10 +24,40 @@ from dataclasses import dataclass
 #: farthest-point choice from an sRGB grid (steps of 0x11) of colours at least MIN_DELTA_E_WHITE from white and
 #: of lightness L* >= 28 (darker ones read as black on a small marker).
 PALETTE: tuple[str, ...] = (
-    "#222222", "#875692", "#f38400", "#be0032", "#008856", "#0067a5", "#8db600", "#654522", "#e25822", "#ff6699",
-    "#0000ee", "#0099aa", "#8888ff", "#005555", "#777777", "#887700", "#ee11ff", "#335500", "#0099ee", "#663344",
-    "#996666", "#cc0077", "#444466", "#aa6600", "#00bb55", "#882200", "#558800", "#770088", "#8844ff", "#555544",
-    "#cc9900", "#bb77bb", "#ff2244", "#778866",
+    "#222222",
+    "#875692",
+    "#f38400",
+    "#be0032",
+    "#008856",
+    "#0067a5",
+    "#8db600",
+    "#654522",
+    "#e25822",
+    "#ff6699",
+    "#0000ee",
+    "#0099aa",
+    "#8888ff",
+    "#005555",
+    "#777777",
+    "#887700",
+    "#ee11ff",
+    "#335500",
+    "#0099ee",
+    "#663344",
+    "#996666",
+    "#cc0077",
+    "#444466",
+    "#aa6600",
+    "#00bb55",
+    "#882200",
+    "#558800",
+    "#770088",
+    "#8844ff",
+    "#555544",
+    "#cc9900",
+    "#bb77bb",
+    "#ff2244",
+    "#778866",
 )
 #: Least CIEDE2000 distance between two colours of :data:`PALETTE`.
 MIN_DELTA_E = 15.0
@@ -38,8 +68,18 @@ NEAR_DELTA_E = 30.0
 
 #: Marker shapes: the page's name for each (leaderboard.js draws it in SVG) and matplotlib's code.
 MARKERS: dict[str, str] = {
-    "circle": "o", "square": "s", "triangle-up": "^", "diamond": "D", "triangle-down": "v", "plus": "P",
-    "cross": "X", "star": "*", "hexagon": "h", "triangle-left": "<", "triangle-right": ">", "pentagon": "p",
+    "circle": "o",
+    "square": "s",
+    "triangle-up": "^",
+    "diamond": "D",
+    "triangle-down": "v",
+    "plus": "P",
+    "cross": "X",
+    "star": "*",
+    "hexagon": "h",
+    "triangle-left": "<",
+    "triangle-right": ">",
+    "pentagon": "p",
     "thin-diamond": "d",
 }
 
@@ -140,10 +180,9 @@ def _new_pair(number: int, taken, spare: list[str], absent: list[str]) -> tuple[
 
 def to_lab(colour: str) -> tuple[float, float, float]:
     """CIELAB (D65 white) of an sRGB hex colour ``#rrggbb``."""
-    rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    rgb = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
     linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
-    matrix = ((0.4124564, 0.3575761, 0.1804375), (0.2126729, 0.7151522, 0.0721750),
-              (0.0193339, 0.1191920, 0.9503041))
+    matrix = ((0.4124564, 0.3575761, 0.1804375), (0.2126729, 0.7151522, 0.0721750), (0.0193339, 0.1191920, 0.9503041))
     white = (0.95047, 1.0, 1.08883)
     xyz = [sum(m * c for m, c in zip(row, linear)) / w for row, w in zip(matrix, white)]
     f = [t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29 for t in xyz]
@@ -160,7 +199,7 @@ def delta_e_lab(first: tuple[float, float, float], second: tuple[float, float, f
     """The CIEDE2000 colour difference of two CIELAB colours (Sharma, Wu and Dalal 2005, eqs. 1-25)."""
     (l1, a1, b1), (l2, a2, b2) = first, second
     mean_c = (math.hypot(a1, b1) + math.hypot(a2, b2)) / 2
-    g = 0.5 * (1 - math.sqrt(mean_c ** 7 / (mean_c ** 7 + 25 ** 7)))
+    g = 0.5 * (1 - math.sqrt(mean_c**7 / (mean_c**7 + 25**7)))
     c1, c2 = math.hypot((1 + g) * a1, b1), math.hypot((1 + g) * a2, b2)
     h1 = math.degrees(math.atan2(b1, (1 + g) * a1)) % 360 if c1 else 0.0
     h2 = math.degrees(math.atan2(b2, (1 + g) * a2)) % 360 if c2 else 0.0
@@ -174,10 +213,18 @@ def delta_e_lab(first: tuple[float, float, float], second: tuple[float, float, f
         mean_h = (h1 + h2) / 2
     else:
         mean_h = (h1 + h2 + 360) / 2 if h1 + h2 < 360 else (h1 + h2 - 360) / 2
-    t = (1 - 0.17 * math.cos(math.radians(mean_h - 30)) + 0.24 * math.cos(math.radians(2 * mean_h))
-         + 0.32 * math.cos(math.radians(3 * mean_h + 6)) - 0.20 * math.cos(math.radians(4 * mean_h - 63)))
-    rotation = -2 * math.sqrt(mean_cp ** 7 / (mean_cp ** 7 + 25 ** 7)) * math.sin(
-        math.radians(60 * math.exp(-(((mean_h - 275) / 25) ** 2))))
+    t = (
+        1
+        - 0.17 * math.cos(math.radians(mean_h - 30))
+        + 0.24 * math.cos(math.radians(2 * mean_h))
+        + 0.32 * math.cos(math.radians(3 * mean_h + 6))
+        - 0.20 * math.cos(math.radians(4 * mean_h - 63))
+    )
+    rotation = (
+        -2
+        * math.sqrt(mean_cp**7 / (mean_cp**7 + 25**7))
+        * math.sin(math.radians(60 * math.exp(-(((mean_h - 275) / 25) ** 2))))
+    )
     s_l = 1 + 0.015 * (mean_l - 50) ** 2 / math.sqrt(20 + (mean_l - 50) ** 2)
     s_c, s_h = 1 + 0.045 * mean_cp, 1 + 0.015 * mean_cp * t
     terms = ((l2 - l1) / s_l, (c2 - c1) / s_c, big_dh / s_h)

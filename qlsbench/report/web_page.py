@@ -75,37 +75,48 @@ def _sort_value(value) -> str:
 def _cell_html(value) -> str:
     """A display cell's HTML: its text escaped, a :class:`~qlsbench.report.tables.Link` as a link."""
     if isinstance(value, Link):
-        return f"<a href=\"{html.escape(value.href)}\">{html.escape(str(value))}</a>"
+        return f'<a href="{html.escape(value.href)}">{html.escape(str(value))}</a>'
     return html.escape(str(value))
 
 
-def _table(df: pd.DataFrame, raw: pd.DataFrame | None = None, row_attrs: list[dict] | None = None,
-           html_cells: dict[str, list[str]] | None = None, wrap: tuple[str, ...] = ()) -> str:
+def _table(
+    df: pd.DataFrame,
+    raw: pd.DataFrame | None = None,
+    row_attrs: list[dict] | None = None,
+    html_cells: dict[str, list[str]] | None = None,
+    wrap: tuple[str, ...] = (),
+) -> str:
     """An HTML table of display strings; ``raw`` (same shape) gives the numbers cells sort by, ``html_cells`` the
     HTML of whole columns (by name) where plain text will not do, ``wrap`` the columns whose text may wrap."""
     tips = df.attrs.get("tooltips", {})
-    head = "".join((f"<th title=\"{html.escape(tips[c])}\">" if tips.get(c) else "<th>") + f"{html.escape(str(c))}</th>"
-                   for c in df.columns)
+    head = "".join(
+        (f'<th title="{html.escape(tips[c])}">' if tips.get(c) else "<th>") + f"{html.escape(str(c))}</th>"
+        for c in df.columns
+    )
     html_cells = html_cells or {}
     body = []
     for i, row in enumerate(df.itertuples(index=False)):
-        attrs = "".join(f" data-{k}=\"{html.escape(str(v))}\"" for k, v in (row_attrs[i] if row_attrs else {}).items())
+        attrs = "".join(f' data-{k}="{html.escape(str(v))}"' for k, v in (row_attrs[i] if row_attrs else {}).items())
         cells = []
         for j, (column, value) in enumerate(zip(df.columns, row)):
             sort = _sort_value(raw.iat[i, j]) if raw is not None else _sort_value(value)
             content = html_cells[column][i] if column in html_cells else _cell_html(value)
-            attributes = (f" data-value=\"{sort}\"" if sort else "") + (" class=\"wrap\"" if column in wrap else "")
+            attributes = (f' data-value="{sort}"' if sort else "") + (' class="wrap"' if column in wrap else "")
             cells.append(f"<td{attributes}>{content}</td>")
         body.append(f"<tr{attrs}>" + "".join(cells) + "</tr>")
-    return f"<div class=\"scroll\"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>{''.join(body)}</tbody>\n</table></div>"
+    return (
+        f'<div class="scroll"><table>\n<thead><tr>{head}</tr></thead>\n<tbody>{"".join(body)}</tbody>\n</table></div>'
+    )
 
 
 def _solver_link(label: str) -> str:
     """A solver's name linking to its drill-down, with the colour and marker its plots use (drawn by the script)."""
     from qlsbench.report.page_data import slug
 
-    return (f"<a class=\"drill-link\" href=\"#drill-{html.escape(slug(label))}\" title=\"per-system results\">"
-            f"<span class=\"swatch\" data-solver=\"{html.escape(label)}\"></span>{html.escape(label)}</a>")
+    return (
+        f'<a class="drill-link" href="#drill-{html.escape(slug(label))}" title="per-system results">'
+        f'<span class="swatch" data-solver="{html.escape(label)}"></span>{html.escape(label)}</a>'
+    )
 
 
 def _ranking(rows: pd.DataFrame, all_tracks: tuple[Track, ...], by: str, drill: bool = False) -> str:
@@ -115,38 +126,58 @@ def _ranking(rows: pd.DataFrame, all_tracks: tuple[Track, ...], by: str, drill: 
     bands = ["all", *[b for b in dict.fromkeys(rows["band"]) if b != "all"]]
 
     def select(ident: str, label: str, values: list[str]) -> str:
-        options = "".join(f"<option value=\"{html.escape(v)}\">{html.escape(v)}</option>" for v in values)
-        return f"<label>{label} <select id=\"{ident}\">{options}</select></label>"
+        options = "".join(f'<option value="{html.escape(v)}">{html.escape(v)}</option>' for v in values)
+        return f'<label>{label} <select id="{ident}">{options}</select></label>'
 
-    parts = ["<div class=\"filters\">", select("f-track", "track", [t.name for t in all_tracks]),
-             select("f-group", by, groups), select("f-band", "qubits", bands),
-             "<span class=\"count\">the ranking, the plots and the per-system results follow these</span>", "</div>"]
+    parts = [
+        '<div class="filters">',
+        select("f-track", "track", [t.name for t in all_tracks]),
+        select("f-group", by, groups),
+        select("f-band", "qubits", bands),
+        '<span class="count">the ranking, the plots and the per-system results follow these</span>',
+        "</div>",
+    ]
     for track in all_tracks:
         view = rows[rows["track"] == track.name].reset_index(drop=True)
         columns = [c for c in TRACK_COLUMNS[track.name] if c in view]
         attrs = [{"group": g, "band": b} for g, b in zip(view["group"], view["band"])]
         shown = display_table(view, columns)
         links = {shown.columns[0]: [_solver_link(s) for s in view["solver"]]} if drill else None
-        parts += [f"<div class=\"track\" data-track=\"{track.name}\">",
-                  f"<p class=\"intuition\">{html_inline(track.intuition)} Success: {html_inline(track.tol.describe())}."
-                  " <span class=\"count\"></span></p>",
-                  _table(shown, view[columns], attrs, links),
-                  f"<p class=\"intuition\">{html_inline(OVERLAP_NOTE)}</p>", "</div>"]
+        parts += [
+            f'<div class="track" data-track="{track.name}">',
+            f'<p class="intuition">{html_inline(track.intuition)} Success: {html_inline(track.tol.describe())}.'
+            ' <span class="count"></span></p>',
+            _table(shown, view[columns], attrs, links),
+            f'<p class="intuition">{html_inline(OVERLAP_NOTE)}</p>',
+            "</div>",
+        ]
     return "\n".join(parts)
 
 
 #: The interactive plots: (element id, caption).
 PLOTS = (
-    ("plot-profile", "Dolan-Moré performance profile: the share of each solver's systems it solved within τ times "
-                     "the fastest successful time on that system (the selected track's bar)."),
-    ("plot-qubits", "Success rate against qubits: the mean over the systems of each qubit count of the share of "
-                    "repeats solved at the selected track's bar."),
-    ("plot-fidelity", "1 − fidelity against the condition number, one marker per (solver, system): the median "
-                      "fidelity over its repeats (a solve without a solution counts 0); systems a solver only "
-                      "declined are not drawn."),
-    ("plot-budget", "Success against budget: the share of systems whose read-out meets the variational bar after k "
-                    "cost evaluations, best seed solid and median seed dashed; a solve without read-outs counts as "
-                    "unsolved."),
+    (
+        "plot-profile",
+        "Dolan-Moré performance profile: the share of each solver's systems it solved within τ times "
+        "the fastest successful time on that system (the selected track's bar).",
+    ),
+    (
+        "plot-qubits",
+        "Success rate against qubits: the mean over the systems of each qubit count of the share of "
+        "repeats solved at the selected track's bar.",
+    ),
+    (
+        "plot-fidelity",
+        "1 − fidelity against the condition number, one marker per (solver, system): the median "
+        "fidelity over its repeats (a solve without a solution counts 0); systems a solver only "
+        "declined are not drawn.",
+    ),
+    (
+        "plot-budget",
+        "Success against budget: the share of systems whose read-out meets the variational bar after k "
+        "cost evaluations, best seed solid and median seed dashed; a solve without read-outs counts as "
+        "unsolved.",
+    ),
 )
 
 
@@ -154,14 +185,19 @@ def _plots(data: dict) -> str:
     """The plots section: the legend, one SVG per plot (drawn by the script from ``data``) and the data."""
     from qlsbench.report.page_data import plot_json
 
-    figures = "".join(f"<figure><svg id=\"{ident}\" role=\"img\" aria-label=\"{html.escape(caption)}\"></svg>"
-                      f"<figcaption>{html_inline(caption)}</figcaption></figure>"
-                      for ident, caption in PLOTS if ident != "plot-budget" or data.get("budget"))
-    return ("<h2 id=\"plots\">Plots</h2>\n<p class=\"intuition\">Drawn in the page from the rows the ranking is "
-            "computed from; they follow the filters above (now: <span id=\"plot-view\"></span>). Hover a marker for "
-            "its value; click a solver below to hide or show it.</p>\n<div class=\"legend\" id=\"plot-legend\"></div>\n"
-            f"<div class=\"plots\">{figures}</div>\n"
-            f"<script type=\"application/json\" id=\"plot-data\">{plot_json(data)}</script>")
+    figures = "".join(
+        f'<figure><svg id="{ident}" role="img" aria-label="{html.escape(caption)}"></svg>'
+        f"<figcaption>{html_inline(caption)}</figcaption></figure>"
+        for ident, caption in PLOTS
+        if ident != "plot-budget" or data.get("budget")
+    )
+    return (
+        '<h2 id="plots">Plots</h2>\n<p class="intuition">Drawn in the page from the rows the ranking is '
+        'computed from; they follow the filters above (now: <span id="plot-view"></span>). Hover a marker for '
+        'its value; click a solver below to hide or show it.</p>\n<div class="legend" id="plot-legend"></div>\n'
+        f'<div class="plots">{figures}</div>\n'
+        f'<script type="application/json" id="plot-data">{plot_json(data)}</script>'
+    )
 
 
 def _ratio_cell(share: float) -> str:
@@ -193,14 +229,21 @@ def _drill_summary(label: str, part: pd.DataFrame, info: dict, all_tracks: tuple
     count = f"{len(part)} systems" if part["system_id"].is_unique else f"{len(part)} rows (system, group)"
     links = []
     if info.get("docs"):
-        links.append(f"<a href=\"{html.escape(info['docs'])}\">docs</a>")
+        links.append(f'<a href="{html.escape(info["docs"])}">docs</a>')
     if info.get("paper"):
         text, url = info["paper"]
-        links.append(f"<a href=\"{html.escape(url)}\" title=\"{html.escape(text)}\">paper</a>")
-    about = " · ".join([f"<code>{html.escape(info.get('name', ''))}</code>",
-                        f"qlsbench {html.escape(info.get('versions', '?'))}", *links])
-    return (f"<summary><span class=\"swatch\" data-solver=\"{html.escape(label)}\"></span><b>{html.escape(label)}</b>"
-            f": {count}; not solved: {missed} · {about} · <span class=\"shown\"></span></summary>")
+        links.append(f'<a href="{html.escape(url)}" title="{html.escape(text)}">paper</a>')
+    about = " · ".join(
+        [
+            f"<code>{html.escape(info.get('name', ''))}</code>",
+            f"qlsbench {html.escape(info.get('versions', '?'))}",
+            *links,
+        ]
+    )
+    return (
+        f'<summary><span class="swatch" data-solver="{html.escape(label)}"></span><b>{html.escape(label)}</b>'
+        f': {count}; not solved: {missed} · {about} · <span class="shown"></span></summary>'
+    )
 
 
 def _drill_table(part: pd.DataFrame, all_tracks: tuple[Track, ...]) -> tuple[pd.DataFrame, pd.DataFrame, list]:
@@ -209,11 +252,13 @@ def _drill_table(part: pd.DataFrame, all_tracks: tuple[Track, ...]) -> tuple[pd.
     columns = [(c, name, tip) for c, name, tip in DRILL_COLUMNS if c in part]
     bars = {f"{t.name} bar": f"success_{t.name}" for t in all_tracks}
     order = [*columns[:4], *[(c, name, None) for name, c in bars.items()], *columns[4:]]
-    shown = pd.DataFrame({name: [_ratio_cell(v) if name in bars else display_value(c, v) for v in part[c]]
-                          for c, name, _ in order})
-    shown.attrs["tooltips"] = {**{name: tip for _, name, tip in columns},
-                               **{f"{t.name} bar": f"met the {t.name} track's bar: {t.tol.describe()}"
-                                  for t in all_tracks}}
+    shown = pd.DataFrame(
+        {name: [_ratio_cell(v) if name in bars else display_value(c, v) for v in part[c]] for c, name, _ in order}
+    )
+    shown.attrs["tooltips"] = {
+        **{name: tip for _, name, tip in columns},
+        **{f"{t.name} bar": f"met the {t.name} track's bar: {t.tol.describe()}" for t in all_tracks},
+    }
     raw = pd.DataFrame({name: part[c] for c, name, _ in order})
     attrs = [{"group": g, "band": b} for g, b in zip(part["group"], part["band"])]
     for t in all_tracks:
@@ -226,35 +271,44 @@ def _drilldown(rows: pd.DataFrame, solvers: dict[str, dict], all_tracks: tuple[T
     """Per solver a ``<details>`` (opened from the ranking) listing every system it ran: how each went."""
     from qlsbench.report.page_data import slug
 
-    parts = ["<h2 id=\"drilldown\">Per-system results</h2>",
-             "<p class=\"intuition\">Every system each solver ran and how it went: ✓ every repeat met the track's bar, "
-             "✗ none did, a share where some did; unsolved rows (at the selected track) are marked. Open one with "
-             "the solver's name here or in the ranking.</p>",
-             "<p><label><input type=\"checkbox\" id=\"f-unsolved\"> only the systems not solved at the selected "
-             "track's bar</label></p>"]
+    parts = [
+        '<h2 id="drilldown">Per-system results</h2>',
+        '<p class="intuition">Every system each solver ran and how it went: ✓ every repeat met the track\'s bar, '
+        "✗ none did, a share where some did; unsolved rows (at the selected track) are marked. Open one with "
+        "the solver's name here or in the ranking.</p>",
+        '<p><label><input type="checkbox" id="f-unsolved"> only the systems not solved at the selected '
+        "track's bar</label></p>",
+    ]
     for label, part in rows.groupby("solver", sort=True):
         part = part.reset_index(drop=True)
         shown, raw, attrs = _drill_table(part, all_tracks)
         name = html.escape(label)
-        parts += [f"<details class=\"drill\" id=\"drill-{html.escape(slug(label))}\" data-solver=\"{name}\">",
-                  _drill_summary(label, part, solvers.get(label, {}), all_tracks),
-                  _table(shown, raw, attrs, wrap=("message", "outcomes")), "</details>"]
+        parts += [
+            f'<details class="drill" id="drill-{html.escape(slug(label))}" data-solver="{name}">',
+            _drill_summary(label, part, solvers.get(label, {}), all_tracks),
+            _table(shown, raw, attrs, wrap=("message", "outcomes")),
+            "</details>",
+        ]
     return "\n".join(parts)
 
 
 def _downloads(content: tuple[str, list[tuple[str, str, str]]]) -> str:
     """One line of links to the files written beside the page: a lead-in, then (label, relative href, what)."""
     lead, files = content
-    links = " · ".join(f"<a href=\"{html.escape(href)}\" download>{html.escape(label)}</a> ({html.escape(what)})"
-                       for label, href, what in files)
-    return f"<p class=\"downloads\"><b>Downloads</b>: {links}. {html_inline(lead)}</p>"
+    links = " · ".join(
+        f'<a href="{html.escape(href)}" download>{html.escape(label)}</a> ({html.escape(what)})'
+        for label, href, what in files
+    )
+    return f'<p class="downloads"><b>Downloads</b>: {links}. {html_inline(lead)}</p>'
 
 
 def _figure(caption: str, png: bytes) -> str:
     """A PNG figure inline, with its caption."""
     data = base64.b64encode(png).decode()
-    return (f"<figure><img alt=\"{html.escape(caption)}\" src=\"data:image/png;base64,{data}\">"
-            f"<figcaption>{html_inline(caption)}</figcaption></figure>")
+    return (
+        f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
+        f"<figcaption>{html_inline(caption)}</figcaption></figure>"
+    )
 
 
 def blocks_html(blocks: list) -> str:
@@ -284,7 +338,10 @@ def blocks_html(blocks: list) -> str:
         else:
             body.append(_table(content))
     script = SCRIPT.read_text(encoding="utf-8")
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{html.escape(title)}</title><style>{_STYLE}</style><script>{script}</script></head><body>\n"
-            + "\n".join(body) + "\n</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style><script>{script}</script></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )

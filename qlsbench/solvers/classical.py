@@ -23,8 +23,9 @@ DENSE_LU_LIMIT = 8192
 def _finite_or_error(x: np.ndarray, what: str, resources: dict) -> SolveResult:
     if np.all(np.isfinite(x)):
         return SolveResult(x, Status.CONVERGED, iterations=1, resources=resources)
-    return SolveResult(None, Status.ERROR, f"{what}: matrix is singular to working precision",
-                       iterations=1, resources=resources)
+    return SolveResult(
+        None, Status.ERROR, f"{what}: matrix is singular to working precision", iterations=1, resources=resources
+    )
 
 
 def superlu_failure(exc: RuntimeError) -> str:
@@ -42,7 +43,9 @@ class DenseLU(BaseSolver):
 
     def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
         if system.dim > DENSE_LU_LIMIT:
-            return SolveResult(None, Status.SKIPPED, f"lu: dimension {system.dim} exceeds the dense limit {DENSE_LU_LIMIT}")
+            return SolveResult(
+                None, Status.SKIPPED, f"lu: dimension {system.dim} exceeds the dense limit {DENSE_LU_LIMIT}"
+            )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", la.LinAlgWarning)
             lu, piv = la.lu_factor(system.A.toarray(), check_finite=False)
@@ -108,26 +111,45 @@ class _Krylov(KrylovOptions, BaseSolver):
         if self.needs_hermitian:
             asym = hermitian_defect(system.A)
             if asym > 1e-12:
-                return SolveResult(None, Status.SKIPPED,
-                                   f"{self.name} requires a symmetric (Hermitian) matrix; "
-                                   f"||A - A^H||/||A|| = {asym:.2e}")
+                return SolveResult(
+                    None,
+                    Status.SKIPPED,
+                    f"{self.name} requires a symmetric (Hermitian) matrix; ||A - A^H||/||A|| = {asym:.2e}",
+                )
         trace: list[float] = []
         callback = self._callback(system, trace)
         x0, resources = _initial_guess(system, start)
-        x, info = type(self)._fn(system.A, system.b, x0=x0, rtol=self.rtol, maxiter=self._max_iterations(system),
-                                 callback=callback, **self._extra_kwargs())
+        x, info = type(self)._fn(
+            system.A,
+            system.b,
+            x0=x0,
+            rtol=self.rtol,
+            maxiter=self._max_iterations(system),
+            callback=callback,
+            **self._extra_kwargs(),
+        )
         self._final_step(system, x, trace)
         history = trace if self.history else []
         if info == 0:
             status, msg = Status.CONVERGED, ""
         elif info > 0:
-            status, msg = Status.MAX_ITER, f"{self.name}: no convergence to rtol={self.rtol:g} in {len(trace)} iterations"
+            status, msg = (
+                Status.MAX_ITER,
+                f"{self.name}: no convergence to rtol={self.rtol:g} in {len(trace)} iterations",
+            )
         else:
             status, msg = Status.ERROR, f"{self.name}: breakdown or illegal input (info={info})"
         if not np.all(np.isfinite(x)):
             status, msg = Status.ERROR, f"{self.name}: iterate became non-finite"
-        return SolveResult(x, status, msg, iterations=len(trace), history=history, resources=resources,
-                           state=np.array(x) if status in (Status.CONVERGED, Status.MAX_ITER) else None)
+        return SolveResult(
+            x,
+            status,
+            msg,
+            iterations=len(trace),
+            history=history,
+            resources=resources,
+            state=np.array(x) if status in (Status.CONVERGED, Status.MAX_ITER) else None,
+        )
 
 
 def _initial_guess(system: LinearSystem, start) -> tuple[np.ndarray | None, dict]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from qlsbench.checks import NON_NEGATIVE
 from qlsbench.errors import InputError
@@ -44,7 +44,7 @@ DENSITY_MATRIX_QUBITS = 11
 MAX_SCALED_ERROR = 0.75
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str):
     """The fake backend of device ``name`` (one of :data:`DEVICES`).
 
@@ -117,8 +117,9 @@ class Device:
         Seed of the transpiler's layout and routing.
     """
 
-    def __init__(self, name: str = DEFAULT_DEVICE, noise_scale: float = 1.0, optimization_level: int = 1,
-                 seed: int = 0) -> None:
+    def __init__(
+        self, name: str = DEFAULT_DEVICE, noise_scale: float = 1.0, optimization_level: int = 1, seed: int = 0
+    ) -> None:
         check_options(name, noise_scale, optimization_level)
         self.name, self.noise_scale = name, float(noise_scale)
         self.optimization_level, self.seed = int(optimization_level), int(seed)
@@ -135,8 +136,9 @@ class Device:
         from qiskit import transpile
 
         self._check_width(circuits)
-        return transpile(list(circuits), self.backend, optimization_level=self.optimization_level,
-                         seed_transpiler=self.seed)
+        return transpile(
+            list(circuits), self.backend, optimization_level=self.optimization_level, seed_transpiler=self.seed
+        )
 
     def place(self, circuits: list) -> tuple[list, list[int]]:
         """``circuits`` routed inside one region of the chip, numbered 0..k-1, and the region's physical qubits.
@@ -152,15 +154,20 @@ class Device:
         widest = max(circuits, key=lambda qc: (qc.num_qubits, qc.size()))
         routed = transpile(widest, self.backend, optimization_level=self.optimization_level, seed_transpiler=self.seed)
         region = sorted({routed.find_bit(q).index for inst in routed.data for q in inst.qubits})
-        placed = transpile(list(circuits), target=region_target(self.name, tuple(region), 0.0),
-                           optimization_level=self.optimization_level, seed_transpiler=self.seed)
+        placed = transpile(
+            list(circuits),
+            target=region_target(self.name, tuple(region), 0.0),
+            optimization_level=self.optimization_level,
+            seed_transpiler=self.seed,
+        )
         return placed, region
 
     def _check_width(self, circuits: list) -> None:
         width = max((qc.num_qubits for qc in circuits), default=0)
         if width > self.backend.num_qubits:
-            raise InputError(f"a circuit of {width} qubits is wider than device {self.name} "
-                             f"({self.backend.num_qubits} qubits)")
+            raise InputError(
+                f"a circuit of {width} qubits is wider than device {self.name} ({self.backend.num_qubits} qubits)"
+            )
 
     def noise_model(self, physical: list[int]):
         """The device's noise on ``physical`` qubits (renumbered 0..k-1), scaled; ``None`` at scale 0."""
@@ -175,9 +182,12 @@ class Device:
             return RoutedCost(0, 0, 0.0, 0)
         used = {qc.find_bit(q).index for qc in routed for inst in qc.data for q in inst.qubits}
         target = self.backend.target if region is None else region_target(self.name, tuple(region), 0.0)
-        return RoutedCost(depth=max(qc.depth() for qc in routed),
-                          two_qubit_gates=max(two_qubit_count(qc) for qc in routed),
-                          seconds=max(duration(qc, target) for qc in routed), qubits=len(used))
+        return RoutedCost(
+            depth=max(qc.depth() for qc in routed),
+            two_qubit_gates=max(two_qubit_count(qc) for qc in routed),
+            seconds=max(duration(qc, target) for qc in routed),
+            qubits=len(used),
+        )
 
     def simulator(self, physical: list[int], threads: int = 1):
         """An Aer simulator with the noise of ``physical`` qubits: density matrix when small, else trajectories."""
@@ -185,14 +195,24 @@ class Device:
 
         noise = self.noise_model(physical)
         method = "density_matrix" if noise is not None and len(physical) <= DENSITY_MATRIX_QUBITS else "statevector"
-        return AerSimulator(method=method, noise_model=noise, enable_truncation=False,
-                            max_parallel_experiments=threads, max_parallel_threads=threads, max_parallel_shots=1)
+        return AerSimulator(
+            method=method,
+            noise_model=noise,
+            enable_truncation=False,
+            max_parallel_experiments=threads,
+            max_parallel_threads=threads,
+            max_parallel_shots=1,
+        )
 
     def describe(self) -> dict:
         """Name, calibration date and settings, for a result's resources."""
-        return {"device": self.name, "calibration_date": calibration_date(self.name),
-                "noise_scale": self.noise_scale, "optimization_level": self.optimization_level,
-                "seed_transpiler": self.seed}
+        return {
+            "device": self.name,
+            "calibration_date": calibration_date(self.name),
+            "noise_scale": self.noise_scale,
+            "optimization_level": self.optimization_level,
+            "seed_transpiler": self.seed,
+        }
 
 
 def on_chip(placed, region: list[int], width: int):
@@ -219,15 +239,24 @@ def on_chip(placed, region: list[int], width: int):
         ancillas = QuantumRegister(len(spare), "chip_ancilla")
         virtual.update(zip(ancillas, spare))
         inputs.update({bit: len(old.input_qubit_mapping) + j for j, bit in enumerate(ancillas)})
-    moved = {} if old.final_layout is None else {
-        chip.qubits[region[placed.find_bit(bit).index]]: region[index]
-        for bit, index in old.final_layout.get_virtual_bits().items()}
+    moved = (
+        {}
+        if old.final_layout is None
+        else {
+            chip.qubits[region[placed.find_bit(bit).index]]: region[index]
+            for bit, index in old.final_layout.get_virtual_bits().items()
+        }
+    )
     # The transpiler's own way of saying a circuit is physical (QuantumCircuit.layout has no setter).
     chip._layout = TranspileLayout(
-        initial_layout=Layout(virtual), input_qubit_mapping=inputs,
-        final_layout=None if old.final_layout is None else Layout(
-            {qubit: moved.get(qubit, p) for p, qubit in enumerate(chip.qubits)}),
-        _input_qubit_count=old._input_qubit_count, _output_qubit_list=list(chip.qubits))
+        initial_layout=Layout(virtual),
+        input_qubit_mapping=inputs,
+        final_layout=None
+        if old.final_layout is None
+        else Layout({qubit: moved.get(qubit, p) for p, qubit in enumerate(chip.qubits)}),
+        _input_qubit_count=old._input_qubit_count,
+        _output_qubit_list=list(chip.qubits),
+    )
     return chip
 
 
@@ -256,8 +285,9 @@ def richardson(factors, values):
     import numpy as np
 
     factors = np.asarray(factors, dtype=float)
-    weights = np.array([np.prod([fj / (fj - fi) for j, fj in enumerate(factors) if j != i])
-                        for i, fi in enumerate(factors)])
+    weights = np.array(
+        [np.prod([fj / (fj - fi) for j, fj in enumerate(factors) if j != i]) for i, fi in enumerate(factors)]
+    )
     return weights @ np.asarray(values, dtype=float)
 
 
@@ -355,9 +385,14 @@ def region_target(name: str, physical: tuple[int, ...], scale: float):
 
     full = load(name).target
     where = {q: i for i, q in enumerate(physical)}
-    qubit_properties = [QubitProperties(t1=_scaled_time(full.qubit_properties[q].t1, scale),
-                                        t2=_scaled_time(full.qubit_properties[q].t2, scale),
-                                        frequency=full.qubit_properties[q].frequency) for q in physical]
+    qubit_properties = [
+        QubitProperties(
+            t1=_scaled_time(full.qubit_properties[q].t1, scale),
+            t2=_scaled_time(full.qubit_properties[q].t2, scale),
+            frequency=full.qubit_properties[q].frequency,
+        )
+        for q in physical
+    ]
     small = Target(num_qubits=len(physical), dt=full.dt, qubit_properties=qubit_properties)
     for op_name in full.operation_names:
         props = full[op_name]
@@ -369,7 +404,8 @@ def region_target(name: str, physical: tuple[int, ...], scale: float):
                 continue
             error = None if prop is None or prop.error is None else min(prop.error * scale, MAX_SCALED_ERROR)
             kept[tuple(where[q] for q in qargs)] = InstructionProperties(
-                duration=None if prop is None else prop.duration, error=error)
+                duration=None if prop is None else prop.duration, error=error
+            )
         if kept:
             small.add_instruction(full.operation_from_name(op_name), kept, name=op_name)
     return small
@@ -405,6 +441,24 @@ def _scaled_time(t: float | None, scale: float) -> float | None:
     return t / scale
 
 
-__all__ = ["DEFAULT_DEVICE", "DEVICES", "MITIGATIONS", "ZNE_FACTORS", "Device", "RoutedCost", "calibration_date",
-           "check_mitigation", "check_options", "confusion", "duration", "fold", "load", "measured_qubits",
-           "on_chip", "region_target", "richardson", "two_qubit_count", "unconfuse"]
+__all__ = [
+    "DEFAULT_DEVICE",
+    "DEVICES",
+    "MITIGATIONS",
+    "ZNE_FACTORS",
+    "Device",
+    "RoutedCost",
+    "calibration_date",
+    "check_mitigation",
+    "check_options",
+    "confusion",
+    "duration",
+    "fold",
+    "load",
+    "measured_qubits",
+    "on_chip",
+    "region_target",
+    "richardson",
+    "two_qubit_count",
+    "unconfuse",
+]

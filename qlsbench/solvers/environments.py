@@ -57,12 +57,14 @@ def interpreter(environment: str | os.PathLike, *, where: str = "environment") -
         for candidate in (path / "bin" / "python", path / "bin" / "python3", path / "python.exe"):
             if candidate.is_file():
                 return candidate
-        raise InputError(f"{where} {str(environment)!r}: a folder without bin/python (not a virtualenv or conda "
-                         f"prefix)")
+        raise InputError(
+            f"{where} {str(environment)!r}: a folder without bin/python (not a virtualenv or conda prefix)"
+        )
     if path.is_file() and os.access(path, os.X_OK):
         return path
-    raise InputError(f"{where} {str(environment)!r}: no such virtualenv, conda prefix, interpreter or "
-                     f"requirements file (.txt)")
+    raise InputError(
+        f"{where} {str(environment)!r}: no such virtualenv, conda prefix, interpreter or requirements file (.txt)"
+    )
 
 
 def requirements_key(requirements: Path) -> str:
@@ -92,21 +94,34 @@ def _build(requirements: Path, target: Path, where: str) -> None:
     partial = target.with_name(f".{target.name}.partial")
     shutil.rmtree(partial, ignore_errors=True)  # a build that was interrupted
     print(f"qlsbench: building the environment of {requirements} (first use) in {target}", file=sys.stderr)
-    steps = ([sys.executable, "-m", "venv", str(partial)],
-             [str(partial / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-              "-r", str(requirements.resolve())])
+    steps = (
+        [sys.executable, "-m", "venv", str(partial)],
+        [
+            str(partial / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-r",
+            str(requirements.resolve()),
+        ],
+    )
     for step in steps:
         try:
             # pip killed with us: a build nobody waits for would finish into a folder the next run removes
-            done = subprocess.run(step, capture_output=True, text=True, timeout=BUILD_TIMEOUT,
-                                  preexec_fn=ends_with_this_process())
+            done = subprocess.run(
+                step, capture_output=True, text=True, timeout=BUILD_TIMEOUT, preexec_fn=ends_with_this_process()
+            )
         except subprocess.TimeoutExpired:
             shutil.rmtree(partial, ignore_errors=True)
-            raise InputError(f"{where} {requirements}: building its environment took over {BUILD_TIMEOUT:.0f} s") \
-                from None
+            raise InputError(
+                f"{where} {requirements}: building its environment took over {BUILD_TIMEOUT:.0f} s"
+            ) from None
         if done.returncode != 0:
             shutil.rmtree(partial, ignore_errors=True)
             tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
-            raise InputError(f"{where} {requirements}: building its environment failed ({' '.join(step[:3])}"
-                             f"...): {tail}")
+            raise InputError(
+                f"{where} {requirements}: building its environment failed ({' '.join(step[:3])}...): {tail}"
+            )
     os.replace(partial, target)

@@ -22,7 +22,6 @@ process that started it), and a process that dies without answering is a
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import signal
 import subprocess
@@ -53,11 +52,21 @@ STDERR_LINES = 3
 def request(system: LinearSystem, seed: int, options: dict[str, Any]) -> dict[str, Any]:
     """The request file's content for ``system``: its matrix as coordinates, ``b``, the seed and options."""
     A = sp.coo_matrix(system.A)
-    meta = {"system_id": system.system_id, "dim": system.dim, "n_qubits": system.meta.get("n_qubits"),
-            "n_orig": int(system.meta.get("n_orig", system.dim)), "family": system.meta.get("family")}
-    return {"protocol": PROTOCOL, "seed": int(seed), "options": options, "meta": meta,
-            "A": {"shape": list(A.shape), "row": A.row.tolist(), "col": A.col.tolist(), **_parts(A.data)},
-            "b": _parts(np.asarray(system.b))}
+    meta = {
+        "system_id": system.system_id,
+        "dim": system.dim,
+        "n_qubits": system.meta.get("n_qubits"),
+        "n_orig": int(system.meta.get("n_orig", system.dim)),
+        "family": system.meta.get("family"),
+    }
+    return {
+        "protocol": PROTOCOL,
+        "seed": int(seed),
+        "options": options,
+        "meta": meta,
+        "A": {"shape": list(A.shape), "row": A.row.tolist(), "col": A.col.tolist(), **_parts(A.data)},
+        "b": _parts(np.asarray(system.b)),
+    }
 
 
 def _parts(values: np.ndarray) -> dict[str, list[float]]:
@@ -89,13 +98,20 @@ def answer(response: dict[str, Any], dim: int) -> SolveResult:
         if status not in ANSWERS:
             raise ValueError(f"status {status.value!r} is the runner's to give")
         x = _vector(response.get("x"), dim, "x")
-        progress = [(int(p[0]), _vector(p[1], dim, "a progress read-out"), *p[2:])
-                    for p in response.get("progress") or []]
+        progress = [
+            (int(p[0]), _vector(p[1], dim, "a progress read-out"), *p[2:]) for p in response.get("progress") or []
+        ]
         resources = dict(response.get("resources") or {})
         resources["environment"] = response.get("environment")
-        return SolveResult(x, status, str(response.get("message", "")), iterations=int(response.get("iterations", 1)),
-                           history=[float(h) for h in response.get("history") or []], resources=resources,
-                           progress=progress)
+        return SolveResult(
+            x,
+            status,
+            str(response.get("message", "")),
+            iterations=int(response.get("iterations", 1)),
+            history=[float(h) for h in response.get("history") or []],
+            resources=resources,
+            progress=progress,
+        )
     except (ValueError, TypeError) as exc:
         return SolveResult(None, Status.ERROR, f"external: malformed response: {exc}")
 
@@ -110,8 +126,9 @@ class External(ExternalOptions, BaseSolver):
         if (self.entry is None) == (self.command is None):
             raise InputError("external: give either entry (with environment) or command, not both or neither")
         if self.entry is not None and self.environment is None:
-            raise InputError("external: entry needs an environment (a virtualenv, conda prefix, interpreter or "
-                             "requirements file)")
+            raise InputError(
+                "external: entry needs an environment (a virtualenv, conda prefix, interpreter or requirements file)"
+            )
         if self.command is not None and self.environment is not None:
             raise InputError("external: command runs as given; environment is for entry")
         if self.command is not None and not shlex.split(self.command):
@@ -136,8 +153,13 @@ class External(ExternalOptions, BaseSolver):
         with tempfile.TemporaryDirectory(prefix="qlsbench-external-") as folder:
             req, resp = Path(folder) / "request.json", Path(folder) / "response.json"
             req.write_text(json.dumps(request(system, seed, dict(self.solver_options))))
-            done = subprocess.run([*argv, str(req), str(resp)], capture_output=True, text=True,
-                                  preexec_fn=ends_with_this_process(), stdin=subprocess.DEVNULL)
+            done = subprocess.run(
+                [*argv, str(req), str(resp)],
+                capture_output=True,
+                text=True,
+                preexec_fn=ends_with_this_process(),
+                stdin=subprocess.DEVNULL,
+            )
             if resp.is_file():
                 return answer(json.loads(resp.read_text()), system.dim)
         return SolveResult(None, *_failure(done))

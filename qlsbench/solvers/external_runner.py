@@ -120,8 +120,11 @@ def environment():
         name = dist.metadata["Name"]
         if name:
             packages[name.lower()] = dist.version
-    return {"python": platform.python_version(), "implementation": platform.python_implementation(),
-            "packages": dict(sorted(packages.items()))}
+    return {
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "packages": dict(sorted(packages.items())),
+    }
 
 
 def respond(entry, request):
@@ -138,8 +141,12 @@ def respond(entry, request):
     except Exception as exc:  # the solver's bug is a result row, as it is for a built-in solver
         last = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
         where = f" at {last.filename}:{last.lineno}" if last else ""
-        answer = {"status": "error", "x": None, "message": f"{type(exc).__name__}: {exc}{where}",
-                  "resources": {"raised": type(exc).__name__}}
+        answer = {
+            "status": "error",
+            "x": None,
+            "message": f"{type(exc).__name__}: {exc}{where}",
+            "resources": {"raised": type(exc).__name__},
+        }
     answer["protocol"] = PROTOCOL
     answer["environment"] = environment()
     return answer

@@ -34,8 +34,7 @@ from qlsbench.solvers.variational import least_squares_readout
 def _read_out(system: LinearSystem, v: np.ndarray, what: str) -> SolveResult:
     """``v`` scaled by the least-squares projection, as a converged solve of one evaluation."""
     x = least_squares_readout(system, np.asarray(v))
-    return SolveResult(x, Status.CONVERGED, f"control: {what}, not a solve", iterations=1,
-                       resources={"control": what})
+    return SolveResult(x, Status.CONVERGED, f"control: {what}, not a solve", iterations=1, resources={"control": what})
 
 
 @dataclass
@@ -58,7 +57,7 @@ class NullRandom(BaseSolver):
         rng = np.random.default_rng(seed)
         v = rng.standard_normal(system.dim)
         # Only the system's own unknowns: a padded system's added rows are dropped when the answer maps back.
-        v[int(system.meta.get("n_orig", system.dim)):] = 0.0
+        v[int(system.meta.get("n_orig", system.dim)) :] = 0.0
         return _read_out(system, v / np.linalg.norm(v), "random unit vector")
 
 

@@ -32,7 +32,8 @@ from qlsbench.solvers.options import OracleOptions
 
 @dataclass
 class Oracle(OracleOptions, BaseSolver):
-    """The exact solution (SuperLU) perturbed to ``fidelity`` or, if given, to ``rel_residual`` (:class:`OracleOptions`)."""
+    """The exact solution (SuperLU) perturbed to ``fidelity`` or, if given, to ``rel_residual``
+    (:class:`OracleOptions`)."""
 
     name: ClassVar[str] = "oracle"
 
@@ -53,8 +54,12 @@ class Oracle(OracleOptions, BaseSolver):
             answer = x + self._step(system, e, self.rel_residual) * e
         else:
             answer = perturbed_to_fidelity(x, e, self.fidelity)
-        return SolveResult(answer, Status.CONVERGED, iterations=1, resources={"target_fidelity": self.fidelity,
-                                                                              "target_rel_residual": self.rel_residual})
+        return SolveResult(
+            answer,
+            Status.CONVERGED,
+            iterations=1,
+            resources={"target_fidelity": self.fidelity, "target_rel_residual": self.rel_residual},
+        )
 
     def _step(self, system: LinearSystem, e: np.ndarray, rel_residual: float) -> float:
         Ae = system.A @ e

@@ -19,7 +19,7 @@ import functools
 import os
 import signal
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 
 def exit_with_parent() -> None:
@@ -60,7 +60,7 @@ def kernel_ends_us_with(parent_pid: int) -> None:
         os._exit(0)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _prctl():
     """libc's ``prctl`` (Linux), or None."""
     if not sys.platform.startswith("linux"):

@@ -71,8 +71,7 @@ def export_hhl_qasm(dataset, out, clock: int = 4, version: int = 3, device: str 
     """``<name>.hhl.qasm`` (:func:`hhl_transpiled`) and ``<name>.hhl.device.qasm`` (that circuit on ``device``,
     :func:`device_qasm`) in ``out`` for every system of ``dataset`` up to :data:`MAX_QASM_QUBITS` qubits (named
     as :func:`~qlsbench.data._matrix_market.export_matrix_market` names them); the paths written."""
-    return _export(dataset, out, "hhl", MAX_QASM_QUBITS, lambda system: hhl_transpiled(system, clock), version,
-                   device)
+    return _export(dataset, out, "hhl", MAX_QASM_QUBITS, lambda system: hhl_transpiled(system, clock), version, device)
 
 
 def export_qsvt_qasm(dataset, out, epsilon: float = 0.1, version: int = 3, device: str | None = None) -> list:
@@ -105,8 +104,11 @@ def _export(dataset, out, kind: str, max_qubits: int, circuit_of, version: int, 
             continue
         written.append(atomic_write_text(Path(out) / f"{name}.{kind}.qasm", dumps(circuit, version)))
         (placed,), region, device_name = place([circuit], device)
-        written.append(atomic_write_text(Path(out) / f"{name}.{kind}.device.qasm",
-                                         device_qasm(placed, region, device_name, version)))
+        written.append(
+            atomic_write_text(
+                Path(out) / f"{name}.{kind}.device.qasm", device_qasm(placed, region, device_name, version)
+            )
+        )
     return written
 
 
@@ -142,10 +144,12 @@ def layout_comments(chip, device: str) -> tuple[str, ...]:
     def pairs(physical: list[int]) -> str:
         return ", ".join(f"virtual {v} -> physical {p}" for v, p in enumerate(physical))
 
-    return (f"device: {device}, {chip.num_qubits} qubits numbered as on the chip; every two-qubit gate is on a "
-            "coupler as written",
-            f"layout: {pairs(chip.layout.initial_index_layout(filter_ancillas=True))}",
-            f"final layout, after routing: {pairs(chip.layout.final_index_layout(filter_ancillas=True))}")
+    return (
+        f"device: {device}, {chip.num_qubits} qubits numbered as on the chip; every two-qubit gate is on a "
+        "coupler as written",
+        f"layout: {pairs(chip.layout.initial_index_layout(filter_ancillas=True))}",
+        f"final layout, after routing: {pairs(chip.layout.final_index_layout(filter_ancillas=True))}",
+    )
 
 
 def _small_systems(dataset, max_qubits: int):
@@ -175,15 +179,25 @@ def qsvt_qasm(system, epsilon: float = 0.1, degree: int | None = None, version: 
     return dumps(qsvt_transpiled(system, epsilon, degree), version)
 
 
-def export_vqls_qasm(dataset, out, cost: str = "local", layers: int = 4, seed: int = 0,
-                     device: str | None = None, version: int = 3) -> list:
+def export_vqls_qasm(
+    dataset, out, cost: str = "local", layers: int = 4, seed: int = 0, device: str | None = None, version: int = 3
+) -> list:
     """``<name>.vqls-<cost>/`` in ``out`` for every system of ``dataset`` up to :data:`MAX_VQLS_QASM_QUBITS`
     qubits (see :func:`write_vqls_circuits`); the index files written."""
     from pathlib import Path
 
-    return [write_vqls_circuits(system, Path(out) / f"{name}.vqls-{cost}", cost=cost, layers=layers, seed=seed,
-                                device=device, version=version)
-            for system, name in _small_systems(dataset, MAX_VQLS_QASM_QUBITS)]
+    return [
+        write_vqls_circuits(
+            system,
+            Path(out) / f"{name}.vqls-{cost}",
+            cost=cost,
+            layers=layers,
+            seed=seed,
+            device=device,
+            version=version,
+        )
+        for system, name in _small_systems(dataset, MAX_VQLS_QASM_QUBITS)
+    ]
 
 
 def trained_angles(system, cost: str = "local", layers: int = 4, seed: int = 0):
@@ -223,21 +237,23 @@ def vqls_circuits(system, alpha, cost: str = "local", layers: int = 4, device: s
     tests = []
     if len(terms) <= MAX_VQLS_TESTS:
         u_circuit = problem.u_circuit()
-        tests = [_bound(circuits.build(t, labels, layers, v_circuit, u_circuit, measure=True), alpha)
-                 for t in terms]
+        tests = [_bound(circuits.build(t, labels, layers, v_circuit, u_circuit, measure=True), alpha) for t in terms]
     routed_ansatz, ansatz_region, device_name = place([ansatz], device)
     routed_tests, test_region, _ = place(tests, device) if tests else ([], [], device_name)
     return {
         "ansatz": {"algorithmic": ansatz, "basis": to_basis([ansatz])[0], "device": routed_ansatz[0]},
         "tests": {"algorithmic": tests, "basis": to_basis(tests), "device": routed_tests} if tests else {},
-        "terms": terms, "decomposition": decomposition,
+        "terms": terms,
+        "decomposition": decomposition,
         "layout": [ansatz_region[i] for i in routed_ansatz[0].layout.final_index_layout()[: problem.n_qubits]],
-        "regions": {"ansatz": ansatz_region, "tests": test_region}, "device": device_name,
+        "regions": {"ansatz": ansatz_region, "tests": test_region},
+        "device": device_name,
     }
 
 
-def write_vqls_circuits(system, folder, cost: str = "local", layers: int = 4, seed: int = 0,
-                        device: str | None = None, version: int = 3):
+def write_vqls_circuits(
+    system, folder, cost: str = "local", layers: int = 4, seed: int = 0, device: str | None = None, version: int = 3
+):
     """Train VQLS on ``system`` and write its circuits to ``folder``; the path of its ``index.json``.
 
     ``ansatz.<level>.qasm`` for each level, ``<level>/<test>.qasm`` for each Hadamard test (named by
@@ -297,27 +313,55 @@ def _index(system, alpha, result, built: dict, cost: str, layers: int, seed: int
     exact = ExactBackend(VQLSProblem.from_system(system), layers, cost, True).cost(alpha)
     tests = len(terms) if built["tests"] else 0
     return {
-        "system_id": system.system_id, "n_qubits": int(decomposition.n_qubits), "solver": f"vqls-{cost}",
-        "training": {"backend": "exact", "optimizer": "lbfgsb", "layers": layers, "ansatz": "brickwall",
-                     "seed": seed, "status": result.status.value, "iterations": result.iterations},
-        "alpha": [float(a) for a in alpha], "cost": float(exact),
+        "system_id": system.system_id,
+        "n_qubits": int(decomposition.n_qubits),
+        "solver": f"vqls-{cost}",
+        "training": {
+            "backend": "exact",
+            "optimizer": "lbfgsb",
+            "layers": layers,
+            "ansatz": "brickwall",
+            "seed": seed,
+            "status": result.status.value,
+            "iterations": result.iterations,
+        },
+        "alpha": [float(a) for a in alpha],
+        "cost": float(exact),
         "pauli": {"labels": decomposition.labels(), "re": coeffs.real.tolist(), "im": coeffs.imag.tolist()},
         "combine": "qlsbench.solvers.vqls.circuits.combine: each test's <Z> on its measured ancilla (c[0]); "
-                   "beta/gamma/delta as in that module's docstring; normalised cost",
-        "tests": [{"file": f"{test_name(t)}.qasm", "kind": t.kind, "l": t.l, "lp": t.lp, "j": t.j,
-                   "part": "im" if t.part else "re"} for t in terms] if tests else [],
+        "beta/gamma/delta as in that module's docstring; normalised cost",
+        "tests": [
+            {
+                "file": f"{test_name(t)}.qasm",
+                "kind": t.kind,
+                "l": t.l,
+                "lp": t.lp,
+                "j": t.j,
+                "part": "im" if t.part else "re",
+            }
+            for t in terms
+        ]
+        if tests
+        else [],
         "tests_written": tests,
-        "tests_skipped": "" if tests else (f"{len(terms)} Hadamard tests per evaluation, over "
-                                           f"{MAX_VQLS_TESTS}: the ansatz only"),
-        "circuits_per_evaluation": circuits.circuit_count(len(coeffs), decomposition.n_qubits, cost,
-                                                          bool(np.any(coeffs.imag != 0))),
-        "levels": {"algorithmic": "as built; gates outside stdgates.inc defined in the file",
-                   "basis": f"{'+'.join(BASIS)}, Qiskit optimisation level 1, seed 0",
-                   "device": f"{built['device']} basis and coupling map, optimisation level 1, seed 0, inside the "
-                             "physical qubits listed in regions; written in the chip's numbering (qubit p of a "
-                             "file is the chip's qubit p), each file's layout in its header comment"},
-        "device": built["device"], "regions": built["regions"], "ansatz_layout": built["layout"],
-        "openqasm": version, "qiskit": qiskit.__version__,
+        "tests_skipped": ""
+        if tests
+        else (f"{len(terms)} Hadamard tests per evaluation, over {MAX_VQLS_TESTS}: the ansatz only"),
+        "circuits_per_evaluation": circuits.circuit_count(
+            len(coeffs), decomposition.n_qubits, cost, bool(np.any(coeffs.imag != 0))
+        ),
+        "levels": {
+            "algorithmic": "as built; gates outside stdgates.inc defined in the file",
+            "basis": f"{'+'.join(BASIS)}, Qiskit optimisation level 1, seed 0",
+            "device": f"{built['device']} basis and coupling map, optimisation level 1, seed 0, inside the "
+            "physical qubits listed in regions; written in the chip's numbering (qubit p of a "
+            "file is the chip's qubit p), each file's layout in its header comment",
+        },
+        "device": built["device"],
+        "regions": built["regions"],
+        "ansatz_layout": built["layout"],
+        "openqasm": version,
+        "qiskit": qiskit.__version__,
     }
 
 
@@ -360,7 +404,27 @@ def dumps(circuit, version: int = 3, comments: tuple[str, ...] = ()) -> str:
     return "\n".join([version_line, include, *(f"// {line}" for line in comments), rest])
 
 
-__all__ = ["BASIS", "LEVELS", "MAX_QASM_QUBITS", "MAX_QSVT_QASM_QUBITS", "MAX_VQLS_QASM_QUBITS", "MAX_VQLS_TESTS",
-           "QASM_VERSIONS", "device_qasm", "dumps", "export_hhl_qasm", "export_qsvt_qasm", "export_vqls_qasm",
-           "hhl_qasm", "hhl_transpiled", "layout_comments", "place", "qsvt_qasm", "qsvt_transpiled", "to_basis",
-           "trained_angles", "vqls_circuits", "write_vqls_circuits"]
+__all__ = [
+    "BASIS",
+    "LEVELS",
+    "MAX_QASM_QUBITS",
+    "MAX_QSVT_QASM_QUBITS",
+    "MAX_VQLS_QASM_QUBITS",
+    "MAX_VQLS_TESTS",
+    "QASM_VERSIONS",
+    "device_qasm",
+    "dumps",
+    "export_hhl_qasm",
+    "export_qsvt_qasm",
+    "export_vqls_qasm",
+    "hhl_qasm",
+    "hhl_transpiled",
+    "layout_comments",
+    "place",
+    "qsvt_qasm",
+    "qsvt_transpiled",
+    "to_basis",
+    "trained_angles",
+    "vqls_circuits",
+    "write_vqls_circuits",
+]

@@ -26,16 +26,59 @@ from fractions import Fraction
 from qlsbench.errors import InputError
 
 #: The gates of ``qelib1.inc`` as the OpenQASM 2 paper gives it: name -> (parameters, qubits).
-QELIB1 = {"u3": (3, 1), "u2": (2, 1), "u1": (1, 1), "cx": (0, 2), "id": (0, 1), "x": (0, 1), "y": (0, 1),
-          "z": (0, 1), "h": (0, 1), "s": (0, 1), "sdg": (0, 1), "t": (0, 1), "tdg": (0, 1), "rx": (1, 1),
-          "ry": (1, 1), "rz": (1, 1), "cz": (0, 2), "cy": (0, 2), "ch": (0, 2), "ccx": (0, 3), "crz": (1, 2),
-          "cu1": (1, 2), "cu3": (3, 2)}
+QELIB1 = {
+    "u3": (3, 1),
+    "u2": (2, 1),
+    "u1": (1, 1),
+    "cx": (0, 2),
+    "id": (0, 1),
+    "x": (0, 1),
+    "y": (0, 1),
+    "z": (0, 1),
+    "h": (0, 1),
+    "s": (0, 1),
+    "sdg": (0, 1),
+    "t": (0, 1),
+    "tdg": (0, 1),
+    "rx": (1, 1),
+    "ry": (1, 1),
+    "rz": (1, 1),
+    "cz": (0, 2),
+    "cy": (0, 2),
+    "ch": (0, 2),
+    "ccx": (0, 3),
+    "crz": (1, 2),
+    "cu1": (1, 2),
+    "cu3": (3, 2),
+}
 #: Qiskit's gates that are a qelib1.inc gate's matrix under another name: U(theta, phi, lambda) is u3's, P(lambda)
 #: u1's, CP(lambda) cu1's.
 RENAMED = {"u": "u3", "p": "u1", "cp": "cu1"}
 #: Names a written gate or register may not take: the language's words, its two built-in gates, the include's gates.
-RESERVED = frozenset({"OPENQASM", "include", "qreg", "creg", "gate", "opaque", "measure", "reset", "barrier", "if",
-                      "U", "CX", "pi", "sin", "cos", "tan", "exp", "ln", "sqrt", *QELIB1})
+RESERVED = frozenset(
+    {
+        "OPENQASM",
+        "include",
+        "qreg",
+        "creg",
+        "gate",
+        "opaque",
+        "measure",
+        "reset",
+        "barrier",
+        "if",
+        "U",
+        "CX",
+        "pi",
+        "sin",
+        "cos",
+        "tan",
+        "exp",
+        "ln",
+        "sqrt",
+        *QELIB1,
+    }
+)
 
 
 def dumps(circuit, comments: tuple[str, ...] = ()) -> str:
@@ -189,7 +232,8 @@ def _real(value) -> str:
         ratio = Fraction(eighths, 8)
         if ratio.numerator * math.pi / ratio.denominator == abs(x):
             text = ("pi" if ratio.numerator == 1 else f"{ratio.numerator}*pi") + (
-                f"/{ratio.denominator}" if ratio.denominator > 1 else "")
+                f"/{ratio.denominator}" if ratio.denominator > 1 else ""
+            )
             return "-" + text if x < 0 else text
     text = repr(x)
     return text.replace("e", ".0e") if "e" in text and "." not in text else text

@@ -22,9 +22,9 @@ import difflib
 import importlib
 import importlib.util
 import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from qlsbench.errors import InputError, QlsbenchError, UnknownSolverError
@@ -97,54 +97,101 @@ _VQLS_PAPER = ("Bravo-Prieto et al., Quantum 7, 1188 (2023)", "https://doi.org/1
 
 #: Built-in solvers by name; each is imported only when built.
 BUILTINS: dict[str, Builtin] = {
-    "lu": Builtin("qlsbench.solvers.classical:DenseLU",
-                  "LAPACK LU with partial pivoting on the dense matrix (getrf/getrs)",
-                  paper=("Anderson et al., LAPACK Users' Guide (1999)", "https://www.netlib.org/lapack/lug/")),
-    "splu": Builtin("qlsbench.solvers.classical:SparseLU", "SuperLU sparse direct factorisation (scipy's splu)",
-                    SparseLUOptions, paper=("Li, ACM TOMS 31, 302 (2005)", "https://doi.org/10.1145/1089014.1089017")),
-    "cg": Builtin("qlsbench.solvers.classical:CG",
-                  "Conjugate gradients; applies to Hermitian positive definite matrices", KrylovOptions,
-                  paper=("Hestenes & Stiefel, J. Res. NBS 49, 409 (1952)", "https://doi.org/10.6028/jres.049.044")),
-    "minres": Builtin("qlsbench.solvers.classical:MINRES",
-                      "Minimum residual; applies to Hermitian (possibly indefinite) matrices", KrylovOptions,
-                      paper=("Paige & Saunders, SIAM J. Numer. Anal. 12, 617 (1975)",
-                             "https://doi.org/10.1137/0712047")),
-    "gmres": Builtin("qlsbench.solvers.classical:GMRES", "Restarted GMRES for general matrices", GMRESOptions,
-                     paper=("Saad & Schultz, SIAM J. Sci. Stat. Comput. 7, 856 (1986)",
-                            "https://doi.org/10.1137/0907058")),
-    "bicgstab": Builtin("qlsbench.solvers.classical:BiCGSTAB",
-                        "Stabilised biconjugate gradients for general matrices", KrylovOptions,
-                        paper=("van der Vorst, SIAM J. Sci. Stat. Comput. 13, 631 (1992)",
-                               "https://doi.org/10.1137/0913035")),
-    "vqls-global": Builtin("qlsbench.solvers.vqls:VQLSGlobal",
-                           "VQLS with the global cost C_G: exact, on Aer circuits, sampled or on a noisy device",
-                           VQLSOptions, "quantum", variational=True, paper=_VQLS_PAPER),
-    "vqls-local": Builtin("qlsbench.solvers.vqls:VQLSLocal",
-                          "VQLS with the local cost C_L (trainable where the global cost plateaus)", VQLSOptions,
-                          "quantum", variational=True, paper=_VQLS_PAPER),
-    "vnls": Builtin("qlsbench.solvers.vnls:VNLS",
-                    "Variational neural linear solver: a neural quantum state trained by SR on NetKet", VNLSOptions,
-                    "vnls", variational=True,
-                    paper=("De et al., arXiv:2504.08141 (2025)", "https://arxiv.org/abs/2504.08141")),
-    "hhl": Builtin("qlsbench.solvers.hhl:HHL",
-                   "HHL on Aer circuits, with classical iterative refinement (refine=k)", HHLOptions, "quantum",
-                   paper=("Harrow, Hassidim & Lloyd, PRL 103, 150502 (2009)",
-                          "https://doi.org/10.1103/PhysRevLett.103.150502")),
-    "qsvt": Builtin("qlsbench.solvers.qsvt:QSVT",
-                    "QSVT on Aer circuits: LCU block encoding, odd polynomial for 1/x (pyqsp phases), post-selection",
-                    QSVTOptions, "qsvt",
-                    paper=("Gilyen, Su, Low & Wiebe, STOC 2019, 193", "https://doi.org/10.1145/3313276.3316366")),
-    "oracle": Builtin("qlsbench.solvers.oracle:Oracle",
-                      "The exact solution perturbed to a set fidelity or residual: solver accuracy -> physics error",
-                      OracleOptions),
+    "lu": Builtin(
+        "qlsbench.solvers.classical:DenseLU",
+        "LAPACK LU with partial pivoting on the dense matrix (getrf/getrs)",
+        paper=("Anderson et al., LAPACK Users' Guide (1999)", "https://www.netlib.org/lapack/lug/"),
+    ),
+    "splu": Builtin(
+        "qlsbench.solvers.classical:SparseLU",
+        "SuperLU sparse direct factorisation (scipy's splu)",
+        SparseLUOptions,
+        paper=("Li, ACM TOMS 31, 302 (2005)", "https://doi.org/10.1145/1089014.1089017"),
+    ),
+    "cg": Builtin(
+        "qlsbench.solvers.classical:CG",
+        "Conjugate gradients; applies to Hermitian positive definite matrices",
+        KrylovOptions,
+        paper=("Hestenes & Stiefel, J. Res. NBS 49, 409 (1952)", "https://doi.org/10.6028/jres.049.044"),
+    ),
+    "minres": Builtin(
+        "qlsbench.solvers.classical:MINRES",
+        "Minimum residual; applies to Hermitian (possibly indefinite) matrices",
+        KrylovOptions,
+        paper=("Paige & Saunders, SIAM J. Numer. Anal. 12, 617 (1975)", "https://doi.org/10.1137/0712047"),
+    ),
+    "gmres": Builtin(
+        "qlsbench.solvers.classical:GMRES",
+        "Restarted GMRES for general matrices",
+        GMRESOptions,
+        paper=("Saad & Schultz, SIAM J. Sci. Stat. Comput. 7, 856 (1986)", "https://doi.org/10.1137/0907058"),
+    ),
+    "bicgstab": Builtin(
+        "qlsbench.solvers.classical:BiCGSTAB",
+        "Stabilised biconjugate gradients for general matrices",
+        KrylovOptions,
+        paper=("van der Vorst, SIAM J. Sci. Stat. Comput. 13, 631 (1992)", "https://doi.org/10.1137/0913035"),
+    ),
+    "vqls-global": Builtin(
+        "qlsbench.solvers.vqls:VQLSGlobal",
+        "VQLS with the global cost C_G: exact, on Aer circuits, sampled or on a noisy device",
+        VQLSOptions,
+        "quantum",
+        variational=True,
+        paper=_VQLS_PAPER,
+    ),
+    "vqls-local": Builtin(
+        "qlsbench.solvers.vqls:VQLSLocal",
+        "VQLS with the local cost C_L (trainable where the global cost plateaus)",
+        VQLSOptions,
+        "quantum",
+        variational=True,
+        paper=_VQLS_PAPER,
+    ),
+    "vnls": Builtin(
+        "qlsbench.solvers.vnls:VNLS",
+        "Variational neural linear solver: a neural quantum state trained by SR on NetKet",
+        VNLSOptions,
+        "vnls",
+        variational=True,
+        paper=("De et al., arXiv:2504.08141 (2025)", "https://arxiv.org/abs/2504.08141"),
+    ),
+    "hhl": Builtin(
+        "qlsbench.solvers.hhl:HHL",
+        "HHL on Aer circuits, with classical iterative refinement (refine=k)",
+        HHLOptions,
+        "quantum",
+        paper=("Harrow, Hassidim & Lloyd, PRL 103, 150502 (2009)", "https://doi.org/10.1103/PhysRevLett.103.150502"),
+    ),
+    "qsvt": Builtin(
+        "qlsbench.solvers.qsvt:QSVT",
+        "QSVT on Aer circuits: LCU block encoding, odd polynomial for 1/x (pyqsp phases), post-selection",
+        QSVTOptions,
+        "qsvt",
+        paper=("Gilyen, Su, Low & Wiebe, STOC 2019, 193", "https://doi.org/10.1145/3313276.3316366"),
+    ),
+    "oracle": Builtin(
+        "qlsbench.solvers.oracle:Oracle",
+        "The exact solution perturbed to a set fidelity or residual: solver accuracy -> physics error",
+        OracleOptions,
+    ),
     # whether it is variational is the program's it runs, which the registry cannot see
-    "external": Builtin("qlsbench.solvers.external:External",
-                        "A solver in its own environment or language, through request and response files",
-                        ExternalOptions, variational=None),
-    "null-b": Builtin("qlsbench.solvers.nulls:NullB",
-                      "Control: returns b, scaled by least squares; what not solving scores", control=True),
-    "null-random": Builtin("qlsbench.solvers.nulls:NullRandom",
-                           "Control: a seeded random unit vector, scaled by least squares", control=True),
+    "external": Builtin(
+        "qlsbench.solvers.external:External",
+        "A solver in its own environment or language, through request and response files",
+        ExternalOptions,
+        variational=None,
+    ),
+    "null-b": Builtin(
+        "qlsbench.solvers.nulls:NullB",
+        "Control: returns b, scaled by least squares; what not solving scores",
+        control=True,
+    ),
+    "null-random": Builtin(
+        "qlsbench.solvers.nulls:NullRandom",
+        "Control: a seeded random unit vector, scaled by least squares",
+        control=True,
+    ),
 }
 
 #: The null solvers, in the order pages list them.
@@ -191,8 +238,11 @@ def _declared(name: str, attribute: str, default: Any) -> Any:
 
 
 #: The packages each install extra brings that a solver of it cannot run without (``pyproject.toml``).
-EXTRA_PACKAGES = {"quantum": ("qiskit", "qiskit_aer"), "qsvt": ("qiskit", "qiskit_aer", "pyqsp"),
-                  "vnls": ("netket", "jax")}
+EXTRA_PACKAGES = {
+    "quantum": ("qiskit", "qiskit_aer"),
+    "qsvt": ("qiskit", "qiskit_aer", "pyqsp"),
+    "vnls": ("netket", "jax"),
+}
 
 
 def _check_extra(name: str) -> None:
@@ -200,8 +250,10 @@ def _check_extra(name: str) -> None:
     extra = BUILTINS[name].extra
     missing = [pkg for pkg in EXTRA_PACKAGES.get(extra or "", ()) if importlib.util.find_spec(pkg) is None]
     if missing:
-        raise InputError(f"solver {name!r} needs the {extra} extra: pip install 'qlsbench[{extra}]' "
-                         f"({', '.join(missing)} not installed)")
+        raise InputError(
+            f"solver {name!r} needs the {extra} extra: pip install 'qlsbench[{extra}]' "
+            f"({', '.join(missing)} not installed)"
+        )
 
 
 def _plugins() -> dict[str, Any]:
@@ -232,8 +284,9 @@ def _import_reference(name: str) -> Callable[..., Solver]:
     for part in attr.split("."):
         if not hasattr(obj, part):
             public = [a for a in dir(obj) if not a.startswith("_")]
-            raise InputError(f"solver {name!r}: module {module!r} has no attribute {attr!r}"
-                             f"{_close_matches(part, public)}")
+            raise InputError(
+                f"solver {name!r}: module {module!r} has no attribute {attr!r}{_close_matches(part, public)}"
+            )
         obj = getattr(obj, part)
     if not callable(obj):
         raise InputError(f"solver {name!r}: {attr!r} is not a class or factory")
@@ -263,6 +316,7 @@ def _factory(name: str) -> Callable[..., Solver]:
 
 
 # ---------------------------------------------------------------- options against the constructor's signature
+
 
 def _keyword_parameters(factory: Callable) -> tuple[dict[str, inspect.Parameter], bool] | None:
     """The options ``factory`` takes by keyword, and whether it takes any others (``**kwargs``).
@@ -326,14 +380,15 @@ def _check_options(name: str, factory: Callable, options: dict[str, Any]) -> Non
     if unknown:
         accepted = [p for p in named if not p.startswith("_")]
         hint = _close_matches(unknown[0], accepted) if len(unknown) == 1 else ""
-        raise InputError(f"solver {name!r}: unknown option(s) {', '.join(map(repr, unknown))}; "
-                         f"accepted: {', '.join(accepted) or 'none'}{hint}")
+        raise InputError(
+            f"solver {name!r}: unknown option(s) {', '.join(map(repr, unknown))}; "
+            f"accepted: {', '.join(accepted) or 'none'}{hint}"
+        )
     missing = [p for p, param in named.items() if param.default is param.empty and p not in options]
     if missing:
         raise InputError(f"solver {name!r}: required option(s) {', '.join(map(repr, missing))} not given")
     for key, value in options.items():
-        check_value_type(value, _option_types(named[key]) if key in named else None,
-                         f"solver {name!r}: option {key!r}")
+        check_value_type(value, _option_types(named[key]) if key in named else None, f"solver {name!r}: option {key!r}")
 
 
 def get(name: str, **options: Any) -> Solver:
@@ -359,13 +414,16 @@ def get(name: str, **options: Any) -> Solver:
     except (TypeError, ValueError) as exc:
         raise InputError(f"solver {name!r}: invalid options {options}: {exc}") from None
     except Exception as exc:  # a plug-in's constructor may fail any way; it is still one line about that solver
-        raise InputError(f"solver {name!r}: cannot be built with options {options} "
-                         f"({type(exc).__name__}: {exc})") from None
+        raise InputError(
+            f"solver {name!r}: cannot be built with options {options} ({type(exc).__name__}: {exc})"
+        ) from None
     missing = _missing_members(solver)
     if missing:
         what = getattr(factory, "__qualname__", type(factory).__name__)
-        raise InputError(f"solver {name!r}: {what} is not a solver: it has no {' and no '.join(missing)} (a solver "
-                         "has a name, an options mapping and solve(system, *, seed) returning a SolveResult)")
+        raise InputError(
+            f"solver {name!r}: {what} is not a solver: it has no {' and no '.join(missing)} (a solver "
+            "has a name, an options mapping and solve(system, *, seed) returning a SolveResult)"
+        )
     return solver
 
 
@@ -375,14 +433,17 @@ def _missing_members(solver: Any) -> list[str]:
     if not isinstance(getattr(solver, "name", None), str) or not solver.name:
         missing.append("'name' (a non-empty str)")
     try:
-        options = getattr(solver, "options")
+        options = solver.options
     except AttributeError:
         options = None
     except Exception as exc:  # a property that raises
         options = exc
     if not isinstance(options, dict):
-        missing.append("'options' (a dict)" if not isinstance(options, Exception)
-                       else f"working 'options' ({type(options).__name__}: {options})")
+        missing.append(
+            "'options' (a dict)"
+            if not isinstance(options, Exception)
+            else f"working 'options' ({type(options).__name__}: {options})"
+        )
     solve = getattr(solver, "solve", None)
     if not callable(solve):
         missing.append("'solve' method")
@@ -432,8 +493,9 @@ def check_solver(name: str, options: dict[str, Any], where: str = "") -> Solver:
     """
     try:
         if not isinstance(options, dict):
-            raise InputError(f"solver {name!r}: options must be a mapping of names to values, "
-                             f"got {type(options).__name__}")
+            raise InputError(
+                f"solver {name!r}: options must be a mapping of names to values, got {type(options).__name__}"
+            )
         for key in options:  # a config can give 1: x; keyword arguments cannot
             if not isinstance(key, str):
                 raise InputError(f"solver {name!r}: option names are text, got {type(key).__name__} {key!r}")
@@ -496,8 +558,16 @@ def options_of(name: str) -> list[SolverOption]:
     found = _keyword_parameters(factory)
     if found is None:
         return []
-    return [SolverOption(p.name, _type_name(p.annotation, p.default), p.default if p.default is not p.empty
-                         else dataclasses.MISSING, "") for p in found[0].values() if not p.name.startswith("_")]
+    return [
+        SolverOption(
+            p.name,
+            _type_name(p.annotation, p.default),
+            p.default if p.default is not p.empty else dataclasses.MISSING,
+            "",
+        )
+        for p in found[0].values()
+        if not p.name.startswith("_")
+    ]
 
 
 def _fields(record: type) -> list[SolverOption]:

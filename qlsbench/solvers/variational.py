@@ -17,8 +17,9 @@ def qubits_of(system: LinearSystem, who: str) -> int:
     """``n`` with ``dim = 2^n``; refuses other dimensions and ``b = 0`` (``|b>`` must be a state)."""
     N = system.dim
     if N < 1 or N & (N - 1):
-        raise InputError(f"{who} needs a power-of-two dimension, got {N}; "
-                         "pad the system first (qlsbench.problems.pad_and_normalize)")
+        raise InputError(
+            f"{who} needs a power-of-two dimension, got {N}; pad the system first (qlsbench.problems.pad_and_normalize)"
+        )
     if not np.any(system.b):
         raise InputError(f"{who} needs b != 0: |b> is a normalised state")
     return N.bit_length() - 1

@@ -56,8 +56,10 @@ def _check_checkpoint_sources(config: dict[str, Any], runs: dict[str, tuple[Fami
     dem = {name for name, (family, _) in runs.items() if family.name == "dem_c"}  # the checkpoints rule's source
     for i, entry in enumerate(config.get("checkpoints") or []):
         if entry["dataset"] not in dem:
-            raise ConfigError(f"checkpoints[{i}].dataset {entry['dataset']!r} is not a configured DEM-C dataset "
-                              f"({', '.join(sorted(dem)) or 'none'})")
+            raise ConfigError(
+                f"checkpoints[{i}].dataset {entry['dataset']!r} is not a configured DEM-C dataset "
+                f"({', '.join(sorted(dem)) or 'none'})"
+            )
 
 
 def family_labels(config: dict[str, Any], family: str) -> list[str]:
@@ -65,8 +67,9 @@ def family_labels(config: dict[str, Any], family: str) -> list[str]:
     return [name.split("/", 1)[1] for name, (f, _) in dataset_runs(config).items() if f.name == family]
 
 
-def family_args(config: dict[str, Any], family: str, label: str, exclude: tuple[str, ...] = (),
-                files: dict[str, str] | None = None) -> str:
+def family_args(
+    config: dict[str, Any], family: str, label: str, exclude: tuple[str, ...] = (), files: dict[str, str] | None = None
+) -> str:
     """The ``qlsbench <command>`` options, ``--out`` aside, that build dataset ``family/label`` of the config.
 
     Only what the config entry says is passed (the options record supplies
@@ -77,8 +80,11 @@ def family_args(config: dict[str, Any], family: str, label: str, exclude: tuple[
     """
     fam, options = dataset_runs(config)[f"{family}/{label}"]
     files = files or {}
-    given = {k: getattr(options, k) for k in _config_entry(config, fam, label)
-             if k in options.specs() and k not in exclude and k not in files}
+    given = {
+        k: getattr(options, k)
+        for k in _config_entry(config, fam, label)
+        if k in options.specs() and k not in exclude and k not in files
+    }
     words = [f"--integrator {fam.integrator}"] if fam.integrator else []
     return " ".join(words + cli_words(fam.options, {**given, **files}))
 
@@ -103,17 +109,21 @@ def family_rule_outputs(family: Family) -> dict[str, str]:
 def family_rule_args(config: dict[str, Any], family: Family):
     """The ``params`` function of a family's rule: :func:`family_args` of the job's dataset, with the options
     its own input and output files give."""
+
     def args(wildcards, input, output) -> str:
         files = {name: str(getattr(input, name)) for name in family.rule.inputs}
         files.update({name: str(getattr(output, name)) for name in family.rule.outputs})
         return family_args(config, family.name, wildcards.label, files=files)
+
     return args
 
 
 def family_rule_out(family: Family):
     """The ``params`` function of a family's rule giving its ``--out`` (:func:`family_out`)."""
+
     def out(wildcards, output) -> str:
         return family_out(family, str(output.dataset))
+
     return out
 
 
@@ -154,8 +164,11 @@ def pauli_figure_datasets(config: dict[str, Any]) -> list[str]:
 def trajectory_outputs(config: dict[str, Any]) -> list[str]:
     """Every dataset file the config writes that is not a linear-system dataset (trajectories), which ``all``
     asks for by name (nothing downstream reads them)."""
-    return [family.dataset_path(name.split("/", 1)[1]) for name, (family, _) in dataset_runs(config).items()
-            if not family.systems]
+    return [
+        family.dataset_path(name.split("/", 1)[1])
+        for name, (family, _) in dataset_runs(config).items()
+        if not family.systems
+    ]
 
 
 def all_datasets(config: dict[str, Any]) -> list[str]:

@@ -144,8 +144,9 @@ class FigureRule:
         outputs: dict[str, Any] = self.job.outputs()
         first = next(iter(outputs))
         if self.job.caption:
-            outputs[first] = report(outputs[first], caption=os.path.join("../report", self.job.caption),
-                                    category=self.job.category)
+            outputs[first] = report(
+                outputs[first], caption=os.path.join("../report", self.job.caption), category=self.job.category
+            )
         unnamed = [outputs.pop("")] if "" in outputs else []
         return unnamed, outputs
 
@@ -165,8 +166,9 @@ class FigureRule:
     def command(self, config: dict[str, Any], wildcards, inputs, outputs) -> str:
         """What follows ``qlsbench figure``: the figure's name and its job's words, quoted for the shell."""
         figure = self.figure(wildcards)
-        return shlex.join([figure.name, *map(str, figure.job.words(WorkflowConfig(config), wildcards, inputs,
-                                                                  outputs))])
+        return shlex.join(
+            [figure.name, *map(str, figure.job.words(WorkflowConfig(config), wildcards, inputs, outputs))]
+        )
 
 
 def figure_rules() -> list[FigureRule]:
@@ -188,8 +190,10 @@ def figure_rules() -> list[FigureRule]:
         first = members[0].job
         odd = [f.name for f in members if (f.job.outputs(), f.job.log) != (first.outputs(), first.log)]
         if odd or (len(members) > 1 and "{figure}" not in str(first.output)):
-            raise ConfigError(f"figure rule {name!r}: figures {[f.name for f in members]} share it but not one "
-                              "output and log told apart by {figure}")
+            raise ConfigError(
+                f"figure rule {name!r}: figures {[f.name for f in members]} share it but not one "
+                "output and log told apart by {figure}"
+            )
     return [FigureRule(name, tuple(members)) for name, members in groups.items()]
 
 

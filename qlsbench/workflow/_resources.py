@@ -34,8 +34,12 @@ def default_resources() -> dict[str, dict[str, int]]:
 def _resources(config: dict[str, Any], rule: str, label: str | None = None) -> dict[str, int]:
     """Built-in defaults, then the config's ``default``, its entry for ``rule``, and a solver entry's own."""
     given = config.get("resources") or {}
-    merged = {**DEFAULT_RESOURCES["default"], **default_resources().get(rule, {}),
-              **given.get("default", {}), **given.get(rule, {})}
+    merged = {
+        **DEFAULT_RESOURCES["default"],
+        **default_resources().get(rule, {}),
+        **given.get("default", {}),
+        **given.get(rule, {}),
+    }
     if label is not None:
         merged.update(_solver_entry(config, label).get("resources") or {})
     return merged
@@ -113,6 +117,8 @@ def check_runtimes(config: dict[str, Any]) -> None:
         limit = float(solver_run_setting(config, label, "time_limit", 60))
         repeats = int(solver_run_setting(config, label, "repeats", 1))
         if cap and math.ceil(limit * repeats / 60) + SOLVE_OVERHEAD_MINUTES > cap:
-            raise ConfigError(f"solver {label!r}: time_limit {limit:g} s x {repeats} repeat(s) does not fit in its "
-                              f"jobs' max_runtime of {cap} min (with {SOLVE_OVERHEAD_MINUTES} min to start and "
-                              f"write); raise max_runtime or lower time_limit")
+            raise ConfigError(
+                f"solver {label!r}: time_limit {limit:g} s x {repeats} repeat(s) does not fit in its "
+                f"jobs' max_runtime of {cap} min (with {SOLVE_OVERHEAD_MINUTES} min to start and "
+                f"write); raise max_runtime or lower time_limit"
+            )

@@ -27,8 +27,9 @@ def schema_text(path: str | os.PathLike = SCHEMA, plugins: bool = True) -> str:
     from qlsbench.families.config_schema import splice, yaml_lines
 
     text = spliced(Path(path).read_text(encoding="utf-8"), dataset_families(plugins), str(path))
-    return splice(text, IN_LOOP_BEGIN, IN_LOOP_END, yaml_lines(in_loop_properties(plugins), 8), str(path),
-                  "the in-loop options")
+    return splice(
+        text, IN_LOOP_BEGIN, IN_LOOP_END, yaml_lines(in_loop_properties(plugins), 8), str(path), "the in-loop options"
+    )
 
 
 def in_loop_properties(plugins: bool = True) -> dict[str, Any]:

@@ -105,8 +105,12 @@ def solver_results(config: dict[str, Any]) -> list[str]:
 
 def noisy_results(config: dict[str, Any]) -> list[str]:
     """Results files of the solver entries that run on a device backend (the noisy page's inputs)."""
-    return [f"results/{label}/{d}.parquet" for label, spec in solver_specs(config).items()
-            if spec.options.get("backend") == "device" for d in solver_datasets(config, label)]
+    return [
+        f"results/{label}/{d}.parquet"
+        for label, spec in solver_specs(config).items()
+        if spec.options.get("backend") == "device"
+        for d in solver_datasets(config, label)
+    ]
 
 
 def variational_solvers(config: dict[str, Any]) -> list[str]:

@@ -27,7 +27,7 @@ def corrupt(column: str, change: Callable[[list], list], name: str, row: int = 1
 
 
 def _set(k: int, value) -> Callable[[list], list]:
-    return lambda v: v[:k] + [value] + v[k + 1:]
+    return lambda v: v[:k] + [value] + v[k + 1 :]
 
 
 def _not_pow2(tmp: Path, data: Path) -> Path:
@@ -76,8 +76,10 @@ CASES = {
     "negative column index": ([*_SOLVE, "{neg_col}"], "column 'cols' holds index -1"),
     "fewer columns than rows": (["info", "{short_cols}"], "column 'cols' holds"),
     "qubit count that is not log2(dim)": (["info", "{qubits_off}"], "n_qubits 4 does not match dim 8"),
-    "padded family with a dim not a power of two": (["figure", "kappa-time", "{dim_not_pow2}", "--out", "{tmp}/k.png"],
-                                                    "not a power of two, which family 'ising' promises"),
+    "padded family with a dim not a power of two": (
+        ["figure", "kappa-time", "{dim_not_pow2}", "--out", "{tmp}/k.png"],
+        "not a power of two, which family 'ising' promises",
+    ),
     "zero dim": (["info", "{zero_dim}"], "dim is 0, expected >= 1"),
     "dataset with no rows": (["info", "{zero_rows}"], "zero_rows.parquet: holds no systems"),
     "no rows, solved": ([*_SOLVE, "{zero_rows}"], "holds no systems"),

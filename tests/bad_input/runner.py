@@ -71,8 +71,11 @@ def _module_maker(name: str, source: str, work: bool = False) -> Maker:
 def _board_maker(name: str, solvers: str) -> Maker:
     """A board folder whose ``board.yaml`` lists ``solvers`` (a YAML flow sequence); nothing else is needed
     to refuse it, as every solver is checked before the pinned set is read."""
-    return lambda tmp, data: text_maker(f"{name}/board.yaml", "version: 1\nrun: {repeats: 1, time_limit: 30}\n"
-                                        f"solvers: {solvers}\n")(tmp, data).parent
+    return lambda tmp, data: (
+        text_maker(f"{name}/board.yaml", f"version: 1\nrun: {{repeats: 1, time_limit: 30}}\nsolvers: {solvers}\n")(
+            tmp, data
+        ).parent
+    )
 
 
 MAKERS = {
@@ -101,63 +104,107 @@ CASES = {
     # ---- solver names: misspelt built-ins get the close matches
     "solve with a misspelt solver": (_solve("gmress"), "unknown solver 'gmress'; available: "),
     "misspelt solver gets a suggestion": (_solve("bicgstb"), "(did you mean 'bicgstab'?)"),
-    "compare with a misspelt solver": (["compare", "--solver", "vqls-locl", *_WORK],
-                                       "unknown solver 'vqls-locl'"),
-    "board with a misspelt solver": (["board", "run", "--board", "{rn_board_typo}", "--results", "{tmp}/r"],
-                                     "board.yaml: solvers[1]: unknown solver 'bicgstb'"),
-    "board entry without a name": (["board", "run", "--board", "{rn_board_noname}", "--results", "{tmp}/r"],
-                                   "board.yaml: solvers[1]: a solver entry is a mapping with a 'name'"),
+    "compare with a misspelt solver": (["compare", "--solver", "vqls-locl", *_WORK], "unknown solver 'vqls-locl'"),
+    "board with a misspelt solver": (
+        ["board", "run", "--board", "{rn_board_typo}", "--results", "{tmp}/r"],
+        "board.yaml: solvers[1]: unknown solver 'bicgstb'",
+    ),
+    "board entry without a name": (
+        ["board", "run", "--board", "{rn_board_noname}", "--results", "{tmp}/r"],
+        "board.yaml: solvers[1]: a solver entry is a mapping with a 'name'",
+    ),
     # ---- option names and types, read off the solver's constructor
-    "option key the solver lacks, with a suggestion": (_solve("gmres", "--option", "restar=5"),
-                                                        "solver 'gmres': unknown option(s) 'restar'; accepted: rtol, "
-                                                        "atol, maxiter, history, restart (did you mean 'restart'?)"),
-    "option of the wrong type": (_solve("gmres", "--option", "restart=two"),
-                                 "solver 'gmres': option 'restart' must be int, got str 'two'"),
-    "wrong option type with a time limit too": (_solve("gmres", "--option", "restart=two", "--time-limit", "5"),
-                                                "solver 'gmres': option 'restart' must be int, got str 'two'"),
-    "whole-number option given a fraction": (_solve("gmres", "--options", '{{"restart": 2.5}}'),
-                                             "option 'restart' must be int, got float 2.5"),
-    "bool option given a number": (_solve("cg", "--option", "history=1"),
-                                   "solver 'cg': option 'history' must be bool, got int 1"),
-    "optional whole number given text": (_solve("bicgstab", "--option", "maxiter=lots"),
-                                         "option 'maxiter' must be int or None, got str 'lots'"),
-    "option value the solver refuses": (_solve("vqls-local", "--option", "backend=exat"),
-                                        "vqls-local: unknown backend 'exat'"),
-    "a device that does not exist": (_solve("vqls-local", "--option", "backend=device", "--option", "device=osaka9"),
-                                     "vqls-local: unknown device 'osaka9'; use one of sherbrooke, torino"),
-    "a negative noise scale": (_solve("hhl", "--option", "backend=device", "--option", "noise_scale=-1"),
-                               "hhl: noise_scale"),
-    "mitigation without a noisy device": (_solve("vqls-global", "--option", "backend=shots", "--option",
-                                                 "mitigation=zne"), "vqls-global: mitigation applies to backend 'device' only, not backend='shots'"),
-    "options JSON that is not an object": (_solve("cg", "--options", "[1, 2]"),
-                                           "--options must be a JSON object, got list"),
+    "option key the solver lacks, with a suggestion": (
+        _solve("gmres", "--option", "restar=5"),
+        "solver 'gmres': unknown option(s) 'restar'; accepted: rtol, "
+        "atol, maxiter, history, restart (did you mean 'restart'?)",
+    ),
+    "option of the wrong type": (
+        _solve("gmres", "--option", "restart=two"),
+        "solver 'gmres': option 'restart' must be int, got str 'two'",
+    ),
+    "wrong option type with a time limit too": (
+        _solve("gmres", "--option", "restart=two", "--time-limit", "5"),
+        "solver 'gmres': option 'restart' must be int, got str 'two'",
+    ),
+    "whole-number option given a fraction": (
+        _solve("gmres", "--options", '{{"restart": 2.5}}'),
+        "option 'restart' must be int, got float 2.5",
+    ),
+    "bool option given a number": (
+        _solve("cg", "--option", "history=1"),
+        "solver 'cg': option 'history' must be bool, got int 1",
+    ),
+    "optional whole number given text": (
+        _solve("bicgstab", "--option", "maxiter=lots"),
+        "option 'maxiter' must be int or None, got str 'lots'",
+    ),
+    "option value the solver refuses": (
+        _solve("vqls-local", "--option", "backend=exat"),
+        "vqls-local: unknown backend 'exat'",
+    ),
+    "a device that does not exist": (
+        _solve("vqls-local", "--option", "backend=device", "--option", "device=osaka9"),
+        "vqls-local: unknown device 'osaka9'; use one of sherbrooke, torino",
+    ),
+    "a negative noise scale": (
+        _solve("hhl", "--option", "backend=device", "--option", "noise_scale=-1"),
+        "hhl: noise_scale",
+    ),
+    "mitigation without a noisy device": (
+        _solve("vqls-global", "--option", "backend=shots", "--option", "mitigation=zne"),
+        "vqls-global: mitigation applies to backend 'device' only, not backend='shots'",
+    ),
+    "options JSON that is not an object": (
+        _solve("cg", "--options", "[1, 2]"),
+        "--options must be a JSON object, got list",
+    ),
     "options that are key=value, not JSON": (_solve("cg", "--options", "rtol=1e-3"), "--options is not valid JSON"),
-    "compare with an option of the wrong type": (["compare", "--solver", "gmres", "--option", "restart=two", *_WORK],
-                                                 "solver 'gmres': option 'restart' must be int, got str 'two'"),
-    "board with an option key its solver lacks": (["board", "run", "--board", "{rn_board_key}", "--results",
-                                                   "{tmp}/r"],
-                                                  "solvers[1]: solver 'cg': unknown option(s) 'tolerance'"),
-    "board with an option of the wrong type": (["board", "run", "--board", "{rn_board_type}", "--results", "{tmp}/r"],
-                                               "solvers[1]: solver 'gmres': option 'restart' must be int, got str"),
+    "compare with an option of the wrong type": (
+        ["compare", "--solver", "gmres", "--option", "restart=two", *_WORK],
+        "solver 'gmres': option 'restart' must be int, got str 'two'",
+    ),
+    "board with an option key its solver lacks": (
+        ["board", "run", "--board", "{rn_board_key}", "--results", "{tmp}/r"],
+        "solvers[1]: solver 'cg': unknown option(s) 'tolerance'",
+    ),
+    "board with an option of the wrong type": (
+        ["board", "run", "--board", "{rn_board_type}", "--results", "{tmp}/r"],
+        "solvers[1]: solver 'gmres': option 'restart' must be int, got str",
+    ),
     # ---- module:Class plug-ins, imported from the current folder
-    "solve with a module that does not exist": (_solve("rn_no_such_module:Solver"),
-                                                "cannot import module 'rn_no_such_module'"),
-    "module that fails while importing": _plugin("rn_broken:Solver", module="{rn_broken}",
-                                                 culprit="cannot import module 'rn_broken' (ZeroDivisionError"),
-    "module lacking the class, with a suggestion": _plugin("rn_plugin:Jacobbi", culprit="module 'rn_plugin' has no "
-                                                           "attribute 'Jacobbi' (did you mean 'Jacobi'?)"),
-    "class that is not a solver": _plugin("rn_plugin:Helper", culprit="solver 'rn_plugin:Helper': Helper is not a "
-                                                                      "solver"),
-    "compare with a class that is not a solver": Case(["compare", "--solver", "rn_plugin:Helper", "--work",
-                                                       "{rn_plugin_work}"], "Helper is not a solver", cwd="tmp"),
-    "plug-in option of the wrong type": _plugin("rn_plugin:Jacobi", "--option", "iterations=many",
-                                                culprit="solver 'rn_plugin:Jacobi': option 'iterations' must be int, "
-                                                        "got str 'many'"),
-    "plug-in option it does not take": _plugin("rn_plugin:Jacobi", "--option", "iteration=5",
-                                               culprit="unknown option(s) 'iteration'; accepted: iterations "
-                                                       "(did you mean 'iterations'?)"),
-    "plug-in option without a default not given": _plugin("rn_plugin:Needs", culprit="solver 'rn_plugin:Needs': "
-                                                          "required option(s) 'tol' not given"),
-    "plug-in whose constructor refuses an option's type": _plugin("rn_plugin:Strict", "--option", "level=high",
-                                                                  culprit="level must be a whole number, not str"),
+    "solve with a module that does not exist": (
+        _solve("rn_no_such_module:Solver"),
+        "cannot import module 'rn_no_such_module'",
+    ),
+    "module that fails while importing": _plugin(
+        "rn_broken:Solver", module="{rn_broken}", culprit="cannot import module 'rn_broken' (ZeroDivisionError"
+    ),
+    "module lacking the class, with a suggestion": _plugin(
+        "rn_plugin:Jacobbi", culprit="module 'rn_plugin' has no attribute 'Jacobbi' (did you mean 'Jacobi'?)"
+    ),
+    "class that is not a solver": _plugin(
+        "rn_plugin:Helper", culprit="solver 'rn_plugin:Helper': Helper is not a solver"
+    ),
+    "compare with a class that is not a solver": Case(
+        ["compare", "--solver", "rn_plugin:Helper", "--work", "{rn_plugin_work}"], "Helper is not a solver", cwd="tmp"
+    ),
+    "plug-in option of the wrong type": _plugin(
+        "rn_plugin:Jacobi",
+        "--option",
+        "iterations=many",
+        culprit="solver 'rn_plugin:Jacobi': option 'iterations' must be int, got str 'many'",
+    ),
+    "plug-in option it does not take": _plugin(
+        "rn_plugin:Jacobi",
+        "--option",
+        "iteration=5",
+        culprit="unknown option(s) 'iteration'; accepted: iterations (did you mean 'iterations'?)",
+    ),
+    "plug-in option without a default not given": _plugin(
+        "rn_plugin:Needs", culprit="solver 'rn_plugin:Needs': required option(s) 'tol' not given"
+    ),
+    "plug-in whose constructor refuses an option's type": _plugin(
+        "rn_plugin:Strict", "--option", "level=high", culprit="level must be a whole number, not str"
+    ),
 }

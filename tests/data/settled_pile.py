@@ -26,8 +26,15 @@ def main() -> None:
     kinetic = 0.5 * float(scene.masses @ (scene.velocities**2).sum(axis=1))
     assert kinetic < 1e-8, kinetic
     tmp = OUT.with_suffix(".tmp.npz")
-    np.savez(tmp, positions=scene.positions, velocities=scene.velocities, time=scene.time,
-             n_spheres=N_SPHERES, seed=SEED, steps=STEPS)
+    np.savez(
+        tmp,
+        positions=scene.positions,
+        velocities=scene.velocities,
+        time=scene.time,
+        n_spheres=N_SPHERES,
+        seed=SEED,
+        steps=STEPS,
+    )
     tmp.replace(OUT)
     print(f"{OUT.name}: {N_SPHERES} spheres after {STEPS} steps, kinetic energy {kinetic:.1e} J")
 

@@ -70,14 +70,22 @@ def record_stalls() -> list[dict]:
         if report.contacts:
             lcp, y0, problem, result = seen.pop()
             if result.status != "converged":
-                stalls.append(dict(step=report.step, lcp=lcp, y0=np.array(y0), contacts=problem.nc,
-                                   V=_velocity_map(problem, lcp.size)))
+                stalls.append(
+                    dict(
+                        step=report.step,
+                        lcp=lcp,
+                        y0=np.array(y0),
+                        contacts=problem.nc,
+                        V=_velocity_map(problem, lcp.size),
+                    )
+                )
 
     stepper.assemble, stepper._solve = assemble_spy, solve_spy
     try:
         scene = build_scene("sedimentation", n_spheres=8, seed=0)
-        simulate(scene, STEPS, StepOptions(h=1e-3, mu=0.3, newton=NEWTON, lemke_fallback=0, proximal=None),
-                 observer=observer)
+        simulate(
+            scene, STEPS, StepOptions(h=1e-3, mu=0.3, newton=NEWTON, lemke_fallback=0, proximal=None), observer=observer
+        )
     finally:
         stepper.assemble, stepper._solve = assemble, solve
     return stalls
@@ -91,6 +99,7 @@ def _velocity_map(problem, m: int) -> sp.csr_matrix:
 
 def select(stalls: list[dict]) -> list[dict]:
     """The first clear stall and the ``FARTHEST`` clear stalls with the largest warm start."""
+
     def clear(case):
         lcp = case["lcp"]
         target = NEWTON.tol * (1 + np.linalg.norm(lcp.r))
@@ -107,10 +116,21 @@ def write(cases: list[dict], path: Path = OUT) -> None:
     arrays = {}
     for k, case in enumerate(cases):
         Q, V = case["lcp"].Q, case["V"]
-        arrays.update({f"{k}_Q_data": Q.data, f"{k}_Q_indices": Q.indices, f"{k}_Q_indptr": Q.indptr,
-                       f"{k}_r": case["lcp"].r, f"{k}_y0": case["y0"], f"{k}_V_data": V.data,
-                       f"{k}_V_indices": V.indices, f"{k}_V_indptr": V.indptr, f"{k}_V_rows": V.shape[0],
-                       f"{k}_step": case["step"], f"{k}_contacts": case["contacts"]})
+        arrays.update(
+            {
+                f"{k}_Q_data": Q.data,
+                f"{k}_Q_indices": Q.indices,
+                f"{k}_Q_indptr": Q.indptr,
+                f"{k}_r": case["lcp"].r,
+                f"{k}_y0": case["y0"],
+                f"{k}_V_data": V.data,
+                f"{k}_V_indices": V.indices,
+                f"{k}_V_indptr": V.indptr,
+                f"{k}_V_rows": V.shape[0],
+                f"{k}_step": case["step"],
+                f"{k}_contacts": case["contacts"],
+            }
+        )
     np.savez_compressed(path, count=len(cases), **arrays)
 
 

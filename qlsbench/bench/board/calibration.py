@@ -46,8 +46,11 @@ class Calibration:
         if not self.factors:
             return "times as measured here, not calibrated to the board's machine"
         lo, hi = min(self.factors), max(self.factors)
-        return (f"times scaled by {self.factor:.3g} (board's dense LU time / this machine's on the same systems; "
-                f"{plural(len(self.factors), 'repeat')} ranged {lo:.3g} to {hi:.3g}, spread {100 * (hi - lo) / self.factor:.0f} %)")
+        return (
+            f"times scaled by {self.factor:.3g} (board's dense LU time / this machine's on the same systems; "
+            f"{plural(len(self.factors), 'repeat')} ranged {lo:.3g} to {hi:.3g}, "
+            f"spread {100 * (hi - lo) / self.factor:.0f} %)"
+        )
 
 
 def _lu_times(results: pd.DataFrame) -> pd.Series:

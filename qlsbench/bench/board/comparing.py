@@ -86,8 +86,9 @@ class Comparison:
 
     def rank(self, column: str = "success_rate") -> int:
         """1-based place of the new solver when sorted by ``column`` (then median fidelity, then time)."""
-        order = self.board.sort_values([column, "median_fidelity", "time_sgm_rel"],
-                                       ascending=[False, False, True]).reset_index(drop=True)
+        order = self.board.sort_values(
+            [column, "median_fidelity", "time_sgm_rel"], ascending=[False, False, True]
+        ).reset_index(drop=True)
         return int(order.index[order["solver"] == self.label][0]) + 1
 
     def interval(self, column: str = "success_rate") -> tuple[float, float, float]:
@@ -108,9 +109,15 @@ class Comparison:
         return failing_systems(self.results, self.label, tol)
 
 
-
-def _finished(out: Path, spec: SolverSpec, dataset: Path, repeats: int, seed: int,
-              time_limit: float | None, max_qubits: int | None = None) -> pd.DataFrame | None:
+def _finished(
+    out: Path,
+    spec: SolverSpec,
+    dataset: Path,
+    repeats: int,
+    seed: int,
+    time_limit: float | None,
+    max_qubits: int | None = None,
+) -> pd.DataFrame | None:
     """The rows of an earlier, finished run of exactly this configuration at ``out``, else ``None``."""
     if not out.exists():
         return None
@@ -120,10 +127,14 @@ def _finished(out: Path, spec: SolverSpec, dataset: Path, repeats: int, seed: in
         return None
     systems = list(iter_systems(dataset))
     expected = {(s.system_id, r) for s in systems for r in range(repeats)}
-    same = (set(rows["solver"]) == {spec.label} and set(rows["solver_options"]) == {spec.options_json}
-            and set(rows["dataset_hash"]) == {dataset_hash(dataset)} and set(rows["seed"] - rows["repeat"]) == {seed}
-            and set(rows["time_limit"].fillna(-1.0)) == {-1.0 if time_limit is None else float(time_limit)}
-            and _capped(rows) == {s.system_id for s in systems if _over(s.meta.get("n_qubits"), max_qubits)})
+    same = (
+        set(rows["solver"]) == {spec.label}
+        and set(rows["solver_options"]) == {spec.options_json}
+        and set(rows["dataset_hash"]) == {dataset_hash(dataset)}
+        and set(rows["seed"] - rows["repeat"]) == {seed}
+        and set(rows["time_limit"].fillna(-1.0)) == {-1.0 if time_limit is None else float(time_limit)}
+        and _capped(rows) == {s.system_id for s in systems if _over(s.meta.get("n_qubits"), max_qubits)}
+    )
     return rows if same and set(zip(rows["system_id"], rows["repeat"])) == expected else None
 
 
@@ -136,7 +147,8 @@ def _capped(rows: pd.DataFrame) -> set[str]:
     """The systems a qubit cap skipped in ``rows`` (the runner's reason names ``max_qubits``): a finished run
     records its cap only there, and a run under another cap is not this one."""
     skipped = (rows["status"].astype(str) == Status.SKIPPED.value) & rows["message"].fillna("").str.contains(
-        "over max_qubits=", regex=False)
+        "over max_qubits=", regex=False
+    )
     return set(rows.loc[skipped, "system_id"])
 
 
@@ -169,9 +181,13 @@ def _quick_files(files: dict[str, Path], manifest: dict, folder: Path) -> dict[s
     wanted: dict[str, set[str]] = {}
     for entry in quick_systems(manifest):
         wanted.setdefault(entry["group"], set()).add(entry["system_id"])
-    return {group: write_systems([s for s in iter_systems(path) if s.system_id in wanted[group]],
-                                 folder / f"{group}.parquet")
-            for group, path in files.items() if group in wanted}
+    return {
+        group: write_systems(
+            [s for s in iter_systems(path) if s.system_id in wanted[group]], folder / f"{group}.parquet"
+        )
+        for group, path in files.items()
+        if group in wanted
+    }
 
 
 #: ``compare``'s time limit per solve unless given: the board's own (``board.yaml``'s ``run:``), so a new row is
@@ -205,19 +221,34 @@ def _probe(spec: SolverSpec, files: dict[str, Path], time_limit: float, max_qubi
     broken = [template.format(resources[key]) for key, template in _BROKEN.items() if key in resources]
     if result.status is Status.TIMEOUT:  # every larger system would too: the limit per system for nothing
         where = smallest.meta.get("pinned_name", smallest.system_id)
-        raise InputError(f"solver {spec.label!r} exceeded the time limit of {time_limit:g} s on the smallest pinned "
-                         f"system ({where}), nothing else was run; --time-limit sets the limit")
+        raise InputError(
+            f"solver {spec.label!r} exceeded the time limit of {time_limit:g} s on the smallest pinned "
+            f"system ({where}), nothing else was run; --time-limit sets the limit"
+        )
     if broken or result.status is Status.CRASHED:
         where = smallest.meta.get("pinned_name", smallest.system_id)
-        raise InputError(f"solver {spec.label!r} {broken[0] if broken else 'crashed'} on the smallest pinned system "
-                         f"({where}), nothing else was run: {result.message}")
+        raise InputError(
+            f"solver {spec.label!r} {broken[0] if broken else 'crashed'} on the smallest pinned system "
+            f"({where}), nothing else was run: {result.message}"
+        )
 
 
-def compare(spec: SolverSpec, board: Board = SHIPPED, *, work: str | os.PathLike,
-            time_limit: float = COMPARE_TIME_LIMIT,
-            max_qubits: int | None = None, repeats: int = 1, seed: int = 0, calibrate_times: bool = True,
-            progress: bool = True, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
-            local: str | os.PathLike | None = None, quick: bool = False) -> Comparison:
+def compare(
+    spec: SolverSpec,
+    board: Board = SHIPPED,
+    *,
+    work: str | os.PathLike,
+    time_limit: float = COMPARE_TIME_LIMIT,
+    max_qubits: int | None = None,
+    repeats: int = 1,
+    seed: int = 0,
+    calibrate_times: bool = True,
+    progress: bool = True,
+    tol: Tolerances = Tolerances(),
+    low: Tolerances = LOW_ACCURACY,
+    local: str | os.PathLike | None = None,
+    quick: bool = False,
+) -> Comparison:
     """Run ``spec`` on the pinned set and rank it against the published board; write its submission file.
 
     Parameters
@@ -263,22 +294,64 @@ def compare(spec: SolverSpec, board: Board = SHIPPED, *, work: str | os.PathLike
         folder = folder / "quick"
         files = _quick_files(files, board.manifest(), folder / "systems")
         published = published[published["system_id"].isin({e["system_id"] for e in quick_systems(board.manifest())})]
-    if _finished(folder / f"{next(iter(files))}.parquet", spec, next(iter(files.values())), repeats, seed,
-                 time_limit, max_qubits) is None:
+    if (
+        _finished(
+            folder / f"{next(iter(files))}.parquet",
+            spec,
+            next(iter(files.values())),
+            repeats,
+            seed,
+            time_limit,
+            max_qubits,
+        )
+        is None
+    ):
         _probe(spec, files, time_limit, max_qubits)
     frames, reference = [], []
     for group, path in files.items():
-        frames.append(_run_or_reuse(spec, path, folder / f"{group}.parquet", name=f"pinned/{group}", repeats=repeats,
-                                    seed=seed, time_limit=time_limit, max_qubits=max_qubits, progress=progress))
+        frames.append(
+            _run_or_reuse(
+                spec,
+                path,
+                folder / f"{group}.parquet",
+                name=f"pinned/{group}",
+                repeats=repeats,
+                seed=seed,
+                time_limit=time_limit,
+                max_qubits=max_qubits,
+                progress=progress,
+            )
+        )
         if calibrate_times:
-            reference.append(_run_or_reuse(SolverSpec(REFERENCE_SOLVER), path,
-                                           folder / "reference" / f"{group}.parquet", name=f"pinned/{group}",
-                                           repeats=CALIBRATION_REPEATS, seed=0, time_limit=None, progress=False))
+            reference.append(
+                _run_or_reuse(
+                    SolverSpec(REFERENCE_SOLVER),
+                    path,
+                    folder / "reference" / f"{group}.parquet",
+                    name=f"pinned/{group}",
+                    repeats=CALIBRATION_REPEATS,
+                    seed=0,
+                    time_limit=None,
+                    progress=False,
+                )
+            )
     mine = pd.concat(frames, ignore_index=True)
     calibration = calibrate(published, pd.concat(reference, ignore_index=True)) if calibrate_times else Calibration([])
     scaled = mine.assign(wall_time=mine["wall_time"] * calibration.factor)
     merged = pd.concat([published, scaled.drop(columns=list(UNPUBLISHED))], ignore_index=True)
-    submission = None if quick else write_submission(folder / "submission.parquet", mine, spec, board, calibration,
-                                                     time_limit=time_limit, max_qubits=max_qubits)
-    return Comparison(leaderboard(merged, tol, low), spec.label, calibration, mine, submission,
-                      systems=mine["system_id"].nunique(), quick=quick)
+    submission = (
+        None
+        if quick
+        else write_submission(
+            folder / "submission.parquet", mine, spec, board, calibration, time_limit=time_limit, max_qubits=max_qubits
+        )
+    )
+    return Comparison(
+        leaderboard(merged, tol, low),
+        spec.label,
+        calibration,
+        mine,
+        submission,
+        systems=mine["system_id"].nunique(),
+        quick=quick,
+    )

@@ -43,28 +43,37 @@ def export_contact_problems(dataset, out, board: Board = SHIPPED, progress: bool
     # By name: one system can sit in two groups (the same bytes on the v1 and v2 chains), each file naming it.
     pinned = {e["name"]: e for e in board.manifest()["systems"]}
     if not systems:
-        raise InputError(f"{dataset}: no DEM-C system; FCLIB problems are written for the pinned set's DEM-C "
-                         "systems (a simulation of your own writes its steps with `qlsbench simulate --fclib`)")
-    unknown = sorted({s.system_id for s in systems
-                      if pinned.get(s.meta.get("pinned_name"), {}).get("system_id") != s.system_id})
+        raise InputError(
+            f"{dataset}: no DEM-C system; FCLIB problems are written for the pinned set's DEM-C "
+            "systems (a simulation of your own writes its steps with `qlsbench simulate --fclib`)"
+        )
+    unknown = sorted(
+        {s.system_id for s in systems if pinned.get(s.meta.get("pinned_name"), {}).get("system_id") != s.system_id}
+    )
     if unknown:
-        raise InputError(f"{dataset}: {plural(len(unknown), 'DEM-C system')} not in the pinned set (e.g. "
-                         f"{unknown[0]}): FCLIB problems are rebuilt from board.yaml's sources, which only the "
-                         "pinned systems name; `qlsbench simulate --fclib` writes a run of your own")
+        raise InputError(
+            f"{dataset}: {plural(len(unknown), 'DEM-C system')} not in the pinned set (e.g. "
+            f"{unknown[0]}): FCLIB problems are rebuilt from board.yaml's sources, which only the "
+            "pinned systems name; `qlsbench simulate --fclib` writes a run of your own"
+        )
     out = Path(out)
     written: list[Path] = []
     report: dict[str, dict] = {}
     for run, options, label in _dem_c_runs(board):
-        mine = {s.meta["pinned_name"]: s for s in systems if pinned[s.meta["pinned_name"]]["group"] == run["group"]
-                and s.meta.get("scene") == label}
+        mine = {
+            s.meta["pinned_name"]: s
+            for s in systems
+            if pinned[s.meta["pinned_name"]]["group"] == run["group"] and s.meta.get("scene") == label
+        }
         if mine:
             written += _write_run(options, label, run["group"], list(mine.values()), out, report, progress)
     summary = {"machine": _machine(), "systems": dict(sorted(report.items()))}
     atomic_write_text(out / "fclib.json", json.dumps(summary, indent=1) + "\n")
     card = _repository_card(out)
     if card is not None:  # the shipped export: the card's sentence follows it, never typed
-        atomic_write_text(card, with_reproduction_summary(card.read_text(encoding="utf-8"),
-                                                          reproduction_summary(summary)))
+        atomic_write_text(
+            card, with_reproduction_summary(card.read_text(encoding="utf-8"), reproduction_summary(summary))
+        )
     return written
 
 
@@ -76,8 +85,7 @@ def _dem_c_runs(board: Board):
             yield {**run, "group": group}, options, family.label(options)
 
 
-def _write_run(options, label: str, group: str, systems: list, out: Path, report: dict,
-               progress: bool) -> list[Path]:
+def _write_run(options, label: str, group: str, systems: list, out: Path, report: dict, progress: bool) -> list[Path]:
     """Run one source to its last pinned step, writing each pinned system's step problem once the step is solved
     (with its solution and warm start); fill ``report``."""
     from qlsbench.families.spheres import rerun_steps, write_step_fclib
@@ -91,15 +99,25 @@ def _write_run(options, label: str, group: str, systems: list, out: Path, report
         def solved(solution) -> None:
             for system in at_step[step]:
                 name = system.meta["pinned_name"]
-                title = (f"qlsbench pinned {name}: {label} step {step} (mu {problem.mu:g}, "
-                         f"{plural(problem.nc, 'contact')})")
-                about = (f"Time step {step} of the run of board.yaml's source {label} (group {group}, "
-                         f"{options.lcp_chain} contact-LCP chain); the pinned system {name} is Newton iteration "
-                         f"{int(system.meta['newton_iter'])} of this step's solve.")
+                title = (
+                    f"qlsbench pinned {name}: {label} step {step} (mu {problem.mu:g}, {plural(problem.nc, 'contact')})"
+                )
+                about = (
+                    f"Time step {step} of the run of board.yaml's source {label} (group {group}, "
+                    f"{options.lcp_chain} contact-LCP chain); the pinned system {name} is Newton iteration "
+                    f"{int(system.meta['newton_iter'])} of this step's solve."
+                )
                 written.append(write_step_fclib(out / f"{name}.fclib.hdf5", problem, solution, title, about))
-                report[name] = {"file": f"{name}.fclib.hdf5", "group": group, "lcp_chain": options.lcp_chain,
-                                "scene": label, "step": step, "newton_iter": int(system.meta["newton_iter"]),
-                                "contacts": int(problem.nc), "mu": float(problem.mu)}
+                report[name] = {
+                    "file": f"{name}.fclib.hdf5",
+                    "group": group,
+                    "lcp_chain": options.lcp_chain,
+                    "scene": label,
+                    "step": step,
+                    "newton_iter": int(system.meta["newton_iter"]),
+                    "contacts": int(problem.nc),
+                    "mu": float(problem.mu),
+                }
 
         return solved
 
@@ -134,8 +152,13 @@ def _machine() -> dict[str, str]:
     from qlsbench.bench.environment import machine_info
 
     # NumPy and SciPy each load their own OpenBLAS; the kernel each picked is what moves last bits.
-    blas = sorted({f"{pool.get('internal_api', 'blas')} ({pool.get('architecture') or 'unknown'} kernel)"
-                   for pool in threadpool_info() if pool.get("user_api") == "blas"})
+    blas = sorted(
+        {
+            f"{pool.get('internal_api', 'blas')} ({pool.get('architecture') or 'unknown'} kernel)"
+            for pool in threadpool_info()
+            if pool.get("user_api") == "blas"
+        }
+    )
     return {"cpu": machine_info()["cpu"], "blas": ", ".join(blas) or "unknown"}
 
 
@@ -159,11 +182,13 @@ def reproduction_summary(summary: dict) -> str:
         chains = "/".join(sorted({e["lcp_chain"] for e in members}))
         counts.append(f"`{group}` ({chains} chain) {sum(e['reproduced'] for e in members)} of {len(members)}")
     machine = summary["machine"]
-    text = (f"In the shipped export (`docs/fclib/`, its `fclib.json` written on {machine['cpu']}, BLAS "
-            f"{machine['blas']}), the rerun gave the pinned system back bit for bit in {_listed(counts)}. "
-            f"{_others([e for e in systems if not e['reproduced']])} These counts are that machine's: another CPU "
-            "or BLAS kernel moves the last bits and a long run can amplify them, so an export elsewhere can give "
-            "other groups back; its `fclib.json` says which.")
+    text = (
+        f"In the shipped export (`docs/fclib/`, its `fclib.json` written on {machine['cpu']}, BLAS "
+        f"{machine['blas']}), the rerun gave the pinned system back bit for bit in {_listed(counts)}. "
+        f"{_others([e for e in systems if not e['reproduced']])} These counts are that machine's: another CPU "
+        "or BLAS kernel moves the last bits and a long run can amplify them, so an export elsewhere can give "
+        "other groups back; its `fclib.json` says which."
+    )
     return "\n".join(textwrap.wrap(text, 116, break_long_words=False, break_on_hyphens=False))
 
 
@@ -176,9 +201,11 @@ def _others(others: list[dict]) -> str:
     far = len(others) - close
     worst = f" (by up to {max(diffs):.2f} times its largest entry)" if far and diffs else ""
     one = len(others) == 1
-    return (f"The other {plural(len(others), 'file')} {'is a step' if one else 'are steps'} of that machine's own "
-            f"run (`reproduced: false`): {close} with the pinned matrix to within {LAST_BITS:g} of its largest entry "
-            f"(the last bits), {far} further apart{worst}, where the run took another way.")
+    return (
+        f"The other {plural(len(others), 'file')} {'is a step' if one else 'are steps'} of that machine's own "
+        f"run (`reproduced: false`): {close} with the pinned matrix to within {LAST_BITS:g} of its largest entry "
+        f"(the last bits), {far} further apart{worst}, where the run took another way."
+    )
 
 
 def _listed(items: list[str]) -> str:
@@ -204,5 +231,10 @@ def _repository_card(out: Path) -> Path | None:
     return card if SUMMARY_BEGIN in card.read_text(encoding="utf-8") else None
 
 
-__all__ = ["SUMMARY_BEGIN", "SUMMARY_END", "export_contact_problems", "reproduction_summary",
-           "with_reproduction_summary"]
+__all__ = [
+    "SUMMARY_BEGIN",
+    "SUMMARY_END",
+    "export_contact_problems",
+    "reproduction_summary",
+    "with_reproduction_summary",
+]

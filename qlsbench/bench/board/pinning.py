@@ -45,8 +45,9 @@ def select_systems(systems: list, bands: list[str], per_band: int, min_qubits: i
     for band in bands:
         lo, hi = parse_band(band)
         lo = max(lo, min_qubits)
-        pool = sorted((s for s in systems if lo <= s.meta["n_qubits"] <= hi),
-                      key=lambda s: (s.meta["cond"], s.system_id))
+        pool = sorted(
+            (s for s in systems if lo <= s.meta["n_qubits"] <= hi), key=lambda s: (s.meta["cond"], s.system_id)
+        )
         fresh = []
         for s in pool:  # each system once: in the first band that takes it
             if s.system_id not in seen:
@@ -106,7 +107,7 @@ def random_rhs(system: LinearSystem, seed: int, below: float = 0.5, max_draws: i
     rng = np.random.default_rng([int(seed), n])
     for draw in range(1, max_draws + 1):
         b = rng.standard_normal(system.dim)
-        b[int(system.meta.get("n_orig", system.dim)):] = 0.0  # a padded system's added unknowns stay zero
+        b[int(system.meta.get("n_orig", system.dim)) :] = 0.0  # a padded system's added unknowns stay zero
         b /= np.linalg.norm(b)
         x = reference_solution(system.A, b)  # the dataset writer's own reference solve: the stored x_ref
         fidelity = state_fidelity(b, x)
@@ -153,8 +154,9 @@ def source_runs(config: dict[str, Any]):
 def source_options(family, i: int, run: dict[str, Any]):
     """A source run's checked family options (the board's own keys, group and bands, left out), named in an
     error as ``board.yaml sources.<family>[i]``."""
-    return family.options.from_mapping({k: v for k, v in run.items() if k not in _BOARD_KEYS},
-                                       f"board.yaml sources.{family.name}[{i}]")
+    return family.options.from_mapping(
+        {k: v for k, v in run.items() if k not in _BOARD_KEYS}, f"board.yaml sources.{family.name}[{i}]"
+    )
 
 
 def _build_run(family, i: int, run: dict[str, Any], folder: Path, config: dict[str, Any], progress: bool) -> list:
@@ -177,8 +179,9 @@ def _build_run(family, i: int, run: dict[str, Any], folder: Path, config: dict[s
 def _random_b_options(given, where: str) -> dict[str, Any]:
     """A source's ``random_b: {seed, below}`` as :func:`random_rhs`' keywords; one line naming ``where`` when not."""
     if not isinstance(given, dict) or "seed" not in given or set(given) - {"seed", "below"}:
-        raise InputError(f"{where}: a mapping with a seed and optionally below (the fidelity b must score under), "
-                         f"got {given!r}")
+        raise InputError(
+            f"{where}: a mapping with a seed and optionally below (the fidelity b must score under), got {given!r}"
+        )
     return {"seed": given["seed"], "below": given.get("below", 0.5)}
 
 
@@ -234,14 +237,24 @@ def pin(board: Board = SHIPPED, progress: bool = True, groups: list[str] | None 
         for s in systems:
             s.meta["pinned_name"] = _name(s)
         write_systems(systems, board.system_file(group), metadata={"pinned_version": config["version"]})
-        entries[group] = [{"name": s.meta["pinned_name"], "group": group, "system_id": s.system_id,
-                           "family": s.meta["family"], "n_qubits": s.meta["n_qubits"], "cond": float(s.meta["cond"]),
-                           "symmetric": bool(s.meta.get("symmetric", True))} for s in systems]
+        entries[group] = [
+            {
+                "name": s.meta["pinned_name"],
+                "group": group,
+                "system_id": s.system_id,
+                "family": s.meta["family"],
+                "n_qubits": s.meta["n_qubits"],
+                "cond": float(s.meta["cond"]),
+                "symmetric": bool(s.meta.get("symmetric", True)),
+            }
+            for s in systems
+        ]
     order = [g for g in declared if g in entries] + [g for g in entries if g not in declared]
-    manifest = {"version": config["version"],
-                "groups": {g: kept["groups"][g] if g not in built else dataset_hash(board.system_file(g))
-                           for g in order},
-                "systems": [e for g in order for e in entries[g]]}
+    manifest = {
+        "version": config["version"],
+        "groups": {g: kept["groups"][g] if g not in built else dataset_hash(board.system_file(g)) for g in order},
+        "systems": [e for g in order for e in entries[g]],
+    }
     atomic_write_text(board.manifest_path, json.dumps(manifest, indent=1) + "\n")
     return manifest
 

@@ -61,9 +61,15 @@ def solver_runs(config: dict[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(entry.get("options") or {}, dict):
             raise InputError(f"solvers[{i}]: options must be a mapping, got {entry['options']!r}")
         spec = SolverSpec(entry["name"], dict(entry.get("options") or {}), entry.get("label", ""))
-        out.append({"spec": spec, "repeats": entry.get("repeats", run.get("repeats", 1)),
-                    "seed": run.get("seed", 0), "time_limit": entry.get("time_limit", run.get("time_limit", 120)),
-                    "max_qubits": entry.get("max_qubits")})
+        out.append(
+            {
+                "spec": spec,
+                "repeats": entry.get("repeats", run.get("repeats", 1)),
+                "seed": run.get("seed", 0),
+                "time_limit": entry.get("time_limit", run.get("time_limit", 120)),
+                "max_qubits": entry.get("max_qubits"),
+            }
+        )
     return out
 
 
@@ -83,8 +89,9 @@ def check_runs(board: Board) -> list[dict[str, Any]]:
     return runs
 
 
-def run_board(board: Board, results_dir: str | os.PathLike, progress: bool = True,
-              groups: list[str] | None = None) -> list[Path]:
+def run_board(
+    board: Board, results_dir: str | os.PathLike, progress: bool = True, groups: list[str] | None = None
+) -> list[Path]:
     """Run every board solver on every pinned group into ``results_dir/<label>/<group>.parquet``.
 
     Every solver is checked before the first one runs. Finished files are
@@ -102,12 +109,19 @@ def run_board(board: Board, results_dir: str | os.PathLike, progress: bool = Tru
     for run in runs:
         for group, path in files.items():
             out = Path(results_dir) / run["spec"].label / f"{group}.parquet"
-            how = {"name": f"pinned/{group}", "repeats": run["repeats"], "seed": run["seed"],
-                   "time_limit": run["time_limit"], "max_qubits": run["max_qubits"], "progress": progress}
+            how = {
+                "name": f"pinned/{group}",
+                "repeats": run["repeats"],
+                "seed": run["seed"],
+                "time_limit": run["time_limit"],
+                "max_qubits": run["max_qubits"],
+                "progress": progress,
+            }
             # A finished file is kept; raising a row's repeats in board.yaml solves only the new seeds.
             (add_repeats if out.exists() else run_solver)(run["spec"], path, out, **how)
             written.append(out)
     return written
+
 
 def restore_published(board: Board, results_dir: str | os.PathLike, labels: list[str], groups: list[str]) -> list[Path]:
     """Write the board's published rows of each solver label and group as ``results_dir/<label>/<group>.parquet``
@@ -127,8 +141,9 @@ def restore_published(board: Board, results_dir: str | os.PathLike, labels: list
     for label in labels:
         for group in groups:
             out = Path(results_dir) / label / f"{group}.parquet"
-            rows = published.filter(pc.and_(pc.equal(published["solver"], label),
-                                            pc.equal(published["dataset"], f"pinned/{group}")))
+            rows = published.filter(
+                pc.and_(pc.equal(published["solver"], label), pc.equal(published["dataset"], f"pinned/{group}"))
+            )
             if out.exists() or rows.num_rows == 0:
                 continue
             out.parent.mkdir(parents=True, exist_ok=True)

@@ -65,26 +65,43 @@ def work_folder(work: str | os.PathLike, spec: SolverSpec) -> Path:
     return Path(work) / own_name(spec)
 
 
-
 #: Key of a submission file's metadata: who ran what, where, and the time yardstick.
 SUBMISSION_KEY = b"qlsbench.submission"
 
 
-def write_submission(out: Path, rows: pd.DataFrame, spec: SolverSpec, board: Board, calibration: Calibration, *,
-                     time_limit: float | None = None, max_qubits: int | None = None) -> Path:
+def write_submission(
+    out: Path,
+    rows: pd.DataFrame,
+    spec: SolverSpec,
+    board: Board,
+    calibration: Calibration,
+    *,
+    time_limit: float | None = None,
+    max_qubits: int | None = None,
+) -> Path:
     """The new solver's rows (solutions left out, times as measured) with what the board needs to rank them and
     what ``board verify`` re-runs them under: the time limit per solve and the qubit cap (``None``: none)."""
     from qlsbench.bench.environment import machine_info, package_versions
 
     manifest = board.manifest()
-    meta = {"label": spec.label, "name": spec.name, "options": spec.options, "time_factor": calibration.factor,
-            "calibration_factors": calibration.factors, "machine": machine_info(), "packages": package_versions(),
-            "pinned_version": manifest["version"], "pinned_groups": manifest["groups"],
-            "time_limit": time_limit, "max_qubits": max_qubits}
+    meta = {
+        "label": spec.label,
+        "name": spec.name,
+        "options": spec.options,
+        "time_factor": calibration.factor,
+        "calibration_factors": calibration.factors,
+        "machine": machine_info(),
+        "packages": package_versions(),
+        "pinned_version": manifest["version"],
+        "pinned_groups": manifest["groups"],
+        "time_limit": time_limit,
+        "max_qubits": max_qubits,
+    }
     rows = rows.assign(x=None, x_imag=None).astype(object)
     table = results_table(rows.where(rows.notna(), None).to_dict("records"))  # NaN in integer columns is null
-    table = table.replace_schema_metadata({**table.schema.metadata,
-                                           SUBMISSION_KEY: json.dumps(meta, sort_keys=True, default=jsonable).encode()})
+    table = table.replace_schema_metadata(
+        {**table.schema.metadata, SUBMISSION_KEY: json.dumps(meta, sort_keys=True, default=jsonable).encode()}
+    )
     return atomic_write_table(table, out)
 
 
@@ -128,8 +145,9 @@ def add_submission(board: Board, path: str | os.PathLike, into: str | os.PathLik
     rows, meta = read_submission(path)
     manifest = board.manifest()
     if meta.get("pinned_groups") != manifest["groups"]:
-        raise InputError(f"{path}: made on another pinned set ({meta.get('pinned_groups')}), this board pins "
-                         f"{manifest['groups']}")
+        raise InputError(
+            f"{path}: made on another pinned set ({meta.get('pinned_groups')}), this board pins {manifest['groups']}"
+        )
     out = Path(into) / f"{path_safe(meta['label'])}.parquet"
     taken = set(load_results([board.results_path, *board.submission_files()])["solver"])
     taken |= {read_submission(p)[1]["label"] for p in local_files(into)}
@@ -141,7 +159,6 @@ def add_submission(board: Board, path: str | os.PathLike, into: str | os.PathLik
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(out, lambda tmp: shutil.copyfile(path, tmp))
     return out
-
 
 
 #: Systems ``qlsbench board verify`` re-runs by default: a few, spread over the pinned set's sizes.
@@ -177,9 +194,16 @@ def _spread(items: list, k: int) -> list:
     return [items[i] for i in picks]
 
 
-def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VERIFY_SAMPLE,
-                      work: str | os.PathLike, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
-                      progress: bool = True) -> pd.DataFrame:
+def verify_submission(
+    board: Board,
+    path: str | os.PathLike,
+    *,
+    sample: int = VERIFY_SAMPLE,
+    work: str | os.PathLike,
+    tol: Tolerances = Tolerances(),
+    low: Tolerances = LOW_ACCURACY,
+    progress: bool = True,
+) -> pd.DataFrame:
     """Re-run a sample of a submission's systems with the solver and options it names, and compare each with
     the submitted row: whether it succeeds on either track, its residual and its fidelity.
 
@@ -214,40 +238,67 @@ def verify_submission(board: Board, path: str | os.PathLike, *, sample: int = VE
     first = rows[rows["repeat"] == rows["repeat"].min()].drop_duplicates("system_id").set_index("system_id")
     # A submitted time-out says how fast the submitter's machine was, not what the solver answers: not sampled.
     timed_out = set(first.index[first["status"] == "timeout"])
-    systems = sorted({s.system_id: s for p in board.pinned_files().values() for s in iter_systems(p)
-                      if s.system_id not in timed_out}.values(), key=lambda s: (s.dim, s.system_id))
+    systems = sorted(
+        {
+            s.system_id: s
+            for p in board.pinned_files().values()
+            for s in iter_systems(p)
+            if s.system_id not in timed_out
+        }.values(),
+        key=lambda s: (s.dim, s.system_id),
+    )
     # Mostly systems the solver attempted (a sample of declined ones checks only that they are declined again),
     # and one declined system where there are both.
     declined = [s for s in systems if first["status"].get(s.system_id) == "skipped"]
     attempted = [s for s in systems if first["status"].get(s.system_id) != "skipped"]
     n_declined = min(len(declined), 1 if attempted else sample)
-    chosen = sorted(_spread(attempted, sample - n_declined) + _spread(declined, n_declined),
-                    key=lambda s: (s.dim, s.system_id))
+    chosen = sorted(
+        _spread(attempted, sample - n_declined) + _spread(declined, n_declined), key=lambda s: (s.dim, s.system_id)
+    )
     seed = int((first["seed"] - first["repeat"]).iloc[0])
     # one folder per submission (its label), so verifies of one peer's submissions can run side by side
     out = Path(work) / path_safe(spec.label)
     subset = write_systems(chosen, out / "sample.parquet")
     time_limit, max_qubits = run_conditions(rows, meta)
     time_limit = None if time_limit is None else min(time_limit * VERIFY_TIME_FACTOR, TIME_LIMIT.high)
-    rerun = run_solver(spec, subset, out / "rerun.parquet", repeats=1, seed=seed, time_limit=time_limit,
-                       max_qubits=max_qubits, name="verify", progress=progress)
+    rerun = run_solver(
+        spec,
+        subset,
+        out / "rerun.parquet",
+        repeats=1,
+        seed=seed,
+        time_limit=time_limit,
+        max_qubits=max_qubits,
+        name="verify",
+        progress=progress,
+    )
     submitted = mark_success(first.loc[[s.system_id for s in chosen]].reset_index(), tol)
     again = mark_success(rerun, tol).set_index("system_id").loc[submitted["system_id"]].reset_index()
     low_ok = [mark_success(frame, low)["success"].to_numpy() for frame in (submitted, again)]
-    table = pd.DataFrame({
-        "system": [names.get(s.system_id, s.system_id) for s in chosen], "dim": [s.dim for s in chosen],
-        "submitted status": submitted["status"].astype(str), "re-run status": again["status"].astype(str),
-        "submitted residual": submitted["rel_residual"], "re-run residual": again["rel_residual"],
-        "submitted fidelity": submitted["fidelity"], "re-run fidelity": again["fidelity"]})
+    table = pd.DataFrame(
+        {
+            "system": [names.get(s.system_id, s.system_id) for s in chosen],
+            "dim": [s.dim for s in chosen],
+            "submitted status": submitted["status"].astype(str),
+            "re-run status": again["status"].astype(str),
+            "submitted residual": submitted["rel_residual"],
+            "re-run residual": again["rel_residual"],
+            "submitted fidelity": submitted["fidelity"],
+            "re-run fidelity": again["fidelity"],
+        }
+    )
     same_tracks = (submitted["success"].to_numpy() == again["success"].to_numpy()) & (low_ok[0] == low_ok[1])
     ratio = np.maximum(submitted["rel_residual"], 1e-300) / np.maximum(again["rel_residual"], 1e-300)
     neither = submitted["rel_residual"].isna() & again["rel_residual"].isna()  # no solution either time
-    close = ((ratio.between(1 / VERIFY_RESIDUAL_FACTOR, VERIFY_RESIDUAL_FACTOR) | neither
-              | (np.maximum(submitted["rel_residual"], again["rel_residual"]) <= tol.residual))
-             & ((submitted["fidelity"] - again["fidelity"]).abs().fillna(0.0) <= VERIFY_FIDELITY))
+    close = (
+        ratio.between(1 / VERIFY_RESIDUAL_FACTOR, VERIFY_RESIDUAL_FACTOR)
+        | neither
+        | (np.maximum(submitted["rel_residual"], again["rel_residual"]) <= tol.residual)
+    ) & ((submitted["fidelity"] - again["fidelity"]).abs().fillna(0.0) <= VERIFY_FIDELITY)
     # a declined system must be declined again, an attempted one attempted: "no solution either time" is no
     # agreement between a skip and an error
     declined_both = (submitted["status"].astype(str) == "skipped").to_numpy() == (
-        again["status"].astype(str) == "skipped").to_numpy()
+        again["status"].astype(str) == "skipped"
+    ).to_numpy()
     table["agrees"] = same_tracks & close.fillna(False).to_numpy() & declined_both
     return table

@@ -44,7 +44,27 @@ from qlsbench.bench.in_loop.solver import ADDITIVE_RESOURCES, LoopAborted, LoopS
 from qlsbench.bench.in_loop.sweep import add_seeds, check_sweep, sweep
 from qlsbench.bench.in_loop.workers import progress_lines, run_all
 
-__all__ = ["ADDITIVE_RESOURCES", "IN_LOOP_META_KEY", "LOOP_FAMILIES", "InLoopOptions", "LoopAborted", "LoopOptions",
-           "LoopSolver", "STEP_COLUMNS", "SolveCount", "WARM_STARTS", "add_seeds", "check_sweep", "divergence_step",
-           "file_options", "progress_lines", "read_in_loop", "run_all", "run_in_loop", "success_bar", "sweep",
-           "world", "write_in_loop"]
+__all__ = [
+    "ADDITIVE_RESOURCES",
+    "IN_LOOP_META_KEY",
+    "LOOP_FAMILIES",
+    "InLoopOptions",
+    "LoopAborted",
+    "LoopOptions",
+    "LoopSolver",
+    "STEP_COLUMNS",
+    "SolveCount",
+    "WARM_STARTS",
+    "add_seeds",
+    "check_sweep",
+    "divergence_step",
+    "file_options",
+    "progress_lines",
+    "read_in_loop",
+    "run_all",
+    "run_in_loop",
+    "success_bar",
+    "sweep",
+    "world",
+    "write_in_loop",
+]

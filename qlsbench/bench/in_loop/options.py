@@ -35,23 +35,39 @@ class LoopOptions(Options):
     """What the loop itself takes, whatever the simulation: Newton's cap, the fallbacks, the tolerance and the
     solver's limits."""
 
-    newton_max_iter: int | None = option(None, "Newton iteration cap per step (default: the stepper's, 100 for "
-                                         "spheres, 50 for penalty): a small cap asks how far a solver's "
-                                         "directions carry a step, not only whether Newton converges in the end",
-                                         bounds=COUNT)
-    fallbacks: str = option("on", "on: the stepper's LCP fallbacks (Lemke, the proximal method) finish a step "
-                            "Newton leaves unconverged; off: the step keeps Newton's last iterate, so a capped "
-                            "Newton shows what the solver's directions alone give", choices=("on", "off"))
-    position_tol: float = option(1e-3, "position error (m) beyond which the run has left the reference",
-                                 bounds=POSITIVE)
+    newton_max_iter: int | None = option(
+        None,
+        "Newton iteration cap per step (default: the stepper's, 100 for "
+        "spheres, 50 for penalty): a small cap asks how far a solver's "
+        "directions carry a step, not only whether Newton converges in the end",
+        bounds=COUNT,
+    )
+    fallbacks: str = option(
+        "on",
+        "on: the stepper's LCP fallbacks (Lemke, the proximal method) finish a step "
+        "Newton leaves unconverged; off: the step keeps Newton's last iterate, so a capped "
+        "Newton shows what the solver's directions alone give",
+        choices=("on", "off"),
+    )
+    position_tol: float = option(
+        1e-3, "position error (m) beyond which the run has left the reference", bounds=POSITIVE
+    )
     time_limit: float | None = option(None, "seconds one linear solve may take", bounds=TIME_LIMIT)
-    warm_start: str = option("off", "on: each solve starts from the previous one's state (Krylov: its solution as "
-                             "x0; VQLS: its angles; VNLS: its network weights) where the solver can and the "
-                             "state fits; converged: from the last solve that converged, so a failed solve's "
-                             "state is not handed on", choices=WARM_STARTS)
-    iteration_budget: int | None = option(None, "solver iterations (SR steps, optimiser iterations) the run's solves "
-                                          "may use in all; past it the run ends with status budget. Counted, not "
-                                          "timed, so a run ends at the same step on any machine", bounds=COUNT)
+    warm_start: str = option(
+        "off",
+        "on: each solve starts from the previous one's state (Krylov: its solution as "
+        "x0; VQLS: its angles; VNLS: its network weights) where the solver can and the "
+        "state fits; converged: from the last solve that converged, so a failed solve's "
+        "state is not handed on",
+        choices=WARM_STARTS,
+    )
+    iteration_budget: int | None = option(
+        None,
+        "solver iterations (SR steps, optimiser iterations) the run's solves "
+        "may use in all; past it the run ends with status budget. Counted, not "
+        "timed, so a run ends at the same step on any machine",
+        bounds=COUNT,
+    )
 
 
 def loop_families(plugins: bool = True) -> dict[str, Any]:
@@ -72,8 +88,9 @@ def _scene_fields(loops: dict[str, Any]) -> list[tuple[str, Any, Any]]:
         fields = {f.name: f for f in dataclasses.fields(family.options)}
         for name in family.loop.fields:
             if name not in fields or SPEC not in fields[name].metadata:
-                raise ValueError(f"family {family.name}: its loop takes {name!r}, not an option of "
-                                 f"{family.options.__name__}")
+                raise ValueError(
+                    f"family {family.name}: its loop takes {name!r}, not an option of {family.options.__name__}"
+                )
             spec, default = family.options.specs()[name]
             default = family.loop.defaults.get(name, default)
             if name not in found:
@@ -81,8 +98,10 @@ def _scene_fields(loops: dict[str, Any]) -> list[tuple[str, Any, Any]]:
                 continue
             annotation, first, held = found[name]
             if held != default:
-                raise ValueError(f"family {family.name}: its loop's default of {name} is {default!r}, another "
-                                 f"family's is {held!r}: one option has one default")
+                raise ValueError(
+                    f"family {family.name}: its loop's default of {name} is {default!r}, another "
+                    f"family's is {held!r}: one option has one default"
+                )
             if first.choices is not None and spec.choices is not None:
                 first = dataclasses.replace(first, choices=tuple(dict.fromkeys((*first.choices, *spec.choices))))
             found[name] = (annotation, first, held)
@@ -92,8 +111,11 @@ def _scene_fields(loops: dict[str, Any]) -> list[tuple[str, Any, Any]]:
             spec = dataclasses.replace(spec, nullable=True)
             annotation = annotation if str(annotation).endswith("None") else f"{annotation} | None"
         meta = {SPEC: spec}
-        value = (dataclasses.field(default_factory=_copies(default), metadata=meta)
-                 if isinstance(default, (dict, list)) else dataclasses.field(default=default, metadata=meta))
+        value = (
+            dataclasses.field(default_factory=_copies(default), metadata=meta)
+            if isinstance(default, (dict, list))
+            else dataclasses.field(default=default, metadata=meta)
+        )
         out.append((name, annotation, value))
     return out
 
@@ -109,8 +131,9 @@ def _check(self) -> None:
     taken = set(loops[self.family].loop.fields)
     defaults = {name: default for name, (_, default) in type(self).specs().items()}
     own = {f.name for f in dataclasses.fields(LoopOptions)} | {"family"}
-    foreign = [name for name in defaults if name not in own and name not in taken
-               and getattr(self, name) != defaults[name]]
+    foreign = [
+        name for name in defaults if name not in own and name not in taken and getattr(self, name) != defaults[name]
+    ]
     if foreign:
         specs = type(self).specs()
         flags = ", ".join(specs[name][0].spelling(name) for name in foreign)
@@ -123,8 +146,10 @@ def _from_mapping(cls: type[Options], values: dict[str, Any], where: str = "") -
     renamed = sorted(set(values) & set(RENAMED))
     if renamed:
         prefix = f"{where}: " if where else ""
-        raise InputError(f"{prefix}{', '.join(renamed)} is now called "
-                         f"{', '.join(RENAMED[k] for k in renamed)} (the family's own option)")
+        raise InputError(
+            f"{prefix}{', '.join(renamed)} is now called "
+            f"{', '.join(RENAMED[k] for k in renamed)} (the family's own option)"
+        )
     return Options.__dict__["from_mapping"].__func__(cls, values, where)  # the base's, with this class as cls
 
 
@@ -138,16 +163,24 @@ def _make(plugins: bool = True) -> type[Options]:
     family = ("family", "str", option(next(iter(loops)), f"simulation family: {names}", choices=tuple(loops)))
     own = [(f.name, f.type, f) for f in dataclasses.fields(LoopOptions)]
     record = dataclasses.make_dataclass(
-        "InLoopOptions", [family, *_scene_fields(loops), *own], bases=(Options,), frozen=True,
-        namespace={"check": _check, "from_mapping": classmethod(_from_mapping),
-                   "__doc__": "A simulation to run with a solver in its loop, and what counts as leaving the "
-                              "reference trajectory: the loop's options (:class:`LoopOptions`) and the scene's, "
-                              "from the families (the module's docstring)."})
+        "InLoopOptions",
+        [family, *_scene_fields(loops), *own],
+        bases=(Options,),
+        frozen=True,
+        namespace={
+            "check": _check,
+            "from_mapping": classmethod(_from_mapping),
+            "__doc__": "A simulation to run with a solver in its loop, and what counts as leaving the "
+            "reference trajectory: the loop's options (:class:`LoopOptions`) and the scene's, "
+            "from the families (the module's docstring).",
+        },
+    )
     record.__module__ = __name__
     return record
 
 
 if TYPE_CHECKING:
+
     class InLoopOptions(LoopOptions):
         """What a type checker knows of the record :func:`_make` makes: the loop's options, and the family and
         steps every loop family's scene has (its other scene options depend on the families installed)."""
@@ -176,5 +209,13 @@ def file_options(options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["InLoopOptions", "LOOP_FAMILIES", "LoopOptions", "RENAMED", "WARM_STARTS", "file_options",
-           "in_loop_options", "loop_families"]
+__all__ = [
+    "InLoopOptions",
+    "LOOP_FAMILIES",
+    "LoopOptions",
+    "RENAMED",
+    "WARM_STARTS",
+    "file_options",
+    "in_loop_options",
+    "loop_families",
+]

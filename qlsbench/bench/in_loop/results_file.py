@@ -14,7 +14,6 @@ from qlsbench.errors import InputError
 IN_LOOP_META_KEY = b"qlsbench.in_loop"
 
 
-
 def write_in_loop(path, steps: pd.DataFrame, summaries: list[dict], options) -> None:
     """Write the per-step rows to ``path`` (Parquet, atomically), the options and summaries in its metadata;
     then remove the runs' checkpoints (:func:`sweep`), which the file now holds."""
@@ -49,8 +48,13 @@ def read_in_loop(path) -> tuple[pd.DataFrame, dict]:
 
     from qlsbench.data import read_parquet
 
-    table = read_parquet(path, kind="in-loop results file", columns=("step", "position_error", "solver", "seed"),
-                         error=InputError, hint=" (not written by `qlsbench in-loop`?)")
+    table = read_parquet(
+        path,
+        kind="in-loop results file",
+        columns=("step", "position_error", "solver", "seed"),
+        error=InputError,
+        hint=" (not written by `qlsbench in-loop`?)",
+    )
     raw = (table.schema.metadata or {}).get(IN_LOOP_META_KEY)
     if raw is None:
         raise InputError(f"{path}: no in-loop metadata (not written by `qlsbench in-loop`)")
@@ -77,7 +81,6 @@ def success_bar(summaries: list[dict]) -> float | None:
             break
         bar = level
     return bar
-
 
 
 __all__ = ["IN_LOOP_META_KEY", "read_in_loop", "success_bar", "write_in_loop"]

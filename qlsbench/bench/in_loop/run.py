@@ -21,8 +21,9 @@ def world(options: InLoopOptions):
     return loop_families()[options.family].loop.make(options)
 
 
-def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool = False,
-                checkpoint=None, position: int = 0) -> tuple[pd.DataFrame, dict]:
+def run_in_loop(
+    options: InLoopOptions, solver, *, seed: int = 0, progress: bool = False, checkpoint=None, position: int = 0
+) -> tuple[pd.DataFrame, dict]:
     """Run the candidate (``solver`` in the loop) beside the reference, step by step, from the same state.
 
     Parameters
@@ -61,8 +62,12 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
     simulation = world(options)
     build, advance, measure = simulation.build, simulation.advance, simulation.measure
     check_warm_start(options, solver)
-    key = run_key(dataclasses.asdict(options), getattr(solver, "name", type(solver).__name__),
-                  dict(getattr(solver, "options", {}) or {}), seed)
+    key = run_key(
+        dataclasses.asdict(options),
+        getattr(solver, "name", type(solver).__name__),
+        dict(getattr(solver, "options", {}) or {}),
+        seed,
+    )
     saved = checkpoint.load(key) if checkpoint is not None else None
     if saved is not None and saved["summary"] is not None:
         return pd.DataFrame(saved["rows"], columns=STEP_COLUMNS), saved["summary"]
@@ -71,11 +76,23 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
         loop = LoopSolver(solver, **saved["loop"])
     else:
         reference, candidate, rows, first = build(), build(), [], 0
-        loop = LoopSolver(solver, seed=seed, time_limit=options.time_limit, iteration_budget=options.iteration_budget,
-                          warm=options.warm_start)
+        loop = LoopSolver(
+            solver,
+            seed=seed,
+            time_limit=options.time_limit,
+            iteration_budget=options.iteration_budget,
+            warm=options.warm_start,
+        )
     status, message = "completed", ""
-    for k in tqdm(range(first, options.steps), desc=f"{getattr(solver, 'name', 'solver')} seed {seed} in the loop",
-                  disable=not progress, unit="step", initial=first, total=options.steps, position=position):
+    for k in tqdm(
+        range(first, options.steps),
+        desc=f"{getattr(solver, 'name', 'solver')} seed {seed} in the loop",
+        disable=not progress,
+        unit="step",
+        initial=first,
+        total=options.steps,
+        position=position,
+    ):
         count = SolveCount()
         ref = measure(reference, advance(reference, k, None, count))
         ref["linear_solves"] = count.solves
@@ -87,8 +104,17 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
             break
         rows.append(_row(k, report, measure(candidate, report), ref, loop.solves - solves, time.perf_counter() - t0))
         if checkpoint is not None:
-            checkpoint.save(key, {"reference": reference, "candidate": candidate, "rows": rows, "next_step": k + 1,
-                                  "loop": loop.saved(), "summary": None})
+            checkpoint.save(
+                key,
+                {
+                    "reference": reference,
+                    "candidate": candidate,
+                    "rows": rows,
+                    "next_step": k + 1,
+                    "loop": loop.saved(),
+                    "summary": None,
+                },
+            )
     steps = pd.DataFrame(rows, columns=STEP_COLUMNS)
     summary = _summary(steps, options, loop, status, message)
     if checkpoint is not None:
@@ -97,21 +123,45 @@ def run_in_loop(options: InLoopOptions, solver, *, seed: int = 0, progress: bool
 
 
 #: Columns of the per-step table, in order.
-STEP_COLUMNS = ["step", "time", "position_error", "velocity_error", "kinetic_energy", "kinetic_energy_ref",
-                "penetration_max", "penetration_mean", "complementarity", "newton_iterations",
-                "newton_iterations_ref", "fallback", "step_status", "linear_solves", "linear_solves_ref", "seconds"]
+STEP_COLUMNS = [
+    "step",
+    "time",
+    "position_error",
+    "velocity_error",
+    "kinetic_energy",
+    "kinetic_energy_ref",
+    "penetration_max",
+    "penetration_mean",
+    "complementarity",
+    "newton_iterations",
+    "newton_iterations_ref",
+    "fallback",
+    "step_status",
+    "linear_solves",
+    "linear_solves_ref",
+    "seconds",
+]
 
 
 def _row(k: int, report, cand: dict, ref: dict, solves: int, seconds: float) -> dict:
-    return {"step": k, "time": float(report.time),
-            "position_error": float(np.linalg.norm(cand["positions"] - ref["positions"], axis=1).max(initial=0.0)),
-            "velocity_error": float(np.linalg.norm(cand["velocities"] - ref["velocities"], axis=1).max(initial=0.0)),
-            "kinetic_energy": cand["kinetic_energy"], "kinetic_energy_ref": ref["kinetic_energy"],
-            "penetration_max": cand["penetration_max"], "penetration_mean": cand["penetration_mean"],
-            "complementarity": cand["complementarity"], "newton_iterations": cand["newton_iterations"],
-            "newton_iterations_ref": ref["newton_iterations"], "fallback": cand["fallback"],
-            "step_status": cand["step_status"], "linear_solves": solves, "linear_solves_ref": ref["linear_solves"],
-            "seconds": seconds}
+    return {
+        "step": k,
+        "time": float(report.time),
+        "position_error": float(np.linalg.norm(cand["positions"] - ref["positions"], axis=1).max(initial=0.0)),
+        "velocity_error": float(np.linalg.norm(cand["velocities"] - ref["velocities"], axis=1).max(initial=0.0)),
+        "kinetic_energy": cand["kinetic_energy"],
+        "kinetic_energy_ref": ref["kinetic_energy"],
+        "penetration_max": cand["penetration_max"],
+        "penetration_mean": cand["penetration_mean"],
+        "complementarity": cand["complementarity"],
+        "newton_iterations": cand["newton_iterations"],
+        "newton_iterations_ref": ref["newton_iterations"],
+        "fallback": cand["fallback"],
+        "step_status": cand["step_status"],
+        "linear_solves": solves,
+        "linear_solves_ref": ref["linear_solves"],
+        "seconds": seconds,
+    }
 
 
 def divergence_step(steps: pd.DataFrame, tol: float) -> int | None:
@@ -123,34 +173,47 @@ def divergence_step(steps: pd.DataFrame, tol: float) -> int | None:
 def _summary(steps: pd.DataFrame, options: InLoopOptions, loop: LoopSolver, status: str, message: str) -> dict:
     first = divergence_step(steps, options.position_tol)
     last = steps.iloc[-1] if len(steps) else None
-    drift = (float((last["kinetic_energy"] - last["kinetic_energy_ref"]) / max(last["kinetic_energy_ref"], 1e-300))
-             if last is not None else np.nan)
-    return {"status": status, "message": message, "steps_run": len(steps), "steps": options.steps,
-            "divergence_step": first,
-            "divergence_time": float(steps.loc[steps["step"] == first, "time"].iloc[0]) if first is not None else None,
-            "position_error_max": float(steps["position_error"].max()) if len(steps) else np.nan,
-            "position_error_final": float(last["position_error"]) if last is not None else np.nan,
-            "penetration_max": float(steps["penetration_max"].max()) if len(steps) else np.nan,
-            "kinetic_energy_drift": drift, "fallback_steps": int(steps["fallback"].sum()) if len(steps) else 0,
-            "linear_solves": loop.solves, "linear_solves_ref": int(steps["linear_solves_ref"].sum()),
-            "newton_iterations": int(steps["newton_iterations"].sum()),
-            "newton_iterations_ref": int(steps["newton_iterations_ref"].sum()),
-            "solver_seconds": loop.seconds, "max_qubits": loop.max_qubits,
-            "solver_iterations": loop.iterations, "warm_starts": loop.warm_starts, "warm_start": options.warm_start,
-            "seconds_per_step": float(steps["seconds"].mean()) if len(steps) else np.nan,
-            "resources": dict(loop.resources),
-            "projection_min": min(loop.projections, default=np.nan),
-            "projection_max": max(loop.projections, default=np.nan),
-            "stayed_within": status == "completed" and first is None}
-
-
+    drift = (
+        float((last["kinetic_energy"] - last["kinetic_energy_ref"]) / max(last["kinetic_energy_ref"], 1e-300))
+        if last is not None
+        else np.nan
+    )
+    return {
+        "status": status,
+        "message": message,
+        "steps_run": len(steps),
+        "steps": options.steps,
+        "divergence_step": first,
+        "divergence_time": float(steps.loc[steps["step"] == first, "time"].iloc[0]) if first is not None else None,
+        "position_error_max": float(steps["position_error"].max()) if len(steps) else np.nan,
+        "position_error_final": float(last["position_error"]) if last is not None else np.nan,
+        "penetration_max": float(steps["penetration_max"].max()) if len(steps) else np.nan,
+        "kinetic_energy_drift": drift,
+        "fallback_steps": int(steps["fallback"].sum()) if len(steps) else 0,
+        "linear_solves": loop.solves,
+        "linear_solves_ref": int(steps["linear_solves_ref"].sum()),
+        "newton_iterations": int(steps["newton_iterations"].sum()),
+        "newton_iterations_ref": int(steps["newton_iterations_ref"].sum()),
+        "solver_seconds": loop.seconds,
+        "max_qubits": loop.max_qubits,
+        "solver_iterations": loop.iterations,
+        "warm_starts": loop.warm_starts,
+        "warm_start": options.warm_start,
+        "seconds_per_step": float(steps["seconds"].mean()) if len(steps) else np.nan,
+        "resources": dict(loop.resources),
+        "projection_min": min(loop.projections, default=np.nan),
+        "projection_max": max(loop.projections, default=np.nan),
+        "stayed_within": status == "completed" and first is None,
+    }
 
 
 def check_warm_start(options: InLoopOptions, solver) -> None:
     """Refuse a warm start the solver cannot take."""
     if options.warm_start != "off" and not can_start(solver):
-        raise InputError(f"--warm-start {options.warm_start}: {getattr(solver, 'name', 'the solver')} cannot start "
-                         "from an earlier solve (no start_from); run it with --warm-start off")
+        raise InputError(
+            f"--warm-start {options.warm_start}: {getattr(solver, 'name', 'the solver')} cannot start "
+            "from an earlier solve (no start_from); run it with --warm-start off"
+        )
 
 
 def solver_of(spec, fidelity):
@@ -166,11 +229,14 @@ def one_run(options: InLoopOptions, spec, fidelity, seed: int, progress: bool, o
     progress bar at line ``position``."""
     solver, solver_options = solver_of(spec, fidelity)
     checkpoint = None if out is None else Checkpoint(checkpoint_path(out, spec.label, seed, fidelity))
-    steps, summary = run_in_loop(options, solver, seed=seed, progress=progress, checkpoint=checkpoint,
-                                 position=position)
+    steps, summary = run_in_loop(
+        options, solver, seed=seed, progress=progress, checkpoint=checkpoint, position=position
+    )
     key = {"solver": spec.label, "seed": seed, "fidelity": np.nan if fidelity is None else float(fidelity)}
-    return (steps.assign(**key)[list(key) + STEP_COLUMNS],
-            {**key, "solver_name": spec.name, "solver_options": solver_options, **summary})
+    return (
+        steps.assign(**key)[list(key) + STEP_COLUMNS],
+        {**key, "solver_name": spec.name, "solver_options": solver_options, **summary},
+    )
 
 
 __all__ = ["STEP_COLUMNS", "check_warm_start", "divergence_step", "one_run", "run_in_loop", "solver_of", "world"]

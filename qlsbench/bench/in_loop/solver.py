@@ -107,19 +107,25 @@ class LoopSolver:
         if self.time_limit is not None and elapsed > self.time_limit:
             raise LoopAborted("time_limit", f"{where}: took {elapsed:.1f} s, over the limit of {self.time_limit:g} s")
         if self.iteration_budget is not None and self.iterations > self.iteration_budget:
-            raise LoopAborted("budget", f"{where}: the run's solves have used {self.iterations:,} solver iterations, "
-                                        f"over its budget of {self.iteration_budget:,}")
+            raise LoopAborted(
+                "budget",
+                f"{where}: the run's solves have used {self.iterations:,} solver iterations, "
+                f"over its budget of {self.iteration_budget:,}",
+            )
         return self._direction(A, b, system, result, where)
 
     def _direction(self, A, b, system, result, where: str) -> np.ndarray:
         if result.x is None:
             status = _status(result)
-            raise LoopAborted(status, f"{where}: the solver returned no answer ({status}"
-                                      f"{': ' + result.message if result.message else ''})")
+            raise LoopAborted(
+                status,
+                f"{where}: the solver returned no answer ({status}{': ' + result.message if result.message else ''})",
+            )
         x = np.asarray(result.x)
         if x.shape != (system.dim,):
-            raise LoopAborted("wrong_length", f"{where}: the solver returned shape {x.shape}, the system has "
-                                              f"{system.dim} unknowns")
+            raise LoopAborted(
+                "wrong_length", f"{where}: the solver returned shape {x.shape}, the system has {system.dim} unknowns"
+            )
         if not np.all(np.isfinite(x)):
             raise LoopAborted("nan", f"{where}: the solver returned NaN or inf")
         x = np.real(recover_solution(system, x))

@@ -38,9 +38,17 @@ def check_sweep(options: InLoopOptions, spec, fidelities=()) -> None:
         check(options)
 
 
-
-def sweep(options: InLoopOptions, spec, *, seeds: int = 1, fidelities=(), progress: bool = False,
-          first_seed: int = 0, out=None, jobs: int = 1) -> tuple[pd.DataFrame, list[dict]]:
+def sweep(
+    options: InLoopOptions,
+    spec,
+    *,
+    seeds: int = 1,
+    fidelities=(),
+    progress: bool = False,
+    first_seed: int = 0,
+    out=None,
+    jobs: int = 1,
+) -> tuple[pd.DataFrame, list[dict]]:
     """Run ``spec`` in the loop over seeds ``first_seed..seeds-1``, or the oracle so at each of ``fidelities``.
 
     With ``out`` (the results file to be written) each run saves a checkpoint beside it
@@ -66,9 +74,9 @@ def sweep(options: InLoopOptions, spec, *, seeds: int = 1, fidelities=(), progre
     return pd.concat(frames, ignore_index=True), summaries
 
 
-
-def add_seeds(path, options: InLoopOptions, spec, *, seeds: int, fidelities=(), progress: bool = False,
-              jobs: int = 1) -> tuple[pd.DataFrame, list[dict]]:
+def add_seeds(
+    path, options: InLoopOptions, spec, *, seeds: int, fidelities=(), progress: bool = False, jobs: int = 1
+) -> tuple[pd.DataFrame, list[dict]]:
     """Raise the in-loop results file ``path`` to ``seeds`` seeds, keeping the runs it holds.
 
     The file must be a run of the same solver, options and fidelity levels over seeds ``0..k-1``; seeds
@@ -84,8 +92,10 @@ def add_seeds(path, options: InLoopOptions, spec, *, seeds: int, fidelities=(), 
     from pathlib import Path
 
     if not Path(path).exists():
-        raise InputError(f"{path} does not exist: there is no finished in-loop run to add seeds to (without "
-                         "--add-seeds, in-loop writes it)")
+        raise InputError(
+            f"{path} does not exist: there is no finished in-loop run to add seeds to (without "
+            "--add-seeds, in-loop writes it)"
+        )
     check_sweep(options, spec, fidelities)
     steps, meta = read_in_loop(path)
     _check_same_sweep(path, meta, options, spec, fidelities)
@@ -115,14 +125,18 @@ def _check_same_sweep(path, meta: dict, options: InLoopOptions, spec, fidelities
     held = {**plain(dataclasses.asdict(InLoopOptions())), **meta["options"]}
     differ = sorted(k for k, v in plain(dataclasses.asdict(options)).items() if held.get(k) != v)
     if differ:
-        raise InputError(f"{path}: written with other in-loop options ({', '.join(differ)}): seeds can only be "
-                         "added to a run of the same options")
+        raise InputError(
+            f"{path}: written with other in-loop options ({', '.join(differ)}): seeds can only be "
+            "added to a run of the same options"
+        )
     levels = sorted({float(f) for f in fidelities} or {np.nan}, key=str)
     for run in meta["runs"]:
         given = {**spec.options, **({"fidelity": run["fidelity"]} if fidelities else {})}
         if run["solver"] != spec.label or run["solver_name"] != spec.name or run["solver_options"] != plain(given):
-            raise InputError(f"{path}: a run of solver {run['solver']!r} with options {run['solver_options']}, "
-                             f"not {spec.label!r} with {plain(given)}")
+            raise InputError(
+                f"{path}: a run of solver {run['solver']!r} with options {run['solver_options']}, "
+                f"not {spec.label!r} with {plain(given)}"
+            )
     held_levels = sorted({float(r["fidelity"]) for r in meta["runs"]}, key=str)
     if [str(x) for x in held_levels] != [str(x) for x in levels]:
         raise InputError(f"{path}: holds fidelity levels {held_levels}, not {levels}")
@@ -137,7 +151,6 @@ def _seeds_held(path, summaries: list[dict]) -> int:
     if len(counts) != 1 or any(sorted(s) != list(range(len(s))) for s in by_level.values()):
         raise InputError(f"{path}: its runs' seeds are not 0..k-1 at every level ({by_level}): seeds cannot be added")
     return counts.pop()
-
 
 
 __all__ = ["add_seeds", "check_sweep", "sweep"]

@@ -29,10 +29,10 @@ def run_all(options: InLoopOptions, spec, runs: list, *, progress: bool = False,
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     share = threads.configured() or max(1, cores // jobs)  # the cores this process may use (a batch job's)
     context = mp.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker,
-                             initargs=(share, progress_lines(context, jobs))) as pool:
-        futures = [pool.submit(_worker_run, options, spec, fidelity, seed, progress, out)
-                   for fidelity, seed in runs]
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_start_worker, initargs=(share, progress_lines(context, jobs))
+    ) as pool:
+        futures = [pool.submit(_worker_run, options, spec, fidelity, seed, progress, out) for fidelity, seed in runs]
         for future in futures:
             yield future.result()
 
@@ -71,7 +71,6 @@ def _worker_threads(count: int, lines=None) -> None:
     threads.set_threads(count)
     if count == 1 and "XLA_FLAGS" not in os.environ:
         os.environ["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
-
 
 
 def _worker_run(options: InLoopOptions, spec, fidelity, seed: int, progress: bool, out):

@@ -44,8 +44,11 @@ def success_by_dataset(results: pd.DataFrame, tol: Tolerances = Tolerances()) ->
 def failing_systems(results: pd.DataFrame, solver: str, tol: Tolerances = LOW_ACCURACY) -> pd.DataFrame:
     """The systems ``solver`` did not solve at ``tol``: id, qubits, kappa, status, fidelity, residual, message."""
     df = mark_success(results[results["solver"] == solver], tol)
-    cols = [c for c in ("dataset", "system_id", "n_qubits", "cond", "repeat", "status", "fidelity", "rel_residual",
-                        "message") if c in df]
+    cols = [
+        c
+        for c in ("dataset", "system_id", "n_qubits", "cond", "repeat", "status", "fidelity", "rel_residual", "message")
+        if c in df
+    ]
     out = df.loc[~df["success"], cols].copy()
     if "message" in out:
         out["message"] = out["message"].fillna("").str.slice(0, 100)
@@ -72,13 +75,22 @@ def system_outcomes(results: pd.DataFrame, all_tracks: tuple[Track, ...], by_dat
     first["residual"] = first["rel_residual"].where(returned)
     first["fidelity_returned"] = first["fidelity"].where(returned)
     g = first.groupby(["solver", "system_key"], sort=True)
-    out = g.agg(system_id=("system_id", "first"), dataset=("dataset", "first"), family=("family", "first"),
-                band=("band", "first"), n_qubits=("n_qubits", "first"), cond=("cond", "first"),
-                residual=("residual", "median"), fidelity=("fidelity_returned", "median"),
-                measured_ms=("measured_ms", "median"), time_limit=("time_limit", "max"))
+    out = g.agg(
+        system_id=("system_id", "first"),
+        dataset=("dataset", "first"),
+        family=("family", "first"),
+        band=("band", "first"),
+        n_qubits=("n_qubits", "first"),
+        cond=("cond", "first"),
+        residual=("residual", "median"),
+        fidelity=("fidelity_returned", "median"),
+        measured_ms=("measured_ms", "median"),
+        time_limit=("time_limit", "max"),
+    )
     for track in all_tracks:
-        marked = first if track is all_tracks[0] else mark_success(results, track.tol).assign(
-            system_key=first["system_key"])
+        marked = (
+            first if track is all_tracks[0] else mark_success(results, track.tol).assign(system_key=first["system_key"])
+        )
         out[f"success_{track.name}"] = marked.groupby(["solver", "system_key"], sort=True)["success"].mean()
     solves = _distinct_solves(first, "system_key")
     out["statuses"] = _status_counts(solves)
@@ -121,19 +133,34 @@ def seed_table(results: pd.DataFrame, low: Tolerances = LOW_ACCURACY) -> pd.Data
     df = df.drop_duplicates(["solver", "system_id", "seed"]) if "system_id" in df else df
     rows = []
     for solver, part in df.groupby("solver", sort=True):
-        per = part.groupby("system_id").agg(seeds=("seed", "nunique"), best=("success", "max"),
-                                            median=("success", lambda v: float(np.mean(v) >= 0.5)),
-                                            fid_best=("fidelity", "max"), fid_median=("fidelity", "median"))
-        spread = part.groupby("system_id")["fidelity"].agg(lambda v: float(v.max() - v.min()) if v.notna().any() else 0.0)
+        per = part.groupby("system_id").agg(
+            seeds=("seed", "nunique"),
+            best=("success", "max"),
+            median=("success", lambda v: float(np.mean(v) >= 0.5)),
+            fid_best=("fidelity", "max"),
+            fid_median=("fidelity", "median"),
+        )
+        spread = part.groupby("system_id")["fidelity"].agg(
+            lambda v: float(v.max() - v.min()) if v.notna().any() else 0.0
+        )
         if per["seeds"].max() < 2 or not (spread > 1e-9).any():  # one seed, or seeds that never differ
             continue
-        rows.append({"solver": solver, "systems": len(per), "seeds": int(per["seeds"].max()),
-                     **_share("success_best_seed", per["best"]), **_share("success_median_seed", per["median"]),
-                     "median_fidelity_best_seed": float(per["fid_best"].median()),
-                     "median_fidelity_median_seed": float(per["fid_median"].median())})
+        rows.append(
+            {
+                "solver": solver,
+                "systems": len(per),
+                "seeds": int(per["seeds"].max()),
+                **_share("success_best_seed", per["best"]),
+                **_share("success_median_seed", per["median"]),
+                "median_fidelity_best_seed": float(per["fid_best"].median()),
+                "median_fidelity_median_seed": float(per["fid_median"].median()),
+            }
+        )
     shares = [f"success_{w}_seed{end}" for w in ("best", "median") for end in ("", "_ci_low", "_ci_high")]
-    return pd.DataFrame(rows, columns=["solver", "systems", "seeds", *shares, "median_fidelity_best_seed",
-                                       "median_fidelity_median_seed"])
+    return pd.DataFrame(
+        rows,
+        columns=["solver", "systems", "seeds", *shares, "median_fidelity_best_seed", "median_fidelity_median_seed"],
+    )
 
 
 def _share(name: str, solved: pd.Series) -> dict[str, float]:

@@ -34,8 +34,10 @@ def _variational_labels(results: pd.DataFrame) -> pd.Series:
         return evidence
     names = results.drop_duplicates("solver").set_index("solver")["solver_name"]
     declared = names.map(lambda name: is_variational(name) if isinstance(name, str) else None)
-    return pd.Series([bool(evidence.get(label, False)) if said is None else bool(said)
-                      for label, said in declared.items()], index=declared.index)
+    return pd.Series(
+        [bool(evidence.get(label, False)) if said is None else bool(said) for label, said in declared.items()],
+        index=declared.index,
+    )
 
 
 def _control_labels(results: pd.DataFrame) -> pd.Series:

@@ -100,12 +100,12 @@ def _grouped_sgm(values: pd.Series, keys: pd.Series, shift: float) -> pd.Series:
         return pd.Series([], index=pd.Index(uniques, name=keys.name), dtype=float)
     order = np.argsort(codes, kind="stable")
     parts = np.split(values.to_numpy(dtype=float)[order], np.flatnonzero(np.diff(codes[order])) + 1)
-    return pd.Series([shifted_geometric_mean(part, shift) for part in parts],
-                     index=pd.Index(uniques, name=keys.name))
+    return pd.Series([shifted_geometric_mean(part, shift) for part in parts], index=pd.Index(uniques, name=keys.name))
 
 
-def times_best(systems: pd.DataFrame, column: str, sgm: pd.Series, shift: float,
-               rivals: np.ndarray | None = None) -> pd.Series:
+def times_best(
+    systems: pd.DataFrame, column: str, sgm: pd.Series, shift: float, rivals: np.ndarray | None = None
+) -> pd.Series:
     """Each solver's "x best": how many times the best solver's shifted geometric mean of ``column`` its own is,
     each comparison over the systems both solvers ran.
 

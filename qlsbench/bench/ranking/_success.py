@@ -41,7 +41,11 @@ class Tolerances:
 
     def describe(self) -> str:
         """One line for the leaderboard header."""
-        status = "status `converged`" if self.require_converged else "a solution returned (`converged`, `max_iter` or `stalled`)"
+        status = (
+            "status `converged`"
+            if self.require_converged
+            else "a solution returned (`converged`, `max_iter` or `stalled`)"
+        )
         return f"{status}, fidelity >= {self.fidelity:g} and relative residual <= {self.residual:g}"
 
 
@@ -60,11 +64,21 @@ class Track:
 
 def tracks(tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY) -> tuple[Track, Track]:
     """The exact and the variational track for these two criteria."""
-    return (Track("exact", tol, "Could this solver replace a direct solve? Only a solution accurate to the "
-                                "residual bar, that the solver itself reports as converged, counts."),
-            Track("variational", low, "Did the solver's read-out land on the answer? A returned state with high "
-                                      "fidelity and a residual a variational method can reach counts, whatever "
-                                      "the optimiser reported."))
+    return (
+        Track(
+            "exact",
+            tol,
+            "Could this solver replace a direct solve? Only a solution accurate to the "
+            "residual bar, that the solver itself reports as converged, counts.",
+        ),
+        Track(
+            "variational",
+            low,
+            "Did the solver's read-out land on the answer? A returned state with high "
+            "fidelity and a residual a variational method can reach counts, whatever "
+            "the optimiser reported.",
+        ),
+    )
 
 
 def mark_success(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
@@ -73,8 +87,9 @@ def mark_success(results: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
     df = results.copy()
     statuses = (Status.CONVERGED,) if tol.require_converged else RETURNED
     returned = df["status"].isin(RETURNED)
-    df["success"] = (df["status"].isin(statuses) & (df["fidelity"] >= tol.fidelity)
-                     & (df["rel_residual"] <= tol.residual))
+    df["success"] = (
+        df["status"].isin(statuses) & (df["fidelity"] >= tol.fidelity) & (df["rel_residual"] <= tol.residual)
+    )
     # A crashed solve took its process with it, and its time: charge the solver's longest known solve.
     wall = df["wall_time"].fillna(df.groupby("solver")["wall_time"].transform("max")).fillna(0.0)
     limit = df["time_limit"].where(df["time_limit"].notna(), wall)

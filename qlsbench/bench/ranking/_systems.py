@@ -79,11 +79,22 @@ def per_system(results: pd.DataFrame, tol: Tolerances, by_dataset: bool = True) 
         df["solver_name"] = df["solver"]
     df["b_fidelity"] = _b_fidelities(df)
     g = df.groupby(["solver", "system_key"], sort=True)
-    out = g.agg(success=("success", "mean"), time_ms=("time_ms", "median"), error=("error", "median"),
-                fidelity=("fidelity_or_zero", "median"), seeds=("seed", "nunique"), family=("family", "first"),
-                band=("band", "first"), dataset=("dataset", "first"), n_qubits=("n_qubits", "first"),
-                cond=("cond", "first"), measured_ms=("measured_ms", "median"), time_limit=("time_limit", "max"),
-                solver_name=("solver_name", "first"), b_fidelity=("b_fidelity", "first"))
+    out = g.agg(
+        success=("success", "mean"),
+        time_ms=("time_ms", "median"),
+        error=("error", "median"),
+        fidelity=("fidelity_or_zero", "median"),
+        seeds=("seed", "nunique"),
+        family=("family", "first"),
+        band=("band", "first"),
+        dataset=("dataset", "first"),
+        n_qubits=("n_qubits", "first"),
+        cond=("cond", "first"),
+        measured_ms=("measured_ms", "median"),
+        time_limit=("time_limit", "max"),
+        solver_name=("solver_name", "first"),
+        b_fidelity=("b_fidelity", "first"),
+    )
     return out.join(_solve_counts(_distinct_solves(df, "system_key"))).reset_index()
 
 
@@ -105,8 +116,10 @@ def _solve_counts(solves: pd.DataFrame) -> pd.DataFrame:
     function per group cost seconds on a board of 20 solvers).
     """
     status = solves["status"]
-    flags = pd.DataFrame({"solves": status != Status.SKIPPED, "skipped": status == Status.SKIPPED,
-                          "failed": status.isin(_FAILED)}, index=solves.index).astype(int)
+    flags = pd.DataFrame(
+        {"solves": status != Status.SKIPPED, "skipped": status == Status.SKIPPED, "failed": status.isin(_FAILED)},
+        index=solves.index,
+    ).astype(int)
     return flags.groupby([solves["solver"], solves["system_key"]], sort=True).sum()
 
 

@@ -19,20 +19,28 @@ NULL_B = "null-b"
 def _seed_counts(low: pd.Series, high: pd.Series) -> pd.Series:
     """Seeds per system as the page prints them, from each row's fewest and most: ``3``, or ``2-3`` where systems
     had different numbers."""
-    return pd.Series([f"{int(lo)}" if lo == hi else f"{int(lo)}-{int(hi)}" for lo, hi in zip(low, high)],
-                     index=low.index)
+    return pd.Series(
+        [f"{int(lo)}" if lo == hi else f"{int(lo)}-{int(hi)}" for lo, hi in zip(low, high)], index=low.index
+    )
 
 
 def _limits(limits: pd.Series, solvers: pd.Series) -> pd.Series:
     """Per solver, the time limits (seconds) its systems ran under as the page prints them: ``120``, ``120-1200``
     where they differ, ``none`` without one."""
     g = limits.groupby(solvers, sort=True)
-    return pd.Series([("none" if pd.isna(lo) else f"{lo:g}" if lo == hi else f"{lo:g}-{hi:g}")
-                      for lo, hi in zip(g.min(), g.max())], index=g.min().index)
+    return pd.Series(
+        [("none" if pd.isna(lo) else f"{lo:g}" if lo == hi else f"{lo:g}-{hi:g}") for lo, hi in zip(g.min(), g.max())],
+        index=g.min().index,
+    )
 
 
-def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: pd.DataFrame | None = None,
-                 kinds: pd.Series | None = None) -> pd.DataFrame:
+def rank_systems(
+    systems: pd.DataFrame,
+    tol: Tolerances,
+    universe: int,
+    costs: pd.DataFrame | None = None,
+    kinds: pd.Series | None = None,
+) -> pd.DataFrame:
     """One track's table from :func:`per_system` rows: one row per solver, best first.
 
     ``universe`` is the number of systems the table is about (for coverage);
@@ -44,23 +52,28 @@ def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: p
     # per-system rows made elsewhere may not say what a solve took or its limit: then neither is known
     systems = systems.assign(**{c: np.nan for c in ("measured_ms", "time_limit") if c not in systems})
     g = systems.groupby("solver", sort=True)
-    board = pd.DataFrame({
-        "systems": g.size(),
-        "coverage": g.size() / max(universe, 1),
-        "solves": g["solves"].sum(),
-        "skipped": g["skipped"].sum(),
-        "failed": g["failed"].sum(),
-        **dict(rate_columns(systems["success"], systems["solver"]).items()),
-        "median_fidelity": g["fidelity"].median(),
-        "seeds": _seed_counts(g["seeds"].min(), g["seeds"].max()),
-        "time_sgm_ms": _grouped_sgm(systems["time_ms"], systems["solver"], tol.shift),
-        "error_sgm": _grouped_sgm(systems["error"], systems["solver"], tol.shift),
-        "median_time_ms": g["time_ms"].median(),
-        "measured_time_ms": g["measured_ms"].median(),
-        "time_limit_s": _limits(systems["time_limit"], systems["solver"]),
-    })
-    kind = (kinds.reindex(board.index).fillna("classical") if kinds is not None
-            else pd.Series("classical", index=board.index))
+    board = pd.DataFrame(
+        {
+            "systems": g.size(),
+            "coverage": g.size() / max(universe, 1),
+            "solves": g["solves"].sum(),
+            "skipped": g["skipped"].sum(),
+            "failed": g["failed"].sum(),
+            **dict(rate_columns(systems["success"], systems["solver"]).items()),
+            "median_fidelity": g["fidelity"].median(),
+            "seeds": _seed_counts(g["seeds"].min(), g["seeds"].max()),
+            "time_sgm_ms": _grouped_sgm(systems["time_ms"], systems["solver"], tol.shift),
+            "error_sgm": _grouped_sgm(systems["error"], systems["solver"], tol.shift),
+            "median_time_ms": g["time_ms"].median(),
+            "measured_time_ms": g["measured_ms"].median(),
+            "time_limit_s": _limits(systems["time_limit"], systems["solver"]),
+        }
+    )
+    kind = (
+        kinds.reindex(board.index).fillna("classical")
+        if kinds is not None
+        else pd.Series("classical", index=board.index)
+    )
     # a control is never the "best" a ratio is taken to: a null solver's instant answer is not a speed
     rivals = (kind != "control").to_numpy()
     board["time_sgm_rel"] = times_best(systems, "time_ms", board["time_sgm_ms"], tol.shift, rivals)
@@ -74,8 +87,13 @@ def rank_systems(systems: pd.DataFrame, tol: Tolerances, universe: int, costs: p
         board = board.join(costs, how="left")
     board = board.reset_index()
     board = board.assign(_control=board["solver"].map(kind).eq("control").to_numpy())  # controls after the ranked
-    board = board.sort_values(["_control", "success_rate", "median_fidelity", "time_sgm_rel"],
-                              ascending=[True, False, False, True]).drop(columns="_control").reset_index(drop=True)
+    board = (
+        board.sort_values(
+            ["_control", "success_rate", "median_fidelity", "time_sgm_rel"], ascending=[True, False, False, True]
+        )
+        .drop(columns="_control")
+        .reset_index(drop=True)
+    )
     ranked = (board["kind"] != "control").to_numpy() if "kind" in board else np.ones(len(board), dtype=bool)
     overlap = np.zeros(len(board), dtype=bool)  # among the ranked rows only: a control is beside, not in, the order
     overlap[ranked] = overlaps_above(board["success_rate_ci_low"][ranked], board["success_rate_ci_high"][ranked])
@@ -104,10 +122,18 @@ def _controls_beside(systems: pd.DataFrame, tol: Tolerances) -> pd.DataFrame:
     per = shared.groupby("solver", sort=True)
     out["null_b_systems"] = per.size().reindex(out.index).fillna(0).astype(int)
     out["null_b_success"] = per["success_null"].sum().reindex(out.index).fillna(0.0)
-    out["null_b_fidelity_bar"] = (shared["fidelity_null"] >= tol.fidelity).groupby(shared["solver"]).sum() \
-        .reindex(out.index).fillna(0).astype(int)
-    out["null_b"] = [null_b_note(k, f, n) for k, f, n in
-                     zip(out["null_b_success"], out["null_b_fidelity_bar"], out["null_b_systems"])]
+    out["null_b_fidelity_bar"] = (
+        (shared["fidelity_null"] >= tol.fidelity)
+        .groupby(shared["solver"])
+        .sum()
+        .reindex(out.index)
+        .fillna(0)
+        .astype(int)
+    )
+    out["null_b"] = [
+        null_b_note(k, f, n)
+        for k, f, n in zip(out["null_b_success"], out["null_b_fidelity_bar"], out["null_b_systems"])
+    ]
     return out
 
 
@@ -130,8 +156,9 @@ def track_table(results: pd.DataFrame, track: Track) -> pd.DataFrame:
     return rank_systems(systems, track.tol, systems["system_key"].nunique(), _costs(results), solver_kinds(results))
 
 
-def leaderboard(results: pd.DataFrame, tol: Tolerances = Tolerances(),
-                low: Tolerances | None = LOW_ACCURACY) -> pd.DataFrame:
+def leaderboard(
+    results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances | None = LOW_ACCURACY
+) -> pd.DataFrame:
     """The exact track's ranking with each solver's variational-track success rate beside it.
 
     Parameters
@@ -161,11 +188,30 @@ def leaderboard(results: pd.DataFrame, tol: Tolerances = Tolerances(),
     """
     exact, variational = tracks(tol, low or LOW_ACCURACY)
     board = track_table(results, exact)
-    cols = ["solver", "kind", "systems", "coverage", "solves", "skipped", "failed", "success_rate",
-            "success_rate_ci_low", "success_rate_ci_high", "overlaps_above", "null_b", "median_fidelity",
-            "b_fidelity", "seeds",
-            "time_sgm_rel", "error_sgm_rel", "time_sgm_ms", "error_sgm", "median_time_ms", "measured_time_ms",
-            "time_limit_s"]
+    cols = [
+        "solver",
+        "kind",
+        "systems",
+        "coverage",
+        "solves",
+        "skipped",
+        "failed",
+        "success_rate",
+        "success_rate_ci_low",
+        "success_rate_ci_high",
+        "overlaps_above",
+        "null_b",
+        "median_fidelity",
+        "b_fidelity",
+        "seeds",
+        "time_sgm_rel",
+        "error_sgm_rel",
+        "time_sgm_ms",
+        "error_sgm",
+        "median_time_ms",
+        "measured_time_ms",
+        "time_limit_s",
+    ]
     board = board[cols]
     if low is not None:
         systems = per_system(results, low, by_dataset=False)
@@ -203,8 +249,13 @@ def ranking_rows(results: pd.DataFrame, all_tracks: tuple[Track, ...], by: str =
     return pd.concat(rows, ignore_index=True)
 
 
-def band_tables(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tolerances = LOW_ACCURACY,
-                by: str = "family", rows: pd.DataFrame | None = None) -> pd.DataFrame:
+def band_tables(
+    results: pd.DataFrame,
+    tol: Tolerances = Tolerances(),
+    low: Tolerances = LOW_ACCURACY,
+    by: str = "family",
+    rows: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Success rates (both tracks), coverage and time ratios per family (or dataset) and qubit band.
 
     ``rows``: :func:`ranking_rows` of the same results, tracks and grouping, when already computed (the page
@@ -228,5 +279,17 @@ def band_tables(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
     for column in rate:
         out[column.replace("success_rate", "success_rate_low")] = variational[column].reindex(out.index)
     out = out.reset_index().rename(columns={"group": "family"})
-    return out[["family", "band", "solver", "systems", "coverage", *rate, "success_rate_low",
-                "success_rate_low_ci_low", "success_rate_low_ci_high", "time_sgm_rel"]]
+    return out[
+        [
+            "family",
+            "band",
+            "solver",
+            "systems",
+            "coverage",
+            *rate,
+            "success_rate_low",
+            "success_rate_low_ci_low",
+            "success_rate_low_ci_high",
+            "time_sgm_rel",
+        ]
+    ]

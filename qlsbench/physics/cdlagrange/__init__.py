@@ -26,6 +26,16 @@ from qlsbench.physics.cdlagrange.scenes import (
 )
 
 __all__ = [
-    "CD_SCENES", "SCENE_PARAMETERS", "ImpactSystem", "bouncing_ball", "check_scene_parameters", "contact_matrix",
-    "impulses", "integrate", "mass_ratio", "newtons_cradle", "pendulum", "run_scene",
+    "CD_SCENES",
+    "SCENE_PARAMETERS",
+    "ImpactSystem",
+    "bouncing_ball",
+    "check_scene_parameters",
+    "contact_matrix",
+    "impulses",
+    "integrate",
+    "mass_ratio",
+    "newtons_cradle",
+    "pendulum",
+    "run_scene",
 ]

@@ -125,8 +125,9 @@ def mass_ratio(A: np.ndarray, mass: np.ndarray) -> np.ndarray:
     return H
 
 
-def impulses(system: ImpactSystem, closed: np.ndarray, v_free: np.ndarray, v_before: np.ndarray,
-             mode: str = "sequential") -> np.ndarray:
+def impulses(
+    system: ImpactSystem, closed: np.ndarray, v_free: np.ndarray, v_before: np.ndarray, mode: str = "sequential"
+) -> np.ndarray:
     """Velocity after the impulses of the closed contacts (eqs. 44, 48-50).
 
     Parameters

@@ -20,24 +20,39 @@ from qlsbench.physics.cdlagrange.impacts import ImpactSystem, integrate
 G = 9.81
 
 
-def pendulum(q0: float = 1.0, mass: float = 1.0, length: float = 1.0,
-             g: float = G) -> tuple[ImpactSystem, ArrayLike, ArrayLike]:
+def pendulum(
+    q0: float = 1.0, mass: float = 1.0, length: float = 1.0, g: float = G
+) -> tuple[ImpactSystem, ArrayLike, ArrayLike]:
     """A pendulum (angle ``q``, no contacts): ``M = m l^2``, ``V = -m g l cos q``; app. B: q0 = 1, h = 0.02."""
-    system = ImpactSystem(np.array([mass * length**2]), lambda Q: -mass * g * length * np.sin(Q),
-                          lambda Q: -mass * g * length * float(np.cos(Q[0])), np.zeros((0, 1)), np.zeros(0), 1.0)
+    system = ImpactSystem(
+        np.array([mass * length**2]),
+        lambda Q: -mass * g * length * np.sin(Q),
+        lambda Q: -mass * g * length * float(np.cos(Q[0])),
+        np.zeros((0, 1)),
+        np.zeros(0),
+        1.0,
+    )
     return system, [q0], [0.0]
 
 
-def bouncing_ball(q0: float = 10.0, e: float = 1.0, mass: float = 1.0,
-                  g: float = G) -> tuple[ImpactSystem, ArrayLike, ArrayLike]:
+def bouncing_ball(
+    q0: float = 10.0, e: float = 1.0, mass: float = 1.0, g: float = G
+) -> tuple[ImpactSystem, ArrayLike, ArrayLike]:
     """A ball at height ``q`` above the ground ``q = 0``; app. B: q0 = 10, e = 1 (also 0.8, 0.7), h = 0.02."""
-    system = ImpactSystem(np.array([mass]), lambda Q: np.array([-mass * g]), lambda Q: mass * g * float(Q[0]),
-                          np.ones((1, 1)), np.zeros(1), e)
+    system = ImpactSystem(
+        np.array([mass]),
+        lambda Q: np.array([-mass * g]),
+        lambda Q: mass * g * float(Q[0]),
+        np.ones((1, 1)),
+        np.zeros(1),
+        e,
+    )
     return system, [q0], [0.0]
 
 
-def newtons_cradle(balls: int = 2, speed: float = 2.0, e: float = 1.0, mass: float = 1.0, length: float = 1.0,
-                   g: float = G) -> tuple[ImpactSystem, ArrayLike, ArrayLike]:
+def newtons_cradle(
+    balls: int = 2, speed: float = 2.0, e: float = 1.0, mass: float = 1.0, length: float = 1.0, g: float = G
+) -> tuple[ImpactSystem, ArrayLike, ArrayLike]:
     """Pendulums of zero size on one pivot (angles ``Q``), neighbours touching when ``Q_{i+1} - Q_i <= 0``.
 
     App. B: two balls, ``Q0 = (0, 0)``, ``Qdot0 = (2, 0)``, e = 1, ``A = [[-1, 1], [1, -1]]``, ``L = (1, -1)``.
@@ -48,21 +63,35 @@ def newtons_cradle(balls: int = 2, speed: float = 2.0, e: float = 1.0, mass: flo
     normals = np.zeros((balls - 1, balls))
     for k in range(balls - 1):
         normals[k, k], normals[k, k + 1] = -1.0, 1.0
-    system = ImpactSystem(np.full(balls, mass * length**2), lambda Q: -mass * g * length * np.sin(Q),
-                          lambda Q: -mass * g * length * float(np.cos(Q).sum()), normals, np.zeros(balls - 1), e)
+    system = ImpactSystem(
+        np.full(balls, mass * length**2),
+        lambda Q: -mass * g * length * np.sin(Q),
+        lambda Q: -mass * g * length * float(np.cos(Q).sum()),
+        normals,
+        np.zeros(balls - 1),
+        e,
+    )
     return system, np.zeros(balls), np.r_[speed, np.zeros(balls - 1)]
 
 
 #: Scene builders by name, with the paper's time step.
 CD_SCENES: dict[str, Callable[..., tuple[ImpactSystem, ArrayLike, ArrayLike]]] = {
-    "pendulum": pendulum, "bouncing-ball": bouncing_ball, "newtons-cradle": newtons_cradle}
+    "pendulum": pendulum,
+    "bouncing-ball": bouncing_ball,
+    "newtons-cradle": newtons_cradle,
+}
 
 #: Every scene parameter's bounds, checked before a scene is built (one line naming the scene and parameter):
 #: angles, heights and speeds in [-1e6, 1e6], masses in [1e-12, 1e12] and lengths in [1e-6, 1e6] (so that the
 #: inertia m l^2 stays a positive double), gravity in [0, 1e6], restitution in [0, 1], from 2 to 100 balls.
 SCENE_PARAMETERS: dict[str, Real | Whole] = {
-    "q0": Real(-1e6, 1e6), "speed": Real(-1e6, 1e6), "mass": Real(1e-12, 1e12), "length": Real(1e-6, 1e6),
-    "g": Real(0.0, 1e6), "e": Real(0.0, 1.0), "balls": Whole(2, 100),
+    "q0": Real(-1e6, 1e6),
+    "speed": Real(-1e6, 1e6),
+    "mass": Real(1e-12, 1e12),
+    "length": Real(1e-6, 1e6),
+    "g": Real(0.0, 1e6),
+    "e": Real(0.0, 1.0),
+    "balls": Whole(2, 100),
 }
 
 

@@ -20,8 +20,21 @@ from qlsbench.physics.lcp.problem import LCP, LCPResult
 from qlsbench.physics.lcp.proximal import ProximalOptions, proximal_minmap
 
 __all__ = [
-    "LCP", "LCP_METHODS", "Capture", "FrictionalContactProblem", "LCPResult", "LinearSolve", "NewtonOptions",
+    "LCP",
+    "LCP_METHODS",
+    "Capture",
+    "FrictionalContactProblem",
+    "LCPResult",
+    "LinearSolve",
+    "NewtonOptions",
     "ProximalOptions",
-    "lemke", "minmap_newton", "normal_lcp", "pgs", "proximal_minmap", "read_fclib", "read_lcp_dat", "solve_lcp",
+    "lemke",
+    "minmap_newton",
+    "normal_lcp",
+    "pgs",
+    "proximal_minmap",
+    "read_fclib",
+    "read_lcp_dat",
+    "solve_lcp",
     "write_fclib_global",
 ]

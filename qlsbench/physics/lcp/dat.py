@@ -45,10 +45,10 @@ def read_lcp_dat(path) -> LCP:
         raise DatasetError(f"{path}: matrix storage type {storage} is not dense (0)")
     if n < 1 or not (size0 == size1 == rep0 == rep1 == n):
         raise DatasetError(f"{path}: header sizes {header} are inconsistent with n = {n}")
-    values = _dat_floats(tokens[6:6 + n * n + n], n * n + n, path)
+    values = _dat_floats(tokens[6 : 6 + n * n + n], n * n + n, path)
     M = values[: n * n].reshape((n, n), order="F")
     try:
-        return LCP(M, values[n * n:])
+        return LCP(M, values[n * n :])
     except InputError as exc:
         raise DatasetError(f"{path}: {exc}") from exc
 

@@ -67,11 +67,12 @@ class FrictionalContactProblem:
     def __post_init__(self) -> None:
         m = 3 * self.nc
         if self.W.shape != (m, m) or self.q.shape != (m,) or self.mu.shape != (self.nc,):
-            raise InputError(f"FrictionalContactProblem: W {self.W.shape}, q {self.q.shape} and "
-                             f"mu {self.mu.shape} do not fit nc = {self.nc}")
+            raise InputError(
+                f"FrictionalContactProblem: W {self.W.shape}, q {self.q.shape} and "
+                f"mu {self.mu.shape} do not fit nc = {self.nc}"
+            )
         if self.kind not in ("global", "local"):
-            raise InputError(f"FrictionalContactProblem: kind must be 'global' or 'local', "
-                             f"got {self.kind!r}")
+            raise InputError(f"FrictionalContactProblem: kind must be 'global' or 'local', got {self.kind!r}")
 
 
 def read_fclib(path) -> FrictionalContactProblem:
@@ -112,9 +113,20 @@ def read_fclib(path) -> FrictionalContactProblem:
     return FrictionalContactProblem(W, q, mu, mu.shape[0], path, kind)
 
 
-def write_fclib_global(path, M: sp.spmatrix, H: sp.spmatrix, f: np.ndarray, w: np.ndarray, mu: np.ndarray,
-                       title: str = "", *, description: str | None = None, math_info: str | None = None,
-                       solution: tuple | None = None, guesses: tuple = ()) -> Path:
+def write_fclib_global(
+    path,
+    M: sp.spmatrix,
+    H: sp.spmatrix,
+    f: np.ndarray,
+    w: np.ndarray,
+    mu: np.ndarray,
+    title: str = "",
+    *,
+    description: str | None = None,
+    math_info: str | None = None,
+    solution: tuple | None = None,
+    guesses: tuple = (),
+) -> Path:
     """Write a 3-D frictional contact problem in FCLIB's global form (``M v = H r + f``, ``u = H^T v + w``).
 
     The layout is the one FCLIB's own writer makes (``fclib_write_global``, ``fclib_write_solution``,
@@ -148,10 +160,13 @@ def write_fclib_global(path, M: sp.spmatrix, H: sp.spmatrix, f: np.ndarray, w: n
     M, H = sp.csr_matrix(M), sp.csr_matrix(H)
     ndof, m = H.shape
     if M.shape != (ndof, ndof) or m % 3 or len(f) != ndof or len(w) != m or len(mu) != m // 3:
-        raise InputError(f"{path}: inconsistent FCLIB problem: M {M.shape}, H {H.shape}, f {len(f)}, w {len(w)}, "
-                         f"mu {len(mu)}")
-    states = [_state(path, name, state, ndof, m) for name, state in
-              ([("solution", solution)] if solution is not None else []) + [("guess", g) for g in guesses]]
+        raise InputError(
+            f"{path}: inconsistent FCLIB problem: M {M.shape}, H {H.shape}, f {len(f)}, w {len(w)}, mu {len(mu)}"
+        )
+    states = [
+        _state(path, name, state, ndof, m)
+        for name, state in ([("solution", solution)] if solution is not None else []) + [("guess", g) for g in guesses]
+    ]
     with h5py.File(path, "w") as handle:
         group = handle.create_group("fclib_global")
         group.create_dataset("spacedim", data=np.array([3], dtype=np.int32))
@@ -161,8 +176,11 @@ def write_fclib_global(path, M: sp.spmatrix, H: sp.spmatrix, f: np.ndarray, w: n
         for name, vector in (("f", f), ("w", w), ("mu", mu)):
             vectors.create_dataset(name, data=np.asarray(vector, dtype=np.float64))
         info = group.create_group("info")
-        for name, text in (("title", title or "qlsbench contact problem"), ("description", description),
-                           ("math_info", math_info)):
+        for name, text in (
+            ("title", title or "qlsbench contact problem"),
+            ("description", description),
+            ("math_info", math_info),
+        ):
             if text is not None:
                 _write_string(info, name, text)
         if solution is not None:
@@ -179,8 +197,10 @@ def _state(path, name: str, state, ndof: int, m: int) -> tuple[np.ndarray, np.nd
     """A solution or guess ``(v, u, r)`` as float arrays, checked against the problem's sizes."""
     v, u, r = (np.asarray(x, dtype=np.float64).reshape(-1) for x in state)
     if (v.size, u.size, r.size) != (ndof, m, m):
-        raise InputError(f"{path}: FCLIB {name} has v, u, r of lengths {v.size}, {u.size}, {r.size}; the problem "
-                         f"needs {ndof}, {m}, {m}")
+        raise InputError(
+            f"{path}: FCLIB {name} has v, u, r of lengths {v.size}, {u.size}, {r.size}; the problem "
+            f"needs {ndof}, {m}, {m}"
+        )
     return v, u, r
 
 
@@ -313,8 +333,9 @@ def _int_field(group: h5py.Group, name: str, path: Path) -> int:
 def _vector(group: h5py.Group, name: str, length: int, path: Path) -> np.ndarray:
     v = _field(group, name, path)
     if v.shape != (length,) or v.dtype.kind != "f":
-        raise DatasetError(f"{path}: {group.name}/{name} has shape {v.shape} and dtype {v.dtype}, "
-                           f"expected {length} floats")
+        raise DatasetError(
+            f"{path}: {group.name}/{name} has shape {v.shape} and dtype {v.dtype}, expected {length} floats"
+        )
     if not np.all(np.isfinite(v)):
         raise DatasetError(f"{path}: {group.name}/{name} contains NaN or infinite entries")
     return v.astype(np.float64)
@@ -352,8 +373,9 @@ def _read_sparse(parent: h5py.Group, name: str, path: Path) -> sp.csr_matrix:
 
 def _triplet(rows, cols, nz, p, i, x, where) -> sp.csr_matrix:
     if not (p.size == i.size == x.size == nz):
-        raise DatasetError(f"{where}: triplet arrays p, i, x have lengths {p.size}, {i.size}, "
-                           f"{x.size}, expected nz = {nz}")
+        raise DatasetError(
+            f"{where}: triplet arrays p, i, x have lengths {p.size}, {i.size}, {x.size}, expected nz = {nz}"
+        )
     if nz and (i.min() < 0 or i.max() >= rows or p.min() < 0 or p.max() >= cols):
         raise DatasetError(f"{where}: triplet indices outside {rows}x{cols} (i = rows, p = columns)")
     # Repeated (row, col) pairs add up, as in CSparse's triplet form.

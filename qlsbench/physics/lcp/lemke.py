@@ -78,8 +78,9 @@ def lemke(lcp: LCP, *, max_pivots: int | None = None, tol: float = 1e-12) -> LCP
     while True:
         entering = _complement(leaving, m)
         if pivots >= max_pivots:
-            return _finish(lcp, T, basis, pivots, Status.MAX_ITER,
-                           f"Lemke reached max_pivots={max_pivots} without terminating")
+            return _finish(
+                lcp, T, basis, pivots, Status.MAX_ITER, f"Lemke reached max_pivots={max_pivots} without terminating"
+            )
         row = _ratio_test(T, entering, basis, m, tol)
         if row is None:
             return _ray(lcp, T, basis, pivots, entering, tol)
@@ -196,8 +197,7 @@ def _accept_scale(lcp: LCP, y: np.ndarray) -> float:
     return _ACCEPT * (1.0 + float(np.linalg.norm(lcp.r)) + float(np.linalg.norm(lcp.Q @ y)))
 
 
-def _finish(lcp: LCP, T: np.ndarray, basis: np.ndarray, pivots: int,
-            status: Status, message: str) -> LCPResult:
+def _finish(lcp: LCP, T: np.ndarray, basis: np.ndarray, pivots: int, status: Status, message: str) -> LCPResult:
     m = lcp.size
     y, z0 = _z_values(T, basis, m)
     residual = lcp.natural_residual(y)
@@ -208,15 +208,16 @@ def _finish(lcp: LCP, T: np.ndarray, basis: np.ndarray, pivots: int,
             y, residual, refined = y_ref, res_ref, True
         if residual > _accept_scale(lcp, y):
             status = Status.STALLED
-            message = (f"Lemke terminated after {pivots} pivots but the point fails the check "
-                       f"(natural residual {residual:.3e}): rounding misled the pivoting; the "
-                       "LCP may be infeasible or too ill-conditioned")
+            message = (
+                f"Lemke terminated after {pivots} pivots but the point fails the check "
+                f"(natural residual {residual:.3e}): rounding misled the pivoting; the "
+                "LCP may be infeasible or too ill-conditioned"
+            )
     info = {"z0": z0, "refined": refined, "n_active": int(np.count_nonzero(y))}
     return LCPResult(y, status, pivots, residual, message, info=info)
 
 
-def _ray(lcp: LCP, T: np.ndarray, basis: np.ndarray, pivots: int, entering: int,
-         tol: float) -> LCPResult:
+def _ray(lcp: LCP, T: np.ndarray, basis: np.ndarray, pivots: int, entering: int, tol: float) -> LCPResult:
     m = lcp.size
     y, z0 = _z_values(T, basis, m)
     # A degenerate ray can start at a point where z0 already sits at zero: that
@@ -227,7 +228,8 @@ def _ray(lcp: LCP, T: np.ndarray, basis: np.ndarray, pivots: int, entering: int,
             result.info["ray_with_z0_zero"] = True
             return result
     name = f"z[{entering - m}]" if entering >= m else f"w[{entering}]"
-    message = (f"Lemke ray termination after {pivots} pivots: entering {name} is unblocked "
-               f"(z0 = {z0:.3e}); the LCP may be infeasible or Q not copositive-plus")
-    return LCPResult(y, Status.FAILED, pivots, lcp.natural_residual(y), message,
-                     info={"z0": z0, "refined": False})
+    message = (
+        f"Lemke ray termination after {pivots} pivots: entering {name} is unblocked "
+        f"(z0 = {z0:.3e}); the LCP may be infeasible or Q not copositive-plus"
+    )
+    return LCPResult(y, Status.FAILED, pivots, lcp.natural_residual(y), message, info={"z0": z0, "refined": False})

@@ -24,7 +24,8 @@ LCP_METHODS: dict[str, Callable[..., LCPResult]] = {
     "lemke": lambda lcp, y0=None, **kw: lemke(lcp, **kw),
     "pgs": lambda lcp, y0=None, **kw: pgs(lcp, y0=y0, **kw),
     "proximal": lambda lcp, y0=None, proximal=None, **kw: proximal_minmap(
-        lcp, y0, options=NewtonOptions(**kw), proximal=ProximalOptions(**(proximal or {}))),
+        lcp, y0, options=NewtonOptions(**kw), proximal=ProximalOptions(**(proximal or {}))
+    ),
 }
 
 

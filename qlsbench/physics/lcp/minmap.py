@@ -8,8 +8,8 @@ the linear system the benchmark exports.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -111,8 +111,11 @@ def _regularized(QAA: sp.csr_matrix, eps: float) -> sp.csr_matrix:
 
 def _lu_solve(M: sp.csc_matrix, rhs: np.ndarray, symmetric: bool) -> np.ndarray | None:
     """``M^-1 rhs`` by SuperLU, or ``None`` when it fails or leaves a residual above 1e-8 of ``||rhs||``."""
-    options = {"permc_spec": "MMD_AT_PLUS_A", "diag_pivot_thresh": 0.0,
-               "options": {"SymmetricMode": True}} if symmetric else {}
+    options = (
+        {"permc_spec": "MMD_AT_PLUS_A", "diag_pivot_thresh": 0.0, "options": {"SymmetricMode": True}}
+        if symmetric
+        else {}
+    )
     try:
         x = spla.splu(M, **options).solve(rhs)
     except RuntimeError:  # exactly singular
@@ -135,7 +138,7 @@ def _solve_reduced(QAA: sp.csr_matrix, rhs: np.ndarray, eps: float, info: dict, 
     """
     n = QAA.shape[0]
     M = _regularized(QAA, eps).tocsc()
-    for mode in ((True, False) if symmetric else (False,)):
+    for mode in (True, False) if symmetric else (False,):
         x = _lu_solve(M, rhs, mode)
         if x is not None:
             return x
@@ -145,8 +148,14 @@ def _solve_reduced(QAA: sp.csr_matrix, rhs: np.ndarray, eps: float, info: dict, 
     return spla.splu(N + delta * sp.identity(n, format="csc")).solve(QAA.T @ rhs)
 
 
-def minmap_newton(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOptions = NewtonOptions(),
-                  capture: Capture | None = None, linear: LinearSolve | None = None) -> LCPResult:
+def minmap_newton(
+    lcp: LCP,
+    y0: np.ndarray | None = None,
+    *,
+    options: NewtonOptions = NewtonOptions(),
+    capture: Capture | None = None,
+    linear: LinearSolve | None = None,
+) -> LCPResult:
     """Solve an LCP by the minimum-map Newton method with a projected Armijo line search.
 
     Parameters
@@ -180,8 +189,13 @@ def minmap_newton(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOpti
     y = np.zeros(m) if y0 is None else np.maximum(np.asarray(y0, dtype=float), 0.0) / S
     target = options.tol * (1.0 + float(np.linalg.norm(r)))
     history: list[float] = []
-    info = {"scale": options.scale, "regularization": options.regularization, "least_squares_steps": 0,
-            "gradient_steps": 0, "line_search_halvings": 0}
+    info = {
+        "scale": options.scale,
+        "regularization": options.regularization,
+        "least_squares_steps": 0,
+        "gradient_steps": 0,
+        "line_search_halvings": 0,
+    }
     status, message = Status.MAX_ITER, f"no convergence in {options.max_iter} Newton iterations"
     w, phi, psi = _merit(Qs, rs, y)
     # Symmetric mode only where it applies: the scaled frictionless Q is symmetric to the last bit (see _scaled).
@@ -228,6 +242,7 @@ def _line_search(Q, r, y, dy, phi, psi, active, options, info):
     a descent direction (regularised solve) or finds no sufficient decrease,
     the steepest-descent direction ``-Phi^T phi`` is tried.
     """
+
     def slope(d):
         return float(phi @ np.where(active, Q @ d, d))
 

@@ -13,8 +13,7 @@ from qlsbench.outcomes import Status
 from qlsbench.physics.lcp.problem import LCP, LCPResult
 
 
-def pgs(lcp: LCP, *, tol: float = 1e-10, max_sweeps: int = 10_000, omega: float = 1.0,
-        y0=None) -> LCPResult:
+def pgs(lcp: LCP, *, tol: float = 1e-10, max_sweeps: int = 10_000, omega: float = 1.0, y0=None) -> LCPResult:
     """Projected Gauss-Seidel (projected SOR for ``omega != 1``).
 
     Sweeps the rows in order, setting ``y_i <- max(0, y_i - omega (Q y + r)_i / Q_ii)``
@@ -57,14 +56,26 @@ def pgs(lcp: LCP, *, tol: float = 1e-10, max_sweeps: int = 10_000, omega: float 
         res = lcp.natural_residual(y)
         history.append(res)
         if not np.isfinite(res):
-            return LCPResult(y, Status.FAILED, sweep, res,
-                             f"PGS diverged at sweep {sweep} (omega={omega})", history,
-                             {"omega": omega})
+            return LCPResult(
+                y,
+                Status.FAILED,
+                sweep,
+                res,
+                f"PGS diverged at sweep {sweep} (omega={omega})",
+                history,
+                {"omega": omega},
+            )
         if res <= target:
             return LCPResult(y, Status.CONVERGED, sweep, res, "", history, {"omega": omega})
-    return LCPResult(y, Status.MAX_ITER, max_sweeps, history[-1],
-                     f"PGS reached max_sweeps={max_sweeps} with residual {history[-1]:.3e}",
-                     history, {"omega": omega})
+    return LCPResult(
+        y,
+        Status.MAX_ITER,
+        max_sweeps,
+        history[-1],
+        f"PGS reached max_sweeps={max_sweeps} with residual {history[-1]:.3e}",
+        history,
+        {"omega": omega},
+    )
 
 
 def _check_pgs_params(tol: float, max_sweeps: int, omega: float) -> None:
@@ -81,8 +92,7 @@ def _positive_diagonal(lcp: LCP) -> np.ndarray:
     bad = np.flatnonzero(~(diag > 0))
     if bad.size:
         i = int(bad[0])
-        raise InputError(f"pgs: Q[{i}, {i}] = {diag[i]:g} in row {i}; projected Gauss-Seidel "
-                         "needs a positive diagonal")
+        raise InputError(f"pgs: Q[{i}, {i}] = {diag[i]:g} in row {i}; projected Gauss-Seidel needs a positive diagonal")
     return diag
 
 
@@ -91,8 +101,7 @@ def _start_point(y0, m: int) -> np.ndarray:
         return np.zeros(m)
     y = np.array(y0, dtype=np.float64).reshape(-1)
     if y.shape != (m,) or not np.all(np.isfinite(y)):
-        raise InputError(f"pgs: y0 must be a finite vector of length {m}, got shape "
-                         f"{np.shape(y0)}")
+        raise InputError(f"pgs: y0 must be a finite vector of length {m}, got shape {np.shape(y0)}")
     return np.maximum(y, 0.0)
 
 

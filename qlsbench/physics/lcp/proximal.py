@@ -60,13 +60,16 @@ class ProximalOptions:
 
     def __post_init__(self) -> None:
         if not 0 < self.min_delta <= self.delta <= self.max_delta:
-            raise InputError(f"proximal shifts need 0 < min_delta <= delta <= max_delta, got {self.min_delta!r}, "
-                             f"{self.delta!r}, {self.max_delta!r}")
+            raise InputError(
+                f"proximal shifts need 0 < min_delta <= delta <= max_delta, got {self.min_delta!r}, "
+                f"{self.delta!r}, {self.max_delta!r}"
+            )
         if not 0 < self.shrink <= 1:
             raise InputError(f"proximal shrink must be in (0, 1], got {self.shrink!r}")
         if self.max_outer < 1 or self.inner_max_iter < 1:
-            raise InputError(f"proximal max_outer and inner_max_iter must be >= 1, got {self.max_outer!r}, "
-                             f"{self.inner_max_iter!r}")
+            raise InputError(
+                f"proximal max_outer and inner_max_iter must be >= 1, got {self.max_outer!r}, {self.inner_max_iter!r}"
+            )
         if self.patience < 1:
             raise InputError(f"proximal patience must be >= 1, got {self.patience!r}")
         if not 0 < self.progress < 1:
@@ -84,8 +87,9 @@ _FAR = 1e3
 class _ProximalRun:
     """Proximal passes over one LCP that share one subproblem budget, one record and one capture hook."""
 
-    def __init__(self, lcp: LCP, options: NewtonOptions, proximal: ProximalOptions, capture: Capture | None,
-                 target: float) -> None:
+    def __init__(
+        self, lcp: LCP, options: NewtonOptions, proximal: ProximalOptions, capture: Capture | None, target: float
+    ) -> None:
         diagonal = lcp.Q.diagonal()
         self.reference = float(np.median(diagonal[diagonal > 0])) if np.any(diagonal > 0) else 1.0
         self.lcp, self.proximal, self.capture, self.target = lcp, proximal, capture, target
@@ -102,8 +106,11 @@ class _ProximalRun:
     def subproblem(self, y: np.ndarray, shift: float) -> LCPResult:
         """Solve ``(Q + shift I, r - shift y)`` by min-map Newton from ``y``."""
         k, capture = self.info["subproblems"], self.capture
-        hook = None if capture is None else (
-            lambda A, b, i: capture(A, b, {**i, "proximal_iter": k, "proximal_shift": shift}))
+        hook = (
+            None
+            if capture is None
+            else (lambda A, b, i: capture(A, b, {**i, "proximal_iter": k, "proximal_shift": shift}))
+        )
         sub = LCP((self.lcp.Q + shift * self.identity).tocsr(), self.lcp.r - shift * y)
         inner = replace(self.inner, tol=_INNER_FRACTION * self.target / (1.0 + float(np.linalg.norm(sub.r))))
         result = minmap_newton(sub, y, options=inner, capture=hook)
@@ -131,8 +138,12 @@ class _ProximalRun:
         while best > self.target:
             if self.exhausted:
                 return best_y, best, Status.MAX_ITER
-            if (patience is not None and len(marks) > patience and marks[-1] > p.progress * marks[-1 - patience]
-                    and best > _FAR * self.target):
+            if (
+                patience is not None
+                and len(marks) > patience
+                and marks[-1] > p.progress * marks[-1 - patience]
+                and best > _FAR * self.target
+            ):
                 return best_y, best, Status.STALLED  # no progress over `patience` subproblems
             result = self.subproblem(y, delta * self.reference)
             if result.status != Status.CONVERGED:
@@ -149,8 +160,14 @@ class _ProximalRun:
         return best_y, best, Status.CONVERGED
 
 
-def proximal_minmap(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOptions = NewtonOptions(),
-                    proximal: ProximalOptions = ProximalOptions(), capture: Capture | None = None) -> LCPResult:
+def proximal_minmap(
+    lcp: LCP,
+    y0: np.ndarray | None = None,
+    *,
+    options: NewtonOptions = NewtonOptions(),
+    proximal: ProximalOptions = ProximalOptions(),
+    capture: Capture | None = None,
+) -> LCPResult:
     """Solve an LCP by proximal-point iterations, each subproblem by min-map Newton.
 
     Subproblem ``k`` is the LCP ``(Q + c_k I, r - c_k y_k)`` with ``y_{k+1}``
@@ -240,5 +257,4 @@ def proximal_minmap(lcp: LCP, y0: np.ndarray | None = None, *, options: NewtonOp
         status, message = Status.MAX_ITER, f"no convergence in {proximal.max_outer} proximal subproblems"
     else:
         status, message = Status.STALLED, "a subproblem with the largest shift failed"
-    return LCPResult(y, status, run.iterations, residual, f"{message} (residual {residual:.2e})", run.history,
-                     run.info)
+    return LCPResult(y, status, run.iterations, residual, f"{message} (residual {residual:.2e})", run.history, run.info)

@@ -49,21 +49,25 @@ def attachment_jacobian(mesh, x, relaxation: MeshRelaxation, e0: int, w0: np.nda
 
     def select(i: int) -> np.ndarray:
         S = np.zeros((3, n))
-        S[:, 3 * local[i]:3 * local[i] + 3] = np.eye(3)
+        S[:, 3 * local[i] : 3 * local[i] + 3] = np.eye(3)
         return S
 
     JY = sum(w0[i] * select(v) for i, v in enumerate(mesh.triangles[e0]))
     for D, t in relaxation.chain:
-        JY = D[:, :3] @ JY + D[:, 3:6] @ select(p) + sum(
-            D[:, 6 + 3 * i:9 + 3 * i] @ select(v) for i, v in enumerate(mesh.triangles[t]))
+        JY = (
+            D[:, :3] @ JY
+            + D[:, 3:6] @ select(p)
+            + sum(D[:, 6 + 3 * i : 9 + 3 * i] @ select(v) for i, v in enumerate(mesh.triangles[t]))
+        )
     tri = mesh.triangles[relaxation.e]
     G = weight_map(*x[tri])
     Jq = G @ (JY - sum(relaxation.w[i] * select(v) for i, v in enumerate(tri)))
     return JY, np.vstack([Jq, -Jq.sum(axis=0)])
 
 
-def particle_mesh_contact(key, mesh: TriangleMesh, x: np.ndarray, p: int, e0: int, w0: np.ndarray, mu: float,
-                          k: float, h: float) -> ContactTerm | None:
+def particle_mesh_contact(
+    key, mesh: TriangleMesh, x: np.ndarray, p: int, e0: int, w0: np.ndarray, mu: float, k: float, h: float
+) -> ContactTerm | None:
     """PRECOMPUTE_DD and FORCE_DD for particle ``p`` attached at ``(e0, w0)``; ``None`` when inactive.
 
     Parameters
@@ -111,8 +115,17 @@ def particle_mesh_contact(key, mesh: TriangleMesh, x: np.ndarray, p: int, e0: in
     normal = np.cross(P1 - P0, P2 - P0)
     depth = -float((Z - Y) @ normal / np.linalg.norm(normal))
     update = {"e0": int(relaxation.e), "w0": w.copy()} if relaxation.chain else {"e0": int(e0), "w0": np.array(w0)}
-    term = ContactTerm(key, dofs, force.reshape(-1), h * block.reshape(len(dofs), -1), Z.copy(), Y.copy(),
-                       relaxation.sticking, depth, update)
+    term = ContactTerm(
+        key,
+        dofs,
+        force.reshape(-1),
+        h * block.reshape(len(dofs), -1),
+        Z.copy(),
+        Y.copy(),
+        relaxation.sticking,
+        depth,
+        update,
+    )
     term.relaxation = relaxation  # kept for tests and diagnostics (the path of cases)
     return term
 
@@ -134,8 +147,11 @@ def force_diff_dd(mesh, x, relaxation: MeshRelaxation, e0: int, w0, p: int, k: f
     """FORCE_DIFF_DD: ``df`` for position perturbations ``du (n, 3)``."""
     dY = sum(w0[i] * du[v] for i, v in enumerate(mesh.triangles[e0]))
     for D, t in relaxation.chain:
-        dY = D[:, :3] @ dY + D[:, 3:6] @ du[p] + sum(
-            D[:, 6 + 3 * i:9 + 3 * i] @ du[v] for i, v in enumerate(mesh.triangles[t]))
+        dY = (
+            D[:, :3] @ dY
+            + D[:, 3:6] @ du[p]
+            + sum(D[:, 6 + 3 * i : 9 + 3 * i] @ du[v] for i, v in enumerate(mesh.triangles[t]))
+        )
     tri, w = mesh.triangles[relaxation.e], relaxation.w
     dq = weight_map(*x[tri]) @ (dY - sum(w[i] * du[v] for i, v in enumerate(tri)))
     dw = np.array([dq[0], dq[1], -dq[0] - dq[1]])
@@ -147,8 +163,9 @@ def force_diff_dd(mesh, x, relaxation: MeshRelaxation, e0: int, w0, p: int, k: f
     return df
 
 
-def force_diff_transpose_dd(mesh, x, relaxation: MeshRelaxation, e0: int, w0, p: int, k: float,
-                            a: np.ndarray) -> np.ndarray:
+def force_diff_transpose_dd(
+    mesh, x, relaxation: MeshRelaxation, e0: int, w0, p: int, k: float, a: np.ndarray
+) -> np.ndarray:
     """FORCE_DIFF_TRANSPOSE_DD: the adjoint of :func:`force_diff_dd`, written out (the chain runs backwards)."""
     tri, w = mesh.triangles[relaxation.e], relaxation.w
     j = k * (x[p] - relaxation.Y)
@@ -163,7 +180,7 @@ def force_diff_transpose_dd(mesh, x, relaxation: MeshRelaxation, e0: int, w0, p:
     for D, t in reversed(relaxation.chain):
         out[p] += D[:, 3:6].T @ g_Y
         for i, v in enumerate(mesh.triangles[t]):
-            out[v] += D[:, 6 + 3 * i:9 + 3 * i].T @ g_Y
+            out[v] += D[:, 6 + 3 * i : 9 + 3 * i].T @ g_Y
         g_Y = D[:, :3].T @ g_Y
     for i, v in enumerate(mesh.triangles[e0]):
         out[v] += w0[i] * g_Y

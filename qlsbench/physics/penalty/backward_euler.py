@@ -57,8 +57,13 @@ def _update_attachments(model: PenaltyModel, ev: Evaluation) -> None:
     model.attachments = kept
 
 
-def time_step(model: PenaltyModel, h: float, options: PenaltyNewtonOptions, capture: Callable | None = None,
-              linear: Callable | None = None) -> PenaltyStepReport:
+def time_step(
+    model: PenaltyModel,
+    h: float,
+    options: PenaltyNewtonOptions,
+    capture: Callable | None = None,
+    linear: Callable | None = None,
+) -> PenaltyStepReport:
     """Advance ``model`` by one backward Euler step of length ``h`` (in place).
 
     Parameters
@@ -79,14 +84,34 @@ def time_step(model: PenaltyModel, h: float, options: PenaltyNewtonOptions, capt
     def forward(ev, rhs, dz, it, info):
         if capture is not None:
             sliding = sum(not t.sticking for t in ev.contacts)
-            capture(ev, rhs, dz, {"step": step, "newton_iter": it, "time": model.time, "h": h, "mu": model.mu,
-                                  "contacts": len(ev.contacts), "sliding": sliding, "gmres_info": int(info),
-                                  "stiffness": model.stiffness, "scene": model.name})
+            capture(
+                ev,
+                rhs,
+                dz,
+                {
+                    "step": step,
+                    "newton_iter": it,
+                    "time": model.time,
+                    "h": h,
+                    "mu": model.mu,
+                    "contacts": len(ev.contacts),
+                    "sliding": sliding,
+                    "gmres_info": int(info),
+                    "stiffness": model.stiffness,
+                    "scene": model.name,
+                },
+            )
 
     ev: Evaluation  # newton_solve is generic in what evaluate returns
-    dv, ev, report = newton_solve(lambda z: evaluate(model, z, h), np.zeros(model.ndof), options,
-                                  scale=gravity_impulse, gradient_scale=float(model.mass_vector().max()),
-                                  capture=forward, linear=linear)
+    dv, ev, report = newton_solve(
+        lambda z: evaluate(model, z, h),
+        np.zeros(model.ndof),
+        options,
+        scale=gravity_impulse,
+        gradient_scale=float(model.mass_vector().max()),
+        capture=forward,
+        linear=linear,
+    )
     cand = ev.candidate
     model.particles.v, model.particles.x = cand.vp, cand.xp
     sph = model.spheres
@@ -98,9 +123,15 @@ def time_step(model: PenaltyModel, h: float, options: PenaltyNewtonOptions, capt
     return PenaltyStepReport(step, model.time, report, len(ev.contacts), sum(not t.sticking for t in ev.contacts))
 
 
-def simulate_penalty(model: PenaltyModel, steps: int, h: float, options: PenaltyNewtonOptions | None = None,
-                     capture: Callable | None = None, observer: Callable | None = None,
-                     progress: bool = False) -> list[PenaltyStepReport]:
+def simulate_penalty(
+    model: PenaltyModel,
+    steps: int,
+    h: float,
+    options: PenaltyNewtonOptions | None = None,
+    capture: Callable | None = None,
+    observer: Callable | None = None,
+    progress: bool = False,
+) -> list[PenaltyStepReport]:
     """Run ``steps`` time steps; ``observer(model, report)`` after each."""
     from tqdm.auto import tqdm
 

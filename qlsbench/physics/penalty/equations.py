@@ -48,7 +48,7 @@ def candidate(model: PenaltyModel, dv: np.ndarray, h: float) -> Candidate:
     """The configuration ``x^{n+1} = x^n + h (v^n + dv)``, ``R^{n+1} = exp(h omega^{n+1}) R^n``."""
     P, S = model.n_particles, model.n_spheres
     vp = model.particles.v + dv[: 3 * P].reshape(P, 3)
-    sdv = dv[3 * P:].reshape(S, 6)
+    sdv = dv[3 * P :].reshape(S, 6)
     vs = model.spheres.v + sdv[:, :3]
     omega = model.spheres.omega + sdv[:, 3:]
     u = h * omega
@@ -78,8 +78,9 @@ def _particle_contacts(model, cand, h) -> list[ContactTerm]:
             key = ("particle", int(p), o)
             att = model.attachments.get(key)
             anchor = att["anchor"] if att else project_to_surface(model.particles.x[p], obstacle)[1]
-            term = particle_contact(key, np.arange(3 * p, 3 * p + 3), cand.xp[p], anchor, obstacle, model.friction(o),
-                                    model.stiffness, h)
+            term = particle_contact(
+                key, np.arange(3 * p, 3 * p + 3), cand.xp[p], anchor, obstacle, model.friction(o), model.stiffness, h
+            )
             if term is not None:
                 terms.append(term)
     return terms
@@ -95,8 +96,19 @@ def _sphere_contacts(model, cand, h) -> list[ContactTerm]:
                 offset, anchor = sph.R[b] @ att["offset_body"], att["anchor"]
             else:  # the sphere's deepest point at the start of the step, attached where it was
                 offset, anchor = seed_sphere_contact(obstacle, sph.x[b], sph.radius[b])
-            term = sphere_contact(key, model.sphere_dofs(b), cand.xs[b], cand.step_rotation[b], cand.u[b], offset,
-                                  anchor, obstacle, model.friction(o), model.stiffness, h)
+            term = sphere_contact(
+                key,
+                model.sphere_dofs(b),
+                cand.xs[b],
+                cand.step_rotation[b],
+                cand.u[b],
+                offset,
+                anchor,
+                obstacle,
+                model.friction(o),
+                model.stiffness,
+                h,
+            )
             if term is not None:
                 terms.append(term)
     return terms
@@ -116,9 +128,15 @@ def _pair_contacts(model, cand, h) -> list[ContactTerm]:
             else:
                 offset, anchor_offset = seed_pair_contact(sph.x[s], sph.radius[s], sph.x[i], sph.radius[i])
             dofs = np.concatenate([model.sphere_dofs(s), model.sphere_dofs(i)])
-            term = pair_contact(key, dofs, (cand.xs[s], cand.step_rotation[s], cand.u[s], offset),
-                                (cand.xs[i], cand.step_rotation[i], cand.u[i], sph.radius[i], anchor_offset),
-                                model.mu, model.stiffness, h)
+            term = pair_contact(
+                key,
+                dofs,
+                (cand.xs[s], cand.step_rotation[s], cand.u[s], offset),
+                (cand.xs[i], cand.step_rotation[i], cand.u[i], sph.radius[i], anchor_offset),
+                model.mu,
+                model.stiffness,
+                h,
+            )
             if term is not None:
                 terms.append(term)
     return terms
@@ -143,8 +161,9 @@ def _particle_sphere_contacts(model, cand, h) -> list[ContactTerm]:
             anchor_body = sph.R[b].T @ (W - sph.x[b])
         R = cand.step_rotation[b] @ sph.R[b]
         dofs = np.concatenate([np.arange(3 * p, 3 * p + 3), model.sphere_dofs(b)])
-        term = particle_sphere_contact(key, dofs, cand.xp[p], (cand.xs[b], R, cand.u[b], ball), anchor_body,
-                                       model.mu, model.stiffness, h)
+        term = particle_sphere_contact(
+            key, dofs, cand.xp[p], (cand.xs[b], R, cand.u[b], ball), anchor_body, model.mu, model.stiffness, h
+        )
         if term is not None:
             terms.append(term)
     return terms
@@ -161,8 +180,9 @@ def _particle_mesh_contacts(model, cand, h) -> list[ContactTerm]:
         others = np.array([p for p in range(model.n_particles) if p not in skip], dtype=np.int64)
         pairs += [(p, {"e0": t, "w0": w0}) for p, t, w0 in detect_crossings(mesh, model.particles.x, cand.xp, others)]
         for p, att in pairs:
-            term = particle_mesh_contact(("particle_mesh", p, s), mesh, cand.xp, p, att["e0"], att["w0"], model.mu,
-                                         model.stiffness, h)
+            term = particle_mesh_contact(
+                ("particle_mesh", p, s), mesh, cand.xp, p, att["e0"], att["w0"], model.mu, model.stiffness, h
+            )
             if term is not None:
                 terms.append(term)
     return terms
@@ -293,14 +313,18 @@ def evaluate(model: PenaltyModel, dv: np.ndarray, h: float) -> Evaluation:
     f = np.zeros(model.ndof)
     fp = f[: 3 * P].reshape(P, 3)
     fp += model.particles.mass[:, None] * model.gravity
-    f[3 * P:].reshape(-1, 6)[:, :3] += model.spheres.mass[:, None] * model.gravity
+    f[3 * P :].reshape(-1, 6)[:, :3] += model.spheres.mass[:, None] * model.gravity
     spring_force, spring_blocks = _spring_terms(model, cand.xp, h)
     if len(spring_force):
         np.add.at(fp, model.particles.springs[:, 0], spring_force)
         np.add.at(fp, model.particles.springs[:, 1], -spring_force)
     # New kinds go last, so the order (and the exported bytes) of the older ones stay as they were.
-    contacts = (_particle_contacts(model, cand, h) + _sphere_contacts(model, cand, h) + _pair_contacts(model, cand, h)
-                + _particle_mesh_contacts(model, cand, h))
+    contacts = (
+        _particle_contacts(model, cand, h)
+        + _sphere_contacts(model, cand, h)
+        + _pair_contacts(model, cand, h)
+        + _particle_mesh_contacts(model, cand, h)
+    )
     contacts += _particle_sphere_contacts(model, cand, h)
     for term in contacts:
         f[term.dofs] += term.force

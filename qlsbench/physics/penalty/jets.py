@@ -32,7 +32,7 @@ class Jet:
     def variable(cls, value: np.ndarray, slot: int, m: int) -> Jet:
         """The 3-vector input occupying columns ``3 slot .. 3 slot + 2`` of the ``m`` derivatives."""
         grad = np.zeros((3, m))
-        grad[:, 3 * slot:3 * slot + 3] = np.eye(3)
+        grad[:, 3 * slot : 3 * slot + 3] = np.eye(3)
         return cls(value, grad)
 
     @property
@@ -71,8 +71,7 @@ class Jet:
         scalar, vector = (self, other) if self.is_scalar else (other, self)
         if not scalar.is_scalar:
             raise TypeError("jets multiply as scalar * scalar or scalar * vector; use dot or cross for two vectors")
-        return Jet(scalar.value * vector.value,
-                   scalar.value * vector.grad + np.outer(vector.value, scalar.grad))
+        return Jet(scalar.value * vector.value, scalar.value * vector.grad + np.outer(vector.value, scalar.grad))
 
     __rmul__ = __mul__
 

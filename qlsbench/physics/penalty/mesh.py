@@ -83,14 +83,16 @@ class TriangleMesh:
             for k in range(3):
                 a, b = int(tri[(k + 1) % 3]), int(tri[(k + 2) % 3])
                 if (a, b) in directed:  # two triangles using an edge the same way: flipped or non-manifold
-                    raise InputError(f"TriangleMesh: edge ({a}, {b}) is used twice in the same direction "
-                                     "(inconsistent orientation or more than two triangles)")
+                    raise InputError(
+                        f"TriangleMesh: edge ({a}, {b}) is used twice in the same direction "
+                        "(inconsistent orientation or more than two triangles)"
+                    )
                 directed.add((a, b))
                 by_edge.setdefault(_edge(a, b), []).append(t)
         edges = sorted(by_edge)
         edge_triangles = np.full((len(edges), 2), -1, dtype=np.int64)
         for i, e in enumerate(edges):
-            edge_triangles[i, :len(by_edge[e])] = sorted(by_edge[e])
+            edge_triangles[i, : len(by_edge[e])] = sorted(by_edge[e])
         index = {e: i for i, e in enumerate(edges)}
         across = np.full((len(tris), 3), -1, dtype=np.int64)
         for t, tri in enumerate(tris):
@@ -102,10 +104,15 @@ class TriangleMesh:
             for k in range(3):
                 vertex_triangles.setdefault(int(tri[k]), []).append(t)
                 neighbors.setdefault(int(tri[k]), set()).update(int(q) for q in tri if q != tri[k])
-        for name, value in (("triangles", tris), ("edges", np.array(edges, dtype=np.int64).reshape(-1, 2)),
-                            ("edge_triangles", edge_triangles), ("across", across), ("_edge_index", index),
-                            ("_vertex_triangles", {v: tuple(ts) for v, ts in vertex_triangles.items()}),
-                            ("_vertex_neighbors", {v: tuple(sorted(q)) for v, q in neighbors.items()})):
+        for name, value in (
+            ("triangles", tris),
+            ("edges", np.array(edges, dtype=np.int64).reshape(-1, 2)),
+            ("edge_triangles", edge_triangles),
+            ("across", across),
+            ("_edge_index", index),
+            ("_vertex_triangles", {v: tuple(ts) for v, ts in vertex_triangles.items()}),
+            ("_vertex_neighbors", {v: tuple(sorted(q)) for v, q in neighbors.items()}),
+        ):
             object.__setattr__(self, name, value)
 
     @property
@@ -279,7 +286,7 @@ def edge_move(X, Z, A, B, mu: float) -> Move | None:
 def _selector(slot: int) -> np.ndarray:
     """``D`` of a point that is input ``slot`` itself (a vertex)."""
     D = np.zeros((3, 15))
-    D[:, 3 * slot:3 * slot + 3] = np.eye(3)
+    D[:, 3 * slot : 3 * slot + 3] = np.eye(3)
     return D
 
 
@@ -312,8 +319,7 @@ def inside_vertex(mesh: TriangleMesh, x: np.ndarray, v: int, Z: np.ndarray) -> b
     for t in mesh.triangles_of_vertex(v):
         R1, R2, R3 = x[np.roll(mesh.triangles[t], -list(mesh.triangles[t]).index(v))] - Z
         r1, r2, r3 = np.linalg.norm(R1), np.linalg.norm(R2), np.linalg.norm(R3)
-        total += 2.0 * np.arctan2(R1 @ cross3(R2, R3), r1 * r2 * r3 + r1 * (R2 @ R3) + r2 * (R1 @ R3)
-                                  + r3 * (R1 @ R2))
+        total += 2.0 * np.arctan2(R1 @ cross3(R2, R3), r1 * r2 * r3 + r1 * (R2 @ R3) + r2 * (R1 @ R3) + r3 * (R1 @ R2))
     return total > 0
 
 
@@ -396,8 +402,10 @@ def relax_mesh(mesh: TriangleMesh, x: np.ndarray, e0: int, w0: np.ndarray, p: in
         result = _CASES[walk.case](walk)
         if result is not None:
             return result
-    raise RuntimeError(f"mesh relaxation of particle {p} from triangle {e0} did not end within "
-                       f"{visit_cap(mesh)} case visits: {walk.path[:12]}...")
+    raise RuntimeError(
+        f"mesh relaxation of particle {p} from triangle {e0} did not end within "
+        f"{visit_cap(mesh)} case visits: {walk.path[:12]}..."
+    )
 
 
 @dataclass
@@ -475,7 +483,7 @@ def _edge_case(walk: _Walk) -> MeshRelaxation | None:
     D = np.zeros((3, 15))  # the edge move's columns (X, Z, P_a, P_b) placed at the triangle's vertex slots
     D[:, :6] = move.D[:, :6]
     for k, slot in enumerate(slots):
-        D[:, 6 + 3 * slot:9 + 3 * slot] = move.D[:, 6 + 3 * k:9 + 3 * k]
+        D[:, 6 + 3 * slot : 9 + 3 * slot] = move.D[:, 6 + 3 * k : 9 + 3 * k]
     walk.chain.append((D, walk.e))
     walk.Y = move.Y
     walk.w = np.zeros(3)

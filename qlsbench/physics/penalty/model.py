@@ -145,18 +145,21 @@ class PenaltyModel:
             if not isinstance(mesh, TriangleMesh):
                 raise InputError(f"surface {i} must be a TriangleMesh, got {type(mesh).__name__}")
             if mesh.triangles.max() >= self.n_particles:
-                raise InputError(f"surface {i} uses particle {mesh.triangles.max()}, but there are "
-                                 f"{self.n_particles} particles")
+                raise InputError(
+                    f"surface {i} uses particle {mesh.triangles.max()}, but there are {self.n_particles} particles"
+                )
         self.obstacle_mu = tuple(None if m is None else float(m) for m in self.obstacle_mu)
         if len(self.obstacle_mu) > len(self.obstacles):
             raise InputError(f"obstacle_mu has {len(self.obstacle_mu)} entries for {len(self.obstacles)} obstacles")
         if any(m is not None and not (np.isfinite(m) and m >= 0) for m in self.obstacle_mu):
             raise InputError(f"obstacle_mu must be >= 0, got {self.obstacle_mu!r}")
         if len(self.obstacle_particles) > len(self.obstacles):
-            raise InputError(f"obstacle_particles has {len(self.obstacle_particles)} entries for "
-                             f"{len(self.obstacles)} obstacles")
-        self.obstacle_particles = tuple(None if ps is None else np.unique(np.asarray(ps, dtype=np.int64))
-                                        for ps in self.obstacle_particles)
+            raise InputError(
+                f"obstacle_particles has {len(self.obstacle_particles)} entries for {len(self.obstacles)} obstacles"
+            )
+        self.obstacle_particles = tuple(
+            None if ps is None else np.unique(np.asarray(ps, dtype=np.int64)) for ps in self.obstacle_particles
+        )
         for ps in self.obstacle_particles:
             if ps is not None and len(ps) and (ps[0] < 0 or ps[-1] >= self.n_particles):
                 raise InputError(f"obstacle_particles index a particle outside 0..{self.n_particles - 1}")

@@ -70,7 +70,9 @@ class PenaltyNewtonOptions:
 class NewtonReport:
     """What :func:`newton_solve` did."""
 
-    status: Status  #: ``converged``, ``stalled`` (at a stationary point of ``|g|^2`` above the tolerance) or ``max_iter``
+    status: (
+        Status  #: ``converged``, ``stalled`` (at a stationary point of ``|g|^2`` above the tolerance) or ``max_iter``
+    )
     iterations: int
     residual: float
     gradient: float
@@ -79,8 +81,16 @@ class NewtonReport:
     gradient_directions: int
 
 
-def wolfe_line_search(phi: Callable[[float], float], dphi: Callable[[float], float], phi0: float, dphi0: float,
-                      c1: float = 1e-4, c2: float = 0.9, alpha_max: float = 8.0, max_evals: int = 40) -> float:
+def wolfe_line_search(
+    phi: Callable[[float], float],
+    dphi: Callable[[float], float],
+    phi0: float,
+    dphi0: float,
+    c1: float = 1e-4,
+    c2: float = 0.9,
+    alpha_max: float = 8.0,
+    max_evals: int = 40,
+) -> float:
     """A step length satisfying the strong Wolfe conditions for a descent direction (``dphi0 < 0``).
 
     Bracketing by doubling, then zoom by bisection (N&W alg. 3.5 and 3.6).
@@ -129,9 +139,15 @@ def wolfe_line_search(phi: Callable[[float], float], dphi: Callable[[float], flo
     return best[1] if best[1] > 0 else alpha
 
 
-def newton_solve(evaluate: Callable, z0: np.ndarray, options: PenaltyNewtonOptions, scale: float = 1.0,
-                 gradient_scale: float = 1.0, capture: Callable | None = None,
-                 linear: Callable | None = None) -> tuple[np.ndarray, Any, NewtonReport]:
+def newton_solve(
+    evaluate: Callable,
+    z0: np.ndarray,
+    options: PenaltyNewtonOptions,
+    scale: float = 1.0,
+    gradient_scale: float = 1.0,
+    capture: Callable | None = None,
+    linear: Callable | None = None,
+) -> tuple[np.ndarray, Any, NewtonReport]:
     """Solve ``g(z) = 0`` (alg. 2, NEWTON_SOLVE).
 
     Parameters
@@ -175,9 +191,16 @@ def newton_solve(evaluate: Callable, z0: np.ndarray, options: PenaltyNewtonOptio
             break
         counter = [0]
         if linear is None:
-            dz, info = gmres(ev.operator(), -b, rtol=options.gmres_rtol, atol=0.0, restart=min(len(b), 200),
-                             maxiter=20, callback=lambda _, c=counter: c.__setitem__(0, c[0] + 1),
-                             callback_type="pr_norm")
+            dz, info = gmres(
+                ev.operator(),
+                -b,
+                rtol=options.gmres_rtol,
+                atol=0.0,
+                restart=min(len(b), 200),
+                maxiter=20,
+                callback=lambda _, c=counter: c.__setitem__(0, c[0] + 1),
+                callback_type="pr_norm",
+            )
         else:  # a solver in the loop, on the assembled system the dataset exports
             dz, info = linear(ev.matrix(), -b, {"newton_iter": it}), 0
         gmres_total += counter[0]
@@ -197,11 +220,31 @@ def newton_solve(evaluate: Callable, z0: np.ndarray, options: PenaltyNewtonOptio
                 cache[t] = evaluate(z + t * dz)
             return cache[t]
 
+        def slope(t, dz=dz):  # the merit's derivative along this iteration's direction
+            return float(at(t).g @ at(t).matvec(dz))
+
         phi0 = 0.5 * norm_b**2
         dphi0 = float(a @ dz)
-        alpha = wolfe_line_search(lambda t: 0.5 * float(at(t).g @ at(t).g), lambda t, dz=dz: float(at(t).g @ at(t).matvec(dz)),
-                                  phi0, dphi0, options.c1, options.c2)
+        alpha = wolfe_line_search(
+            lambda t: 0.5 * float(at(t).g @ at(t).g),
+            slope,
+            phi0,
+            dphi0,
+            options.c1,
+            options.c2,
+        )
         z = z + alpha * dz
         ev = cache.get(alpha) or evaluate(z)
-    return z, ev, NewtonReport(Status.MAX_ITER, options.max_iter, float(np.linalg.norm(ev.g)),
-                               float(np.linalg.norm(ev.rmatvec(ev.g))), gmres_total, reversed_count, gradient_count)
+    return (
+        z,
+        ev,
+        NewtonReport(
+            Status.MAX_ITER,
+            options.max_iter,
+            float(np.linalg.norm(ev.g)),
+            float(np.linalg.norm(ev.rmatvec(ev.g))),
+            gmres_total,
+            reversed_count,
+            gradient_count,
+        ),
+    )

@@ -19,7 +19,6 @@ from qlsbench.physics.penalty.levelsets import Plane, SphereObstacle, inclined_p
 from qlsbench.physics.penalty.mesh import TriangleMesh
 from qlsbench.physics.penalty.model import Particles, PenaltyModel, Spheres
 
-
 #: Most particles per side (or edge) of a grid: a cloth of 64 x 64 particles. Setting up a scene is quadratic in
 #: its particles (the springs within reach of each), so a size of thousands would hang before the first step.
 MAX_GRID = 64
@@ -70,8 +69,15 @@ def springs_within(x: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]
     return pairs, np.linalg.norm(x[pairs[:, 1]] - x[pairs[:, 0]], axis=1)
 
 
-def incline_block(angle: float = 20.0, mu: float = 0.5, n: int = 2, size: float = 0.1, mass: float = 1.0,
-                  spring_stiffness: float = 2e4, stiffness: float = 1e4) -> PenaltyModel:
+def incline_block(
+    angle: float = 20.0,
+    mu: float = 0.5,
+    n: int = 2,
+    size: float = 0.1,
+    mass: float = 1.0,
+    spring_stiffness: float = 2e4,
+    stiffness: float = 1e4,
+) -> PenaltyModel:
     """A cube of ``n^3`` particles joined by springs (edges, face and body diagonals) resting on an incline.
 
     Parameters
@@ -96,14 +102,34 @@ def incline_block(angle: float = 20.0, mu: float = 0.5, n: int = 2, size: float 
     spacing = size / (n - 1)
     springs, rest = springs_within(x, spacing * np.sqrt(3) * 1.001)
     m = _check("mass", mass, 0) / len(x)
-    particles = Particles(x, np.zeros_like(x), np.full(len(x), m), springs, rest,
-                          np.asarray(_check("spring_stiffness", spring_stiffness, 0)))
-    return PenaltyModel(particles, Spheres.empty(), (inclined_plane(a),), mu=_check("mu", mu, 0, strict=False),
-                        stiffness=_check("stiffness", stiffness, 0), name=f"incline-block-a{angle:g}-mu{mu:g}")
+    particles = Particles(
+        x,
+        np.zeros_like(x),
+        np.full(len(x), m),
+        springs,
+        rest,
+        np.asarray(_check("spring_stiffness", spring_stiffness, 0)),
+    )
+    return PenaltyModel(
+        particles,
+        Spheres.empty(),
+        (inclined_plane(a),),
+        mu=_check("mu", mu, 0, strict=False),
+        stiffness=_check("stiffness", stiffness, 0),
+        name=f"incline-block-a{angle:g}-mu{mu:g}",
+    )
 
 
-def cloth_sphere(n: int = 8, size: float = 1.0, mass: float = 0.1, mu: float = 0.3, radius: float = 0.3,
-                 drop: float = 0.02, spring_stiffness: float = 200.0, stiffness: float = 500.0) -> PenaltyModel:
+def cloth_sphere(
+    n: int = 8,
+    size: float = 1.0,
+    mass: float = 0.1,
+    mu: float = 0.3,
+    radius: float = 0.3,
+    drop: float = 0.02,
+    spring_stiffness: float = 200.0,
+    stiffness: float = 500.0,
+) -> PenaltyModel:
     """A square cloth of ``n x n`` particles falling onto a fixed ball, with the floor below.
 
     Structural, shear and bending springs (neighbours at 1, sqrt 2 and 2 grid
@@ -117,39 +143,80 @@ def cloth_sphere(n: int = 8, size: float = 1.0, mass: float = 0.1, mu: float = 0
     x = np.column_stack([gx.ravel(), gy.ravel(), np.full(n * n, radius + _check("drop", drop, 0, strict=False))])
     spacing = size / (n - 1)
     springs, rest = springs_within(x, 2.0 * spacing * 1.001)
-    particles = Particles(x, np.zeros_like(x), np.full(n * n, _check("mass", mass, 0) / (n * n)), springs, rest,
-                          np.asarray(_check("spring_stiffness", spring_stiffness, 0)))
+    particles = Particles(
+        x,
+        np.zeros_like(x),
+        np.full(n * n, _check("mass", mass, 0) / (n * n)),
+        springs,
+        rest,
+        np.asarray(_check("spring_stiffness", spring_stiffness, 0)),
+    )
     obstacles = (SphereObstacle(np.zeros(3), radius), Plane(np.array([0.0, 0.0, -radius]), np.array([0.0, 0.0, 1.0])))
-    return PenaltyModel(particles, Spheres.empty(), obstacles, mu=_check("mu", mu, 0, strict=False),
-                        stiffness=_check("stiffness", stiffness, 0), name=f"cloth-sphere-n{n}-mu{mu:g}")
+    return PenaltyModel(
+        particles,
+        Spheres.empty(),
+        obstacles,
+        mu=_check("mu", mu, 0, strict=False),
+        stiffness=_check("stiffness", stiffness, 0),
+        name=f"cloth-sphere-n{n}-mu{mu:g}",
+    )
 
 
-def spheres_incline(count: int | float = 3, angle: float = 20.0, mu: float = 0.5, radius: float = 0.05,
-                    mass: float = 0.1, gap: float = 0.02, speed: float = 1.0, stiffness: float = 1e4) -> PenaltyModel:
+def spheres_incline(
+    count: int | float = 3,
+    angle: float = 20.0,
+    mu: float = 0.5,
+    radius: float = 0.05,
+    mass: float = 0.1,
+    gap: float = 0.02,
+    speed: float = 1.0,
+    stiffness: float = 1e4,
+) -> PenaltyModel:
     """Rigid balls in a row on an incline, the uphill one launched downhill at ``speed`` so it hits the others.
 
     With ``mu >= 2/7 tan(angle)`` a lone ball rolls without slipping,
     ``a = 5/7 g sin(angle)``; with less friction it slides and spins up.
     """
-    count = whole_number(int(count) if isinstance(count, float) and count.is_integer() else count,
-                         "spheres-incline: count", low=1, high=MAX_GRID**2)
+    count = whole_number(
+        int(count) if isinstance(count, float) and count.is_integer() else count,
+        "spheres-incline: count",
+        low=1,
+        high=MAX_GRID**2,
+    )
     count = int(count)
     a = np.radians(_check("spheres-incline: angle", angle, 0.0, strict=False))
     radius = _check("radius", radius, 0)
     frame = incline_frame(a)
-    local = np.column_stack([np.arange(count) * (2 * radius + _check("gap", gap, 0, strict=False)),
-                             np.zeros(count), np.full(count, radius)])
+    local = np.column_stack(
+        [np.arange(count) * (2 * radius + _check("gap", gap, 0, strict=False)), np.zeros(count), np.full(count, radius)]
+    )
     x = local @ frame
     v = np.zeros_like(x)
     v[0] = _check("speed", speed, 0, strict=False) * frame[0]
     spheres = Spheres(x, v, np.zeros_like(x), np.full(count, _check("mass", mass, 0)), np.full(count, radius))
-    return PenaltyModel(Particles.empty(), spheres, (inclined_plane(a),), mu=_check("mu", mu, 0, strict=False),
-                        stiffness=_check("stiffness", stiffness, 0), name=f"spheres-incline-n{count}-mu{mu:g}")
+    return PenaltyModel(
+        Particles.empty(),
+        spheres,
+        (inclined_plane(a),),
+        mu=_check("mu", mu, 0, strict=False),
+        stiffness=_check("stiffness", stiffness, 0),
+        name=f"spheres-incline-n{count}-mu{mu:g}",
+    )
 
 
-def cloth_rolling_sphere(n: int = 8, size: float = 0.5, mass: float = 0.1, mu: float = 0.5, radius: float = 0.2,
-                         ball_mass: float = 1.0, speed: float = 0.5, angle: float = 0.0, drop: float = 0.01,
-                         spring_stiffness: float = 200.0, stiffness: float = 2e3) -> PenaltyModel:
+def cloth_rolling_sphere(
+    n: int = 8,
+    size: float = 0.5,
+    mass: float = 0.1,
+    mu: float = 0.5,
+    radius: float = 0.2,
+    ball_mass: float = 1.0,
+    speed: float = 0.5,
+    angle: float = 0.0,
+    drop: float = 0.01,
+    spring_stiffness: float = 200.0,
+    stiffness: float = 2e3,
+) -> PenaltyModel:
     """A cloth of ``n x n`` particles dropped onto a free rigid ball that rolls along the floor (the DR case).
 
     The ball is launched rolling without slipping, ``v = speed`` downhill and
@@ -186,20 +253,31 @@ def cloth_rolling_sphere(n: int = 8, size: float = 0.5, mass: float = 0.1, mu: f
     height = 2 * radius + _check("cloth-rolling-sphere: drop", drop, 0, strict=False)
     x = np.column_stack([gx.ravel(), gy.ravel(), np.full(n * n, height)]) @ frame
     springs, rest = springs_within(x, 2.0 * size / (n - 1) * 1.001)
-    particles = Particles(x, np.zeros_like(x), np.full(n * n, _check("cloth-rolling-sphere: mass", mass, 0) / (n * n)),
-                          springs, rest,
-                          np.asarray(_check("cloth-rolling-sphere: spring_stiffness", spring_stiffness, 0)))
+    particles = Particles(
+        x,
+        np.zeros_like(x),
+        np.full(n * n, _check("cloth-rolling-sphere: mass", mass, 0) / (n * n)),
+        springs,
+        rest,
+        np.asarray(_check("cloth-rolling-sphere: spring_stiffness", spring_stiffness, 0)),
+    )
     # Rolling without slipping: the contact point's velocity v + omega x (-r normal) vanishes.
     spin = speed / radius * np.cross(frame[2], frame[0])
     ball_mass = _check("cloth-rolling-sphere: ball_mass", ball_mass, 0)
     stiffness = _check("cloth-rolling-sphere: stiffness", stiffness, 0)
     # Start the ball sunk to where the floor's penalty spring carries its weight, so it does not bounce.
     sink = ball_mass * 9.81 * np.cos(a) / stiffness
-    ball = Spheres(np.array([(radius - sink) * frame[2]]), np.array([speed * frame[0]]), np.array([spin]),
-                   np.array([ball_mass]), np.array([radius]))
+    ball = Spheres(
+        np.array([(radius - sink) * frame[2]]),
+        np.array([speed * frame[0]]),
+        np.array([spin]),
+        np.array([ball_mass]),
+        np.array([radius]),
+    )
     mu = _check("cloth-rolling-sphere: mu", mu, 0, strict=False)
-    return PenaltyModel(particles, ball, (inclined_plane(a),), mu=mu, stiffness=stiffness,
-                        name=f"cloth-rolling-sphere-n{n}-mu{mu:g}")
+    return PenaltyModel(
+        particles, ball, (inclined_plane(a),), mu=mu, stiffness=stiffness, name=f"cloth-rolling-sphere-n{n}-mu{mu:g}"
+    )
 
 
 def grid_cloth(n: int, size: float, frame: np.ndarray, origin) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -218,16 +296,28 @@ def grid_cloth(n: int, size: float, frame: np.ndarray, origin) -> tuple[np.ndarr
     gi, gj = np.meshgrid(side, side, indexing="ij")
     x = np.asarray(origin, dtype=float) + np.column_stack([gi.ravel(), gj.ravel(), np.zeros(n * n)]) @ frame
     springs, rest = springs_within(x, 2.0 * size / (n - 1) * 1.001)
-    cells = [(n * i + j, n * (i + 1) + j, n * (i + 1) + j + 1, n * i + j + 1)
-             for i in range(n - 1) for j in range(n - 1)]
+    cells = [
+        (n * i + j, n * (i + 1) + j, n * (i + 1) + j + 1, n * i + j + 1) for i in range(n - 1) for j in range(n - 1)
+    ]
     triangles = np.array([tri for a, b, c, d in cells for tri in ((a, b, c), (a, c, d))], dtype=np.int64)
     return x, springs, rest, triangles
 
 
-def cloth_on_cloth(angle: float = 30.0, mu: float = 0.3, ground_mu: float = 1.0, n: int = 6, size: float = 1.0,
-                   top_n: int = 4, top_size: float = 0.3, mass: float = 0.1, top_mass: float = 0.02,
-                   speed: float = 0.0, gap: float = 0.002, spring_stiffness: float = 200.0,
-                   stiffness: float = 1000.0) -> PenaltyModel:
+def cloth_on_cloth(
+    angle: float = 30.0,
+    mu: float = 0.3,
+    ground_mu: float = 1.0,
+    n: int = 6,
+    size: float = 1.0,
+    top_n: int = 4,
+    top_size: float = 0.3,
+    mass: float = 0.1,
+    top_mass: float = 0.02,
+    speed: float = 0.0,
+    gap: float = 0.002,
+    spring_stiffness: float = 200.0,
+    stiffness: float = 1000.0,
+) -> PenaltyModel:
     """A small square cloth on a larger one lying on an incline (DD contacts, alg. 9-12).
 
     The bottom cloth (``n x n``, side ``size``) rests on the incline, held by
@@ -256,8 +346,9 @@ def cloth_on_cloth(angle: float = 30.0, mu: float = 0.3, ground_mu: float = 1.0,
     spring_stiffness, stiffness : float
         Cloth springs and contact penalty (N/m).
     """
-    n, top_n = (_count(f"cloth-on-cloth: {name} (particles per side)", value) for name, value in
-                (("n", n), ("top_n", top_n)))
+    n, top_n = (
+        _count(f"cloth-on-cloth: {name} (particles per side)", value) for name, value in (("n", n), ("top_n", top_n))
+    )
     a = np.radians(_check("cloth-on-cloth: angle", angle, 0.0, strict=False))
     size = _check("cloth-on-cloth: size", size, 0)
     top_size = _check("cloth-on-cloth: top_size", top_size, 0)
@@ -266,24 +357,40 @@ def cloth_on_cloth(angle: float = 30.0, mu: float = 0.3, ground_mu: float = 1.0,
     frame = incline_frame(a)
     xb, sb, rb, tb = grid_cloth(n, size, frame, np.zeros(3))
     # On the uphill half, off the bottom grid's lines so no particle starts over an edge or a vertex.
-    origin = np.array([0.12 * size, 0.5 * (size - top_size) + 0.0131 * size,
-                       _check("cloth-on-cloth: gap", gap, 0)]) @ frame
+    origin = (
+        np.array([0.12 * size, 0.5 * (size - top_size) + 0.0131 * size, _check("cloth-on-cloth: gap", gap, 0)]) @ frame
+    )
     xt, st, rt, tt = grid_cloth(top_n, top_size, frame, origin)
     nb = len(xb)
     x = np.vstack([xb, xt])
     v = np.zeros_like(x)
     v[nb:] = _check("cloth-on-cloth: speed", speed, 0, strict=False) * frame[0]
-    masses = np.concatenate([np.full(nb, _check("cloth-on-cloth: mass", mass, 0) / nb),
-                             np.full(len(xt), _check("cloth-on-cloth: top_mass", top_mass, 0) / len(xt))])
-    particles = Particles(x, v, masses, np.vstack([sb, st + nb]), np.concatenate([rb, rt]),
-                          np.asarray(_check("cloth-on-cloth: spring_stiffness", spring_stiffness, 0)))
+    masses = np.concatenate(
+        [
+            np.full(nb, _check("cloth-on-cloth: mass", mass, 0) / nb),
+            np.full(len(xt), _check("cloth-on-cloth: top_mass", top_mass, 0) / len(xt)),
+        ]
+    )
+    particles = Particles(
+        x,
+        v,
+        masses,
+        np.vstack([sb, st + nb]),
+        np.concatenate([rb, rt]),
+        np.asarray(_check("cloth-on-cloth: spring_stiffness", spring_stiffness, 0)),
+    )
     surfaces = (TriangleMesh(tb), TriangleMesh(tt + nb))
-    return PenaltyModel(particles, Spheres.empty(), (inclined_plane(a),),
-                        mu=_check("cloth-on-cloth: mu", mu, 0, strict=False),
-                        stiffness=_check("cloth-on-cloth: stiffness", stiffness, 0),
-                        name=f"cloth-on-cloth-a{angle:g}-mu{mu:g}", surfaces=surfaces,
-                        obstacle_mu=(_check("cloth-on-cloth: ground_mu", ground_mu, 0, strict=False),),
-                        obstacle_particles=(np.arange(nb),))
+    return PenaltyModel(
+        particles,
+        Spheres.empty(),
+        (inclined_plane(a),),
+        mu=_check("cloth-on-cloth: mu", mu, 0, strict=False),
+        stiffness=_check("cloth-on-cloth: stiffness", stiffness, 0),
+        name=f"cloth-on-cloth-a{angle:g}-mu{mu:g}",
+        surfaces=surfaces,
+        obstacle_mu=(_check("cloth-on-cloth: ground_mu", ground_mu, 0, strict=False),),
+        obstacle_particles=(np.arange(nb),),
+    )
 
 
 #: Scene builders by name (``qlsbench simulate --scene ...``), with the time step each was tuned for.

@@ -30,7 +30,24 @@ from qlsbench.physics.spheres.stepping import (
 )
 
 __all__ = [
-    "MAX_SPHERES", "SCENES", "ContactLCP", "Contacts", "NSGSOptions", "Scene", "SnapshotRecorder", "StepOptions",
-    "StepReport", "WarmStart", "assemble", "assemble_impact", "build_scene", "container_of", "detect_contacts",
-    "nsgs", "simulate", "snapshot_steps", "step", "step_cd_lagrange",
+    "MAX_SPHERES",
+    "SCENES",
+    "ContactLCP",
+    "Contacts",
+    "NSGSOptions",
+    "Scene",
+    "SnapshotRecorder",
+    "StepOptions",
+    "StepReport",
+    "WarmStart",
+    "assemble",
+    "assemble_impact",
+    "build_scene",
+    "container_of",
+    "detect_contacts",
+    "nsgs",
+    "simulate",
+    "snapshot_steps",
+    "step",
+    "step_cd_lagrange",
 ]

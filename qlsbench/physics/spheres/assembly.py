@@ -34,8 +34,10 @@ def friction_directions(contacts: Contacts, s: int) -> np.ndarray:
     is symmetric and positively spans the tangent plane.
     """
     angles = 2 * np.pi * np.arange(s) / s
-    return (np.cos(angles)[None, :, None] * contacts.t1[:, None, :]
-            + np.sin(angles)[None, :, None] * contacts.t2[:, None, :])
+    return (
+        np.cos(angles)[None, :, None] * contacts.t1[:, None, :]
+        + np.sin(angles)[None, :, None] * contacts.t2[:, None, :]
+    )
 
 
 def _generalised(body_i: np.ndarray, body_j: np.ndarray, dirs: np.ndarray, n_spheres: int) -> sp.csc_matrix:
@@ -45,7 +47,7 @@ def _generalised(body_i: np.ndarray, body_j: np.ndarray, dirs: np.ndarray, n_sph
     """
     ncols = len(dirs)
     cols = np.repeat(np.arange(ncols), 3)
-    rows_j = (3 * np.repeat(body_j, 3) + np.tile(np.arange(3), ncols))
+    rows_j = 3 * np.repeat(body_j, 3) + np.tile(np.arange(3), ncols)
     vals_j = dirs.reshape(-1)
     sphere_i = np.repeat(body_i >= 0, 3)
     rows_i = (3 * np.repeat(body_i, 3) + np.tile(np.arange(3), ncols))[sphere_i]
@@ -118,7 +120,7 @@ class ContactLCP:
     def impulses(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """Split a solution into ``gamma_nu`` and ``beta``."""
         gamma = y[: self.nc]
-        beta = y[self.nc: self.nc * (1 + self.s)] if self.D_hat is not None else None
+        beta = y[self.nc : self.nc * (1 + self.s)] if self.D_hat is not None else None
         return gamma, beta
 
     def velocity_change(self, y: np.ndarray) -> np.ndarray:
@@ -175,7 +177,7 @@ class ContactLCP:
         if self.D_hat is not None:
             gamma, beta = self.impulses(y)
             assert beta is not None  # impulses has friction's beta whenever D_hat is there
-            slide = self.D_hat.T @ v + np.repeat(y[self.nc * (1 + self.s):], self.s)
+            slide = self.D_hat.T @ v + np.repeat(y[self.nc * (1 + self.s) :], self.s)
             w = np.concatenate([w, slide, self.mu * gamma - beta.reshape(self.nc, self.s).sum(axis=1)])
         return float(np.linalg.norm(np.minimum(y, w)))
 
@@ -191,8 +193,9 @@ def _symmetric_product(G: sp.csc_matrix, inv_mass: np.ndarray) -> sp.csr_matrix:
     return ((K + K.T) * 0.5).tocsr()
 
 
-def _lcp_matrix(D_nu: sp.csc_matrix, D_hat: sp.csc_matrix | None, inv_mass: np.ndarray, mu: float,
-                s: int) -> sp.csr_matrix:
+def _lcp_matrix(
+    D_nu: sp.csc_matrix, D_hat: sp.csc_matrix | None, inv_mass: np.ndarray, mu: float, s: int
+) -> sp.csr_matrix:
     """``Q`` of eq. 6: ``D_nu^T M^-1 D_nu`` without friction, else the block matrix with ``D_hat``, ``E`` and ``mu``."""
     if D_hat is None:
         return _symmetric_product(D_nu, inv_mass)
@@ -205,8 +208,16 @@ def _lcp_matrix(D_nu: sp.csc_matrix, D_hat: sp.csc_matrix | None, inv_mass: np.n
     return sp.vstack([top, bottom], format="csr")
 
 
-def assemble(contacts: Contacts, masses: np.ndarray, v_known: np.ndarray, h: float, mu: float,
-             s: int = 8, *, normal_offset: np.ndarray | None = None) -> ContactLCP:
+def assemble(
+    contacts: Contacts,
+    masses: np.ndarray,
+    v_known: np.ndarray,
+    h: float,
+    mu: float,
+    s: int = 8,
+    *,
+    normal_offset: np.ndarray | None = None,
+) -> ContactLCP:
     """Assemble ``Q`` and ``r`` of eq. 6 (``Q`` on first use of the result's ``lcp``).
 
     The normal rows of ``r`` carry ``gap / h``: the constraint then reads
@@ -258,8 +269,16 @@ def normal_velocities(contacts: Contacts, velocities: np.ndarray) -> np.ndarray:
     return np.sum(rel * contacts.normal, axis=1)
 
 
-def assemble_impact(contacts: Contacts, masses: np.ndarray, v_free: np.ndarray, v_before: np.ndarray,
-                    restitution: float, h: float, mu: float, s: int = 8) -> ContactLCP:
+def assemble_impact(
+    contacts: Contacts,
+    masses: np.ndarray,
+    v_free: np.ndarray,
+    v_before: np.ndarray,
+    restitution: float,
+    h: float,
+    mu: float,
+    s: int = 8,
+) -> ContactLCP:
     """The CD-Lagrange impact LCP ``0 <= gamma _|_ D_nu^T (v^+ + e v^-) >= 0`` (seed 000, eqs. 44, 48-50).
 
     ``v^+ = v^S + M^-1 (D_nu gamma + D_hat beta)`` is the velocity after the

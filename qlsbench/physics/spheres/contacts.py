@@ -125,5 +125,6 @@ def detect_contacts(scene: Scene, margin: float) -> Contacts:
         gaps.append(g)
     normal = np.concatenate(normals).reshape(-1, 3)
     t1, t2 = tangent_basis(normal) if len(normal) else (np.empty((0, 3)), np.empty((0, 3)))
-    return Contacts(np.concatenate(bi).astype(np.int64), np.concatenate(bj).astype(np.int64), normal,
-                    np.concatenate(gaps), t1, t2)
+    return Contacts(
+        np.concatenate(bi).astype(np.int64), np.concatenate(bj).astype(np.int64), normal, np.concatenate(gaps), t1, t2
+    )

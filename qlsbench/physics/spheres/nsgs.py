@@ -95,8 +95,14 @@ _RELAX_AFTER = 3_000
 _OMEGA = 1.6
 
 
-def nsgs(problem: ContactLCP, y0: np.ndarray | None = None, *, tol: float = 1e-10,
-         max_sweeps: int = 200_000, repairs: int = 10) -> LCPResult:
+def nsgs(
+    problem: ContactLCP,
+    y0: np.ndarray | None = None,
+    *,
+    tol: float = 1e-10,
+    max_sweeps: int = 200_000,
+    repairs: int = 10,
+) -> LCPResult:
     """Solve a contact LCP by nonsmooth Gauss-Seidel sweeps over its contacts, with block repairs.
 
     On a statically indeterminate pile (a closed loop of contacts, e.g. two
@@ -165,9 +171,15 @@ def nsgs(problem: ContactLCP, y0: np.ndarray | None = None, *, tol: float = 1e-1
     residual = problem.natural_residual(y)
     if residual <= target:
         return LCPResult(y, Status.CONVERGED, info["sweeps"], residual, "", [residual], info)
-    return LCPResult(y, Status.MAX_ITER, info["sweeps"], residual,
-                     f"NSGS: residual {residual:.2e} above {target:.2e} after {info['sweeps']} sweeps", [residual],
-                     info)
+    return LCPResult(
+        y,
+        Status.MAX_ITER,
+        info["sweeps"],
+        residual,
+        f"NSGS: residual {residual:.2e} above {target:.2e} after {info['sweeps']} sweeps",
+        [residual],
+        info,
+    )
 
 
 class _Sweeps:
@@ -301,8 +313,7 @@ def _relative(v, i, j):
 
 
 @numba.njit(cache=True, inline="always")
-def _update_contact(c, body_i, body_j, normal, t1, t2, offset, inv_mass, mu, s, cos, sin, v, gamma, beta, lam,
-                    omega):
+def _update_contact(c, body_i, body_j, normal, t1, t2, offset, inv_mass, mu, s, cos, sin, v, gamma, beta, lam, omega):
     """Solve contact ``c``'s rows exactly with the others fixed; ``v`` follows the impulse change.
 
     With ``omega != 1`` the step from the old impulse to the exact one is stretched by ``omega`` and projected
@@ -383,8 +394,9 @@ def _contact_residuals(body_i, body_j, normal, t1, t2, offset, mu, s, cos, sin, 
 
 
 @numba.njit(cache=True)
-def _sweep_until(body_i, body_j, normal, t1, t2, offset, inv_mass, mu, s, cos, sin, v, gamma, beta, lam,
-                 target, count, omega):
+def _sweep_until(
+    body_i, body_j, normal, t1, t2, offset, inv_mass, mu, s, cos, sin, v, gamma, beta, lam, target, count, omega
+):
     """At most ``count`` sweeps over the contacts in order (relaxation factor ``omega``), stopping once the
     residual meets ``target``.
 
@@ -393,10 +405,12 @@ def _sweep_until(body_i, body_j, normal, t1, t2, offset, inv_mass, mu, s, cos, s
     residual = 0.0
     for sweep in range(1, count + 1):
         for c in range(body_i.shape[0]):
-            _update_contact(c, body_i, body_j, normal, t1, t2, offset, inv_mass, mu, s, cos, sin, v, gamma, beta,
-                            lam, omega)
-        residual = np.sqrt(_contact_residuals(body_i, body_j, normal, t1, t2, offset, mu, s, cos, sin, v, gamma,
-                                              beta, lam).sum())
+            _update_contact(
+                c, body_i, body_j, normal, t1, t2, offset, inv_mass, mu, s, cos, sin, v, gamma, beta, lam, omega
+            )
+        residual = np.sqrt(
+            _contact_residuals(body_i, body_j, normal, t1, t2, offset, mu, s, cos, sin, v, gamma, beta, lam).sum()
+        )
         if residual <= target:
             return sweep, residual
     return count, residual

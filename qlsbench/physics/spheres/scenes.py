@@ -90,7 +90,7 @@ class Scene:
         """``(N,)`` masses, density times volume."""
         return self.densities * (4.0 / 3.0) * np.pi * self.radii**3
 
-    def copy(self) -> "Scene":
+    def copy(self) -> Scene:
         return replace(self, positions=self.positions.copy(), velocities=self.velocities.copy())
 
 
@@ -103,8 +103,9 @@ def _check_count(n_spheres: int) -> int:
 RSA_REFUSED_FRACTION = 0.5
 
 
-def place_in_sphere(n_spheres: int, radius: float, container_radius: float, rng: np.random.Generator,
-                    max_attempts_per_sphere: int = 200) -> np.ndarray:
+def place_in_sphere(
+    n_spheres: int, radius: float, container_radius: float, rng: np.random.Generator, max_attempts_per_sphere: int = 200
+) -> np.ndarray:
     """Random non-overlapping centres inside a sphere (random sequential addition).
 
     Random sequential addition jams near a volume fraction of 0.38; past that
@@ -121,9 +122,11 @@ def place_in_sphere(n_spheres: int, radius: float, container_radius: float, rng:
         raise InputError(f"sphere radius {radius:g} does not fit in container radius {container_radius:g}")
     fraction = n_spheres * (radius / container_radius) ** 3
     if fraction > RSA_REFUSED_FRACTION:  # no attempt budget can place these: say so at once, not after 200 per sphere
-        raise InputError(f"{n_spheres} spheres of radius {radius:g} would fill {fraction:.0%} of a container of "
-                         f"radius {container_radius:g}; random placement jams near 38%: use fewer spheres or a "
-                         "larger container")
+        raise InputError(
+            f"{n_spheres} spheres of radius {radius:g} would fill {fraction:.0%} of a container of "
+            f"radius {container_radius:g}; random placement jams near 38%: use fewer spheres or a "
+            "larger container"
+        )
     centres = np.empty((n_spheres, 3))
     grid = _CellGrid(2 * radius)
     placed = 0
@@ -131,9 +134,11 @@ def place_in_sphere(n_spheres: int, radius: float, container_radius: float, rng:
     limit = max_attempts_per_sphere * n_spheres
     while placed < n_spheres:
         if attempts >= limit:
-            raise InputError(f"could place only {placed} of {n_spheres} spheres of radius {radius:g} without "
-                             f"overlap in a container of radius {container_radius:g}; use fewer spheres or a "
-                             "larger container")
+            raise InputError(
+                f"could place only {placed} of {n_spheres} spheres of radius {radius:g} without "
+                f"overlap in a container of radius {container_radius:g}; use fewer spheres or a "
+                "larger container"
+            )
         # Draw candidates in batches: uniform in the ball via normalised Gaussian direction and r ~ U^(1/3).
         batch = rng.normal(size=(64, 3))
         batch *= (free * rng.random(64) ** (1 / 3) / np.linalg.norm(batch, axis=1))[:, None]
@@ -170,16 +175,28 @@ class _CellGrid:
     def near(self, c: np.ndarray) -> list[int]:
         """Indices of placed centres in the cell of ``c`` and its 26 neighbours, in placement order."""
         i, j, k = self._cell(c)
-        found = [p for di in (-1, 0, 1) for dj in (-1, 0, 1) for dk in (-1, 0, 1)
-                 for p in self.cells.get((i + di, j + dj, k + dk), ())]
+        found = [
+            p
+            for di in (-1, 0, 1)
+            for dj in (-1, 0, 1)
+            for dk in (-1, 0, 1)
+            for p in self.cells.get((i + di, j + dj, k + dk), ())
+        ]
         return sorted(found)
 
     def add(self, c: np.ndarray, index: int) -> None:
         self.cells.setdefault(self._cell(c), []).append(index)
 
 
-def sedimentation(n_spheres: int = 32, *, radius: float = 0.05, density: float = 1000.0,
-                  packing: float = 0.2, container_radius: float | None = None, seed: int = 0) -> Scene:
+def sedimentation(
+    n_spheres: int = 32,
+    *,
+    radius: float = 0.05,
+    density: float = 1000.0,
+    packing: float = 0.2,
+    container_radius: float | None = None,
+    seed: int = 0,
+) -> Scene:
     """Spheres at rest, placed at random inside a hollow spherical container, falling under gravity.
 
     Parameters
@@ -204,18 +221,30 @@ def sedimentation(n_spheres: int = 32, *, radius: float = 0.05, density: float =
         container_radius = radius * (n / packing) ** (1 / 3) + radius
     rng = np.random.default_rng(seed)
     centres = place_in_sphere(n, radius, container_radius, rng)
-    return Scene(centres, np.zeros((n, 3)), np.asarray(radius), np.asarray(density),
-                 walls=(SphericalContainer(np.zeros(3), float(container_radius)),), name="sedimentation")
+    return Scene(
+        centres,
+        np.zeros((n, 3)),
+        np.asarray(radius),
+        np.asarray(density),
+        walls=(SphericalContainer(np.zeros(3), float(container_radius)),),
+        name="sedimentation",
+    )
 
 
-def floor(positions, *, radius: float = 0.05, density: float = 1000.0, gravity=None,
-          velocities=None) -> Scene:
+def floor(positions, *, radius: float = 0.05, density: float = 1000.0, gravity=None, velocities=None) -> Scene:
     """Spheres above the floor ``z = 0`` under gravity (default straight down)."""
     positions = np.asarray(positions, dtype=float).reshape(-1, 3)
     g = np.array([0.0, 0.0, -GRAVITY]) if gravity is None else np.asarray(gravity, dtype=float)
     v = np.zeros_like(positions) if velocities is None else velocities
-    return Scene(positions, v, np.asarray(radius), np.asarray(density), gravity=g,
-                 walls=(Plane(np.zeros(3), np.array([0.0, 0.0, 1.0])),), name="floor")
+    return Scene(
+        positions,
+        v,
+        np.asarray(radius),
+        np.asarray(density),
+        gravity=g,
+        walls=(Plane(np.zeros(3), np.array([0.0, 0.0, 1.0])),),
+        name="floor",
+    )
 
 
 def free(positions, velocities, *, radius: float = 0.05, density: float = 1000.0) -> Scene:

@@ -77,11 +77,15 @@ class SnapshotRecorder:
     def __call__(self, scene: Scene, report: StepReport) -> None:
         if report.step not in self._wanted:
             return
-        self.records.append({
-            "step": int(report.step), "time": float(report.time),
-            "positions": scene.positions.copy(), "radii": scene.radii.copy(),
-            "impulse": sphere_impulses(report.pairs, report.normal_impulses, scene.n_spheres),
-        })
+        self.records.append(
+            {
+                "step": int(report.step),
+                "time": float(report.time),
+                "positions": scene.positions.copy(),
+                "radii": scene.radii.copy(),
+                "impulse": sphere_impulses(report.pairs, report.normal_impulses, scene.n_spheres),
+            }
+        )
 
     @property
     def missing(self) -> list[int]:

@@ -142,8 +142,10 @@ class StepOptions:
         if not (np.isfinite(self.slop) and self.slop >= 0):
             raise InputError(f"contact slop must be >= 0, got {self.slop!r}")
         if self.restitution and self.integrator != "cd_lagrange":
-            raise InputError(f"restitution {self.restitution!r} needs integrator 'cd_lagrange' "
-                             "(the dem_c step is perfectly inelastic)")
+            raise InputError(
+                f"restitution {self.restitution!r} needs integrator 'cd_lagrange' "
+                "(the dem_c step is perfectly inelastic)"
+            )
 
 
 @dataclass
@@ -238,7 +240,7 @@ def _from_blocks(y: np.ndarray, nc: int, width: int) -> np.ndarray:
     if width == 1:
         return y.reshape(nc, 1).copy()
     s = width - 2
-    return np.column_stack([y[:nc], y[nc: nc * (1 + s)].reshape(nc, s), y[nc * (1 + s):]])
+    return np.column_stack([y[:nc], y[nc : nc * (1 + s)].reshape(nc, s), y[nc * (1 + s) :]])
 
 
 def _solve(problem: ContactLCP, y0, options: StepOptions, hook, linear=None) -> tuple[LCPResult, str, int]:
@@ -266,9 +268,12 @@ def _solve(problem: ContactLCP, y0, options: StepOptions, hook, linear=None) -> 
         # Newton would have nothing to do from there: it starts from the warm start instead, as in v1.
         solved = pre.residual <= options.newton.tol * (1.0 + float(np.linalg.norm(problem.r)))
         phase = "newton" if solved else "nsgs_newton"
-        newton = minmap_newton(problem.lcp, y0 if solved else pre.y,
-                               options=replace(options.newton, max_iter=chain.newton_max_iter),
-                               capture=_tagged(hook, phase=phase, presolve_sweeps=0 if solved else sweeps))
+        newton = minmap_newton(
+            problem.lcp,
+            y0 if solved else pre.y,
+            options=replace(options.newton, max_iter=chain.newton_max_iter),
+            capture=_tagged(hook, phase=phase, presolve_sweeps=0 if solved else sweeps),
+        )
         if newton.status == Status.CONVERGED:
             return newton, phase, sweeps
         if solved:
@@ -309,9 +314,18 @@ def _tagged(hook, **tags):
     return lambda A, b, info: hook(A, b, {**info, **tags})
 
 
-def _resolve(scene: Scene, contacts: Contacts, problem: ContactLCP, options: StepOptions, context: dict,
-             capture: Capture | None, warm: WarmStart | None, report: StepReport, linear=None,
-             solved: SolutionSink | None = None) -> np.ndarray:
+def _resolve(
+    scene: Scene,
+    contacts: Contacts,
+    problem: ContactLCP,
+    options: StepOptions,
+    context: dict,
+    capture: Capture | None,
+    warm: WarmStart | None,
+    report: StepReport,
+    linear=None,
+    solved: SolutionSink | None = None,
+) -> np.ndarray:
     """Solve the step's contact LCP, fill ``report``, hand ``solved`` the :class:`StepSolution` and return the flat
     velocity change ``M^-1 D y``."""
     width = 1 if options.mu == 0 else options.s + 2
@@ -320,8 +334,15 @@ def _resolve(scene: Scene, contacts: Contacts, problem: ContactLCP, options: Ste
     hook = (lambda A, b, info: capture(A, b, {**context, **info})) if capture is not None and kept else None
     result, report.solver, report.sweeps = _solve(problem, y0, options, hook, linear)
     if solved is not None:  # every method starts from zero when given no start (minmap_newton, nsgs)
-        solved(StepSolution(np.zeros(problem.size) if y0 is None else y0, result.y, result.status,
-                            float(result.residual), report.solver))
+        solved(
+            StepSolution(
+                np.zeros(problem.size) if y0 is None else y0,
+                result.y,
+                result.status,
+                float(result.residual),
+                report.solver,
+            )
+        )
     if warm is not None:
         warm.remember(contacts, scene.n_spheres, result.y, width)
     report.lcp_size, report.newton_iterations = problem.size, result.iterations
@@ -332,8 +353,15 @@ def _resolve(scene: Scene, contacts: Contacts, problem: ContactLCP, options: Ste
 
 
 def _context(scene: Scene, options: StepOptions, index: int, contacts: Contacts) -> dict:
-    context = {"step": index, "time": scene.time + options.h, "contacts": contacts.count, "mu": options.mu,
-               "s": options.s, "h": options.h, "scene": scene.name}
+    context = {
+        "step": index,
+        "time": scene.time + options.h,
+        "contacts": contacts.count,
+        "mu": options.mu,
+        "s": options.s,
+        "h": options.h,
+        "scene": scene.name,
+    }
     if options.integrator == "cd_lagrange":
         context.update(integrator="cd_lagrange", restitution=options.restitution)
     return context
@@ -347,9 +375,16 @@ def _gap_offset(scene: Scene, contacts: Contacts, options: StepOptions) -> np.nd
     return np.where(touching, 0.0, contacts.gap / options.h)
 
 
-def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture | None = None,
-         warm: WarmStart | None = None, linear: LinearSolve | None = None,
-         problems: ProblemSink | None = None) -> StepReport:
+def step(
+    scene: Scene,
+    options: StepOptions,
+    *,
+    index: int = 0,
+    capture: Capture | None = None,
+    warm: WarmStart | None = None,
+    linear: LinearSolve | None = None,
+    problems: ProblemSink | None = None,
+) -> StepReport:
     """Advance ``scene`` by one step in place with ``options.integrator``.
 
     ``dem_c`` (alg. 1): velocities first take the external force, then the
@@ -360,23 +395,48 @@ def step(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture
     (:data:`ProblemSink`).
     """
     if options.integrator == "cd_lagrange":
-        return step_cd_lagrange(scene, options, index=index, capture=capture, warm=warm, linear=linear,
-                                problems=problems)
+        return step_cd_lagrange(
+            scene, options, index=index, capture=capture, warm=warm, linear=linear, problems=problems
+        )
     h = options.h
     v_known = scene.velocities + h * scene.gravity
     contacts = detect_contacts(scene, _margin(scene, v_known, options))
-    v_known, report = _impulses(scene, contacts, v_known, options, index, capture, warm, linear, problems,
-                                lambda: assemble(contacts, scene.masses, v_known, h, options.mu, options.s,
-                                                 normal_offset=_gap_offset(scene, contacts, options)))
+    v_known, report = _impulses(
+        scene,
+        contacts,
+        v_known,
+        options,
+        index,
+        capture,
+        warm,
+        linear,
+        problems,
+        lambda: assemble(
+            contacts,
+            scene.masses,
+            v_known,
+            h,
+            options.mu,
+            options.s,
+            normal_offset=_gap_offset(scene, contacts, options),
+        ),
+    )
     scene.velocities = v_known
     scene.positions = scene.positions + h * v_known
     scene.time += h
     return report
 
 
-def step_cd_lagrange(scene: Scene, options: StepOptions, *, index: int = 0, capture: Capture | None = None,
-                     warm: WarmStart | None = None, linear: LinearSolve | None = None,
-                     problems: ProblemSink | None = None) -> StepReport:
+def step_cd_lagrange(
+    scene: Scene,
+    options: StepOptions,
+    *,
+    index: int = 0,
+    capture: Capture | None = None,
+    warm: WarmStart | None = None,
+    linear: LinearSolve | None = None,
+    problems: ProblemSink | None = None,
+) -> StepReport:
     """One CD-Lagrange step (seed 000, eqs. 45-50) of the sphere system, in place.
 
     The scene's velocities are the half-step velocities ``v_{n+1/2}``:
@@ -397,17 +457,37 @@ def step_cd_lagrange(scene: Scene, options: StepOptions, *, index: int = 0, capt
     scene.positions = scene.positions + h * v_before  # (45)
     v_free = v_before + h * scene.gravity
     contacts = detect_contacts(scene, 0.0)
-    v_free, report = _impulses(scene, contacts, v_free, options, index, capture, warm, linear, problems,
-                               lambda: assemble_impact(contacts, scene.masses, v_free, v_before, options.restitution,
-                                                       h, options.mu, options.s))
+    v_free, report = _impulses(
+        scene,
+        contacts,
+        v_free,
+        options,
+        index,
+        capture,
+        warm,
+        linear,
+        problems,
+        lambda: assemble_impact(
+            contacts, scene.masses, v_free, v_before, options.restitution, h, options.mu, options.s
+        ),
+    )
     scene.velocities = v_free
     scene.time += h
     return report
 
 
-def _impulses(scene: Scene, contacts: Contacts, v: np.ndarray, options: StepOptions, index: int,
-              capture: Capture | None, warm: WarmStart | None, linear: LinearSolve | None,
-              problems: ProblemSink | None, build: Callable[[], ContactLCP]) -> tuple[np.ndarray, StepReport]:
+def _impulses(
+    scene: Scene,
+    contacts: Contacts,
+    v: np.ndarray,
+    options: StepOptions,
+    index: int,
+    capture: Capture | None,
+    warm: WarmStart | None,
+    linear: LinearSolve | None,
+    problems: ProblemSink | None,
+    build: Callable[[], ContactLCP],
+) -> tuple[np.ndarray, StepReport]:
     """``v`` after the step's contact impulses, and the step's report; shared by both integrators.
 
     ``build()`` assembles the integrator's contact problem; it is called only when there are contacts, and the
@@ -418,8 +498,9 @@ def _impulses(scene: Scene, contacts: Contacts, v: np.ndarray, options: StepOpti
         problem = build()
         solved = problems(index, problem) if problems is not None else None
         context = _context(scene, options, index, contacts)
-        v = v + _resolve(scene, contacts, problem, options, context, capture, warm, report, linear,
-                         solved).reshape(-1, 3)
+        v = v + _resolve(scene, contacts, problem, options, context, capture, warm, report, linear, solved).reshape(
+            -1, 3
+        )
     return v, report
 
 
@@ -432,9 +513,16 @@ Observer = Callable[[Scene, StepReport], None]
 ProblemSink = Callable[[int, ContactLCP], SolutionSink | None]
 
 
-def simulate(scene: Scene, steps: int, options: StepOptions, *, capture: Capture | None = None,
-             observer: Observer | None = None, problems: ProblemSink | None = None,
-             progress: bool = False) -> list[StepReport]:
+def simulate(
+    scene: Scene,
+    steps: int,
+    options: StepOptions,
+    *,
+    capture: Capture | None = None,
+    observer: Observer | None = None,
+    problems: ProblemSink | None = None,
+    progress: bool = False,
+) -> list[StepReport]:
     """Run ``steps`` time steps, returning one report per step.
 
     Parameters
@@ -466,8 +554,7 @@ def simulate(scene: Scene, steps: int, options: StepOptions, *, capture: Capture
     label = f"{scene.name} N={scene.n_spheres} mu={options.mu:g}"
     if options.integrator == "cd_lagrange":
         label += f" cd_lagrange e={options.restitution:g}"
-    with tqdm(total=steps, desc=label, unit="step",
-              disable=not progress) as bar:
+    with tqdm(total=steps, desc=label, unit="step", disable=not progress) as bar:
         for k in range(steps):
             rep = step(scene, options, index=k, capture=capture, warm=warm, problems=problems)
             reports.append(rep)

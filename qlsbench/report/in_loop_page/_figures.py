@@ -21,8 +21,13 @@ def plot_in_loop(files: list[tuple[str, pd.DataFrame, dict]], out: str | os.Path
             colour = f"C{levels.index(fidelity) % 10}" if fidelity == fidelity else f"C{k % 10}"
             label = f"F = {fidelity:g}" if fidelity == fidelity else solver
             for i, (_, run) in enumerate(part.groupby("seed")):
-                ax.plot(run["time"], np.maximum(run["position_error"], 1e-18), color=colour, lw=1,
-                        label=label if i == 0 else None)
+                ax.plot(
+                    run["time"],
+                    np.maximum(run["position_error"], 1e-18),
+                    color=colour,
+                    lw=1,
+                    label=label if i == 0 else None,
+                )
         ax.axhline(meta["options"]["position_tol"], color="k", ls="--", lw=0.8, label="tolerance")
         ax.set(yscale="log", xlabel="simulated time (s)", title=name, ylim=(1e-17, None))
         ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False, ncol=3)

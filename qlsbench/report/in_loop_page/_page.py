@@ -68,14 +68,17 @@ def _dataset_words(path: Path) -> str:
         return f"not shipped (expected in {where})"
     m = dataset_metadata(path)
     every = "every step" if m.get("every") == 1 else f"every {m.get('every', '?')}th step"
-    return (f"shipped in {where}; {m.get('scene', '?')}, {m.get('n_spheres', '?')} spheres, "
-            f"mu = {m.get('mu', '?')}, {m.get('steps', '?')} steps of h = {m.get('h', '?')} s, seed "
-            f"{m.get('seed', '?')}, the Newton systems of {every} ({m.get('exported', '?')} systems; "
-            "`qlsbench simulate` with these options rebuilds it)")
+    return (
+        f"shipped in {where}; {m.get('scene', '?')}, {m.get('n_spheres', '?')} spheres, "
+        f"mu = {m.get('mu', '?')}, {m.get('steps', '?')} steps of h = {m.get('h', '?')} s, seed "
+        f"{m.get('seed', '?')}, the Newton systems of {every} ({m.get('exported', '?')} systems; "
+        "`qlsbench simulate` with these options rebuilds it)"
+    )
 
 
-def warm_section(files: list[tuple[str, pd.DataFrame, dict]], results: pd.DataFrame,
-                 folder: Path = Path("docs/in-loop/datasets")) -> list[str]:
+def warm_section(
+    files: list[tuple[str, pd.DataFrame, dict]], results: pd.DataFrame, folder: Path = Path("docs/in-loop/datasets")
+) -> list[str]:
     """The page's warm-start section: the loop's runs and the sequence mode's passes, cold against warm.
 
     ``folder`` holds the sequence study's datasets, each under its results' dataset name.
@@ -83,24 +86,33 @@ def warm_section(files: list[tuple[str, pd.DataFrame, dict]], results: pd.DataFr
     loop, seq = warm_loop_table(files), sequence_table(results)
     if loop.empty and seq.empty:
         return []
-    text = ["## Warm starts", "",
-            "Consecutive Newton systems of one run are close, so a solver may start from the previous solve: "
-            "a Krylov method from its solution (x0), VQLS from its angles, VNLS from its network weights "
-            "(`--warm-start on` in the loop; `qlsbench solve --sequence` over a dataset's systems in the order the "
-            "simulation met them). `--warm-start converged` hands on only the state of the last solve that "
-            "converged: a variational solve that failed can leave its parameters where the next, nearby "
-            "system's solve fails again. A start that does not fit (another qubit count) is refused and the solve "
-            "starts cold; the counts below say how many solves did start warm. Spreads are median [IQR] over "
-            "seeds. VNLS runs here stop once the read-out is within rtol (`stop_every`), so a better start can "
-            "show as fewer iterations; VQLS (L-BFGS-B) stops at its cost tolerance. A run that used up its "
-            "solver-iteration budget (`--iteration-budget`) ended there, unfinished: its counts are where it "
-            "stopped, so they bound the whole run's from below.", ""]
+    text = [
+        "## Warm starts",
+        "",
+        "Consecutive Newton systems of one run are close, so a solver may start from the previous solve: "
+        "a Krylov method from its solution (x0), VQLS from its angles, VNLS from its network weights "
+        "(`--warm-start on` in the loop; `qlsbench solve --sequence` over a dataset's systems in the order the "
+        "simulation met them). `--warm-start converged` hands on only the state of the last solve that "
+        "converged: a variational solve that failed can leave its parameters where the next, nearby "
+        "system's solve fails again. A start that does not fit (another qubit count) is refused and the solve "
+        "starts cold; the counts below say how many solves did start warm. Spreads are median [IQR] over "
+        "seeds. VNLS runs here stop once the read-out is within rtol (`stop_every`), so a better start can "
+        "show as fewer iterations; VQLS (L-BFGS-B) stops at its cost tolerance. A run that used up its "
+        "solver-iteration budget (`--iteration-budget`) ended there, unfinished: its counts are where it "
+        "stopped, so they bound the whole run's from below.",
+        "",
+    ]
     if not loop.empty:
         text += ["**In the loop** (same simulation, cold against warm):", "", markdown_table(loop), ""]
     if not seq.empty:
-        text += ["**Sequence mode** (a dataset's systems in simulation order, each solve from the previous one, "
-                 "against the same systems solved one by one; the shipped results files leave out the solution vectors "
-                 "and loss histories):", "", markdown_table(seq), ""]
+        text += [
+            "**Sequence mode** (a dataset's systems in simulation order, each solve from the previous one, "
+            "against the same systems solved one by one; the shipped results files leave out the solution vectors "
+            "and loss histories):",
+            "",
+            markdown_table(seq),
+            "",
+        ]
         text += [f"- `{name}`: {_dataset_words(folder / name)}" for name in sorted(seq["dataset"].unique())] + [""]
     return text
 
@@ -111,22 +123,30 @@ def physics_track_blocks(paths: list[str], board_bar: float = 0.99) -> list[tupl
     if not loops:
         return [("h2", "Physics track"), ("p", "No in-loop results were given (`qlsbench board publish --in-loop`).")]
     files = [(Path(p).stem, *read_in_loop(p)) for p in loops]
-    return [("h2", "Physics track: solvers inside the simulation loop"),
-            ("p", "The tracks above judge each solver on isolated Newton systems against a fidelity bar "
-                  f"({board_bar:g}). Here a solver solves every Newton system of a simulation (`qlsbench in-loop`) "
-                  "beside the exact run from the same state; a run carries the simulation when it completes every "
-                  "step, no body ever strays past the position tolerance from the exact run, the stepper's "
-                  f"fallback finishes at most {FALLBACK_BOUND:.0%} of the steps and it makes at most "
-                  f"{OVERHEAD_BOUND:g} times the exact run's linear solves. The controls (returning b, a random "
-                  "vector, the oracle at fidelity 0) are rows too: where one carries a simulation, that simulation "
-                  "tests nothing. The table gives, per solver and family, how many runs carried the simulation "
-                  "and the longest (docs/in-loop.md has every run and the verdicts)."),
-            ("table", physics_track(files)),
-            ("p", "Physics bars: the controlled-error oracle returns the exact solution perturbed to a target "
-                  "fidelity; a family's bar is the lowest fidelity at which every seed carried the run (and every "
-                  "higher level did). Where it is looser than the board's bar, a solver failing the board can "
-                  "still carry that simulation; where stricter, passing the board is not enough."),
-            ("table", success_bars(files, board_bar))]
+    return [
+        ("h2", "Physics track: solvers inside the simulation loop"),
+        (
+            "p",
+            "The tracks above judge each solver on isolated Newton systems against a fidelity bar "
+            f"({board_bar:g}). Here a solver solves every Newton system of a simulation (`qlsbench in-loop`) "
+            "beside the exact run from the same state; a run carries the simulation when it completes every "
+            "step, no body ever strays past the position tolerance from the exact run, the stepper's "
+            f"fallback finishes at most {FALLBACK_BOUND:.0%} of the steps and it makes at most "
+            f"{OVERHEAD_BOUND:g} times the exact run's linear solves. The controls (returning b, a random "
+            "vector, the oracle at fidelity 0) are rows too: where one carries a simulation, that simulation "
+            "tests nothing. The table gives, per solver and family, how many runs carried the simulation "
+            "and the longest (docs/in-loop.md has every run and the verdicts).",
+        ),
+        ("table", physics_track(files)),
+        (
+            "p",
+            "Physics bars: the controlled-error oracle returns the exact solution perturbed to a target "
+            "fidelity; a family's bar is the lowest fidelity at which every seed carried the run (and every "
+            "higher level did). Where it is looser than the board's bar, a solver failing the board can "
+            "still carry that simulation; where stricter, passing the board is not enough.",
+        ),
+        ("table", success_bars(files, board_bar)),
+    ]
 
 
 HEADER = """# Solvers in the simulation loop
@@ -162,12 +182,25 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
     with staged(figures) as drawn:  # moved into figures/ only once drawn whole
         # the controls' runs are in the tables; a panel each would only widen the figure
         plot_in_loop([f for f in files if not all(control_name(r) for r in f[2]["runs"])], drawn / "in_loop.png")
-    text = [HEADER, verdicts(files), f"![position error against time]({rel}/in_loop.png)", "",
-            *warm_section(files, results, _datasets_folder(solves))]
+    text = [
+        HEADER,
+        verdicts(files),
+        f"![position error against time]({rel}/in_loop.png)",
+        "",
+        *warm_section(files, results, _datasets_folder(solves)),
+    ]
     for name, steps, meta in files:
         runs, tol = judged_runs(name, steps, meta), meta["options"]["position_tol"]
-        text += [f"## {name}", "", f"*{_setting(meta['options'])}; tolerance {tol:g} m.*", "", "```",
-                 command(name, meta), "```", ""]
+        text += [
+            f"## {name}",
+            "",
+            f"*{_setting(meta['options'])}; tolerance {tol:g} m.*",
+            "",
+            "```",
+            command(name, meta),
+            "```",
+            "",
+        ]
         oracle = [r for r in runs if r["fidelity"] == r["fidelity"]]
         others = [r for r in runs if r["fidelity"] != r["fidelity"]]
         if oracle:
@@ -191,9 +224,11 @@ def seeds_line(runs: list[dict]) -> str:
     """Why a variational solver's run has fewer than :data:`FULL_SEEDS` seeds, with what one run cost here."""
     seconds = Spread.of([r["solver_seconds"] for r in runs])
     n = len({r["seed"] for r in runs})
-    return (f"**{n} of {FULL_SEEDS} seeds**: one run took {seconds.low:.0f}-{seconds.high:.0f} s of solver time "
-            f"here (median {seconds.median:.0f} s). A variational run takes fewer than {FULL_SEEDS} seeds only "
-            "where one run costs over an hour; its entry in `workflows/config/paper.yaml` says so (`fewer_seeds`).")
+    return (
+        f"**{n} of {FULL_SEEDS} seeds**: one run took {seconds.low:.0f}-{seconds.high:.0f} s of solver time "
+        f"here (median {seconds.median:.0f} s). A variational run takes fewer than {FULL_SEEDS} seeds only "
+        "where one run costs over an hour; its entry in `workflows/config/paper.yaml` says so (`fewer_seeds`)."
+    )
 
 
 def _datasets_folder(solves: list[str]) -> Path:
@@ -201,10 +236,17 @@ def _datasets_folder(solves: list[str]) -> Path:
     return (Path(solves[0]).parent if solves else Path("docs/in-loop")) / "datasets"
 
 
-FIGURE = page("in-loop", "docs/in-loop.md: solvers inside the simulation loop, oracle sweeps and success bars",
-              "in-loop results .parquet files (`qlsbench in-loop`), and solve results of the sequence study", render,
-              # the workflow's page of its in-loop runs (config `in_loop:`), when it has any
-              job=Job("in_loop_page", "results/in-loop.md",
-                      targets=lambda config: ["results/in-loop.md"] if config.in_loop_names() else [],
-                      inputs=lambda config, wc: [f"results/in-loop/{name}.parquet" for name in config.in_loop_names()],
-                      log="logs/in_loop_page.log"))
+FIGURE = page(
+    "in-loop",
+    "docs/in-loop.md: solvers inside the simulation loop, oracle sweeps and success bars",
+    "in-loop results .parquet files (`qlsbench in-loop`), and solve results of the sequence study",
+    render,
+    # the workflow's page of its in-loop runs (config `in_loop:`), when it has any
+    job=Job(
+        "in_loop_page",
+        "results/in-loop.md",
+        targets=lambda config: ["results/in-loop.md"] if config.in_loop_names() else [],
+        inputs=lambda config, wc: [f"results/in-loop/{name}.parquet" for name in config.in_loop_names()],
+        log="logs/in_loop_page.log",
+    ),
+)

@@ -102,10 +102,16 @@ def judged_runs(name: str, steps: pd.DataFrame, meta: dict) -> list[dict]:
     for run in meta["runs"]:
         mine = _run_steps(steps, run)
         counted = run.get("linear_solves_ref") is not None
-        r = {**run, "name": name, "setting": (_setting(meta["options"]), tol), "control": control_name(run),
-             "newton_iterations": run.get("newton_iterations", int(mine["newton_iterations"].sum())),
-             "newton_iterations_ref": run.get("newton_iterations_ref", int(mine["newton_iterations_ref"].sum())),
-             "ref_counted": counted, "paper_scale": _paper_scale(run, meta["options"])}
+        r = {
+            **run,
+            "name": name,
+            "setting": (_setting(meta["options"]), tol),
+            "control": control_name(run),
+            "newton_iterations": run.get("newton_iterations", int(mine["newton_iterations"].sum())),
+            "newton_iterations_ref": run.get("newton_iterations_ref", int(mine["newton_iterations_ref"].sum())),
+            "ref_counted": counted,
+            "paper_scale": _paper_scale(run, meta["options"]),
+        }
         solving = mine.loc[mine["linear_solves"] > 0, "step"]
         r["first_solve_step"] = int(solving.iloc[0]) if len(solving) else r["steps_run"]
         r["linear_solves_ref"] = run["linear_solves_ref"] if counted else r["newton_iterations_ref"]
@@ -120,8 +126,12 @@ def judged_runs(name: str, steps: pd.DataFrame, meta: dict) -> list[dict]:
 
 def _paper_scale(run: dict, options: dict) -> bool:
     """Whether a run is VNLS sampled as in the paper on the paper's pile (:data:`PAPER_SPHERES`)."""
-    return (run["solver_name"] == "vnls" and not run["solver_options"].get("exact")
-            and options["family"] == "dem_c" and options.get("n_spheres", 0) >= PAPER_SPHERES)
+    return (
+        run["solver_name"] == "vnls"
+        and not run["solver_options"].get("exact")
+        and options["family"] == "dem_c"
+        and options.get("n_spheres", 0) >= PAPER_SPHERES
+    )
 
 
 def _ratio(mine: float, reference: float) -> float:
@@ -137,8 +147,9 @@ def load(run: dict, tol: float) -> float:
     not complete every step has used all of it (inf). It carries the simulation when the load is at most 1."""
     if run["status"] != "completed" or run["steps_run"] < run["steps"]:
         return float("inf")
-    return max(run["position_error_max"] / tol, run["fallback_share"] / FALLBACK_BOUND,
-               run["overhead"] / OVERHEAD_BOUND)
+    return max(
+        run["position_error_max"] / tol, run["fallback_share"] / FALLBACK_BOUND, run["overhead"] / OVERHEAD_BOUND
+    )
 
 
 def why_not(run: dict) -> str:
@@ -181,8 +192,11 @@ def separations(runs: list[dict], controls: list[dict]) -> list:
     for key, words in CONTROL_WORDS.items():
         theirs = [c for c in controls if c["control"] == key]
         if theirs:
-            out.append(separation(loads(runs), loads(theirs), control=words, higher_is_better=False,
-                                  deterministic=deterministic))
+            out.append(
+                separation(
+                    loads(runs), loads(theirs), control=words, higher_is_better=False, deterministic=deterministic
+                )
+            )
     return out
 
 
@@ -220,6 +234,8 @@ def _split(inputs: list[str]) -> tuple[list[str], list[str]]:
         elif RESULTS_VERSION_KEY in keys:
             solves.append(path)
         else:
-            raise InputError(f"{path}: neither an in-loop results file (`qlsbench in-loop`) nor a solve results file "
-                             "(`qlsbench solve`)")
+            raise InputError(
+                f"{path}: neither an in-loop results file (`qlsbench in-loop`) nor a solve results file "
+                "(`qlsbench solve`)"
+            )
     return loops, solves

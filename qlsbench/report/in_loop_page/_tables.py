@@ -33,12 +33,18 @@ def oracle_table(runs: list[dict], tol: float) -> pd.DataFrame:
         at = [r for r in runs if r["fidelity"] == level]
         within = sum(r["stayed_within"] for r in at)
         left = [r["divergence_step"] for r in at if r["divergence_step"] is not None]
-        rows.append({"fidelity": f"{level:g}", "seeds": len(at), f"stayed within {tol:g} m": f"{within} of {len(at)}",
-                     "largest position error (m)": Spread.of([r["position_error_max"] for r in at]).text(".2e"),
-                     "first step past it": f"{min(left)}" if left else "—",
-                     "linear solves": Spread.of([r["linear_solves"] for r in at]).text(".0f"),
-                     "fallback share": Spread.of([r["fallback_share"] for r in at]).text(".3f"),
-                     "linear solves (× reference)": Spread.of([r["overhead"] for r in at]).text(".1f")})
+        rows.append(
+            {
+                "fidelity": f"{level:g}",
+                "seeds": len(at),
+                f"stayed within {tol:g} m": f"{within} of {len(at)}",
+                "largest position error (m)": Spread.of([r["position_error_max"] for r in at]).text(".2e"),
+                "first step past it": f"{min(left)}" if left else "—",
+                "linear solves": Spread.of([r["linear_solves"] for r in at]).text(".0f"),
+                "fallback share": Spread.of([r["fallback_share"] for r in at]).text(".3f"),
+                "linear solves (× reference)": Spread.of([r["overhead"] for r in at]).text(".1f"),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -48,22 +54,30 @@ def solver_table(runs: list[dict]) -> pd.DataFrame:
     rows = []
     for r in runs:
         resources = r.get("resources") or {}
-        rows.append({"solver": r["solver"], "seed": r["seed"], "status": r["status"],
-                     "steps": f"{r['steps_run']} of {r['steps']}",
-                     "left the tolerance": "never" if r["divergence_step"] is None else f"step {r['divergence_step']}",
-                     "largest position error (m)": f"{r['position_error_max']:.2e}",
-                     "largest overlap (m)": "—" if r["penetration_max"] != r["penetration_max"]
-                     else f"{r['penetration_max']:.1e}",
-                     "fallback steps": f"{r['fallback_steps']} ({r['fallback_share']:.1%})",
-                     "linear solves": f"{r['linear_solves']} ({r['overhead']:.2f}×)",
-                     "Newton iterations": f"{r['newton_iterations']} ({r['newton_overhead']:.2f}×)",
-                     "carries the simulation": "yes" if r["carries"] else f"no: {why_not(r)}",
-                     "solver iterations": r.get("solver_iterations", "—"),
-                     "warm starts": r.get("warm_starts", 0) if r.get("warm_start", "off") != "off" else "off",
-                     "largest system (qubits)": r.get("max_qubits", "—"),
-                     "solver seconds": f"{r['solver_seconds']:.1f}",
-                     "circuit executions": f"{int(resources['circuit_executions']):,}"
-                     if "circuit_executions" in resources else "—"})
+        rows.append(
+            {
+                "solver": r["solver"],
+                "seed": r["seed"],
+                "status": r["status"],
+                "steps": f"{r['steps_run']} of {r['steps']}",
+                "left the tolerance": "never" if r["divergence_step"] is None else f"step {r['divergence_step']}",
+                "largest position error (m)": f"{r['position_error_max']:.2e}",
+                "largest overlap (m)": "—"
+                if r["penetration_max"] != r["penetration_max"]
+                else f"{r['penetration_max']:.1e}",
+                "fallback steps": f"{r['fallback_steps']} ({r['fallback_share']:.1%})",
+                "linear solves": f"{r['linear_solves']} ({r['overhead']:.2f}×)",
+                "Newton iterations": f"{r['newton_iterations']} ({r['newton_overhead']:.2f}×)",
+                "carries the simulation": "yes" if r["carries"] else f"no: {why_not(r)}",
+                "solver iterations": r.get("solver_iterations", "—"),
+                "warm starts": r.get("warm_starts", 0) if r.get("warm_start", "off") != "off" else "off",
+                "largest system (qubits)": r.get("max_qubits", "—"),
+                "solver seconds": f"{r['solver_seconds']:.1f}",
+                "circuit executions": f"{int(resources['circuit_executions']):,}"
+                if "circuit_executions" in resources
+                else "—",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -89,15 +103,22 @@ def warm_loop_table(files: list[tuple[str, pd.DataFrame, dict]]) -> pd.DataFrame
             continue
         for mode in [m for m in WARM_STARTS if m in modes]:
             runs = modes[mode]
-            rows.append({"solver": runs[0]["solver"], "simulation": setting, "warm start": mode,
-                         "runs": len(runs),
-                         "stayed within": f"{sum(r['stayed_within'] for r in runs)} of {len(runs)}",
-                         "ended on the budget": f"{sum(r['status'] == 'budget' for r in runs)} of {len(runs)}",
-                         "solver iterations": Spread.of([r.get("solver_iterations", np.nan) for r in runs]).text(".0f"),
-                         "linear solves": Spread.of([r["linear_solves"] for r in runs]).text(".0f"),
-                         "solver seconds": Spread.of([r["solver_seconds"] for r in runs]).text(".1f"),
-                         "solves started warm": "—" if mode == "off" else
-                         f"{sum(r.get('warm_starts', 0) for r in runs)} of {sum(r['linear_solves'] for r in runs)}"})
+            rows.append(
+                {
+                    "solver": runs[0]["solver"],
+                    "simulation": setting,
+                    "warm start": mode,
+                    "runs": len(runs),
+                    "stayed within": f"{sum(r['stayed_within'] for r in runs)} of {len(runs)}",
+                    "ended on the budget": f"{sum(r['status'] == 'budget' for r in runs)} of {len(runs)}",
+                    "solver iterations": Spread.of([r.get("solver_iterations", np.nan) for r in runs]).text(".0f"),
+                    "linear solves": Spread.of([r["linear_solves"] for r in runs]).text(".0f"),
+                    "solver seconds": Spread.of([r["solver_seconds"] for r in runs]).text(".1f"),
+                    "solves started warm": "—"
+                    if mode == "off"
+                    else f"{sum(r.get('warm_starts', 0) for r in runs)} of {sum(r['linear_solves'] for r in runs)}",
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -115,20 +136,28 @@ def sequence_table(results: pd.DataFrame) -> pd.DataFrame:
     seq_labels = set(results.loc[results["started"].notna(), "solver"])
     results = results.assign(mode=results["solver"].map(lambda lab: "sequence" if lab in seq_labels else "plain"))
     rows = []
-    for (_, options), part in results.groupby(["solver_name", "solver_options"], sort=True):
+    for (_, _options), part in results.groupby(["solver_name", "solver_options"], sort=True):
         if set(part["mode"]) != {"plain", "sequence"}:
             continue
         for mode in ("plain", "sequence"):
             rows_ = part[part["mode"] == mode]
             per_seed = rows_.groupby("repeat")
             converged = per_seed["status"].agg(lambda st: float((st == "converged").mean()))
-            rows.append({"solver": rows_["solver"].iloc[0], "dataset": rows_["dataset"].iloc[0], "mode": mode,
-                         "systems": rows_["system_id"].nunique(), "seeds": rows_["repeat"].nunique(),
-                         "converged (share)": Spread.of(converged).text(".2f"),
-                         "iterations per solve": Spread.of(per_seed["iterations"].mean()).text(".1f"),
-                         "seconds per pass": Spread.of(per_seed["wall_time"].sum()).text(".1f"),
-                         "solves started warm": "—" if mode == "plain" else
-                         f"{int((rows_['started'] == 'previous').sum())} of {len(rows_)}"})
+            rows.append(
+                {
+                    "solver": rows_["solver"].iloc[0],
+                    "dataset": rows_["dataset"].iloc[0],
+                    "mode": mode,
+                    "systems": rows_["system_id"].nunique(),
+                    "seeds": rows_["repeat"].nunique(),
+                    "converged (share)": Spread.of(converged).text(".2f"),
+                    "iterations per solve": Spread.of(per_seed["iterations"].mean()).text(".1f"),
+                    "seconds per pass": Spread.of(per_seed["wall_time"].sum()).text(".1f"),
+                    "solves started warm": "—"
+                    if mode == "plain"
+                    else f"{int((rows_['started'] == 'previous').sum())} of {len(rows_)}",
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -146,8 +175,10 @@ def physics_track(files: list[tuple[str, pd.DataFrame, dict]]) -> pd.DataFrame:
             if run["fidelity"] == run["fidelity"]:
                 continue
             solver = "oracle[fidelity=0]" if run["control"] == "oracle-f0" else run["solver_name"]
-            entry = best.setdefault((solver, family), {"solver": solver, "family": family, "tried": 0,
-                                                       "carried": 0, "longest": None, "qubits": 0})
+            entry = best.setdefault(
+                (solver, family),
+                {"solver": solver, "family": family, "tried": 0, "carried": 0, "longest": None, "qubits": 0},
+            )
             entry["tried"] += 1
             entry["qubits"] = max(entry["qubits"], run.get("max_qubits") or 0)
             if not run["carries"]:
@@ -160,20 +191,26 @@ def physics_track(files: list[tuple[str, pd.DataFrame, dict]]) -> pd.DataFrame:
     rows = []
     for (solver, family), e in sorted(best.items()):
         longest = e["longest"]
-        rows.append({"solver": solver, "family": family, "runs carried": f"{e['carried']} of {e['tried']}",
-                     "longest carried (simulated s)": "none" if longest is None else f"{longest[0]:.3g}",
-                     "its steps": "—" if longest is None else longest[1]["steps_run"],
-                     "its simulation": "—" if longest is None else _setting(longest[2]["options"]),
-                     "its linear solves": "—" if longest is None else longest[1]["linear_solves"],
-                     "largest system met (qubits)": e["qubits"] or "—",
-                     "file": "—" if longest is None else f"docs/in-loop/{longest[3]}.parquet"})
+        rows.append(
+            {
+                "solver": solver,
+                "family": family,
+                "runs carried": f"{e['carried']} of {e['tried']}",
+                "longest carried (simulated s)": "none" if longest is None else f"{longest[0]:.3g}",
+                "its steps": "—" if longest is None else longest[1]["steps_run"],
+                "its simulation": "—" if longest is None else _setting(longest[2]["options"]),
+                "its linear solves": "—" if longest is None else longest[1]["linear_solves"],
+                "largest system met (qubits)": e["qubits"] or "—",
+                "file": "—" if longest is None else f"docs/in-loop/{longest[3]}.parquet",
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def success_bars(files: list[tuple[str, pd.DataFrame, dict]], board_bar: float = 0.99) -> pd.DataFrame:
     """Each oracle sweep's physics-based success bar beside the board's fidelity bar."""
     rows = []
-    for name, _, meta in files:
+    for _name, _, meta in files:
         oracle = [r for r in meta["runs"] if r["fidelity"] == r["fidelity"]]
         if not oracle:
             continue
@@ -186,10 +223,16 @@ def success_bars(files: list[tuple[str, pd.DataFrame, dict]], board_bar: float =
             compare = f"the same as {board_bar:g}"
         else:
             compare = f"looser than {board_bar:g}"
-        rows.append({"family": meta["options"]["family"], "simulation": _setting(meta["options"]),
-                     "physics bar (fidelity)": _bar_text(oracle), "against the board's bar": compare,
-                     "tolerance (m)": f"{meta['options']['position_tol']:g}",
-                     "seeds per level": len({r["seed"] for r in oracle})})
+        rows.append(
+            {
+                "family": meta["options"]["family"],
+                "simulation": _setting(meta["options"]),
+                "physics bar (fidelity)": _bar_text(oracle),
+                "against the board's bar": compare,
+                "tolerance (m)": f"{meta['options']['position_tol']:g}",
+                "seeds per level": len({r["seed"] for r in oracle}),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -202,18 +245,26 @@ def protocol_table(judged: list[dict]) -> pd.DataFrame:
     for key in sorted({c["setting"] for c in controls} | {k[0] for k, _ in configs}):
         mine = [c for c in controls if c["setting"] == key]
         by_control = [(c, [r for r in mine if r["control"] == c]) for c in CONTROL_WORDS]
-        entries: list[tuple[str, list[dict], Any]] = [(f"control: {CONTROL_WORDS[c]}", rs, None)
-                                                      for c, rs in by_control if rs]
+        entries: list[tuple[str, list[dict], Any]] = [
+            (f"control: {CONTROL_WORDS[c]}", rs, None) for c, rs in by_control if rs
+        ]
         entries += [(runs[0]["solver"], runs, separations(runs, mine)) for k, runs in configs if k[0] == key]
         status = setting_status(mine)
         for label, runs, seps in entries:
-            rows.append({"simulation": key[0], "setting": status, "solver": label,
-                         "file": runs[0]["name"], "runs carrying": f"{sum(r['carries'] for r in runs)} of {len(runs)}",
-                         "linear solves (× reference)": Spread.of([r["overhead"] for r in runs]).text(".1f"),
-                         "Newton iterations (× reference)": Spread.of([r["newton_overhead"] for r in runs]).text(".1f"),
-                         "fallback share": Spread.of([r["fallback_share"] for r in runs]).text(".3f"),
-                         "largest position error (m)": f"{max(r['position_error_max'] for r in runs):.1e}",
-                         "against the controls": _against_cell(status, seps)})
+            rows.append(
+                {
+                    "simulation": key[0],
+                    "setting": status,
+                    "solver": label,
+                    "file": runs[0]["name"],
+                    "runs carrying": f"{sum(r['carries'] for r in runs)} of {len(runs)}",
+                    "linear solves (× reference)": Spread.of([r["overhead"] for r in runs]).text(".1f"),
+                    "Newton iterations (× reference)": Spread.of([r["newton_overhead"] for r in runs]).text(".1f"),
+                    "fallback share": Spread.of([r["fallback_share"] for r in runs]).text(".3f"),
+                    "largest position error (m)": f"{max(r['position_error_max'] for r in runs):.1e}",
+                    "against the controls": _against_cell(status, seps),
+                }
+            )
     return pd.DataFrame(rows)
 
 

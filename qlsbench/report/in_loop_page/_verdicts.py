@@ -35,28 +35,48 @@ def paper_scale(judged: list[dict]) -> str:
     solves = sum(r["linear_solves"] for r in runs)
     per_solve = sum(r["solver_seconds"] for r in runs) / max(solves, 1)
     first, done = runs[0], [r for r in runs if r["status"] == "completed"]
-    cost = (f"one solve took {per_solve:.0f} s of solver time here, one thread each ({solves} solve(s) in "
-            f"{', '.join(sorted({'`' + r['name'] + '`' for r in runs}))}, on systems of at most "
-            f"{max(r['max_qubits'] for r in runs)} qubit(s))")
+    cost = (
+        f"one solve took {per_solve:.0f} s of solver time here, one thread each ({solves} solve(s) in "
+        f"{', '.join(sorted({'`' + r['name'] + '`' for r in runs}))}, on systems of at most "
+        f"{max(r['max_qubits'] for r in runs)} qubit(s))"
+    )
     if done:
         quiet = min(r["first_solve_step"] for r in done)
         verdict = vnls_verdict(done, [c for c in judged if c["control"]])
-        plain = ("" if verdict.startswith(("holds", "does not hold")) else
-                 " So the claim at the paper's scale stays untested: the larger systems of fig. 4's checkpoints "
-                 "come later in the sedimentation than this window reaches, and no window there was run.")
-        return (f"**At the paper's scale** ({first['setting'][0]}; VNLS as in the paper, `{first['solver']}`; "
-                f"{len(done)} run(s), the first {quiet} steps without a Newton system): **{verdict}**; {cost}.{plain}")
+        plain = (
+            ""
+            if verdict.startswith(("holds", "does not hold"))
+            else " So the claim at the paper's scale stays untested: the larger systems of fig. 4's checkpoints "
+            "come later in the sedimentation than this window reaches, and no window there was run."
+        )
+        return (
+            f"**At the paper's scale** ({first['setting'][0]}; VNLS as in the paper, `{first['solver']}`; "
+            f"{len(done)} run(s), the first {quiet} steps without a Newton system): **{verdict}**; {cost}.{plain}"
+        )
     window = PAPER_WINDOW["steps"] * PAPER_WINDOW["seeds"]
     controls = [c for c in judged if c["control"]]
-    exact = [r["overhead"] for r in judged if r["solver_name"] == "vnls" and r["solver_options"].get("exact")
-             and setting_status([c for c in controls if c["setting"] == r["setting"]]) == "test"]
-    more = (f"; a lower bound, as where the controls fail VNLS on exact values made {min(exact):.1f}-"
-            f"{max(exact):.1f} times the reference's solves") if exact else ""
-    return (f"**At the paper's scale the claim was not tested.** {first['setting'][0]}, VNLS as in the paper "
-            f"(`{first['solver']}`): {cost}. {PAPER_WINDOW['steps']} steps x {PAPER_WINDOW['seeds']} seeds take at "
-            f"least one solve per step, so at least {window} solves and {window * per_solve / 60:.0f} min of one "
-            f"core, {'over' if window * per_solve > 60 * PAPER_WINDOW['minutes'] else 'within'} the "
-            f"{PAPER_WINDOW['minutes']} min this study could give it{more}.")
+    exact = [
+        r["overhead"]
+        for r in judged
+        if r["solver_name"] == "vnls"
+        and r["solver_options"].get("exact")
+        and setting_status([c for c in controls if c["setting"] == r["setting"]]) == "test"
+    ]
+    more = (
+        (
+            f"; a lower bound, as where the controls fail VNLS on exact values made {min(exact):.1f}-"
+            f"{max(exact):.1f} times the reference's solves"
+        )
+        if exact
+        else ""
+    )
+    return (
+        f"**At the paper's scale the claim was not tested.** {first['setting'][0]}, VNLS as in the paper "
+        f"(`{first['solver']}`): {cost}. {PAPER_WINDOW['steps']} steps x {PAPER_WINDOW['seeds']} seeds take at "
+        f"least one solve per step, so at least {window} solves and {window * per_solve / 60:.0f} min of one "
+        f"core, {'over' if window * per_solve > 60 * PAPER_WINDOW['minutes'] else 'within'} the "
+        f"{PAPER_WINDOW['minutes']} min this study could give it{more}."
+    )
 
 
 def vnls_verdict(runs: list[dict], controls: list[dict] | None = None) -> str:
@@ -81,23 +101,30 @@ def vnls_verdict(runs: list[dict], controls: list[dict] | None = None) -> str:
     failed = [r for r in tested if not r["carries"]]
     against = _against(tested, controls)
     if failed:
-        return (f"does not hold: {len(failed)} of {len(tested)} run(s) in the settings where every control fails "
-                f"do not carry the simulation ({_failures(failed)}); {against}" + (f"; {aside}" if aside else ""))
+        return (
+            f"does not hold: {len(failed)} of {len(tested)} run(s) in the settings where every control fails "
+            f"do not carry the simulation ({_failures(failed)}); {against}" + (f"; {aside}" if aside else "")
+        )
     if "not separated" in against or "no outcomes" in against:
         return f"not shown: every run carries the simulation, but {against}" + (f"; {aside}" if aside else "")
-    return (f"holds on {len(tested)} run(s): every one carried the simulation (largest error "
-            f"{max(r['position_error_max'] for r in tested):.1e} m, fallback on at most "
-            f"{max(r['fallback_share'] for r in tested):.0%} of steps, at most "
-            f"{max(r['overhead'] for r in tested):.1f}x the reference's solves), {against}"
-            + (f"; {aside}" if aside else ""))
+    return (
+        f"holds on {len(tested)} run(s): every one carried the simulation (largest error "
+        f"{max(r['position_error_max'] for r in tested):.1e} m, fallback on at most "
+        f"{max(r['fallback_share'] for r in tested):.0%} of steps, at most "
+        f"{max(r['overhead'] for r in tested):.1f}x the reference's solves), {against}"
+        + (f"; {aside}" if aside else "")
+    )
 
 
 def _carries_at(run: dict, bound: float) -> bool:
     """Whether ``run`` carries the simulation with the solve-overhead bound at ``bound`` (the other bounds kept)."""
     if run["status"] != "completed" or run["steps_run"] < run["steps"]:
         return False
-    return (run["position_error_max"] <= run["setting"][1] and run["fallback_share"] <= FALLBACK_BOUND
-            and run["overhead"] <= bound)
+    return (
+        run["position_error_max"] <= run["setting"][1]
+        and run["fallback_share"] <= FALLBACK_BOUND
+        and run["overhead"] <= bound
+    )
 
 
 def bound_sweep(runs: list[dict], controls: list[dict]) -> str:
@@ -105,15 +132,21 @@ def bound_sweep(runs: list[dict], controls: list[dict]) -> str:
     many settings every control still fails (the tests), and how many VNLS runs there carry the simulation."""
     parts = []
     for bound in OVERHEAD_SWEEP:
-        tests = {r["setting"] for r in runs
-                 if (theirs := [c for c in controls if c["setting"] == r["setting"]])
-                 and not any(_carries_at(c, bound) for c in theirs)}
+        tests = {
+            r["setting"]
+            for r in runs
+            if (theirs := [c for c in controls if c["setting"] == r["setting"]])
+            and not any(_carries_at(c, bound) for c in theirs)
+        }
         tested = [r for r in runs if r["setting"] in tests]
         carried = sum(_carries_at(r, bound) for r in tested)
-        parts.append(f"at {bound:g}x, {carried} of {len(tested)} run(s) carry in {len(tests)} setting(s) that are "
-                     "tests")
-    return ("*The solve bound decides the verdict* (the fallback and position bounds kept; a setting is a test at a "
-            "bound only while every control fails it): " + "; ".join(parts) + ".")
+        parts.append(
+            f"at {bound:g}x, {carried} of {len(tested)} run(s) carry in {len(tests)} setting(s) that are tests"
+        )
+    return (
+        "*The solve bound decides the verdict* (the fallback and position bounds kept; a setting is a test at a "
+        "bound only while every control fails it): " + "; ".join(parts) + "."
+    )
 
 
 def _set_aside(by_setting: dict, status: dict, controls: list[dict]) -> str:
@@ -124,8 +157,10 @@ def _set_aside(by_setting: dict, status: dict, controls: list[dict]) -> str:
             words.append(f"{len(rs)} run(s) in {key[0]} have no control beside them")
         elif status[key] == "not a test":
             carried = sorted({CONTROL_WORDS[c["control"]] for c in controls if c["setting"] == key and c["carries"]})
-            words.append(f"{len(rs)} run(s) in {key[0]} judge nothing, as {' and '.join(carried)} carry that "
-                         "simulation too (not a test)")
+            words.append(
+                f"{len(rs)} run(s) in {key[0]} judge nothing, as {' and '.join(carried)} carry that "
+                "simulation too (not a test)"
+            )
     return "; ".join(words)
 
 
@@ -134,8 +169,9 @@ def _failures(failed: list[dict]) -> str:
     by_file: dict[str, list[dict]] = {}
     for r in failed:
         by_file.setdefault(r["name"], []).append(r)
-    return "; ".join(f"{name}: {len(rs)} run(s), e.g. seed {rs[0]['seed']}: {why_not(rs[0])}"
-                     for name, rs in sorted(by_file.items()))
+    return "; ".join(
+        f"{name}: {len(rs)} run(s), e.g. seed {rs[0]['seed']}: {why_not(rs[0])}" for name, rs in sorted(by_file.items())
+    )
 
 
 def _against(tested: list[dict], controls: list[dict]) -> str:
@@ -155,17 +191,24 @@ def oracle_scale(judged: list[dict]) -> str:
     (to convergence, fallbacks on), the median solve overhead and fallback share per level."""
     sweeps: dict[str, dict[float, list[dict]]] = {}
     for r in judged:
-        if r["fidelity"] == r["fidelity"] and "Newton to convergence" in r["setting"][0] \
-                and "fallbacks off" not in r["setting"][0]:
+        if (
+            r["fidelity"] == r["fidelity"]
+            and "Newton to convergence" in r["setting"][0]
+            and "fallbacks off" not in r["setting"][0]
+        ):
             sweeps.setdefault(r["name"], {}).setdefault(r["fidelity"], []).append(r)
     if not sweeps:
         return "no oracle sweep ran Newton to convergence"
     return "; ".join(
         f"in {name} the oracle's directions cost (median times the reference's solves, share of steps on the "
-        "fallback) " + "; ".join(
+        "fallback) "
+        + "; ".join(
             f"{np.median([r['overhead'] for r in rs]):.1f}x and {np.median([r['fallback_share'] for r in rs]):.1%} at "
-            f"fidelity {level:g}" for level, rs in sorted(levels.items(), reverse=True))
-        for name, levels in sorted(sweeps.items()))
+            f"fidelity {level:g}"
+            for level, rs in sorted(levels.items(), reverse=True)
+        )
+        for name, levels in sorted(sweeps.items())
+    )
 
 
 def _stand_in_check(judged: list[dict]) -> str:
@@ -176,9 +219,11 @@ def _stand_in_check(judged: list[dict]) -> str:
     older = sorted({r["name"] for r in judged if not r["ref_counted"]})
     if not older:
         return ""
-    return (f"Files written before the reference's linear solves were counted ({len(older)} of them) give its "
-            "Newton iterations instead, one solve each; in the files that count both, the two agree on "
-            f"{same} of {len(both)} runs.")
+    return (
+        f"Files written before the reference's linear solves were counted ({len(older)} of them) give its "
+        "Newton iterations instead, one solve each; in the files that count both, the two agree on "
+        f"{same} of {len(both)} runs."
+    )
 
 
 def verdicts(files: list[tuple[str, pd.DataFrame, dict]]) -> str:
@@ -190,18 +235,36 @@ def verdicts(files: list[tuple[str, pd.DataFrame, dict]]) -> str:
         oracle = [r for r in meta["runs"] if r["fidelity"] == r["fidelity"]]
         if oracle:
             rows.append([name, _setting(meta["options"]), _bar_text(oracle)])
-    table = markdown_table(pd.DataFrame(rows, columns=["sweep", "simulation", "success bar (fidelity)"])) if rows \
+    table = (
+        markdown_table(pd.DataFrame(rows, columns=["sweep", "simulation", "success bar (fidelity)"]))
+        if rows
         else "*No oracle sweep shipped.*"
+    )
     vnls = [r for r in judged if r["solver_name"] == "vnls" and r["solver_options"].get("exact")]
     controls = [r for r in judged if r["control"]]
     protocol = protocol_table(judged)
     words = PROTOCOL.format(fallback=FALLBACK_BOUND, overhead=OVERHEAD_BOUND, scale=oracle_scale(judged))
-    return "\n".join(["## Verdicts", "", table, "", words,
-                      "", _stand_in_check(judged), "",
-                      markdown_table(protocol) if not protocol.empty else "*No solver ran to be judged.*", "",
-                      "The abstract's claim that VNLS \"accurately simulates the dynamics\" (judged with VNLS on exact "
-                      f"expectation values, its best case): **{vnls_verdict(vnls, controls)}**.", "",
-                      bound_sweep(vnls, controls), "", paper_scale(judged), ""])
+    return "\n".join(
+        [
+            "## Verdicts",
+            "",
+            table,
+            "",
+            words,
+            "",
+            _stand_in_check(judged),
+            "",
+            markdown_table(protocol) if not protocol.empty else "*No solver ran to be judged.*",
+            "",
+            'The abstract\'s claim that VNLS "accurately simulates the dynamics" (judged with VNLS on exact '
+            f"expectation values, its best case): **{vnls_verdict(vnls, controls)}**.",
+            "",
+            bound_sweep(vnls, controls),
+            "",
+            paper_scale(judged),
+            "",
+        ]
+    )
 
 
 PROTOCOL = """**The protocol of a verdict in the loop.** Staying within the position tolerance is not enough: Newton run

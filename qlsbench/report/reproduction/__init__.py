@@ -43,7 +43,24 @@ from qlsbench.report.reproduction.verdicts import (
     loss_falls,
 )
 
-__all__ = ["CHECKPOINT_SPACING", "FIG2_COLUMNS", "FIG2_QUBITS", "FIG3_LABEL", "FIG4_DATASET", "FIG5_DATASETS",
-           "FIGURE", "KAPPA_STUDY", "PAPER_FIG4", "SUCCESS_FIDELITY", "ReproductionOptions", "Shipped",
-           "all_solved_verdict", "checkpoint_systems", "global_drop_verdict", "load_shipped", "local_learns_verdict",
-           "loss_falls", "render"]
+__all__ = [
+    "CHECKPOINT_SPACING",
+    "FIG2_COLUMNS",
+    "FIG2_QUBITS",
+    "FIG3_LABEL",
+    "FIG4_DATASET",
+    "FIG5_DATASETS",
+    "FIGURE",
+    "KAPPA_STUDY",
+    "PAPER_FIG4",
+    "SUCCESS_FIDELITY",
+    "ReproductionOptions",
+    "Shipped",
+    "all_solved_verdict",
+    "checkpoint_systems",
+    "global_drop_verdict",
+    "load_shipped",
+    "local_learns_verdict",
+    "loss_falls",
+    "render",
+]

@@ -28,8 +28,14 @@ from qlsbench.report.reproduction.sections import (
 from qlsbench.report.staging import staged
 
 
-def render(folder: str | os.PathLike, out: str | os.PathLike, figures: str | os.PathLike | None = None, *,
-           controls_folder: str | os.PathLike | None = None, draw: bool = True) -> Path:
+def render(
+    folder: str | os.PathLike,
+    out: str | os.PathLike,
+    figures: str | os.PathLike | None = None,
+    *,
+    controls_folder: str | os.PathLike | None = None,
+    draw: bool = True,
+) -> Path:
     """Write the reproduction page (and its figures) from a shipped-results folder.
 
     Parameters
@@ -65,19 +71,34 @@ def _page(shipped, figures: Path | None, rel: str) -> str:
     fig4, fig4_verdict = fig4_section(shipped, figures, rel)
     fig3, fig3_verdict = fig3_section(shipped, figures, rel)
     fig5, fig5_verdict = fig5_section(shipped, figures, rel)
-    page = "\n".join([header(shipped), prose("choices"),
-                      verdict_table(fig2_verdicts, fig3_verdict, fig4_verdict, fig5_verdict), prose("determinism"),
-                      fig2, budget_section(shipped, figures, rel), fig3, fig4, fig5,
-                      truncation_section(shipped, figures, rel), wall_time_section(shipped)])
+    page = "\n".join(
+        [
+            header(shipped),
+            prose("choices"),
+            verdict_table(fig2_verdicts, fig3_verdict, fig4_verdict, fig5_verdict),
+            prose("determinism"),
+            fig2,
+            budget_section(shipped, figures, rel),
+            fig3,
+            fig4,
+            fig5,
+            truncation_section(shipped, figures, rel),
+            wall_time_section(shipped),
+        ]
+    )
     return page.rstrip("\n") + "\n"
 
 
 @dataclass(frozen=True)
 class ReproductionOptions(Options):
-    figures: str | None = option(None, "folder of the page's figures (default: figures/ beside the page)",
-                                 path="folder")
-    controls: str | None = option(None, "shipped controls folder merged in: null solvers, more seeds, sensitivity "
-                                  "sweeps (docs/reproduction-controls)", path="folder")
+    figures: str | None = option(
+        None, "folder of the page's figures (default: figures/ beside the page)", path="folder"
+    )
+    controls: str | None = option(
+        None,
+        "shipped controls folder merged in: null solvers, more seeds, sensitivity sweeps (docs/reproduction-controls)",
+        path="folder",
+    )
 
 
 def _draw(inputs: list[str], out: Path, options: ReproductionOptions) -> Path:
@@ -87,10 +108,15 @@ def _draw(inputs: list[str], out: Path, options: ReproductionOptions) -> Path:
     return render(inputs[0], out, options.figures, controls_folder=options.controls)
 
 
-FIGURE = Figure("reproduction", "docs/reproduction.md: De et al.'s claims beside the shipped paper run, with "
-                "verdicts over seeds", "a shipped-results folder (`qlsbench ship`)", _draw, ReproductionOptions,
-                formats=(".md",), single_input=True)
-
+FIGURE = Figure(
+    "reproduction",
+    "docs/reproduction.md: De et al.'s claims beside the shipped paper run, with verdicts over seeds",
+    "a shipped-results folder (`qlsbench ship`)",
+    _draw,
+    ReproductionOptions,
+    formats=(".md",),
+    single_input=True,
+)
 
 
 __all__ = ["FIGURE", "ReproductionOptions", "render"]

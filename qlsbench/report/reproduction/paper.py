@@ -14,9 +14,15 @@ SUCCESS_FIDELITY = LOW_ACCURACY.fidelity
 #: Fig. 2's sizes in the paper.
 FIG2_QUBITS = (5, 6, 7, 8)
 #: Fig. 2's table: column header, solver label.
-FIG2_COLUMNS = (("global, brick-wall", "vqls-global"), ("local, brick-wall", "vqls-local"),
-                ("global, ladder", "vqls-global-ladder"), ("local, ladder", "vqls-local-ladder"), ("VNLS", "vnls"),
-                ("global, Aer circuits", "vqls-global-aer"), ("local, Aer circuits", "vqls-local-aer"))
+FIG2_COLUMNS = (
+    ("global, brick-wall", "vqls-global"),
+    ("local, brick-wall", "vqls-local"),
+    ("global, ladder", "vqls-global-ladder"),
+    ("local, ladder", "vqls-local-ladder"),
+    ("VNLS", "vnls"),
+    ("global, Aer circuits", "vqls-global-aer"),
+    ("local, Aer circuits", "vqls-local-aer"),
+)
 #: The kappa-vs-h study's checkpoint datasets share this prefix; the text after it is the time step.
 KAPPA_STUDY = "dem_c_checkpoints/sedimentation-n100-mu0-h"
 #: Fig. 4's systems: the study's run at this time step.
@@ -29,5 +35,14 @@ PAPER_FIG4 = {2: (8, 20.4), 4: (4, 40.5), 6: (8, 74.6), 8: (9, 329.7)}
 FIG5_DATASETS = ("dem_c/sedimentation-n64-mu0", "dem_c/sedimentation-n125-mu0", "dem_c/sedimentation-n216-mu0")
 FIG3_LABEL = "sedimentation-n100-mu0"
 
-__all__ = ["CHECKPOINT_SPACING", "FIG2_COLUMNS", "FIG2_QUBITS", "FIG3_LABEL", "FIG4_DATASET", "FIG5_DATASETS",
-           "KAPPA_STUDY", "PAPER_FIG4", "SUCCESS_FIDELITY"]
+__all__ = [
+    "CHECKPOINT_SPACING",
+    "FIG2_COLUMNS",
+    "FIG2_QUBITS",
+    "FIG3_LABEL",
+    "FIG4_DATASET",
+    "FIG5_DATASETS",
+    "KAPPA_STUDY",
+    "PAPER_FIG4",
+    "SUCCESS_FIDELITY",
+]

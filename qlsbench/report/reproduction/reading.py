@@ -24,7 +24,7 @@ class Shipped:
     systems: pd.DataFrame
     datasets: dict
     #: The controls folder merged in (:func:`~qlsbench.report.reproduction_controls.with_controls`), if any.
-    controls: "Shipped | None" = None
+    controls: Shipped | None = None
 
     def solver(self, label: str, dataset: str | None = None) -> pd.DataFrame:
         """Rows of one solver label (on one dataset), empty when the run did not ship them."""
@@ -42,10 +42,18 @@ def load_shipped(folder: str | os.PathLike) -> Shipped:
     """Verify a shipped folder against its manifest and read it (see :mod:`qlsbench.bench.shipped`)."""
     folder = Path(folder)
     manifest = verify(folder)
-    results = load_results([folder / "results"]) if (folder / "results").is_dir() else pd.DataFrame(
-        columns=["solver", "dataset"])
-    return Shipped(folder, manifest, results, pd.read_parquet(folder / "systems.parquet"),
-                   json.loads((folder / "datasets.json").read_text(encoding="utf-8")))
+    results = (
+        load_results([folder / "results"])
+        if (folder / "results").is_dir()
+        else pd.DataFrame(columns=["solver", "dataset"])
+    )
+    return Shipped(
+        folder,
+        manifest,
+        results,
+        pd.read_parquet(folder / "systems.parquet"),
+        json.loads((folder / "datasets.json").read_text(encoding="utf-8")),
+    )
 
 
 def checkpoint_systems(shipped: Shipped, dataset: str) -> pd.DataFrame:
@@ -53,7 +61,6 @@ def checkpoint_systems(shipped: Shipped, dataset: str) -> pd.DataFrame:
     rows = shipped.systems[shipped.systems["dataset"] == dataset].sort_values("step").copy()
     rows["checkpoint"] = (rows["time"] / CHECKPOINT_SPACING).round().astype(int)
     return rows
-
 
 
 __all__ = ["Shipped", "checkpoint_systems", "load_shipped"]

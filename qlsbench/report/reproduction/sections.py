@@ -42,9 +42,11 @@ from qlsbench.versions import AER_SEEDING_FIXED, changes_in, collection_version,
 
 
 def _missing(what: str) -> str:
-    return (f"*Not in the shipped results: {what} had not finished when they were collected. Rerun "
-            "`snakemake --cores 2 --configfile workflows/config/paper.yaml` (finished jobs are kept), then "
-            "`qlsbench ship` and `qlsbench figure reproduction`.*")
+    return (
+        f"*Not in the shipped results: {what} had not finished when they were collected. Rerun "
+        "`snakemake --cores 2 --configfile workflows/config/paper.yaml` (finished jobs are kept), then "
+        "`qlsbench ship` and `qlsbench figure reproduction`.*"
+    )
 
 
 def fig2_runs(shipped: Shipped) -> dict[str, dict[int, SeedRun]]:
@@ -56,13 +58,18 @@ def _part_line(k: int, part: dict) -> str:
     machine = part.get("machine", {})
     jobs = sum(i.get("jobs", 0) for i in part.get("invocations", []))
     # A later part of the same run reads this part's Snakemake logs again and counts them (shipped._superseded).
-    work = (f"{jobs} finished jobs over {len(part['invocations'])} invocation(s), {part.get('wall_minutes', 0):.0f} "
-            "min of wall clock" if part.get("invocations") else "its invocations counted with a later part of the "
-            "same run")
-    return (f"- part {k}: {work}, on {machine.get('cpu', 'unknown')} "
-            f"({machine.get('cores', '?')} cores, {machine.get('memory', '?')}), {machine.get('os', '')}, Python "
-            f"{machine.get('python', '')}, qlsbench commit `{part.get('commit', 'unknown')[:12]}`, collected "
-            f"{machine.get('date', '')}")
+    work = (
+        f"{jobs} finished jobs over {len(part['invocations'])} invocation(s), {part.get('wall_minutes', 0):.0f} "
+        "min of wall clock"
+        if part.get("invocations")
+        else "its invocations counted with a later part of the same run"
+    )
+    return (
+        f"- part {k}: {work}, on {machine.get('cpu', 'unknown')} "
+        f"({machine.get('cores', '?')} cores, {machine.get('memory', '?')}), {machine.get('os', '')}, Python "
+        f"{machine.get('python', '')}, qlsbench commit `{part.get('commit', 'unknown')[:12]}`, collected "
+        f"{machine.get('date', '')}"
+    )
 
 
 def header(shipped: Shipped) -> str:
@@ -70,8 +77,10 @@ def header(shipped: Shipped) -> str:
     parts = shipped.manifest.get("collections", [])
     lines = "\n".join(_part_line(k, part) for k, part in enumerate(parts, 1))
     if shipped.controls is not None:
-        lines += "\n" + "\n".join(_part_line(k, part).replace("- part", "- controls, part", 1) for k, part in
-                                   enumerate(shipped.controls.manifest.get("collections", []), 1))
+        lines += "\n" + "\n".join(
+            _part_line(k, part).replace("- part", "- controls, part", 1)
+            for k, part in enumerate(shipped.controls.manifest.get("collections", []), 1)
+        )
     return prose("header").replace("{parts}", lines)
 
 
@@ -86,36 +95,59 @@ def fig2_section(shipped: Shipped, figures: Path | None, rel: str) -> tuple[str,
     text = [passage("fig2-claim"), ""]
     qubits = sorted({q for by_size in runs.values() for q in by_size})
     if not qubits:
-        return "\n".join(text + [_missing("fig. 2's solves"), ""]), {"global": "not run yet",
-                                                                      "local": "not run yet", "vnls": "not run yet"}
+        return "\n".join(text + [_missing("fig. 2's solves"), ""]), {
+            "global": "not run yet",
+            "local": "not run yet",
+            "vnls": "not run yet",
+        }
     present = [(h, label) for h, label in FIG2_COLUMNS if runs[label]]
     budgets, budget_counts = controls.budget_section(shipped, nulls, FIG2_QUBITS, SUCCESS_FIDELITY)
     verdicts = fig2_verdicts(runs, nulls, budget_counts)
-    table = pd.DataFrame([[q, *controls.null_cells(nulls, q)] + [_run_cell(runs[label].get(q)) for _, label in present]
-                          for q in qubits], columns=["qubits", "returning b", "random vector"] + [h for h, _ in present])
+    table = pd.DataFrame(
+        [[q, *controls.null_cells(nulls, q)] + [_run_cell(runs[label].get(q)) for _, label in present] for q in qubits],
+        columns=["qubits", "returning b", "random vector"] + [h for h, _ in present],
+    )
     labels = [label for _, label in present if label in ("vqls-global", "vqls-local", "vnls")]
     if labels:
         if figures is not None:
-            plot_loss_curves(shipped.results[shipped.results["dataset"] == "ising/kappa10"], figures /
-                             "reproduction_fig2.png", solvers=labels, n_qubits=list(FIG2_QUBITS))
+            plot_loss_curves(
+                shipped.results[shipped.results["dataset"] == "ising/kappa10"],
+                figures / "reproduction_fig2.png",
+                solvers=labels,
+                n_qubits=list(FIG2_QUBITS),
+            )
         text += [f"![fig. 2: loss over iterations, median and IQR band over seeds]({rel}/reproduction_fig2.png)", ""]
     if figures is not None and nulls["null-b"]:
         controls.strip_plot(runs, present, nulls, figures / "reproduction_fig2_seeds.png")
-    text += ["Fidelity |⟨x|x*⟩|² of the read-out after the last iteration, median [IQR] over seeds, beside the two "
-             "null solvers run on the same systems (`docs/solvers.md`): *returning b* (`null-b`; the same at every "
-             "seed) and a seeded *random vector* (`null-random`, median [IQR] over its seeds):", "",
-             markdown_table(table), "", controls.seed_rule_sentence(runs, present), "",
-             f"![fig. 2: every seed's fidelity beside the null solvers]({rel}/reproduction_fig2_seeds.png)", "",
-             "*Against the controls* (rule: the configuration's interquartile range lies above the null's and a "
-             "one-sided Mann-Whitney rank test gives p < 0.05; `qlsbench.bench.spread.separation`):", "",
-             markdown_table(controls.separation_table(runs, present, nulls)), "",
-             "*Where training started*: the median fidelity at the first cost evaluation → the median gain to the "
-             "last read-out. VNLS's network starts near the uniform state, which is b, and x ≈ b here; VQLS starts "
-             "from its seeded random angles:", "", markdown_table(controls.gain_table(shipped, present)), "",
-             f"*Verdicts* (rules in `qlsbench.report.reproduction`). Global cost drops off with size: "
-             f"**{verdicts['global']}**. Local cost learns at every size: **{verdicts['local']}**. VNLS solves "
-             f"every size: **{verdicts['vnls']}**.", "", budgets,
-             controls.aer_section(shipped, runs, FIG2_QUBITS)]
+    text += [
+        "Fidelity |⟨x|x*⟩|² of the read-out after the last iteration, median [IQR] over seeds, beside the two "
+        "null solvers run on the same systems (`docs/solvers.md`): *returning b* (`null-b`; the same at every "
+        "seed) and a seeded *random vector* (`null-random`, median [IQR] over its seeds):",
+        "",
+        markdown_table(table),
+        "",
+        controls.seed_rule_sentence(runs, present),
+        "",
+        f"![fig. 2: every seed's fidelity beside the null solvers]({rel}/reproduction_fig2_seeds.png)",
+        "",
+        "*Against the controls* (rule: the configuration's interquartile range lies above the null's and a "
+        "one-sided Mann-Whitney rank test gives p < 0.05; `qlsbench.bench.spread.separation`):",
+        "",
+        markdown_table(controls.separation_table(runs, present, nulls)),
+        "",
+        "*Where training started*: the median fidelity at the first cost evaluation → the median gain to the "
+        "last read-out. VNLS's network starts near the uniform state, which is b, and x ≈ b here; VQLS starts "
+        "from its seeded random angles:",
+        "",
+        markdown_table(controls.gain_table(shipped, present)),
+        "",
+        f"*Verdicts* (rules in `qlsbench.report.reproduction`). Global cost drops off with size: "
+        f"**{verdicts['global']}**. Local cost learns at every size: **{verdicts['local']}**. VNLS solves "
+        f"every size: **{verdicts['vnls']}**.",
+        "",
+        budgets,
+        controls.aer_section(shipped, runs, FIG2_QUBITS),
+    ]
     text += _aer_note(shipped, [label for _, label in present if label in AER_LABELS])
     return "\n".join(text), verdicts
 
@@ -131,19 +163,25 @@ def _separated_sizes(runs: dict[int, SeedRun], nulls: dict, control: str) -> lis
     return [q for q, run in runs.items() if controls.separations(run.values, nulls, q)[control].separated]
 
 
-def fig2_verdicts(runs: dict[str, dict[int, SeedRun]], nulls: dict,
-                 budget_counts: dict[str, tuple[int, int]]) -> dict:
+def fig2_verdicts(runs: dict[str, dict[int, SeedRun]], nulls: dict, budget_counts: dict[str, tuple[int, int]]) -> dict:
     """Fig. 2's three verdicts, each set against its control."""
     spreads = {label: {q: run.spread for q, run in by_size.items()} for label, by_size in runs.items()}
     random = {q: Spread.of(v) for q, v in nulls["null-random"].items()} if nulls["null-random"] else None
     b_meets = [q for q, v in nulls["null-b"].items() if len(v) and np.median(v) >= SUCCESS_FIDELITY]
-    return {"global": global_drop_verdict(spreads["vqls-global"], random,
-                                          _separated_sizes(runs["vqls-global"], nulls, "null-random")),
-            "local": local_learns_verdict(spreads["vqls-local"], spreads["vqls-global"],
-                                          _separated_sizes(runs["vqls-local"], nulls, "null-b"),
-                                          _budget_words(budget_counts)),
-            "vnls": all_solved_verdict(spreads["vnls"], above_b=_separated_sizes(runs["vnls"], nulls, "null-b"),
-                                       b_meets=b_meets)}
+    return {
+        "global": global_drop_verdict(
+            spreads["vqls-global"], random, _separated_sizes(runs["vqls-global"], nulls, "null-random")
+        ),
+        "local": local_learns_verdict(
+            spreads["vqls-local"],
+            spreads["vqls-global"],
+            _separated_sizes(runs["vqls-local"], nulls, "null-b"),
+            _budget_words(budget_counts),
+        ),
+        "vnls": all_solved_verdict(
+            spreads["vnls"], above_b=_separated_sizes(runs["vnls"], nulls, "null-b"), b_meets=b_meets
+        ),
+    }
 
 
 def _budget_words(counts: dict[str, tuple[int, int]]) -> str:
@@ -152,11 +190,21 @@ def _budget_words(counts: dict[str, tuple[int, int]]) -> str:
     if len(counts) < 2:
         return ""
     words = {label: h for h, label in controls.BUDGET_LABELS}
-    parts = [f"{words[label]}: separated from returning b at {apart}, median at {SUCCESS_FIDELITY} at {reached} of "
-             f"{len(FIG2_QUBITS)} sizes" for label, (apart, reached) in counts.items()]
+    parts = [
+        f"{words[label]}: separated from returning b at {apart}, median at {SUCCESS_FIDELITY} at {reached} of "
+        f"{len(FIG2_QUBITS)} sizes"
+        for label, (apart, reached) in counts.items()
+    ]
     changes = len({apart for apart, _ in counts.values()}) > 1
-    return ("the verdict changes with the optimiser budget (" if changes else
-            "the verdict is the same at every optimiser budget tried (") + "; ".join(parts) + ")"
+    return (
+        (
+            "the verdict changes with the optimiser budget ("
+            if changes
+            else "the verdict is the same at every optimiser budget tried ("
+        )
+        + "; ".join(parts)
+        + ")"
+    )
 
 
 #: The Aer cross-check's labels (a column run before Aer's seeding fixes reads with correlated shot noise: see the
@@ -183,20 +231,25 @@ def _aer_note(shipped: Shipped, labels: list[str]) -> list[str]:
             if any(f.startswith(f"results/{label}/") for f in part.get("files", [])):
                 shipped_by[label] = part
     before = [label for label in labels if label not in shipped_by or _ran_before_fixes(shipped_by[label])]
-    ran = ", ".join(f"`{label}` at commit `{shipped_by.get(label, {}).get('commit', 'unknown')[:12]}`"
-                    for label in labels)
+    ran = ", ".join(
+        f"`{label}` at commit `{shipped_by.get(label, {}).get('commit', 'unknown')[:12]}`" for label in labels
+    )
     fixes = "; ".join(f"`{change.commit}`: {change.what}" for change in changes_in(AER_SEEDING_FIXED))
     text = f"The Aer columns ran as {ran}. Two commits changed how Aer's shots are seeded ({fixes}). "
     if before:
         its, it = ("their", "them") if len(before) > 1 else ("its", "it")
-        text += (f"{' and '.join(f'`{label}`' for label in before)} ran before them, drawing correlated shot noise "
-                 f"across circuits, evaluations and seeds, so {its} spread over seeds is not independent: read {it} "
-                 "as indicative until rerun. ")
+        text += (
+            f"{' and '.join(f'`{label}`' for label in before)} ran before them, drawing correlated shot noise "
+            f"across circuits, evaluations and seeds, so {its} spread over seeds is not independent: read {it} "
+            "as indicative until rerun. "
+        )
     after = [label for label in labels if label not in before]
     if after:
         text += f"{' and '.join(f'`{label}`' for label in after)} ran with both. "
-    text += ("With both fixes, Aer and the emulated shots agree in distribution on single evaluations (cost and "
-             "metric: `tests/test_vqls_emulated.py`).")
+    text += (
+        "With both fixes, Aer and the emulated shots agree in distribution on single evaluations (cost and "
+        "metric: `tests/test_vqls_emulated.py`)."
+    )
     return [text, ""]
 
 
@@ -209,11 +262,15 @@ def fig3_section(shipped: Shipped, figures: Path | None, rel: str) -> tuple[str,
     snapshots, snap_meta = read_snapshots(path)
     if figures is not None:
         plot_snapshots(snapshots, snap_meta, figures / "reproduction_fig3.png")
-    text += [f"![fig. 3: 100 spheres at the snapshot steps]({rel}/reproduction_fig3.png)", "",
-             f"*Verdict*: **reproduced** ({meta['steps']} steps of {meta['h']:g} s, Newton from "
-             f"{meta.get('newton_start', 'warm')}, {meta['newton_iterations_mean']:.1f} Newton iterations per step, "
-             f"{meta['exported']} subsystems of κ {meta['cond_min']:.3g} to {meta['cond_max']:.4g}). We colour by "
-             "the contact impulse of the step (the LCP's unknown), not the force.", ""]
+    text += [
+        f"![fig. 3: 100 spheres at the snapshot steps]({rel}/reproduction_fig3.png)",
+        "",
+        f"*Verdict*: **reproduced** ({meta['steps']} steps of {meta['h']:g} s, Newton from "
+        f"{meta.get('newton_start', 'warm')}, {meta['newton_iterations_mean']:.1f} Newton iterations per step, "
+        f"{meta['exported']} subsystems of κ {meta['cond_min']:.3g} to {meta['cond_max']:.4g}). We colour by "
+        "the contact impulse of the step (the LCP's unknown), not the force.",
+        "",
+    ]
     return "\n".join(text), "reproduced (figure below)"
 
 
@@ -224,7 +281,7 @@ def _kappa_runs(shipped: Shipped) -> list[tuple[str, str, str]]:
     runs = []
     for name in shipped.systems["dataset"].unique():
         if name.startswith(prefix):
-            h = name[len(prefix):].removesuffix("-warm")
+            h = name[len(prefix) :].removesuffix("-warm")
             start = shipped.datasets.get(name, {}).get("newton_start", "warm" if name.endswith("-warm") else "zero")
             runs.append((h, "zero" if start == "zero" else "previous step", name))
     return sorted(runs, key=lambda r: (-float(r[0]), r[1] != "zero"))
@@ -233,37 +290,54 @@ def _kappa_runs(shipped: Shipped) -> list[tuple[str, str, str]]:
 def kappa_study_section(shipped: Shipped) -> tuple[str, dict]:
     """The κ-vs-h table under every choice tried (time step, Newton start, first or last Newton iteration) and
     fig. 4's range check, at the chosen h = 1e-4 and across the choices."""
-    text = ["#### Which time step, which Newton iteration, which start: κ under every choice tried", "",
-            "The same 100-sphere fall at five time steps, the first and the last min-map Newton system at "
-            "checkpoints 0.32, 0.64, 0.96 and 1.28 s (qubits, κ); Newton from zero as in the paper, and, where "
-            "the controls ran it, from the previous step's impulses:", ""]
+    text = [
+        "#### Which time step, which Newton iteration, which start: κ under every choice tried",
+        "",
+        "The same 100-sphere fall at five time steps, the first and the last min-map Newton system at "
+        "checkpoints 0.32, 0.64, 0.96 and 1.28 s (qubits, κ); Newton from zero as in the paper, and, where "
+        "the controls ran it, from the previous step's impulses:",
+        "",
+    ]
     runs = _kappa_runs(shipped)
     if not runs:
         return "\n".join(text + [_missing("the κ-vs-h runs"), ""]), {}
     table, checks = controls.kappa_choices(shipped.systems, runs, PAPER_FIG4, CHECKPOINT_SPACING)
-    paper = pd.DataFrame([["paper (table 4b)", "zero", "?"] + [f"{q}, {kappa:g}" for q, kappa in PAPER_FIG4.values()]
-                          + ["—"]], columns=table.columns)
+    paper = pd.DataFrame(
+        [["paper (table 4b)", "zero", "?"] + [f"{q}, {kappa:g}" for q, kappa in PAPER_FIG4.values()] + ["—"]],
+        columns=table.columns,
+    )
     fig4 = checkpoint_systems(shipped, FIG4_DATASET)
     check = {}
     if len(fig4):
         first, last = fig4["cond"].iloc[0], fig4["cond"].iloc[-1]
-        check = {"qubits": (int(fig4["n_qubits"].min()), int(fig4["n_qubits"].max())), "first": first, "last": last,
-                 "within": bool(4 <= fig4["n_qubits"].min() and fig4["n_qubits"].max() <= 9
-                                and 1 / 1.5 <= first / PAPER_FIG4[2][1] <= 1.5
-                                and 1 / 1.5 <= last / PAPER_FIG4[8][1] <= 1.5),
-                 "checkpoints": list(fig4["checkpoint"]),
-                 "choices": (sum(bool(c) for c in checks), sum(c is not None for c in checks))}
+        check = {
+            "qubits": (int(fig4["n_qubits"].min()), int(fig4["n_qubits"].max())),
+            "first": first,
+            "last": last,
+            "within": bool(
+                4 <= fig4["n_qubits"].min()
+                and fig4["n_qubits"].max() <= 9
+                and 1 / 1.5 <= first / PAPER_FIG4[2][1] <= 1.5
+                and 1 / 1.5 <= last / PAPER_FIG4[8][1] <= 1.5
+            ),
+            "checkpoints": list(fig4["checkpoint"]),
+            "choices": (sum(bool(c) for c in checks), sum(c is not None for c in checks)),
+        }
     matched, tried = check.get("choices", (0, 0))
-    text += [markdown_table(pd.concat([paper, table], ignore_index=True)), "",
-             "Smaller steps detect fewer contacts (the contact margin scales with the distance spheres can close "
-             "in one step) and the pile compacts differently; κ at one checkpoint varies by 2–3× between "
-             "neighbouring steps of the settled pile (`results/figures/kappa_time.png` in a run). We take h = "
-             f"1e-4 s and the last iteration: checkpoints {', '.join(map(str, check.get('checkpoints', [])))} give "
-             f"{check.get('qubits', ('?', '?'))[0]}–{check.get('qubits', ('?', '?'))[1]} qubits and κ "
-             f"{check.get('first', float('nan')):.3g} → {check.get('last', float('nan')):.3g} (paper: 4–9 qubits, "
-             f"20.4 → 329.7); within a factor 1.5 of the paper at both ends: "
-             f"**{'yes' if check.get('within') else 'no'}**, but at {matched} of the {tried} choices tried: the match "
-             "depends on the time step, the iteration and the start, which the paper does not state.", ""]
+    text += [
+        markdown_table(pd.concat([paper, table], ignore_index=True)),
+        "",
+        "Smaller steps detect fewer contacts (the contact margin scales with the distance spheres can close "
+        "in one step) and the pile compacts differently; κ at one checkpoint varies by 2–3× between "
+        "neighbouring steps of the settled pile (`results/figures/kappa_time.png` in a run). We take h = "
+        f"1e-4 s and the last iteration: checkpoints {', '.join(map(str, check.get('checkpoints', [])))} give "
+        f"{check.get('qubits', ('?', '?'))[0]}–{check.get('qubits', ('?', '?'))[1]} qubits and κ "
+        f"{check.get('first', float('nan')):.3g} → {check.get('last', float('nan')):.3g} (paper: 4–9 qubits, "
+        f"20.4 → 329.7); within a factor 1.5 of the paper at both ends: "
+        f"**{'yes' if check.get('within') else 'no'}**, but at {matched} of the {tried} choices tried: the match "
+        "depends on the time step, the iteration and the start, which the paper does not state.",
+        "",
+    ]
     return "\n".join(text), check
 
 
@@ -289,33 +363,71 @@ def fig4_section(shipped: Shipped, figures: Path | None, rel: str) -> tuple[str,
         seps = controls.separations(v["fidelity"], nulls, s["system_id"])
         if nulls["null-b"] and not seps["null-b"].separated:
             below_b.append(int(s["checkpoint"]))
-        lines.append([int(s["checkpoint"]), int(s["step"]), f"{s['time']:.2f}", int(s["n_qubits"]), f"{s['cond']:.3g}",
-                      *controls.null_cells(nulls, s["system_id"]), f"{falls} of {len(v)}",
-                      _spread_cell(Spread.of(v["fidelity"])), controls.gain_words(v), controls.separation_words(seps),
-                      _spread_cell(Spread.of(q["fidelity"])) if len(q) else "—"])
-    table = pd.DataFrame(lines, columns=["checkpoint", "step", "t (s)", "qubits", "κ", "returning b", "random vector",
-                                         "VNLS loss falls", "VNLS fidelity", "VNLS first evaluation → gain",
-                                         "VNLS against the controls",
-                                         "VQLS (16 layers, exact) fidelity"])
+        lines.append(
+            [
+                int(s["checkpoint"]),
+                int(s["step"]),
+                f"{s['time']:.2f}",
+                int(s["n_qubits"]),
+                f"{s['cond']:.3g}",
+                *controls.null_cells(nulls, s["system_id"]),
+                f"{falls} of {len(v)}",
+                _spread_cell(Spread.of(v["fidelity"])),
+                controls.gain_words(v),
+                controls.separation_words(seps),
+                _spread_cell(Spread.of(q["fidelity"])) if len(q) else "—",
+            ]
+        )
+    table = pd.DataFrame(
+        lines,
+        columns=[
+            "checkpoint",
+            "step",
+            "t (s)",
+            "qubits",
+            "κ",
+            "returning b",
+            "random vector",
+            "VNLS loss falls",
+            "VNLS fidelity",
+            "VNLS first evaluation → gain",
+            "VNLS against the controls",
+            "VQLS (16 layers, exact) fidelity",
+        ],
+    )
     falls = sum(loss_falls(h) for h in vnls["history"] if h is not None)
     solved = int((vnls["fidelity"] >= SUCCESS_FIDELITY).sum())
-    verdict.update(loss=f"{falls} of {len(vnls)}", solved=f"{solved} of {len(vnls)}",
-                   systems_run=f"{vnls['system_id'].nunique()} of {len(systems)}",
-                   below_b=None if not nulls["null-b"] else below_b)
+    verdict.update(
+        loss=f"{falls} of {len(vnls)}",
+        solved=f"{solved} of {len(vnls)}",
+        systems_run=f"{vnls['system_id'].nunique()} of {len(systems)}",
+        below_b=None if not nulls["null-b"] else below_b,
+    )
     claim = "holds" if falls == len(vnls) else "holds in part"
-    outcome = ("reproduced" if solved == len(vnls) and falls == len(vnls)
-               else "partly reproduced: the loss falls, the solutions do not follow" if falls == len(vnls)
-               else "not reproduced")
+    outcome = (
+        "reproduced"
+        if solved == len(vnls) and falls == len(vnls)
+        else "partly reproduced: the loss falls, the solutions do not follow"
+        if falls == len(vnls)
+        else "not reproduced"
+    )
     covered = vnls["system_id"].nunique()
     if covered < len(systems):
         outcome = f"incomplete ({covered} of {len(systems)} systems run so far): {outcome}"
-    text += [f"![fig. 4: VNLS (left) and VQLS with exact gradients (right), median and IQR over seeds]"
-             f"({rel}/reproduction_fig4.png)", "", markdown_table(table), "",
-             f"*Verdict*: the paper's evidence, the de-noised loss falling, {claim}: it falls in {falls} of "
-             f"{len(vnls)} solves (all systems, all seeds). Judged by the read-out, VNLS reaches fidelity "
-             f"{SUCCESS_FIDELITY} in {solved} of {len(vnls)} solves: **{outcome}** (the paper showed loss only; a "
-             "small loss is not a solution when the state sits near A's lowest singular vector, which the solver "
-             f"reports as trapped).{_below_b_words(verdict.get('below_b'))}", "", study]
+    text += [
+        f"![fig. 4: VNLS (left) and VQLS with exact gradients (right), median and IQR over seeds]"
+        f"({rel}/reproduction_fig4.png)",
+        "",
+        markdown_table(table),
+        "",
+        f"*Verdict*: the paper's evidence, the de-noised loss falling, {claim}: it falls in {falls} of "
+        f"{len(vnls)} solves (all systems, all seeds). Judged by the read-out, VNLS reaches fidelity "
+        f"{SUCCESS_FIDELITY} in {solved} of {len(vnls)} solves: **{outcome}** (the paper showed loss only; a "
+        "small loss is not a solution when the state sits near A's lowest singular vector, which the solver "
+        f"reports as trapped).{_below_b_words(verdict.get('below_b'))}",
+        "",
+        study,
+    ]
     return "\n".join(text), verdict
 
 
@@ -325,8 +437,10 @@ def _below_b_words(checkpoints: list[int] | None) -> str:
         return ""
     if not checkpoints:
         return " Against the control: separated from returning b at every checkpoint."
-    return (" Against the control: not separated from returning b at checkpoint(s) "
-            f"{', '.join(map(str, checkpoints))}: there returning b scores at least as well.")
+    return (
+        " Against the control: not separated from returning b at checkpoint(s) "
+        f"{', '.join(map(str, checkpoints))}: there returning b scores at least as well."
+    )
 
 
 def fig5_section(shipped: Shipped, figures: Path | None, rel: str) -> tuple[str, str]:
@@ -344,18 +458,25 @@ def fig5_section(shipped: Shipped, figures: Path | None, rel: str) -> tuple[str,
             cells = sub[sub["n_qubits"] == q].groupby("tol")["terms_kept"].median()
             count = sub[(sub["n_qubits"] == q)]["system_id"].nunique()
             medians = [f"{cells.get(t, np.nan):,.0f}" for t in (0.0, 1e-6, 1e-3)]
-            lines.append([name.split("/")[-1], f"{q} ({count})", *medians, f"{(4 ** q + 2 ** q) // 2:,}"])
+            lines.append([name.split("/")[-1], f"{q} ({count})", *medians, f"{(4**q + 2**q) // 2:,}"])
             drops[(name, q)] = cells.get(0.0, np.nan) / cells.get(1e-3, np.nan)
     above = int((df["terms_kept"] > df["terms_max"]).sum())
     top = max(drops, key=lambda k: (FIG5_DATASETS.index(k[0]), k[1]))
-    verdict = ("reproduced" if above == 0 and drops[top] > 10 else "not reproduced")
+    verdict = "reproduced" if above == 0 and drops[top] > 10 else "not reproduced"
     table = pd.DataFrame(lines, columns=["run", "qubits (systems)", "tol 0", "1e-6", "1e-3", "(4ⁿ + 2ⁿ)/2"])
-    text += [f"![fig. 5: Pauli terms against qubits at 0, 1e-6 and 1e-3]({rel}/reproduction_fig5.png)", "",
-             "Median terms at each run's two largest qubit counts (deterministic: the same on every machine up to "
-             "the last bits of the systems):", "", markdown_table(table), "",
-             f"*Verdict*: **{verdict}**: {above} systems above the maximum; at 1e-3 the median falls "
-             f"{drops[top]:.0f}× at {top[1]} qubits of the largest run (rule: none above the stair, and more than "
-             "10× fewer terms at 1e-3 at the largest run's largest size).", ""]
+    text += [
+        f"![fig. 5: Pauli terms against qubits at 0, 1e-6 and 1e-3]({rel}/reproduction_fig5.png)",
+        "",
+        "Median terms at each run's two largest qubit counts (deterministic: the same on every machine up to "
+        "the last bits of the systems):",
+        "",
+        markdown_table(table),
+        "",
+        f"*Verdict*: **{verdict}**: {above} systems above the maximum; at 1e-3 the median falls "
+        f"{drops[top]:.0f}× at {top[1]} qubits of the largest run (rule: none above the stair, and more than "
+        "10× fewer terms at 1e-3 at the largest run's largest size).",
+        "",
+    ]
     return "\n".join(text), verdict
 
 
@@ -378,9 +499,15 @@ def truncation_section(shipped: Shipped, figures: Path | None, rel: str) -> str:
         worst = part[part["tol"] == 1e-3]["fidelity"].min()
         lines.append([f"{low}–{high}"] + medians + [f"{worst:.4f}"])
     table = pd.DataFrame(lines, columns=["qubits"] + [f"median at {t:g}" for t in tols] + ["worst at 1e-3"])
-    text += [f"![truncation: matrix and solution error against the tolerance]({rel}/reproduction_truncation.png)",
-             "", f"Fidelity of the truncated system's solution to the exact one ({df['system_id'].nunique()} "
-             "systems of the three fig. 5 runs):", "", markdown_table(table), ""]
+    text += [
+        f"![truncation: matrix and solution error against the tolerance]({rel}/reproduction_truncation.png)",
+        "",
+        f"Fidelity of the truncated system's solution to the exact one ({df['system_id'].nunique()} "
+        "systems of the three fig. 5 runs):",
+        "",
+        markdown_table(table),
+        "",
+    ]
     return "\n".join(text)
 
 
@@ -393,34 +520,61 @@ def budget_section(shipped: Shipped, figures: Path | None, rel: str) -> str:
     """
     above = {sid: float(np.median(v)) for sid, v in controls.null_values(shipped, by="system_id")["null-b"].items()}
     beyond = " and above the fidelity returning b scores on that system" if above else ""
-    text = ["### VQLS against VNLS at a common budget", "",
-            "A fidelity after each solver's own iteration count compares unequal budgets. Here every solve's "
-            "read-outs are set against two common budgets: wall-clock seconds, and samples drawn (shots × "
-            "circuits for VQLS, Monte Carlo samples for VNLS); a curve is the share of fig. 2's 5–8-qubit systems "
-            f"whose read-out has fidelity ≥ {SUCCESS_FIDELITY}{beyond} by that budget (solid: best seed, dashed: "
-            "median seed). The exact-gradient VQLS of fig. 4 draws no samples and appears on the seconds axis only.",
-            ""]
+    text = [
+        "### VQLS against VNLS at a common budget",
+        "",
+        "A fidelity after each solver's own iteration count compares unequal budgets. Here every solve's "
+        "read-outs are set against two common budgets: wall-clock seconds, and samples drawn (shots × "
+        "circuits for VQLS, Monte Carlo samples for VNLS); a curve is the share of fig. 2's 5–8-qubit systems "
+        f"whose read-out has fidelity ≥ {SUCCESS_FIDELITY}{beyond} by that budget (solid: best seed, dashed: "
+        "median seed). The exact-gradient VQLS of fig. 4 draws no samples and appears on the seconds axis only.",
+        "",
+    ]
     labels = ["vqls-global", "vqls-local", "vnls"]
-    rows = shipped.results[(shipped.results["dataset"] == "ising/kappa10") & shipped.results["solver"].isin(labels)
-                           & shipped.results["n_qubits"].isin(FIG2_QUBITS)]
+    rows = shipped.results[
+        (shipped.results["dataset"] == "ising/kappa10")
+        & shipped.results["solver"].isin(labels)
+        & shipped.results["n_qubits"].isin(FIG2_QUBITS)
+    ]
     if rows.empty:
         return "\n".join(text + [_missing("fig. 2's solves"), ""])
     summary = []
     for axis in ("seconds", "samples"):
         if figures is not None:
-            plot_budget_curves(rows, figures / f"reproduction_budget_{axis}.png", axis=axis, by_band=False,
-                               above=above)
+            plot_budget_curves(rows, figures / f"reproduction_budget_{axis}.png", axis=axis, by_band=False, above=above)
         text += [f"![success against {axis}]({rel}/reproduction_budget_{axis}.png)", ""]
         curves = success_curve(rows, axis=axis, above=above)
         for solver, c in curves.groupby("solver"):
             reached = c[c["median"] >= 0.5][axis]
-            summary.append([solver, axis, f"{c['best'].iloc[-1]:.2f}", f"{c['median'].iloc[-1]:.2f}",
-                            f"{reached.iloc[0]:.3g}" if len(reached) else "never"])
-    text += [markdown_table(pd.DataFrame(summary, columns=["solver", "budget", "share solved, best seed",
-                                                           "share solved, median seed",
-                                                           "budget at which half are solved (median seed)"])), ""]
-    text += ["Every setting of the variational solvers, as run (options not listed take the solver's default, "
-             "named in `qlsbench solvers` and `docs/solvers.md`):", ""]
+            summary.append(
+                [
+                    solver,
+                    axis,
+                    f"{c['best'].iloc[-1]:.2f}",
+                    f"{c['median'].iloc[-1]:.2f}",
+                    f"{reached.iloc[0]:.3g}" if len(reached) else "never",
+                ]
+            )
+    text += [
+        markdown_table(
+            pd.DataFrame(
+                summary,
+                columns=[
+                    "solver",
+                    "budget",
+                    "share solved, best seed",
+                    "share solved, median seed",
+                    "budget at which half are solved (median seed)",
+                ],
+            )
+        ),
+        "",
+    ]
+    text += [
+        "Every setting of the variational solvers, as run (options not listed take the solver's default, "
+        "named in `qlsbench solvers` and `docs/solvers.md`):",
+        "",
+    ]
     settings = []
     for label in sorted(shipped.results["solver"].unique()):
         sub = shipped.solver(label)
@@ -428,8 +582,12 @@ def budget_section(shipped: Shipped, figures: Path | None, rel: str) -> str:
             continue
         options = json.loads(sub["solver_options"].iloc[0] or "{}")
         settings.append([label, ", ".join(f"{k}={v}" for k, v in sorted(options.items()))])
-    text += [markdown_table(pd.DataFrame(settings, columns=["label", "options"])), "",
-             "Why, for each setting the paper leaves open:", ""]
+    text += [
+        markdown_table(pd.DataFrame(settings, columns=["label", "options"])),
+        "",
+        "Why, for each setting the paper leaves open:",
+        "",
+    ]
     text += [passage("open-settings"), ""]
     return "\n".join(text)
 
@@ -445,12 +603,21 @@ def wall_time_section(shipped: Shipped) -> str:
             entry = rules.setdefault(name, {"jobs": 0, "minutes": 0.0})
             entry["jobs"] += r["jobs"]
             entry["minutes"] += r["minutes"]
-    table = pd.DataFrame([[name, r["jobs"], f"{r['minutes']:.1f}"] for name, r in
-                          sorted(rules.items(), key=lambda kv: -kv[1]["minutes"])], columns=["rule", "jobs", "minutes"])
+    table = pd.DataFrame(
+        [
+            [name, r["jobs"], f"{r['minutes']:.1f}"]
+            for name, r in sorted(rules.items(), key=lambda kv: -kv[1]["minutes"])
+        ],
+        columns=["rule", "jobs", "minutes"],
+    )
     walls = " + ".join(f"{inv['wall_minutes']:.1f}" for inv in invocations)
-    text += [f"Wall clock over {len(invocations)} invocation(s): {walls} = {shipped.manifest['wall_minutes']:.1f} "
-             "min on 2 cores. Job time per rule (the sum of the jobs' wall times, two at a time on 2 cores):", "",
-             markdown_table(table), ""]
+    text += [
+        f"Wall clock over {len(invocations)} invocation(s): {walls} = {shipped.manifest['wall_minutes']:.1f} "
+        "min on 2 cores. Job time per rule (the sum of the jobs' wall times, two at a time on 2 cores):",
+        "",
+        markdown_table(table),
+        "",
+    ]
     return "\n".join(text)
 
 
@@ -459,38 +626,71 @@ def _fig4_systems_cell(fig4: dict) -> str:
         return "not run yet"
     text = "matched within 1.5× at both ends" if fig4["systems"] else "not matched"
     matched, tried = fig4.get("choices", (0, 0))
-    return text + (f" at h = 1e-4, last Newton iteration, from zero; at {matched} of {tried} choices of time step, "
-                   "Newton iteration and start tried" if tried > 1 else "")
+    return text + (
+        f" at h = 1e-4, last Newton iteration, from zero; at {matched} of {tried} choices of time step, "
+        "Newton iteration and start tried"
+        if tried > 1
+        else ""
+    )
 
 
 def _fig4_vnls_cell(fig4: dict) -> str:
     if "loss" not in fig4:
         return "not run yet"
-    text = f"loss falls in {fig4['loss']} solves; fidelity ≥ 0.99 in {fig4['solved']} ({fig4['systems_run']} systems run)"
+    text = (
+        f"loss falls in {fig4['loss']} solves; fidelity ≥ 0.99 in {fig4['solved']} ({fig4['systems_run']} systems run)"
+    )
     below = fig4.get("below_b")
     if below is not None:
-        text += ("; not separated from returning b at checkpoint(s) " + ", ".join(map(str, below)) if below
-                 else "; separated from returning b at every checkpoint")
+        text += (
+            "; not separated from returning b at checkpoint(s) " + ", ".join(map(str, below))
+            if below
+            else "; separated from returning b at every checkpoint"
+        )
     return text
 
 
 def verdict_table(fig2: dict, fig3: str, fig4: dict, fig5: str) -> str:
     """The page's summary: each claim, its verdict, and the control the verdict was set against."""
     nulls = "returning b (`null-b`), a random vector (`null-random`)"
-    rows = [["fig. 2", "global-cost VQLS drops off with size", fig2["global"], "a random vector"],
-            ["fig. 2", "local-cost VQLS learns all sizes (5–8 qubits)", fig2["local"], nulls],
-            ["fig. 2", "VNLS solves all sizes", fig2["vnls"], nulls],
-            ["fig. 3", "snapshots of 100 spheres sedimenting", fig3, "none (a picture)"],
-            ["fig. 4", "checkpoint systems of 4–9 qubits, κ ≈ 20 → 330", _fig4_systems_cell(fig4),
-             "every time step, Newton iteration and start tried"],
-            ["fig. 4", "VNLS's de-noised loss falls on every system", _fig4_vnls_cell(fig4), nulls],
-            ["fig. 5", "term counts follow the stair; sharp drop at 1e-3", fig5, "the stair (4ⁿ + 2ⁿ)/2"]]
-    return "\n".join(["## Verdicts", "", "A claim holds only where the outcomes are separated from the control named "
-                      "beside it (interquartile range above the control's and a one-sided rank test at 0.05); a bar "
-                      "the control meets too is shown but carries no verdict.", "",
-                      markdown_table(pd.DataFrame(rows, columns=["figure", "claim", "verdict", "control"])), ""])
+    rows = [
+        ["fig. 2", "global-cost VQLS drops off with size", fig2["global"], "a random vector"],
+        ["fig. 2", "local-cost VQLS learns all sizes (5–8 qubits)", fig2["local"], nulls],
+        ["fig. 2", "VNLS solves all sizes", fig2["vnls"], nulls],
+        ["fig. 3", "snapshots of 100 spheres sedimenting", fig3, "none (a picture)"],
+        [
+            "fig. 4",
+            "checkpoint systems of 4–9 qubits, κ ≈ 20 → 330",
+            _fig4_systems_cell(fig4),
+            "every time step, Newton iteration and start tried",
+        ],
+        ["fig. 4", "VNLS's de-noised loss falls on every system", _fig4_vnls_cell(fig4), nulls],
+        ["fig. 5", "term counts follow the stair; sharp drop at 1e-3", fig5, "the stair (4ⁿ + 2ⁿ)/2"],
+    ]
+    return "\n".join(
+        [
+            "## Verdicts",
+            "",
+            "A claim holds only where the outcomes are separated from the control named "
+            "beside it (interquartile range above the control's and a one-sided rank test at 0.05); a bar "
+            "the control meets too is shown but carries no verdict.",
+            "",
+            markdown_table(pd.DataFrame(rows, columns=["figure", "claim", "verdict", "control"])),
+            "",
+        ]
+    )
 
 
-
-__all__ = ["AER_LABELS", "budget_section", "fig2_section", "fig2_verdicts", "fig3_section", "fig4_section",
-           "fig5_section", "kappa_study_section", "truncation_section", "verdict_table", "wall_time_section"]
+__all__ = [
+    "AER_LABELS",
+    "budget_section",
+    "fig2_section",
+    "fig2_verdicts",
+    "fig3_section",
+    "fig4_section",
+    "fig5_section",
+    "kappa_study_section",
+    "truncation_section",
+    "verdict_table",
+    "wall_time_section",
+]

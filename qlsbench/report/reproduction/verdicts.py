@@ -27,11 +27,12 @@ def _drops(spreads: dict[int, Spread]) -> str | None:
     small, large = spreads.get(FIG2_QUBITS[0]), spreads.get(FIG2_QUBITS[-1])
     if not small or not large or not small.n or not large.n:
         return None
-    return ("reproduced" if large.below(small) else "partly" if large.median < small.median else "not reproduced")
+    return "reproduced" if large.below(small) else "partly" if large.median < small.median else "not reproduced"
 
 
-def global_drop_verdict(spreads: dict[int, Spread], random: dict[int, Spread] | None = None,
-                        above_random: list[int] | None = None) -> str:
+def global_drop_verdict(
+    spreads: dict[int, Spread], random: dict[int, Spread] | None = None, above_random: list[int] | None = None
+) -> str:
     """Fig. 2's first claim: the global cost's fidelity falls from 5 to 8 qubits.
 
     Reproduced when the 8-qubit spread lies wholly below the 5-qubit one
@@ -43,12 +44,16 @@ def global_drop_verdict(spreads: dict[int, Spread], random: dict[int, Spread] | 
     outcome = _drops(spreads)
     if outcome is None:
         return f"not run yet ({len(_run_sizes(spreads))} of {len(FIG2_QUBITS)} sizes, and 5 and 8 are needed)"
-    text = {"reproduced": "reproduced (the 8-qubit interquartile range lies below the 5-qubit one)",
-            "partly": "partly (the median falls, but the interquartile ranges at 5 and 8 qubits overlap)",
-            "not reproduced": "not reproduced (the median does not fall)"}[outcome]
+    text = {
+        "reproduced": "reproduced (the 8-qubit interquartile range lies below the 5-qubit one)",
+        "partly": "partly (the median falls, but the interquartile ranges at 5 and 8 qubits overlap)",
+        "not reproduced": "not reproduced (the median does not fall)",
+    }[outcome]
     if random is not None and _drops(random) == "reproduced":
-        text += ("; a random vector's fidelity falls by the same rule, so the fall is no verdict on its own: the "
-                 f"global cost is separated from a random vector at {_count(above_random)}")
+        text += (
+            "; a random vector's fidelity falls by the same rule, so the fall is no verdict on its own: the "
+            f"global cost is separated from a random vector at {_count(above_random)}"
+        )
     return text
 
 
@@ -58,8 +63,9 @@ def _count(sizes: list[int] | None, of=FIG2_QUBITS) -> str:
     return f"{len(sizes)} of {len(of)} sizes" + (f" ({', '.join(map(str, sizes))})" if sizes else "")
 
 
-def local_learns_verdict(local: dict[int, Spread], glob: dict[int, Spread], above_b: list[int] | None = None,
-                         budgets: str = "") -> str:
+def local_learns_verdict(
+    local: dict[int, Spread], glob: dict[int, Spread], above_b: list[int] | None = None, budgets: str = ""
+) -> str:
     """Fig. 2's second claim: the local cost learns the solution at every size, where the global cost does not.
 
     Reproduced when at every size of 5-8 qubits the median reaches fidelity
@@ -76,16 +82,24 @@ def local_learns_verdict(local: dict[int, Spread], glob: dict[int, Spread], abov
     reached = [q for q in sizes if local[q].median >= SUCCESS_FIDELITY]
     better = [q for q in sizes if local[q].median > glob[q].median]
     separated = [q for q in sizes if glob[q].below(local[q])]
-    context = (f"the local cost beats the global cost at {len(better)} of {len(sizes)} sizes (median; interquartile "
-               f"ranges separated at {len(separated)}), and its median reaches fidelity {SUCCESS_FIDELITY} at "
-               f"{len(reached)} of {len(sizes)} sizes")
+    context = (
+        f"the local cost beats the global cost at {len(better)} of {len(sizes)} sizes (median; interquartile "
+        f"ranges separated at {len(separated)}), and its median reaches fidelity {SUCCESS_FIDELITY} at "
+        f"{len(reached)} of {len(sizes)} sizes"
+    )
     if above_b is None:  # no control run: the old rule, and the verdict says what it rests on
-        outcome = ("reproduced (no control run: median at fidelity >= " f"{SUCCESS_FIDELITY} at "
-                   f"{', '.join(map(str, sizes))} qubits)" if len(reached) == len(sizes)
-                   else f"{'partly' if len(better) == len(sizes) else 'not reproduced'}: {context}")
+        outcome = (
+            "reproduced (no control run: median at fidelity >= "
+            f"{SUCCESS_FIDELITY} at "
+            f"{', '.join(map(str, sizes))} qubits)"
+            if len(reached) == len(sizes)
+            else f"{'partly' if len(better) == len(sizes) else 'not reproduced'}: {context}"
+        )
     elif len(reached) == len(sizes) and len(above) == len(sizes):
-        outcome = ("reproduced (separated from returning b at every size, median at fidelity >= "
-                   f"{SUCCESS_FIDELITY} at {', '.join(map(str, sizes))} qubits)")
+        outcome = (
+            "reproduced (separated from returning b at every size, median at fidelity >= "
+            f"{SUCCESS_FIDELITY} at {', '.join(map(str, sizes))} qubits)"
+        )
     elif above:
         outcome = f"partly: separated from returning b at {len(above)} of {len(sizes)} sizes; {context}"
     else:
@@ -93,8 +107,9 @@ def local_learns_verdict(local: dict[int, Spread], glob: dict[int, Spread], abov
     return head + outcome + (f"; {budgets}" if budgets else "")
 
 
-def all_solved_verdict(spreads: dict[int, Spread], sizes=FIG2_QUBITS, above_b: list[int] | None = None,
-                       b_meets: list[int] | None = None) -> str:
+def all_solved_verdict(
+    spreads: dict[int, Spread], sizes=FIG2_QUBITS, above_b: list[int] | None = None, b_meets: list[int] | None = None
+) -> str:
     """VNLS on fig. 2: reproduced when every seed at every size reaches fidelity 0.99 and, where ``b`` was run,
     the outcomes are separated from returning ``b`` at every size (``above_b``); ``b_meets``: the sizes where
     returning ``b`` meets the 0.99 bar too (then the bar alone is no verdict, and the page says so)."""
@@ -104,18 +119,26 @@ def all_solved_verdict(spreads: dict[int, Spread], sizes=FIG2_QUBITS, above_b: l
     worst = min(spreads[q].low for q in present)
     head = _incomplete(present, sizes)
     meets = [q for q in (b_meets or []) if q in present]
-    note = (f"; returning b meets fidelity {SUCCESS_FIDELITY} too at {_count(meets, present)}, so the bar "
-            "alone is no verdict" if meets else "")
+    note = (
+        f"; returning b meets fidelity {SUCCESS_FIDELITY} too at {_count(meets, present)}, so the bar "
+        "alone is no verdict"
+        if meets
+        else ""
+    )
     if worst < SUCCESS_FIDELITY:
         return f"{head}not reproduced (worst seed {worst:.3f}){note}"
     if above_b is None:
         return f"{head}reproduced (every seed at fidelity >= {SUCCESS_FIDELITY}; worst {worst:.3f})"
     above = [q for q in present if q in above_b]
     if len(above) == len(present):
-        return (f"{head}reproduced (every seed at fidelity >= {SUCCESS_FIDELITY}, worst {worst:.3f}, and separated "
-                f"from returning b at every size){note}")
-    return (f"{head}not separated from returning b at {len(present) - len(above)} of {len(present)} sizes (every "
-            f"seed at fidelity >= {SUCCESS_FIDELITY}, worst {worst:.3f}){note}")
+        return (
+            f"{head}reproduced (every seed at fidelity >= {SUCCESS_FIDELITY}, worst {worst:.3f}, and separated "
+            f"from returning b at every size){note}"
+        )
+    return (
+        f"{head}not separated from returning b at {len(present) - len(above)} of {len(present)} sizes (every "
+        f"seed at fidelity >= {SUCCESS_FIDELITY}, worst {worst:.3f}){note}"
+    )
 
 
 def loss_falls(history, window: int = 51) -> bool:
@@ -125,7 +148,6 @@ def loss_falls(history, window: int = 51) -> bool:
         return False
     trend = smooth(h, window)
     return bool(trend[-1] < trend[0])
-
 
 
 __all__ = ["all_solved_verdict", "global_drop_verdict", "local_learns_verdict", "loss_falls"]

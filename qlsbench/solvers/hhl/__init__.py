@@ -98,12 +98,23 @@ class HHL(HHLOptions, BaseSolver):
         H = A if hermitian else np.block([[np.zeros_like(A), A], [A.conj().T, np.zeros_like(A)]])
         n_h = n if hermitian else n + 1
         total = n_h + self.clock + 1
-        resources = {"n_qubits": n, "clock_qubits": self.clock, "total_qubits": total, "dilation": not hermitian,
-                     "backend": self.backend, "evolution": self.evolution, "time": self._time,
-                     "shots": 0 if self.backend == "exact" else self.shots}
+        resources = {
+            "n_qubits": n,
+            "clock_qubits": self.clock,
+            "total_qubits": total,
+            "dilation": not hermitian,
+            "backend": self.backend,
+            "evolution": self.evolution,
+            "time": self._time,
+            "shots": 0 if self.backend == "exact" else self.shots,
+        }
         if total > MAX_TOTAL_QUBITS:
-            return SolveResult(None, Status.SKIPPED, f"hhl: {total} qubits (system {n_h}, clock {self.clock}, "
-                               f"ancilla 1) exceed {MAX_TOTAL_QUBITS}", resources=resources)
+            return SolveResult(
+                None,
+                Status.SKIPPED,
+                f"hhl: {total} qubits (system {n_h}, clock {self.clock}, ancilla 1) exceed {MAX_TOTAL_QUBITS}",
+                resources=resources,
+            )
         scale = float(np.linalg.norm(H, 2))
         if scale == 0 or not np.any(system.b):
             return SolveResult(None, Status.SKIPPED, "hhl: A or b is zero", resources=resources)
@@ -117,15 +128,23 @@ class HHL(HHLOptions, BaseSolver):
                 break
             x = x + self._hhl_step(system, run, r, hermitian)
             history.append(_relative_residual(system, x))
-        resources.update(run.resources(), refine_rounds=len(history) - 1,
-                         seconds_in_circuits=time.perf_counter() - start)
+        resources.update(
+            run.resources(), refine_rounds=len(history) - 1, seconds_in_circuits=time.perf_counter() - start
+        )
         if n_h <= MAX_TRANSPILED_SYSTEM_QUBITS and self.backend != "device":  # the device run counted its own
-            resources.update(_gate_counts(run.circuit_for(system.b, hermitian, self._textbook(H / scale)),
-                                          run.executions, 0 if self.backend == "exact" else self.shots,
-                                          self.device if self.backend == "device" else DEFAULT_DEVICE))
+            resources.update(
+                _gate_counts(
+                    run.circuit_for(system.b, hermitian, self._textbook(H / scale)),
+                    run.executions,
+                    0 if self.backend == "exact" else self.shots,
+                    self.device if self.backend == "device" else DEFAULT_DEVICE,
+                )
+            )
         status = Status.CONVERGED if history[-1] <= self.rtol else Status.MAX_ITER
-        message = (f"relative residual {history[-1]:.2e} {'<=' if status is Status.CONVERGED else '>'} rtol "
-                   f"{self.rtol:g} after {len(history) - 1} refinement rounds")
+        message = (
+            f"relative residual {history[-1]:.2e} {'<=' if status is Status.CONVERGED else '>'} rtol "
+            f"{self.rtol:g} after {len(history) - 1} refinement rounds"
+        )
         if len(history) - 1 < self.refine and _stagnated(history):
             message += f" (stopped: the last two rounds took the residual no lower than {STALL:g}x)"
         if self.backend != "exact":
@@ -155,8 +174,9 @@ class HHL(HHLOptions, BaseSolver):
     def _textbook(self, H: np.ndarray) -> hhl_circuit.PhaseEstimation:
         """The controlled-power form whose transpiled gates are counted."""
         if self.evolution == "exact":
-            return hhl_circuit.PhaseEstimation.from_powers(hhl_circuit.exact_powers(H, self._time, self.clock),
-                                                           _qubits(H))
+            return hhl_circuit.PhaseEstimation.from_powers(
+                hhl_circuit.exact_powers(H, self._time, self.clock), _qubits(H)
+            )
         return hhl_circuit.PhaseEstimation.from_powers(self._trotter_powers(H, {}), _qubits(H))
 
     def _trotter_powers(self, H: np.ndarray, resources: dict) -> list[np.ndarray]:
@@ -170,11 +190,11 @@ class HHL(HHLOptions, BaseSolver):
         kept = PauliDecomposition(terms.x_int[keep], terms.z_int[keep], np.real(terms.coeffs[keep]), terms.n_qubits)
         return hhl_circuit.trotter_powers(kept, self._time, self.clock, self.trotter_steps)
 
-    def _hhl_step(self, system: LinearSystem, run: "_Runner", rhs: np.ndarray, hermitian: bool) -> np.ndarray:
+    def _hhl_step(self, system: LinearSystem, run: _Runner, rhs: np.ndarray, hermitian: bool) -> np.ndarray:
         """One HHL solve of ``A d = rhs``: the read-out direction, scaled by least squares against ``rhs``."""
         v = run.solve(_rhs_state(rhs, hermitian))
         if not hermitian:
-            v = v[len(rhs):]  # the dilation's solution is (0, x)
+            v = v[len(rhs) :]  # the dilation's solution is (0, x)
         return least_squares_readout(LinearSystem(system.A, np.asarray(rhs)), v)
 
 
@@ -246,8 +266,9 @@ class _Runner:
         if self.solver.inversion == "grid":
             angles, C = hhl_circuit.inversion_angles(self.m, t)
         else:
-            state = np.asarray(_run(hhl_circuit.phase_estimation(b, self.qpe), method="statevector")
-                               .result().get_statevector())
+            state = np.asarray(
+                _run(hhl_circuit.phase_estimation(b, self.qpe), method="statevector").result().get_statevector()
+            )
             self.executions += 1
             clock = (np.abs(state.reshape(2**self.m, 2**self.n)) ** 2).sum(axis=1)
             if self.solver.backend != "exact":  # as many samples of the clock as the solve has shots
@@ -321,9 +342,14 @@ class _Runner:
         # (the textbook circuit's counts of _gate_counts stop at MAX_TRANSPILED_SYSTEM_QUBITS).
         routed = device.cost([placed], region)
         self.device = device.describe() | {
-            "device_qubits": len(region), "mitigation": solver.mitigation, "circuit_depth": int(logical.depth()),
-            "logical_depth": int(logical.depth()), "logical_two_qubit_gates": int(logical.count_ops().get("cx", 0)),
-            "routed_depth": routed.depth, "two_qubit_gates": routed.two_qubit_gates}
+            "device_qubits": len(region),
+            "mitigation": solver.mitigation,
+            "circuit_depth": int(logical.depth()),
+            "logical_depth": int(logical.depth()),
+            "logical_two_qubit_gates": int(logical.count_ops().get("cx", 0)),
+            "routed_depth": routed.depth,
+            "two_qubit_gates": routed.two_qubit_gates,
+        }
         simulator = device.simulator(region)
         factors = ZNE_FACTORS if "zne" in solver.mitigation else (1,)
         target = region_target(solver.device, tuple(region), 0.0)
@@ -354,19 +380,24 @@ class _Runner:
         for bit in range(placed.num_clbits):
             key = (region, measured[bit])
             if key not in self._confusion:
-                self._confusion[key] = confusion(simulator, measured[bit], placed.num_qubits, shots,
-                                                 int(self.rng.integers(2**31)))
+                self._confusion[key] = confusion(
+                    simulator, measured[bit], placed.num_qubits, shots, int(self.rng.integers(2**31))
+                )
                 self.executions += 2
                 self.mitigation_circuits += 2
             confusions.append(self._confusion[key])
         return np.array([unconfuse(row, confusions) for row in p])
 
     def resources(self) -> dict:
-        return {**getattr(self, "device", {}), "postselection_probability": float(np.mean(self.postselection)) if self.postselection else 0.0,
-                "inversion_constant": self.constants[0] if self.constants else float("nan"),
-                "postselection_per_round": self.postselection, "circuit_executions": self.executions,
-                **({"mitigation_circuits": self.mitigation_circuits} if self.solver.backend == "device" else {}),
-                "cost_evaluations": self.executions}
+        return {
+            **getattr(self, "device", {}),
+            "postselection_probability": float(np.mean(self.postselection)) if self.postselection else 0.0,
+            "inversion_constant": self.constants[0] if self.constants else float("nan"),
+            "postselection_per_round": self.postselection,
+            "circuit_executions": self.executions,
+            **({"mitigation_circuits": self.mitigation_circuits} if self.solver.backend == "device" else {}),
+            "cost_evaluations": self.executions,
+        }
 
 
 def _run(circuit, shots: int | None = None, **options):
@@ -394,15 +425,20 @@ def _gate_counts(circuit, executions: int, shots: int, device_name: str) -> dict
 
     from qlsbench.solvers.devices import Device
 
-    compiled = transpile(circuit, basis_gates=["cx", "u"],
-                         optimization_level=1, seed_transpiler=0)
+    compiled = transpile(circuit, basis_gates=["cx", "u"], optimization_level=1, seed_transpiler=0)
     ops = compiled.count_ops()
     device = Device(device_name, seed=0)
     routed = device.cost(device.route([compiled]))
-    return {"circuit_depth": int(compiled.depth()), "logical_depth": int(compiled.depth()),
-            "logical_two_qubit_gates": int(ops.get("cx", 0)), "device": device_name,
-            "routed_depth": routed.depth, "two_qubit_gates": routed.two_qubit_gates, "device_qubits": routed.qubits,
-            "device_seconds": executions * max(shots, 1) * routed.seconds}
+    return {
+        "circuit_depth": int(compiled.depth()),
+        "logical_depth": int(compiled.depth()),
+        "logical_two_qubit_gates": int(ops.get("cx", 0)),
+        "device": device_name,
+        "routed_depth": routed.depth,
+        "two_qubit_gates": routed.two_qubit_gates,
+        "device_qubits": routed.qubits,
+        "device_seconds": executions * max(shots, 1) * routed.seconds,
+    }
 
 
 __all__ = ["BACKENDS", "EVOLUTIONS", "HHL", "depolarised_fidelity"]

@@ -59,7 +59,7 @@ def inversion_angles(m: int, t: float, C: float | None = None) -> tuple[np.ndarr
     return angles, C
 
 
-def phase_estimation(b: np.ndarray, qpe: "PhaseEstimation"):
+def phase_estimation(b: np.ndarray, qpe: PhaseEstimation):
     """``|b>`` followed by phase estimation alone: its clock distribution shows where the eigenvalues are."""
     from qiskit import QuantumCircuit
     from qiskit_aer.library import SaveStatevector
@@ -113,8 +113,7 @@ def controlled(U: np.ndarray) -> np.ndarray:
     return out
 
 
-def build(b: np.ndarray, qpe: "PhaseEstimation", angles: np.ndarray, *, measure: bool = False,
-          save: bool = True):
+def build(b: np.ndarray, qpe: PhaseEstimation, angles: np.ndarray, *, measure: bool = False, save: bool = True):
     """The HHL circuit for the normalised ``b`` and the phase estimation ``qpe``.
 
     Qubits: system ``0..n-1``, clock ``n..n+m-1``, ancilla ``n+m``. With
@@ -196,7 +195,7 @@ class PhaseEstimation:
     inverse: object
 
     @classmethod
-    def from_powers(cls, powers: list[np.ndarray], n: int) -> "PhaseEstimation":
+    def from_powers(cls, powers: list[np.ndarray], n: int) -> PhaseEstimation:
         """Clock qubit ``j`` controls the dense unitary ``powers[j] = U^(2^j)``."""
         from qiskit import QuantumCircuit
         from qiskit.circuit.library import QFTGate, UnitaryGate
@@ -216,7 +215,7 @@ class PhaseEstimation:
         return cls(n, m, forward, inverse)
 
     @classmethod
-    def in_eigenbasis(cls, w: np.ndarray, V: np.ndarray, t: float, m: int) -> "PhaseEstimation":
+    def in_eigenbasis(cls, w: np.ndarray, V: np.ndarray, t: float, m: int) -> PhaseEstimation:
         """``U = e^{iHt}`` with ``H = V diag(w) V^dagger``, applied through ``V`` and one diagonal."""
         from qiskit import QuantumCircuit
         from qiskit.circuit.library import DiagonalGate, QFTGate, UnitaryGate
@@ -242,5 +241,15 @@ def postselected(state: np.ndarray, n: int, m: int) -> np.ndarray:
     return np.asarray(state).reshape(2, 2**m, 2**n)[1, 0, :]
 
 
-__all__ = ["PhaseEstimation", "build", "clock_eigenvalues", "controlled", "default_time", "exact_powers", "inversion_angles",
-           "phase_estimation", "postselected", "trotter_powers"]
+__all__ = [
+    "PhaseEstimation",
+    "build",
+    "clock_eigenvalues",
+    "controlled",
+    "default_time",
+    "exact_powers",
+    "inversion_angles",
+    "phase_estimation",
+    "postselected",
+    "trotter_powers",
+]

@@ -83,8 +83,12 @@ class QSVT(QSVTOptions, BaseSolver):
 
     def _solve(self, system: LinearSystem, seed: int) -> SolveResult:
         n = qubits_of(system, "QSVT")
-        resources = {"n_qubits": n, "backend": self.backend, "shots": 0 if self.backend == "exact" else self.shots,
-                     "epsilon": self.epsilon}
+        resources = {
+            "n_qubits": n,
+            "backend": self.backend,
+            "shots": 0 if self.backend == "exact" else self.shots,
+            "epsilon": self.epsilon,
+        }
         if n > MAX_SYSTEM_QUBITS:
             return _skipped(f"{n} system qubits exceed {MAX_SYSTEM_QUBITS}", resources)
         A = system.A.toarray()
@@ -92,8 +96,11 @@ class QSVT(QSVTOptions, BaseSolver):
         a = qsvt_circuit.select_qubits(len(terms))
         if n + a + 1 > MAX_TOTAL_QUBITS:  # said before the circuit is built: thousands of terms take a minute
             resources.update(pauli_terms=len(terms), select_qubits=a, total_qubits=n + a + 1)
-            return _skipped(f"{n + a + 1} qubits (system {n}, selection {a} for {len(terms)} Pauli terms, "
-                            f"signal 1) exceed {MAX_TOTAL_QUBITS}", resources)
+            return _skipped(
+                f"{n + a + 1} qubits (system {n}, selection {a} for {len(terms)} Pauli terms, "
+                f"signal 1) exceed {MAX_TOTAL_QUBITS}",
+                resources,
+            )
         problem = _Problem.of(A, system.b, self.pauli_rtol, terms)
         resources.update(problem.resources())
         if not np.isfinite(problem.kappa_eff):
@@ -102,8 +109,11 @@ class QSVT(QSVTOptions, BaseSolver):
         degree = predicted if self.degree is None else self.degree
         resources.update(predicted_degree=predicted, degree=degree)
         if degree > self.max_degree:
-            return _skipped(f"degree {degree} (kappa_eff {problem.kappa_eff:.3g}, epsilon {self.epsilon:g}) "
-                            f"exceeds max_degree {self.max_degree}", resources)
+            return _skipped(
+                f"degree {degree} (kappa_eff {problem.kappa_eff:.3g}, epsilon {self.epsilon:g}) "
+                f"exceeds max_degree {self.max_degree}",
+                resources,
+            )
         run = problem.run(degree, self.epsilon)
         resources.update(run.resources())
         x_state = run.state
@@ -111,19 +121,33 @@ class QSVT(QSVTOptions, BaseSolver):
             x_state, kept = _sampled(run, self.shots, seed)
             resources.update(success_probability_measured=kept / self.shots, shots_kept=int(kept))
             if kept == 0:
-                return SolveResult(None, Status.ERROR, f"qsvt: none of {self.shots} shots post-selected "
-                                   f"(success probability {run.success_probability:.2e})", resources=resources)
-        resources.update(circuit_executions=1, cost_evaluations=1, queries=degree,
-                         **_amplification(run.success_probability, degree), **_gate_counts(problem, run))
+                return SolveResult(
+                    None,
+                    Status.ERROR,
+                    f"qsvt: none of {self.shots} shots post-selected "
+                    f"(success probability {run.success_probability:.2e})",
+                    resources=resources,
+                )
+        resources.update(
+            circuit_executions=1,
+            cost_evaluations=1,
+            queries=degree,
+            **_amplification(run.success_probability, degree),
+            **_gate_counts(problem, run),
+        )
         if self.find_degree:
-            resources.update(problem.needed_degree(self.epsilon, predicted, self.max_degree),
-                             **problem.spectral_degree(self.epsilon, predicted))
+            resources.update(
+                problem.needed_degree(self.epsilon, predicted, self.max_degree),
+                **problem.spectral_degree(self.epsilon, predicted),
+            )
         x = least_squares_readout(system, x_state)
         residual = float(np.linalg.norm(system.A @ x - system.b) / np.linalg.norm(system.b))
         status = Status.CONVERGED if residual <= self.rtol else Status.MAX_ITER
-        message = (f"degree {degree} (predicted {predicted}), kappa_eff {problem.kappa_eff:.3g}, success probability "
-                   f"{run.success_probability:.3g}; relative residual {residual:.2e} "
-                   f"{'<=' if status is Status.CONVERGED else '>'} rtol {self.rtol:g}")
+        message = (
+            f"degree {degree} (predicted {predicted}), kappa_eff {problem.kappa_eff:.3g}, success probability "
+            f"{run.success_probability:.3g}; relative residual {residual:.2e} "
+            f"{'<=' if status is Status.CONVERGED else '>'} rtol {self.rtol:g}"
+        )
         if self.backend == "shots":
             message += "; amplitude magnitudes from shots, signs from the statevector"
         return SolveResult(x, status, message, iterations=1, history=[residual], resources=resources)
@@ -136,8 +160,9 @@ class QSVT(QSVTOptions, BaseSolver):
         degree = _predicted_degree(problem.kappa_eff, self.epsilon) if self.degree is None else self.degree
         if degree > self.max_degree:
             raise InputError(f"qsvt: degree {degree} exceeds max_degree {self.max_degree}")
-        phases = polynomial.qsp_phases(polynomial.cks_polynomial(problem.kappa_eff, self.epsilon, degree)
-                                       ["coefficients"])
+        phases = polynomial.qsp_phases(
+            polynomial.cks_polynomial(problem.kappa_eff, self.epsilon, degree)["coefficients"]
+        )
         return qsvt_circuit.qsvt(problem.b, problem.block, n, phases, measure=measure)
 
 
@@ -175,9 +200,14 @@ class _Run:
         return float(np.vdot(self.state, self.state).real)
 
     def resources(self) -> dict:
-        return {"polynomial_b": self.poly["b"], "polynomial_error": self.poly["error"],
-                "polynomial_scale": self.poly["scale"], "success_probability": self.success_probability,
-                "phase_seconds": self.phase_seconds, "circuit_seconds": self.circuit_seconds}
+        return {
+            "polynomial_b": self.poly["b"],
+            "polynomial_error": self.poly["error"],
+            "polynomial_scale": self.poly["scale"],
+            "success_probability": self.success_probability,
+            "phase_seconds": self.phase_seconds,
+            "circuit_seconds": self.circuit_seconds,
+        }
 
 
 @dataclass
@@ -203,8 +233,17 @@ class _Problem:
         sigma = np.linalg.svd(A, compute_uv=False)
         kappa = float(sigma[0] / sigma[-1]) if sigma[-1] > 0 else math.inf
         kappa_eff = float(alpha / sigma[-1]) if sigma[-1] > 0 else math.inf
-        return cls(A, np.asarray(b, dtype=complex) / np.linalg.norm(b), n, block, alpha, len(kept), kappa, kappa_eff,
-                   sigma / alpha)
+        return cls(
+            A,
+            np.asarray(b, dtype=complex) / np.linalg.norm(b),
+            n,
+            block,
+            alpha,
+            len(kept),
+            kappa,
+            kappa_eff,
+            sigma / alpha,
+        )
 
     @property
     def select_qubits(self) -> int:
@@ -215,9 +254,15 @@ class _Problem:
         return self.block.num_qubits + 1
 
     def resources(self) -> dict:
-        return {"pauli_terms": self.terms, "alpha": self.alpha, "kappa": self.kappa, "kappa_eff": self.kappa_eff,
-                "select_qubits": self.select_qubits, "block_encoding_qubits": self.block.num_qubits,
-                "total_qubits": self.total_qubits}
+        return {
+            "pauli_terms": self.terms,
+            "alpha": self.alpha,
+            "kappa": self.kappa,
+            "kappa_eff": self.kappa_eff,
+            "select_qubits": self.select_qubits,
+            "block_encoding_qubits": self.block.num_qubits,
+            "total_qubits": self.total_qubits,
+        }
 
     def run(self, degree: int, epsilon: float) -> _Run:
         """The degree-``degree`` member's phases and circuit, run on Aer's statevector."""
@@ -231,8 +276,14 @@ class _Problem:
         saved = circuit.copy()
         saved.save_statevector()
         state = np.asarray(AerSimulator(method="statevector").run(saved).result().get_statevector())
-        return _Run(poly, phases, circuit, qsvt_circuit.postselected(state, self.n), middle - start,
-                    time.perf_counter() - middle)
+        return _Run(
+            poly,
+            phases,
+            circuit,
+            qsvt_circuit.postselected(state, self.n),
+            middle - start,
+            time.perf_counter() - middle,
+        )
 
     def direction_error(self, state: np.ndarray) -> float:
         """``||x_hat - x_ref||`` of the unit vectors, ``x_hat``'s global phase aligned to ``x_ref``."""
@@ -268,8 +319,7 @@ class _Problem:
                 top = mid
             else:
                 low = mid
-        return {"needed_degree": 2 * top + 1, "needed_degree_error": errors[top],
-                "needed_degree_probes": len(errors)}
+        return {"needed_degree": 2 * top + 1, "needed_degree_error": errors[top], "needed_degree_probes": len(errors)}
 
     def spectral_degree(self, epsilon: float, predicted: int) -> dict:
         """The smallest odd degree of the family whose polynomial inverts every singular value of ``A / alpha`` to
@@ -332,15 +382,22 @@ def _gate_counts(problem: _Problem, run: _Run) -> dict:
     n, a, d = problem.n, problem.select_qubits, run.poly["degree"]
     phase = QuantumCircuit(n + a + 1)
     qsvt_circuit.projector_phase(phase, 0.3, list(range(n, n + a)), n + a)
-    prepare, block, proj = transpile([qsvt_circuit.prepare_state(problem.b), problem.block, phase],
-                                     basis_gates=["cx", "u"], optimization_level=1, seed_transpiler=0)
+    prepare, block, proj = transpile(
+        [qsvt_circuit.prepare_state(problem.b), problem.block, phase],
+        basis_gates=["cx", "u"],
+        optimization_level=1,
+        seed_transpiler=0,
+    )
 
     def cx(c) -> int:
         return int(c.count_ops().get("cx", 0))
 
-    return {"circuit_depth": int(prepare.depth() + d * block.depth() + (d + 1) * proj.depth() + 2),
-            "logical_two_qubit_gates": cx(prepare) + d * cx(block) + (d + 1) * cx(proj),
-            "block_encoding_depth": int(block.depth()), "block_encoding_two_qubit_gates": cx(block)}
+    return {
+        "circuit_depth": int(prepare.depth() + d * block.depth() + (d + 1) * proj.depth() + 2),
+        "logical_two_qubit_gates": cx(prepare) + d * cx(block) + (d + 1) * cx(proj),
+        "block_encoding_depth": int(block.depth()),
+        "block_encoding_two_qubit_gates": cx(block),
+    }
 
 
 __all__ = ["BACKENDS", "MAX_SYSTEM_QUBITS", "MAX_TOTAL_QUBITS", "QSVT"]

@@ -215,5 +215,13 @@ def postselected(state: np.ndarray, n_qubits: int) -> np.ndarray:
     return np.asarray(state)[: 2**n_qubits]
 
 
-__all__ = ["basic_gates", "block_encoding", "postselected", "prepare_state", "projector_phase", "qsvt",
-           "reflection_phases", "select_qubits"]
+__all__ = [
+    "basic_gates",
+    "block_encoding",
+    "postselected",
+    "prepare_state",
+    "projector_phase",
+    "qsvt",
+    "reflection_phases",
+    "select_qubits",
+]

@@ -88,8 +88,11 @@ def peak(coefficients: np.ndarray) -> float:
     values = np.abs(chebyshev.chebval(np.cos(theta), coefficients))
     k = int(np.argmax(values))
     step = theta[1] - theta[0]
-    best = minimize_scalar(lambda t: -abs(chebyshev.chebval(np.cos(t), coefficients)),
-                           bounds=(max(0.0, theta[k] - step), min(np.pi / 2, theta[k] + step)), method="bounded")
+    best = minimize_scalar(
+        lambda t: -abs(chebyshev.chebval(np.cos(t), coefficients)),
+        bounds=(max(0.0, theta[k] - step), min(np.pi / 2, theta[k] + step)),
+        method="bounded",
+    )
     return float(max(values[k], -best.fun))
 
 
@@ -113,8 +116,14 @@ def cks_polynomial(kappa: float, epsilon: float, degree: int | None = None) -> d
     j0 = (degree - 1) // 2
     f = cks_coefficients(b, j0)
     scale = (1.0 - MARGIN) / peak(f)
-    return {"coefficients": scale * f, "scale": scale, "degree": degree, "b": b, "j0": j0,
-            "error": interval_error(f, kappa)}
+    return {
+        "coefficients": scale * f,
+        "scale": scale,
+        "degree": degree,
+        "b": b,
+        "j0": j0,
+        "error": interval_error(f, kappa),
+    }
 
 
 def interval_error(coefficients: np.ndarray, kappa: float, points: int = 4001) -> float:
@@ -132,16 +141,19 @@ def qsp_phases(coefficients: np.ndarray) -> np.ndarray:
     from pyqsp.angle_sequence import QuantumSignalProcessingPhases
 
     with contextlib.redirect_stdout(io.StringIO()):
-        full, _, _ = QuantumSignalProcessingPhases(np.asarray(coefficients, dtype=float), method="sym_qsp",
-                                                   chebyshev_basis=True)
+        full, _, _ = QuantumSignalProcessingPhases(
+            np.asarray(coefficients, dtype=float), method="sym_qsp", chebyshev_basis=True
+        )
     # pyqsp's symmetric-QSP phases (QSPPACK's convention) give p as Im <0|U(x)|0>; e^{-i pi/4 Z} at both ends
     # turns that into Re <0|U(x)|0>, the form the circuit's signal qubit reads (checked just below).
     phases = np.asarray(full, dtype=float).copy()
     phases[[0, -1]] -= np.pi / 4
     error = response_error(phases, coefficients)
     if not error <= PHASE_TOLERANCE:
-        raise InputError(f"qsvt: pyqsp's phases reproduce the degree-{len(phases) - 1} polynomial only to "
-                         f"{error:.1e} (> {PHASE_TOLERANCE:g})")
+        raise InputError(
+            f"qsvt: pyqsp's phases reproduce the degree-{len(phases) - 1} polynomial only to "
+            f"{error:.1e} (> {PHASE_TOLERANCE:g})"
+        )
     return phases
 
 
@@ -167,5 +179,17 @@ def response_error(phases: np.ndarray, coefficients: np.ndarray) -> float:
     return float(np.max(np.abs(qsp_response(phases, x).real - chebyshev.chebval(x, coefficients))))
 
 
-__all__ = ["MARGIN", "PHASE_TOLERANCE", "cks_b", "cks_coefficients", "cks_j0", "cks_polynomial", "family_b",
-           "interval_error", "peak", "qsp_phases", "qsp_response", "response_error"]
+__all__ = [
+    "MARGIN",
+    "PHASE_TOLERANCE",
+    "cks_b",
+    "cks_coefficients",
+    "cks_j0",
+    "cks_polynomial",
+    "family_b",
+    "interval_error",
+    "peak",
+    "qsp_phases",
+    "qsp_response",
+    "response_error",
+]

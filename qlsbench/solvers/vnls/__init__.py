@@ -115,44 +115,86 @@ class VNLS(VNLSOptions, BaseSolver):
         n = qubits_of(system, "vnls")
         limit = EXACT_MAX_QUBITS if self.exact else READOUT_MAX_QUBITS
         if n > limit:
-            return SolveResult(None, Status.SKIPPED, f"vnls: {n} qubits exceed the "
-                               f"{'exact' if self.exact else 'read-out'} limit of {limit}")
+            return SolveResult(
+                None,
+                Status.SKIPPED,
+                f"vnls: {n} qubits exceed the {'exact' if self.exact else 'read-out'} limit of {limit}",
+            )
         from qlsbench.solvers.vnls.training import train
 
         guess, warm = self._guess(system)
         weights = self._weights(n, start, warm)
         steps = self.warm_start_steps if guess is not None else 0
-        run = train(system, n, model=self.model, exact=self.exact, n_samples=self.n_samples,
-                    learning_rate=self.learning_rate, n_iter=self.n_iter, diag_shift=self.diag_shift,
-                    alpha=self.alpha, seed=seed, marks=progress_marks(steps + self.n_iter), guess=guess,
-                    warm_steps=steps, weights=weights, stop_every=self.stop_every,
-                    stop=lambda psi: _relative_residual(system, least_squares_readout(system, psi)) <= self.rtol)
+        run = train(
+            system,
+            n,
+            model=self.model,
+            exact=self.exact,
+            n_samples=self.n_samples,
+            learning_rate=self.learning_rate,
+            n_iter=self.n_iter,
+            diag_shift=self.diag_shift,
+            alpha=self.alpha,
+            seed=seed,
+            marks=progress_marks(steps + self.n_iter),
+            guess=guess,
+            warm_steps=steps,
+            weights=weights,
+            stop_every=self.stop_every,
+            stop=lambda psi: _relative_residual(system, least_squares_readout(system, psi)) <= self.rtol,
+        )
         x = least_squares_readout(system, run.psi)
         residual = _relative_residual(system, x)
         plateau = float(np.mean(run.history[-PLATEAU:]))
         if guess is not None and run.warm_psi is not None:  # a warm run had a guess
             warm.update(_warm_diagnostics(system, guess, run.warm_psi))
-        resources = {"n_qubits": n, "model": self.model, "exact": self.exact, "parameters": run.parameters,
-                     "mc_samples": 0 if self.exact else self.n_samples * (steps + run.steps),
-                     "iterations": run.steps, "cost_evaluations": steps + run.steps, "final_loss": plateau,
-                     "readout_residual": residual, **warm, **trap_diagnostics(system, run.psi, plateau)}
+        resources = {
+            "n_qubits": n,
+            "model": self.model,
+            "exact": self.exact,
+            "parameters": run.parameters,
+            "mc_samples": 0 if self.exact else self.n_samples * (steps + run.steps),
+            "iterations": run.steps,
+            "cost_evaluations": steps + run.steps,
+            "final_loss": plateau,
+            "readout_residual": residual,
+            **warm,
+            **trap_diagnostics(system, run.psi, plateau),
+        }
         message = _message(resources, residual, self.rtol)
         status = Status.CONVERGED if residual <= self.rtol else Status.MAX_ITER
         progress = [(k, least_squares_readout(system, psi), t) for k, psi, t in run.progress]
         state = {"weights": run.weights, "n_qubits": n, "model": self.model, "alpha": self.alpha}
-        return SolveResult(x, status, message, iterations=run.steps, history=run.history, resources=resources,
-                           progress=progress, state=state)
+        return SolveResult(
+            x,
+            status,
+            message,
+            iterations=run.steps,
+            history=run.history,
+            resources=resources,
+            progress=progress,
+            state=state,
+        )
 
     def _weights(self, n: int, start: dict | None, resources: dict):
         """The previous solve's weights when they fit this network (same qubits, model, alpha), else ``None``."""
         if start is None:
             return None
-        fits = (isinstance(start, dict) and start.get("n_qubits") == n and start.get("model") == self.model
-                and start.get("alpha") == self.alpha)
-        start_used(resources, fits, "" if fits else f"the previous network is for "
-                   f"{start.get('n_qubits') if isinstance(start, dict) else '?'} qubits, this system has {n}")
+        fits = (
+            isinstance(start, dict)
+            and start.get("n_qubits") == n
+            and start.get("model") == self.model
+            and start.get("alpha") == self.alpha
+        )
+        start_used(
+            resources,
+            fits,
+            ""
+            if fits
+            else f"the previous network is for "
+            f"{start.get('n_qubits') if isinstance(start, dict) else '?'} qubits, this system has {n}",
+        )
         return start["weights"] if fits else None
-
 
     def _guess(self, system: LinearSystem) -> tuple[np.ndarray | None, dict]:
         """The warm start's classical guess and what it is worth (its relative residual), or ``(None, {})``."""
@@ -181,8 +223,10 @@ def _warm_diagnostics(system: LinearSystem, guess: np.ndarray, psi: np.ndarray) 
     """
     norms = float(np.linalg.norm(guess) * np.linalg.norm(psi))
     overlap = float(abs(np.vdot(guess, psi)) ** 2 / norms**2) if norms > 0 else 0.0
-    return {"warm_start_readout_residual": _relative_residual(system, least_squares_readout(system, psi)),
-            "warm_start_guess_overlap": overlap}
+    return {
+        "warm_start_readout_residual": _relative_residual(system, least_squares_readout(system, psi)),
+        "warm_start_guess_overlap": overlap,
+    }
 
 
 def trap_diagnostics(system: LinearSystem, psi: np.ndarray, loss: float) -> dict:
@@ -209,9 +253,13 @@ def trap_diagnostics(system: LinearSystem, psi: np.ndarray, loss: float) -> dict
     solution_share = float(weights[-1] / weights.sum()) if np.all(np.isfinite(weights)) and weights.sum() else 1.0
     norm2 = float(np.vdot(psi, psi).real)
     share = float(abs(np.vdot(vh[-1].conj(), psi)) ** 2 / norm2) if norm2 > 0 else 0.0
-    return {"trap_tested": True, "sigma_min": smin,
-            "loss_over_sigma_min2": loss / smin**2 if smin > 0 else float("inf"),
-            "overlap_lowest_singular": share, "solution_overlap_lowest_singular": solution_share}
+    return {
+        "trap_tested": True,
+        "sigma_min": smin,
+        "loss_over_sigma_min2": loss / smin**2 if smin > 0 else float("inf"),
+        "overlap_lowest_singular": share,
+        "solution_overlap_lowest_singular": solution_share,
+    }
 
 
 def _message(resources: dict, residual: float, rtol: float) -> str:
@@ -232,9 +280,11 @@ def _message(resources: dict, residual: float, rtol: float) -> str:
     overlap = resources.get("overlap_lowest_singular")
     solution = resources.get("solution_overlap_lowest_singular", 1.0)
     if overlap is not None and overlap >= TRAP_OVERLAP and solution < TRAP_OVERLAP / 2:
-        return (f"vnls: trapped - {overlap:.0%} of psi lies on A's lowest right singular vector "
-                f"(sigma_min(A)^2 = {resources['sigma_min']**2:.3g}, loss {loss:.3g}), not on the solution "
-                f"(read-out residual {residual:.2e} > rtol {rtol:g} after {budget})")
+        return (
+            f"vnls: trapped - {overlap:.0%} of psi lies on A's lowest right singular vector "
+            f"(sigma_min(A)^2 = {resources['sigma_min'] ** 2:.3g}, loss {loss:.3g}), not on the solution "
+            f"(read-out residual {residual:.2e} > rtol {rtol:g} after {budget})"
+        )
     if overlap is None:
         trap = f"; lowest-singular-vector trap not tested (dimension above {DIAGNOSTICS_MAX_DIM})"
     else:

@@ -58,7 +58,7 @@ def cache_folder() -> Path | None:
     return base / "qlsbench" / f"jax-{jax.__version__}-{platform.machine()}-{cpu_tag()}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def use_compile_cache() -> Path | None:
     """Point JAX's persistent compilation cache at :func:`cache_folder`, once per process, before any compile.
 
@@ -128,5 +128,8 @@ def _remove_entry(folder: Path, cache_key: str, exc: Exception) -> None:
     """Remove the files of the entry ``cache_key`` (the executable and its access time) and say so."""
     for path in folder.glob(f"{glob.escape(cache_key)}-*"):
         path.unlink(missing_ok=True)  # another process may have removed it first
-    print(f"qlsbench: JAX cache entry {folder / cache_key} could not be read ({type(exc).__name__}: {exc}); "
-          "removed, and stored again once compiled", file=sys.stderr)
+    print(
+        f"qlsbench: JAX cache entry {folder / cache_key} could not be read ({type(exc).__name__}: {exc}); "
+        "removed, and stored again once compiled",
+        file=sys.stderr,
+    )

@@ -10,8 +10,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -32,6 +32,7 @@ def _rbm(dtype) -> Callable:
         import netket as nk
 
         return nk.models.RBM(alpha=alpha, param_dtype=dtype)
+
     return build
 
 
@@ -46,6 +47,7 @@ def _sampler(name: str) -> Callable:
         import netket as nk
 
         return getattr(nk.sampler, name)(hi)
+
     return make
 
 

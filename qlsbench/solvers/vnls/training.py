@@ -55,10 +55,25 @@ def variational_state(hilbert, model: str, alpha: int, exact: bool, n_samples: i
     return nk.vqs.MCState(spec.sampler(hilbert), module, n_samples=n_samples, seed=seed, sampler_seed=seed + 1)
 
 
-def train(system: LinearSystem, n: int, *, model: str, exact: bool, n_samples: int, learning_rate: float,
-          n_iter: int, diag_shift: float, alpha: int, seed: int, marks: Iterable[int] = (),
-          guess: np.ndarray | None = None, warm_steps: int = 0, weights=None,
-          stop=None, stop_every: int = 0) -> Run:
+def train(
+    system: LinearSystem,
+    n: int,
+    *,
+    model: str,
+    exact: bool,
+    n_samples: int,
+    learning_rate: float,
+    n_iter: int,
+    diag_shift: float,
+    alpha: int,
+    seed: int,
+    marks: Iterable[int] = (),
+    guess: np.ndarray | None = None,
+    warm_steps: int = 0,
+    weights=None,
+    stop=None,
+    stop_every: int = 0,
+) -> Run:
     """Minimise the VNLS loss by SR for ``n_iter`` steps and read ``psi`` out over the basis.
 
     With a ``guess``, the state is first trained for ``warm_steps`` SR steps on
@@ -83,14 +98,36 @@ def train(system: LinearSystem, n: int, *, model: str, exact: bool, n_samples: i
     warm_psi, start = None, time.perf_counter()
     if guess is not None and warm_steps > 0:
         warm = LinearSystem(sp.identity(len(guess), format="csr", dtype=np.asarray(guess).dtype), guess)
-        _optimize(state, loss_operator(warm, hilbert, exact, n_samples, seed), model, learning_rate, diag_shift,
-                  warm_steps, 0, set(marks), progress, start)
+        _optimize(
+            state,
+            loss_operator(warm, hilbert, exact, n_samples, seed),
+            model,
+            learning_rate,
+            diag_shift,
+            warm_steps,
+            0,
+            set(marks),
+            progress,
+            start,
+        )
         warm_psi = np.asarray(state.to_array(normalize=False))
     else:
         warm_steps = 0
     # The same state goes on: the main run starts where the pre-training left it.
-    history, steps = _optimize(state, loss_operator(system, hilbert, exact, n_samples, seed), model, learning_rate,
-                               diag_shift, n_iter, warm_steps, set(marks), progress, start, stop, stop_every)
+    history, steps = _optimize(
+        state,
+        loss_operator(system, hilbert, exact, n_samples, seed),
+        model,
+        learning_rate,
+        diag_shift,
+        n_iter,
+        warm_steps,
+        set(marks),
+        progress,
+        start,
+        stop,
+        stop_every,
+    )
     psi = np.asarray(state.to_array(normalize=False))
     import jax
 
@@ -98,7 +135,7 @@ def train(system: LinearSystem, n: int, *, model: str, exact: bool, n_samples: i
     return Run(psi, history, int(state.n_parameters), progress, warm_psi, steps, weights)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def sgd(learning_rate: float):
     """One SGD optimizer per learning rate, shared by every solve of this process.
 
@@ -112,9 +149,20 @@ def sgd(learning_rate: float):
     return nk.optimizer.Sgd(learning_rate=float(learning_rate))
 
 
-def _optimize(state, op, model: str, learning_rate: float, diag_shift: float, steps: int, offset: int,
-              wanted: set[int], progress: list, start: float, stop=None, stop_every: int = 0
-              ) -> tuple[list[float], int]:
+def _optimize(
+    state,
+    op,
+    model: str,
+    learning_rate: float,
+    diag_shift: float,
+    steps: int,
+    offset: int,
+    wanted: set[int],
+    progress: list,
+    start: float,
+    stop=None,
+    stop_every: int = 0,
+) -> tuple[list[float], int]:
     """``steps`` SR steps of ``state`` on ``op``; ``psi`` read out at the ``wanted`` counts (after ``offset``).
 
     Returns the loss per step and the steps taken: fewer than ``steps`` when ``stop(psi)``, asked every
@@ -125,8 +173,9 @@ def _optimize(state, op, model: str, learning_rate: float, diag_shift: float, st
     from qlsbench.solvers.vnls.models import MODELS
 
     qgt = nk.optimizer.qgt.QGTJacobianDense(holomorphic=MODELS[model].holomorphic)
-    driver = nk.driver.VMC(op, sgd(learning_rate), variational_state=state,
-                           preconditioner=nk.optimizer.SR(qgt=qgt, diag_shift=diag_shift))
+    driver = nk.driver.VMC(
+        op, sgd(learning_rate), variational_state=state, preconditioner=nk.optimizer.SR(qgt=qgt, diag_shift=diag_shift)
+    )
     log = nk.logging.RuntimeLog()
 
     taken = {"steps": steps}
@@ -136,8 +185,13 @@ def _optimize(state, op, model: str, learning_rate: float, diag_shift: float, st
         # with the 0-based ``step_count``: ``step`` updates are done, so psi is the state after ``step``.
         if step > 0 and offset + step in wanted:
             progress.append((offset + step, np.asarray(state.to_array(normalize=False)), time.perf_counter() - start))
-        if stop is not None and stop_every and step > 0 and step % stop_every == 0 \
-                and stop(np.asarray(state.to_array(normalize=False))):
+        if (
+            stop is not None
+            and stop_every
+            and step > 0
+            and step % stop_every == 0
+            and stop(np.asarray(state.to_array(normalize=False)))
+        ):
             taken["steps"] = step  # returning False ends the run before this step's update
             return False
         return True

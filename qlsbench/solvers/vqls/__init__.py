@@ -5,7 +5,8 @@ optimizer=..., maxiter=..., shots=...)``; the same for ``vqls-global``.
 
 Options: ``backend`` (see :mod:`.backends`), ``ansatz`` (``brickwall``, the
 default, reaches every real state; ``ladder`` is qlsbench's earlier, less
-expressive one; see :mod:`.ansatz`), ``layers`` of the ansatz, ``optimizer`` (``auto``: L-BFGS-B for exact, COBYLA for circuits, QN-SPSA for
+expressive one; see :mod:`.ansatz`), ``layers`` of the ansatz, ``optimizer`` (``auto``: L-BFGS-B for exact, COBYLA
+for circuits, QN-SPSA for
 shots), ``maxiter``, ``shots`` per circuit, ``normalized`` costs,
 ``depolarizing`` noise per gate (shots), ``tol`` on the cost, ``max_circuits``
 per cost evaluation (larger requests are refused, with the count), and
@@ -72,24 +73,38 @@ class _VQLS(VQLSOptions, BaseSolver):
     def _solve(self, system: LinearSystem, seed: int, start: dict | None = None) -> SolveResult:
         problem = VQLSProblem.from_system(system)
         n = problem.n_qubits
-        resources = {"n_qubits": n, "ansatz": self.ansatz, "layers": self.layers,
-                     "parameters": n_parameters(n, self.layers),
-                     "backend": self.backend, "cost": self.cost, "optimizer": self._optimizer}
+        resources = {
+            "n_qubits": n,
+            "ansatz": self.ansatz,
+            "layers": self.layers,
+            "parameters": n_parameters(n, self.layers),
+            "backend": self.backend,
+            "cost": self.cost,
+            "optimizer": self._optimizer,
+        }
         if n > MAX_QUBITS[self.backend]:
-            return SolveResult(None, Status.SKIPPED, f"{self.name}: {n} qubits exceed the {self.backend} backend's "
-                               f"limit of {MAX_QUBITS[self.backend]}", resources=resources)
+            return SolveResult(
+                None,
+                Status.SKIPPED,
+                f"{self.name}: {n} qubits exceed the {self.backend} backend's limit of {MAX_QUBITS[self.backend]}",
+                resources=resources,
+            )
         decomposition = None
         if self.backend != "exact":
             decomposition = pauli_terms(system, self.pauli_rtol)
-            count = circuits.circuit_count(len(decomposition), n, self.cost,
-                                           bool(np.any(np.asarray(decomposition.coeffs).imag != 0)))
+            count = circuits.circuit_count(
+                len(decomposition), n, self.cost, bool(np.any(np.asarray(decomposition.coeffs).imag != 0))
+            )
             resources.update(pauli_terms=len(decomposition), circuits_per_evaluation=count)
             if count > self.max_circuits:
-                return SolveResult(None, Status.SKIPPED,
-                                   f"{self.name}: {len(decomposition)} Pauli terms need {count} circuits per cost "
-                                   f"evaluation, over the budget max_circuits={self.max_circuits}; "
-                                   "backend='exact' evaluates the same cost without circuits",
-                                   resources=resources)
+                return SolveResult(
+                    None,
+                    Status.SKIPPED,
+                    f"{self.name}: {len(decomposition)} Pauli terms need {count} circuits per cost "
+                    f"evaluation, over the budget max_circuits={self.max_circuits}; "
+                    "backend='exact' evaluates the same cost without circuits",
+                    resources=resources,
+                )
         else:
             resources.update(_circuit_resources(system, n, self.cost, self.pauli_rtol))
         backend = self._backend(problem, decomposition, seed)
@@ -98,17 +113,31 @@ class _VQLS(VQLSOptions, BaseSolver):
         result = OPTIMIZERS[self._optimizer](tracked, alpha0, self.maxiter, self.tol, seed)
         alpha = tracked.best_alpha if tracked.best_alpha is not None else result.alpha
         x = least_squares_readout(system, backend.ansatz.state(alpha))
-        resources.update(backend.resources(), cost_evaluations=backend.evaluations, final_cost=tracked.best_cost,
-                         last_cost=float(result.history[-1]) if result.history else float("nan"))
+        resources.update(
+            backend.resources(),
+            cost_evaluations=backend.evaluations,
+            final_cost=tracked.best_cost,
+            last_cost=float(result.history[-1]) if result.history else float("nan"),
+        )
         if self.backend != "exact":
-            resources.update(_device_view(problem, decomposition, self.cost, self.layers, self.ansatz, seed,
-                                          resources))
+            resources.update(_device_view(problem, decomposition, self.cost, self.layers, self.ansatz, seed, resources))
         status, message = _verdict(system, x, self.rtol, result)
         progress = [(k, least_squares_readout(system, v), t) for k, v, t in tracked.finish()]
-        state = None if alpha is None else {"alpha": np.array(alpha), "n_qubits": n, "ansatz": self.ansatz,
-                                             "layers": self.layers}
-        return SolveResult(x, status, message, iterations=result.iterations, history=result.history,
-                           resources=resources, progress=progress, state=state)
+        state = (
+            None
+            if alpha is None
+            else {"alpha": np.array(alpha), "n_qubits": n, "ansatz": self.ansatz, "layers": self.layers}
+        )
+        return SolveResult(
+            x,
+            status,
+            message,
+            iterations=result.iterations,
+            history=result.history,
+            resources=resources,
+            progress=progress,
+            state=state,
+        )
 
     def _backend(self, problem, decomposition, seed: int):
         """The cost's backend, given the options it takes and no other (each backend refuses a keyword it does
@@ -118,9 +147,15 @@ class _VQLS(VQLSOptions, BaseSolver):
             return BACKENDS["exact"](*common, ansatz=self.ansatz)
         circuit = {"decomposition": decomposition, "seed": seed, "ansatz": self.ansatz}
         if self.backend == "device":
-            return BACKENDS["device"](*common, **circuit, shots=self.shots, device=self.device,
-                                      noise_scale=self.noise_scale, optimization_level=self.optimization_level,
-                                      mitigation=self.mitigation)
+            return BACKENDS["device"](
+                *common,
+                **circuit,
+                shots=self.shots,
+                device=self.device,
+                noise_scale=self.noise_scale,
+                optimization_level=self.optimization_level,
+                mitigation=self.mitigation,
+            )
         if self.backend == "circuits":
             return BACKENDS["circuits"](*common, **circuit, depolarizing=self.depolarizing)
         return BACKENDS[self.backend](*common, **circuit, shots=self.shots, depolarizing=self.depolarizing)
@@ -129,8 +164,12 @@ class _VQLS(VQLSOptions, BaseSolver):
         """The previous solve's angles when they fit this ansatz (same qubits, ansatz, layers), else seeded ones."""
         if start is None:
             return initial_parameters(n, self.layers, seed)
-        fits = (isinstance(start, dict) and start.get("n_qubits") == n and start.get("ansatz") == self.ansatz
-                and start.get("layers") == self.layers)
+        fits = (
+            isinstance(start, dict)
+            and start.get("n_qubits") == n
+            and start.get("ansatz") == self.ansatz
+            and start.get("layers") == self.layers
+        )
         if not fits:
             got = start.get("n_qubits") if isinstance(start, dict) else type(start).__name__
             start_used(resources, False, f"the previous angles are for {got} qubits, this system has {n}")
@@ -145,9 +184,13 @@ def _verdict(system: LinearSystem, x: np.ndarray, rtol: float, result) -> tuple[
     if residual <= rtol:
         return Status.CONVERGED, f"read-out residual {residual:.2e} <= rtol {rtol:g} ({result.message})"
     if result.stopped:
-        return Status.STALLED, (f"the optimiser stopped with read-out residual {residual:.2e} > rtol {rtol:g}: "
-                                f"{result.message}")
-    return Status.MAX_ITER, f"read-out residual {residual:.2e} > rtol {rtol:g} when the budget ran out ({result.message})"
+        return Status.STALLED, (
+            f"the optimiser stopped with read-out residual {residual:.2e} > rtol {rtol:g}: {result.message}"
+        )
+    return (
+        Status.MAX_ITER,
+        f"read-out residual {residual:.2e} > rtol {rtol:g} when the budget ran out ({result.message})",
+    )
 
 
 class _Tracked:
@@ -197,8 +240,9 @@ def pauli_terms(system: LinearSystem, rtol: float):
     return truncated(decompose(system.A), rtol)
 
 
-def _device_view(problem: VQLSProblem, decomposition, kind: str, layers: int, ansatz: str, seed: int,
-                 resources: dict) -> dict:
+def _device_view(
+    problem: VQLSProblem, decomposition, kind: str, layers: int, ansatz: str, seed: int, resources: dict
+) -> dict:
     """Logical depth, and routed depth, two-qubit gates and gate time on a device, for a circuit solve.
 
     The ``device`` backend routed every circuit it ran and says so itself; for the others the deepest
@@ -220,8 +264,10 @@ def _device_view(problem: VQLSProblem, decomposition, kind: str, layers: int, an
     from qlsbench.solvers.vqls.ansatz import ansatz_circuit
 
     v_circuit, u_circuit = ansatz_circuit(problem.n_qubits, layers, ansatz), problem.u_circuit()
-    built = [circuits.build(t, labels, layers, v_circuit, u_circuit, measure=True, structure=ansatz)
-             for _, t in heaviest.values()]
+    built = [
+        circuits.build(t, labels, layers, v_circuit, u_circuit, measure=True, structure=ansatz)
+        for _, t in heaviest.values()
+    ]
     logical = transpile(built, basis_gates=["cx", "u"], optimization_level=1, seed_transpiler=seed)
     view = {"logical_depth": max(qc.depth() for qc in logical)}
     if "routed_depth" in resources:  # the device backend measured its own
@@ -229,9 +275,14 @@ def _device_view(problem: VQLSProblem, decomposition, kind: str, layers: int, an
     device = Device(DEFAULT_DEVICE, seed=seed)
     routed = device.cost(device.route(built))
     shots = resources.get("shots") or 1
-    return {**view, "device": DEFAULT_DEVICE, "routed_depth": routed.depth,
-            "two_qubit_gates": routed.two_qubit_gates, "device_qubits": routed.qubits,
-            "device_seconds": resources.get("circuit_executions", 0) * shots * routed.seconds}
+    return {
+        **view,
+        "device": DEFAULT_DEVICE,
+        "routed_depth": routed.depth,
+        "two_qubit_gates": routed.two_qubit_gates,
+        "device_qubits": routed.qubits,
+        "device_seconds": resources.get("circuit_executions", 0) * shots * routed.seconds,
+    }
 
 
 def _circuit_resources(system: LinearSystem, n: int, kind: str, rtol: float) -> dict:

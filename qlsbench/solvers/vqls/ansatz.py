@@ -124,8 +124,9 @@ class RealAnsatz:
     def __post_init__(self) -> None:
         _check_layers(self.n_qubits, self.layers)
         check_structure(self.structure)
-        self._cz = [_cz_signs(self.n_qubits, cz_pairs(self.n_qubits, layer, self.structure))
-                    for layer in range(self.layers)]
+        self._cz = [
+            _cz_signs(self.n_qubits, cz_pairs(self.n_qubits, layer, self.structure)) for layer in range(self.layers)
+        ]
 
     @property
     def n_parameters(self) -> int:
@@ -187,6 +188,8 @@ class RealAnsatz:
     def _check(self, alpha) -> np.ndarray:
         alpha = np.asarray(alpha, dtype=float)
         if alpha.shape != (self.n_parameters,):
-            raise InputError(f"the ansatz of {self.n_qubits} qubits and {self.layers} layers takes "
-                             f"{self.n_parameters} parameters, got shape {alpha.shape}")
+            raise InputError(
+                f"the ansatz of {self.n_qubits} qubits and {self.layers} layers takes "
+                f"{self.n_parameters} parameters, got shape {alpha.shape}"
+            )
         return alpha

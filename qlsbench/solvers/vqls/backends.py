@@ -41,8 +41,9 @@ class ExactBackend:
 
     name = "exact"
 
-    def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *,
-                 ansatz: str = DEFAULT_STRUCTURE):
+    def __init__(
+        self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *, ansatz: str = DEFAULT_STRUCTURE
+    ):
         self.problem, self.kind, self.normalized = problem, kind, normalized
         self.ansatz = RealAnsatz(problem.n_qubits, layers, ansatz)
         self.evaluations = 0
@@ -75,9 +76,19 @@ class CircuitBackend(ExactBackend):
 
     name = "circuits"
 
-    def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *, decomposition,
-                 shots: int | None = None, depolarizing: float = 0.0, seed: int = 0,
-                 ansatz: str = DEFAULT_STRUCTURE):
+    def __init__(
+        self,
+        problem: VQLSProblem,
+        layers: int,
+        kind: str,
+        normalized: bool,
+        *,
+        decomposition,
+        shots: int | None = None,
+        depolarizing: float = 0.0,
+        seed: int = 0,
+        ansatz: str = DEFAULT_STRUCTURE,
+    ):
         from qiskit import transpile
         from qiskit_aer import AerSimulator
 
@@ -96,31 +107,42 @@ class CircuitBackend(ExactBackend):
         # One cost evaluation is hundreds of small circuits: run them side by side on the job's threads
         # (`qlsbench --threads`, QLSBENCH_THREADS; the workflow passes each rule's), each on one thread.
         threads = thread_limit()
-        self.simulator = AerSimulator(method=method, noise_model=_noise_model(depolarizing), enable_truncation=False,
-                                      max_parallel_experiments=threads, max_parallel_threads=threads,
-                                      max_parallel_shots=1)
+        self.simulator = AerSimulator(
+            method=method,
+            noise_model=_noise_model(depolarizing),
+            enable_truncation=False,
+            max_parallel_experiments=threads,
+            max_parallel_threads=threads,
+            max_parallel_shots=1,
+        )
         v_circuit, u_circuit = ansatz_circuit(problem.n_qubits, layers, ansatz), problem.u_circuit()
-        templates = [circuits.build(t, self.labels, layers, v_circuit, u_circuit, measure=shots is not None,
-                                    structure=ansatz)
-                     for t in self.terms]
+        templates = [
+            circuits.build(t, self.labels, layers, v_circuit, u_circuit, measure=shots is not None, structure=ansatz)
+            for t in self.terms
+        ]
         # Transpiled once; each evaluation only binds parameters.
         self.templates = transpile(templates, self.simulator, optimization_level=1, seed_transpiler=seed)
         self.executions = 0
 
     def _bind(self, alpha: np.ndarray) -> list:
-        return [qc.assign_parameters({p: alpha[p.index] for p in qc.parameters}) if qc.num_parameters else qc
-                for qc in self.templates]
+        return [
+            qc.assign_parameters({p: alpha[p.index] for p in qc.parameters}) if qc.num_parameters else qc
+            for qc in self.templates
+        ]
 
     def cost(self, alpha: np.ndarray) -> float:
         self.evaluations += 1
-        return circuits.combine(self.parts(alpha), self.coeffs, self.labels, self.kind, self.problem.n_qubits,
-                                self.normalized)
+        return circuits.combine(
+            self.parts(alpha), self.coeffs, self.labels, self.kind, self.problem.n_qubits, self.normalized
+        )
 
     def parts(self, alpha: np.ndarray) -> dict:
         """The ancilla's ``<Z>`` of every Hadamard test at ``alpha``: exact, or estimated from the shots."""
         alpha = self.ansatz._check(alpha)
         bound = self._bind(alpha)
-        run = self.simulator.run(bound, shots=self.shots or 1, seed_simulator=aer_seed(self.seed, COST, self.evaluations))
+        run = self.simulator.run(
+            bound, shots=self.shots or 1, seed_simulator=aer_seed(self.seed, COST, self.evaluations)
+        )
         result = run.result()
         self.executions += len(bound)
         if self.shots is None:
@@ -158,11 +180,15 @@ class CircuitBackend(ExactBackend):
             qc.measure_all()
             self._overlap = transpile(qc, self.simulator, optimization_level=1, seed_transpiler=self.seed)
         x, y = np.atleast_2d(x), np.atleast_2d(y)
-        bound = [self._overlap.assign_parameters({p: (yi if p.vector.name == "alpha" else xi)[p.index]
-                                                  for p in self._overlap.parameters})
-                 for xi, yi in zip(x, y)]
-        result = self.simulator.run(bound, shots=self.shots,
-                                    seed_simulator=aer_seed(self.seed, OVERLAP, self._next_overlap())).result()
+        bound = [
+            self._overlap.assign_parameters(
+                {p: (yi if p.vector.name == "alpha" else xi)[p.index] for p in self._overlap.parameters}
+            )
+            for xi, yi in zip(x, y)
+        ]
+        result = self.simulator.run(
+            bound, shots=self.shots, seed_simulator=aer_seed(self.seed, OVERLAP, self._next_overlap())
+        ).result()
         self.executions += len(bound)
         zero = "0" * n
         return np.array([result.get_counts(i).get(zero, 0) / self.shots for i in range(len(bound))])
@@ -187,11 +213,23 @@ class EmulatedShotsBackend(ExactBackend):
 
     name = "shots-emulated"
 
-    def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *, decomposition,
-                 shots: int = 1000, depolarizing: float = 0.0, seed: int = 0, ansatz: str = DEFAULT_STRUCTURE):
+    def __init__(
+        self,
+        problem: VQLSProblem,
+        layers: int,
+        kind: str,
+        normalized: bool,
+        *,
+        decomposition,
+        shots: int = 1000,
+        depolarizing: float = 0.0,
+        seed: int = 0,
+        ansatz: str = DEFAULT_STRUCTURE,
+    ):
         if depolarizing:
-            raise InputError("depolarizing noise needs backend='shots' (Aer): shots-emulated samples noiseless "
-                             "circuits only")
+            raise InputError(
+                "depolarizing noise needs backend='shots' (Aer): shots-emulated samples noiseless circuits only"
+            )
         super().__init__(problem, layers, kind, normalized, ansatz=ansatz)
         self.shots, self.seed = int(shots), seed
         self.labels = decomposition.labels()
@@ -233,8 +271,9 @@ class EmulatedShotsBackend(ExactBackend):
 
     def cost(self, alpha: np.ndarray) -> float:
         self.evaluations += 1
-        return circuits.combine(self.parts(alpha), self.coeffs, self.labels, self.kind, self.problem.n_qubits,
-                                self.normalized)
+        return circuits.combine(
+            self.parts(alpha), self.coeffs, self.labels, self.kind, self.problem.n_qubits, self.normalized
+        )
 
     def fidelity(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """``|<V(x)|V(y)>|^2`` as the all-zeros frequency of ``shots`` compute-uncompute runs."""
@@ -267,9 +306,22 @@ class DeviceBackend(CircuitBackend):
 
     name = "device"
 
-    def __init__(self, problem: VQLSProblem, layers: int, kind: str, normalized: bool, *, decomposition,
-                 shots: int = 1000, seed: int = 0, ansatz: str = DEFAULT_STRUCTURE, device: str = "sherbrooke",
-                 noise_scale: float = 1.0, optimization_level: int = 1, mitigation: str = "none"):
+    def __init__(
+        self,
+        problem: VQLSProblem,
+        layers: int,
+        kind: str,
+        normalized: bool,
+        *,
+        decomposition,
+        shots: int = 1000,
+        seed: int = 0,
+        ansatz: str = DEFAULT_STRUCTURE,
+        device: str = "sherbrooke",
+        noise_scale: float = 1.0,
+        optimization_level: int = 1,
+        mitigation: str = "none",
+    ):
         from qlsbench.solvers.devices import (
             ZNE_FACTORS,
             Device,
@@ -288,8 +340,10 @@ class DeviceBackend(CircuitBackend):
         self.device = Device(device, noise_scale, optimization_level, seed)
         self._threads = thread_limit()
         v_circuit, u_circuit = ansatz_circuit(problem.n_qubits, layers, ansatz), problem.u_circuit()
-        templates = [circuits.build(t, self.labels, layers, v_circuit, u_circuit, measure=True, structure=ansatz)
-                     for t in self.terms]
+        templates = [
+            circuits.build(t, self.labels, layers, v_circuit, u_circuit, measure=True, structure=ansatz)
+            for t in self.terms
+        ]
         self.templates, self.physical = self.device.place(templates)
         self._region = region_target(device, tuple(self.physical), 0.0)
         self.routed = self.device.cost(self.templates, self.physical)
@@ -305,9 +359,13 @@ class DeviceBackend(CircuitBackend):
     def parts(self, alpha: np.ndarray) -> dict:
         """Each Hadamard test's ``<Z>`` sampled on the device, mitigated as asked."""
         alpha = self.ansatz._check(alpha)
-        batch = [qc.assign_parameters({p: alpha[p.index] for p in qc.parameters}) if qc.num_parameters else qc
-                 for qc in self.batch]
-        result = self.simulator.run(batch, shots=self.shots, seed_simulator=aer_seed(self.seed, COST, self.evaluations)).result()
+        batch = [
+            qc.assign_parameters({p: alpha[p.index] for p in qc.parameters}) if qc.num_parameters else qc
+            for qc in self.batch
+        ]
+        result = self.simulator.run(
+            batch, shots=self.shots, seed_simulator=aer_seed(self.seed, COST, self.evaluations)
+        ).result()
         self.executions += len(batch)
         self.mitigation_circuits += len(batch) - len(self.templates)
         # A circuit folded to f times its gates runs about f times as long.
@@ -346,11 +404,15 @@ class DeviceBackend(CircuitBackend):
             self._overlap_simulator = self.device.simulator(physical, self._threads)
             self._overlap_seconds = self.device.cost([self._overlap], physical).seconds
         x, y = np.atleast_2d(x), np.atleast_2d(y)
-        bound = [self._overlap.assign_parameters({p: (yi if p.vector.name == "alpha" else xi)[p.index]
-                                                  for p in self._overlap.parameters})
-                 for xi, yi in zip(x, y)]
-        result = self._overlap_simulator.run(bound, shots=self.shots,
-                                             seed_simulator=aer_seed(self.seed, OVERLAP, self._next_overlap())).result()
+        bound = [
+            self._overlap.assign_parameters(
+                {p: (yi if p.vector.name == "alpha" else xi)[p.index] for p in self._overlap.parameters}
+            )
+            for xi, yi in zip(x, y)
+        ]
+        result = self._overlap_simulator.run(
+            bound, shots=self.shots, seed_simulator=aer_seed(self.seed, OVERLAP, self._next_overlap())
+        ).result()
         self.executions += len(bound)
         self.gate_seconds += self.shots * len(bound) * self._overlap_seconds
         zero = "0" * self.problem.n_qubits
@@ -359,16 +421,21 @@ class DeviceBackend(CircuitBackend):
     def resources(self) -> dict:
         """Circuits, shots, the device and the routed cost; gate time summed over every shot of every circuit
         (readout calibration aside)."""
-        return {"circuit_executions": self.executions, "shots": self.shots, **self.device.describe(),
-                "mitigation": self.mitigation, "mitigation_circuits": self.mitigation_circuits,
-                "routed_depth": self.routed.depth, "two_qubit_gates": self.routed.two_qubit_gates,
-                "device_qubits": self.routed.qubits,
-                "device_seconds": self.gate_seconds}
+        return {
+            "circuit_executions": self.executions,
+            "shots": self.shots,
+            **self.device.describe(),
+            "mitigation": self.mitigation,
+            "mitigation_circuits": self.mitigation_circuits,
+            "routed_depth": self.routed.depth,
+            "two_qubit_gates": self.routed.two_qubit_gates,
+            "device_qubits": self.routed.qubits,
+            "device_seconds": self.gate_seconds,
+        }
 
 
 #: Streams of Aer seeds: the cost's Hadamard tests and QN-SPSA's overlap circuits.
 COST, OVERLAP = 0, 1
-
 
 
 def aer_seed(seed: int, stream: int, evaluation: int) -> int:

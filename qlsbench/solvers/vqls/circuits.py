@@ -101,8 +101,9 @@ def _controlled_pauli(qc, label: str, anc: int) -> None:
             qc.cz(anc, q)
 
 
-def build(term: Term, labels: list[str], layers: int, ansatz, u_circuit, measure: bool,
-          structure: str = DEFAULT_STRUCTURE):
+def build(
+    term: Term, labels: list[str], layers: int, ansatz, u_circuit, measure: bool, structure: str = DEFAULT_STRUCTURE
+):
     """The Hadamard-test circuit of ``term``; ``<Z>`` of the ancilla is the wanted part.
 
     ``ansatz`` is V as a circuit of the ``structure`` ansatz (``gamma`` terms
@@ -141,8 +142,9 @@ def build(term: Term, labels: list[str], layers: int, ansatz, u_circuit, measure
     return qc
 
 
-def combine(values: dict[Term, float], coeffs: np.ndarray, labels: list[str], kind: str, n: int,
-            normalized: bool) -> float:
+def combine(
+    values: dict[Term, float], coeffs: np.ndarray, labels: list[str], kind: str, n: int, normalized: bool
+) -> float:
     """The cost from the measured parts (see the module docstring for the sums)."""
     c = np.asarray(coeffs, dtype=complex)
     L = len(c)
@@ -154,8 +156,9 @@ def combine(values: dict[Term, float], coeffs: np.ndarray, labels: list[str], ki
             beta = part if omega.imag == 0 else 1j * part
             norm2 += 2 * float((np.conj(c[lp]) * c[l] * beta).real)
     if kind == "global":
-        gamma = np.array([values[Term("gamma", l, -1, -1, 0)] + 1j * values[Term("gamma", l, -1, -1, 1)]
-                          for l in range(L)])
+        gamma = np.array(
+            [values[Term("gamma", l, -1, -1, 0)] + 1j * values[Term("gamma", l, -1, -1, 1)] for l in range(L)]
+        )
         numerator = norm2 - abs(np.sum(c * gamma)) ** 2
     else:
         zsum = 0.0

@@ -29,8 +29,9 @@ def check_cost(kind: str) -> str:
     return kind
 
 
-def cost_and_gradient(problem: VQLSProblem, v: np.ndarray, kind: str, normalized: bool,
-                      gradient: bool = True) -> tuple[float, np.ndarray | None]:
+def cost_and_gradient(
+    problem: VQLSProblem, v: np.ndarray, kind: str, normalized: bool, gradient: bool = True
+) -> tuple[float, np.ndarray | None]:
     """Cost of ``v`` and, if asked, its gradient ``dC/dv``.
 
     Parameters

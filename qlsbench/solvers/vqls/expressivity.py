@@ -103,8 +103,9 @@ def dla_dimension(n_qubits: int, structure: str, layers: int | None = None) -> i
     return lie_closure_dimension(generators(n_qubits, layers, structure))
 
 
-def best_fit(target: np.ndarray, layers: int, structure: str, *, starts: int = 4, seed: int = 0,
-             maxiter: int = 2000) -> tuple[float, np.ndarray | None]:
+def best_fit(
+    target: np.ndarray, layers: int, structure: str, *, starts: int = 4, seed: int = 0, maxiter: int = 2000
+) -> tuple[float, np.ndarray | None]:
     """Largest fidelity ``|<x|V(alpha)|0>|^2`` found for a real target ``x``, and its parameters.
 
     Parameters
@@ -135,8 +136,13 @@ def best_fit(target: np.ndarray, layers: int, structure: str, *, starts: int = 4
 
     best, best_alpha = -1.0, None
     for s in range(seed, seed + starts):
-        res = minimize(infidelity, initial_parameters(n, layers, s), jac=True, method="L-BFGS-B",
-                       options={"maxiter": maxiter, "ftol": 1e-15, "gtol": 1e-10})
+        res = minimize(
+            infidelity,
+            initial_parameters(n, layers, s),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": maxiter, "ftol": 1e-15, "gtol": 1e-10},
+        )
         fidelity = 1.0 - float(res.fun)
         if fidelity > best:
             best, best_alpha = fidelity, res.x

@@ -42,8 +42,9 @@ def _cobyla(backend, alpha0, maxiter, tol, seed) -> Optimization:
         return history[-1]
 
     res = minimize(fun, alpha0, method="COBYLA", options={"maxiter": maxiter, "tol": tol})
-    return Optimization(res.x, len(history), len(history) < maxiter, history,
-                        f"cobyla: {_cobyla_reason(res, maxiter, tol)}")
+    return Optimization(
+        res.x, len(history), len(history) < maxiter, history, f"cobyla: {_cobyla_reason(res, maxiter, tol)}"
+    )
 
 
 def _cobyla_reason(res, maxiter: int, tol: float) -> str:
@@ -72,11 +73,22 @@ def _lbfgsb(backend, alpha0, maxiter, tol, seed) -> Optimization:
             last["reached_tol"] = True
             raise StopIteration
 
-    res = minimize(fun, alpha0, jac=True, method="L-BFGS-B", callback=callback,
-                   options={"maxiter": maxiter, "ftol": 0.0, "gtol": LBFGSB_GTOL})
+    res = minimize(
+        fun,
+        alpha0,
+        jac=True,
+        method="L-BFGS-B",
+        callback=callback,
+        options={"maxiter": maxiter, "ftol": 0.0, "gtol": LBFGSB_GTOL},
+    )
     reason = f"the cost reached tol {tol:g}" if last.get("reached_tol") else _lbfgsb_reason(res, maxiter)
-    return Optimization(res.x, int(res.nit), int(res.nit) < maxiter, history or [float(res.fun)],
-                        f"lbfgsb: {reason} after {plural(int(res.nit), 'iteration')}")
+    return Optimization(
+        res.x,
+        int(res.nit),
+        int(res.nit) < maxiter,
+        history or [float(res.fun)],
+        f"lbfgsb: {reason} after {plural(int(res.nit), 'iteration')}",
+    )
 
 
 #: L-BFGS-B stops when the largest component of the projected gradient is below this.
@@ -96,8 +108,10 @@ def _lbfgsb_reason(res, maxiter: int) -> str:
     if res.status == 1 and res.nit >= maxiter:
         return f"it used its budget of {maxiter} iterations"
     message = str(res.message)
-    return next((words for start, words in _LBFGSB_REASONS.items() if message.startswith(start)),
-                f"it stopped ({message.lower().rstrip('.')})")
+    return next(
+        (words for start, words in _LBFGSB_REASONS.items() if message.startswith(start)),
+        f"it stopped ({message.lower().rstrip('.')})",
+    )
 
 
 def _spsa_family(name: str):
@@ -118,8 +132,13 @@ def _spsa_family(name: str):
         res = opt.minimize(backend.cost, alpha0)
         # SPSA has no stopping rule but its budget: it never stops on its own.
         best = min(history, default=np.inf)
-        return Optimization(np.asarray(res.x), int(res.nit or maxiter), False, history,
-                            f"{name}: iteration budget used (lowest loss {best:.3g})")
+        return Optimization(
+            np.asarray(res.x),
+            int(res.nit or maxiter),
+            False,
+            history,
+            f"{name}: iteration budget used (lowest loss {best:.3g})",
+        )
 
     return run
 
@@ -141,5 +160,10 @@ def evaluation_budget(name: str, maxiter: int) -> int:
 OPTIMIZERS = {"cobyla": _cobyla, "lbfgsb": _lbfgsb, "spsa": _spsa_family("spsa"), "qnspsa": _spsa_family("qnspsa")}
 
 #: What ``optimizer="auto"`` means for each backend.
-DEFAULT_OPTIMIZER = {"exact": "lbfgsb", "circuits": "cobyla", "shots": "qnspsa", "shots-emulated": "qnspsa",
-                     "device": "qnspsa"}
+DEFAULT_OPTIMIZER = {
+    "exact": "lbfgsb",
+    "circuits": "cobyla",
+    "shots": "qnspsa",
+    "shots-emulated": "qnspsa",
+    "device": "qnspsa",
+}

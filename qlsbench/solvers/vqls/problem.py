@@ -45,7 +45,7 @@ class VQLSProblem:
     _w: np.ndarray | None = field(default=None, repr=False)
 
     @classmethod
-    def from_system(cls, system: LinearSystem) -> "VQLSProblem":
+    def from_system(cls, system: LinearSystem) -> VQLSProblem:
         """Build from a :class:`LinearSystem` of power-of-two dimension with ``b != 0``."""
         n = qubits_of(system, "VQLS")
         N = system.dim
@@ -72,7 +72,7 @@ class VQLSProblem:
 
     def u(self, y: np.ndarray) -> np.ndarray:
         """``U y`` (both constructions are a phase times a Hermitian matrix)."""
-        return self.phase ** 2 * self.u_dagger(y)
+        return self.phase**2 * self.u_dagger(y)
 
     def u_matrix(self) -> np.ndarray:
         """``U`` as a dense matrix (for circuits; ``2^n x 2^n``)."""

@@ -40,9 +40,22 @@ OPTIONS = StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8))
 
 def _save(path: Path, problem, y0: np.ndarray, masses: np.ndarray) -> None:
     c = problem.contacts
-    np.savez_compressed(path, body_i=c.body_i, body_j=c.body_j, normal=c.normal, gap=c.gap, t1=c.t1, t2=c.t2,
-                        masses=masses, v_known=problem.v_known.reshape(-1, 3), normal_offset=problem.normal_offset,
-                        h=OPTIONS.h, mu=problem.mu, s=problem.s, y0=np.zeros(problem.lcp.size) if y0 is None else y0)
+    np.savez_compressed(
+        path,
+        body_i=c.body_i,
+        body_j=c.body_j,
+        normal=c.normal,
+        gap=c.gap,
+        t1=c.t1,
+        t2=c.t2,
+        masses=masses,
+        v_known=problem.v_known.reshape(-1, 3),
+        normal_offset=problem.normal_offset,
+        h=OPTIONS.h,
+        mu=problem.mu,
+        s=problem.s,
+        y0=np.zeros(problem.lcp.size) if y0 is None else y0,
+    )
 
 
 def collect(n_spheres: int, seed: int, steps: int, keep: int) -> None:
@@ -54,15 +67,23 @@ def collect(n_spheres: int, seed: int, steps: int, keep: int) -> None:
         start = time.perf_counter()
         result = chain(problem, y0, options, hook)
         took = time.perf_counter() - start
-        if (kept < keep and spy.step - last >= SPACING and result[2] >= MIN_SWEEPS and took < 3.0
-                and result[0].status == "converged"):
+        if (
+            kept < keep
+            and spy.step - last >= SPACING
+            and result[2] >= MIN_SWEEPS
+            and took < 3.0
+            and result[0].status == "converged"
+        ):
             plain = minmap_newton(problem.lcp, y0, options=options.newton)
             if plain.status != "converged":
                 name = HERE / f"n{n_spheres}-s{seed}-step{spy.step:04d}.npz"
                 _save(name, problem, y0, scene.masses)
                 kept, last = kept + 1, spy.step
-                print(f"{name.name}: {problem.lcp.size} unknowns, plain Newton {plain.status} at "
-                      f"{plain.residual:.1e}; chain {result[1]}, {result[2]} sweeps, {took:.2f} s", flush=True)
+                print(
+                    f"{name.name}: {problem.lcp.size} unknowns, plain Newton {plain.status} at "
+                    f"{plain.residual:.1e}; chain {result[1]}, {result[2]} sweeps, {took:.2f} s",
+                    flush=True,
+                )
         return result
 
     stepping._solve = spy
@@ -95,8 +116,11 @@ def collect_sliding(max_seconds: float = 1.5) -> None:
                 name = HERE / f"n100-sliding-step{spy.step:04d}.npz"
                 _save(name, problem, y0, scene.masses)
                 found.append(name)
-                print(f"{name.name}: {problem.size} unknowns, plain Newton {plain.status} at {plain.residual:.1e}; "
-                      f"chain {result[1]}, {result[2]} sweeps, {took:.2f} s", flush=True)
+                print(
+                    f"{name.name}: {problem.size} unknowns, plain Newton {plain.status} at {plain.residual:.1e}; "
+                    f"chain {result[1]}, {result[2]} sweeps, {took:.2f} s",
+                    flush=True,
+                )
         return result
 
     stepping._solve = spy
