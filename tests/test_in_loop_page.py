@@ -294,3 +294,13 @@ def test_the_cold_warm_table_counts_runs_that_ended_on_their_budget():
     assert table.loc["converged", "ended on the budget"] == "2 of 3"
     assert table.loc["converged", "stayed within"] == "1 of 3"
     assert table.loc["converged", "solver iterations"].startswith("1800400 ")
+
+
+def test_the_figure_has_a_panel_per_results_file(tmp_path):
+    """plot_in_loop draws one 5.2-inch panel per file, side by side (at 120 dpi: 624 pixels each)."""
+    from PIL import Image
+
+    loops = in_loop_page._split([str(p) for p in RESULTS])[0][:2]
+    files = [(Path(p).stem, *read_in_loop(p)) for p in loops]
+    out = in_loop_page.plot_in_loop(files, tmp_path / "in_loop.png")
+    assert Image.open(out).size == (624 * len(files), 552)
