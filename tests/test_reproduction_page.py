@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qlsbench.bench.budget import samples_per_evaluation
-from qlsbench.bench.shipped import job_times, verify
+from qlsbench.bench._budget import samples_per_evaluation
+from qlsbench.bench._shipped import job_times, verify
 from qlsbench.bench.spread import Spread, seed_spreads
 from qlsbench.errors import InputError
 from qlsbench.report import reproduction
@@ -267,7 +267,7 @@ def _tiny_run(root: Path, kappa: str, solver: str = "vqls-local") -> Path:
 
 
 def test_ship_adds_parts_that_belong_together_and_refuses_those_that_do_not(tmp_path):
-    from qlsbench.bench.shipped import collect
+    from qlsbench.bench._shipped import collect
 
     config, other = tmp_path / "paper.yaml", tmp_path / "other.yaml"
     config.write_text("run: {seed: 0}\n")
@@ -287,7 +287,7 @@ def test_ship_adds_parts_that_belong_together_and_refuses_those_that_do_not(tmp_
 def test_a_later_part_of_the_same_run_counts_each_snakemake_invocation_once():
     """Snakemake keeps every invocation's log in the run folder: a later part reads the earlier parts' logs
     again, and the wall time must count each invocation once, at its last reading."""
-    from qlsbench.bench.shipped import _superseded
+    from qlsbench.bench._shipped import _superseded
 
     def inv(started, jobs, wall):
         return {"started": started, "jobs": jobs, "wall_minutes": wall, "rules": {}}

@@ -168,7 +168,7 @@ def test_a_storage_plugin_stages_every_path(tmp_path):
 
 def test_sharded_results_merge_into_an_unsharded_runs_rows(tmp_path):
     from qlsbench.bench import SolverSpec, read_results, run_solver
-    from qlsbench.bench.shards import merge
+    from qlsbench.bench._shards import merge
     from qlsbench.data import write_systems
     from qlsbench.problems import ising_inspired
 
@@ -254,7 +254,7 @@ def test_raising_repeats_solves_only_the_new_seeds(tmp_path):
     # A finished file of the previous results schema (no device columns) takes new repeats in the current one.
     import pyarrow.parquet as pq
 
-    from qlsbench.bench.results import RESULTS_VERSION_KEY
+    from qlsbench.bench._results import RESULTS_VERSION_KEY
 
     old = pq.read_table(out).drop_columns(["routed_depth", "two_qubit_gates", "device_seconds"])
     old = old.replace_schema_metadata({RESULTS_VERSION_KEY: b"4"}).filter(pa.compute.less(old["repeat"], 2))

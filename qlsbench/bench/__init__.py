@@ -3,10 +3,10 @@
 The figures and pages drawn from results are :mod:`qlsbench.report`'s.
 """
 
-from qlsbench.bench.metrics import metrics
+from qlsbench.bench._metrics import metrics
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, leaderboard
-from qlsbench.bench.results import load_results, read_results
-from qlsbench.bench.runner import SolverSpec, add_repeats, run_solver
+from qlsbench.bench._results import load_results, read_results
+from qlsbench.bench._runner import SolverSpec, add_repeats, run_solver
 
 __all__ = [
     "LOW_ACCURACY",

@@ -33,7 +33,7 @@ from qlsbench.bench.board.submissions import (
     self_submitted,
 )
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, ranking_rows, tracks
-from qlsbench.bench.results import load_results
+from qlsbench.bench._results import load_results
 from qlsbench.data import atomic_write_text
 from qlsbench.errors import InputError
 from qlsbench.report.budget_curves import plot_budget_curves
@@ -92,7 +92,7 @@ def write_tracks(board: Board, blocks: dict[str, list], bar: float) -> Path:
     """Keep each track's page blocks (``{"physics": [...], "noisy": [...]}``) in the board's :data:`TRACKS_FILE`,
     tables as columns and rows: what the page shows, not the results behind it (those stay in the repository).
     ``bar``: the fidelity bar the physics track was set against."""
-    from qlsbench.bench.results import jsonable
+    from qlsbench.bench._results import jsonable
 
     def block(kind: str, value) -> list:
         if kind != "table":
@@ -196,7 +196,7 @@ def _estimates(board: Board) -> pd.DataFrame:
     """``qlsbench resources`` rows of every pinned group at :data:`RESOURCE_EPSILON`, with a ``group`` column."""
     import tempfile
 
-    from qlsbench.bench.pauli_study import resource_table
+    from qlsbench.bench._pauli_study import resource_table
 
     with tempfile.TemporaryDirectory() as tmp:
         return pd.concat(

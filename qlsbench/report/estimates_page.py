@@ -1,7 +1,7 @@
 """``docs/estimates-crosscheck.md``: our block-encoding counts beside Qualtran's, generated from the shipped table.
 
 ``qlsbench figure estimates-crosscheck docs/estimates/*.parquet --out docs/estimates-crosscheck.md`` reads the
-tables of ``qlsbench crosscheck`` (one per pinned group) (:func:`qlsbench.bench.pauli_study.crosscheck_table`) and writes how
+tables of ``qlsbench crosscheck`` (one per pinned group) (:func:`qlsbench.bench._pauli_study.crosscheck_table`) and writes how
 far each of our counts (:mod:`qlsbench.pauli._estimates`) is from the independent tool's, and why, with every
 number read from the table. Reading the table needs no Qualtran.
 """

@@ -17,7 +17,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from qlsbench.bench.ranking import Track, per_system, tracks
-from qlsbench.bench.results import load_results
+from qlsbench.bench._results import load_results
 from qlsbench.report.base import Figure, Job
 from qlsbench.report.plotting import pyplot, save_figure
 from qlsbench.report.styles import solver_styles

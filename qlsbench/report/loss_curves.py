@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.signal import savgol_filter
 
-from qlsbench.bench.results import load_results
+from qlsbench.bench._results import load_results
 from qlsbench.bench.spread import Spread
 from qlsbench.checks import COUNT
 from qlsbench.errors import InputError

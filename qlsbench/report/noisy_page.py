@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.budget import first_fidelity
-from qlsbench.bench.results import load_results
+from qlsbench.bench._budget import first_fidelity
+from qlsbench.bench._results import load_results
 from qlsbench.bench.spread import SEPARATION_LEVEL, Separation, Spread, bimodal, separation
 from qlsbench.data import atomic_write_text
 from qlsbench.report.base import Job, page
@@ -83,14 +83,14 @@ def page_rows(results: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     results : pandas.DataFrame
-        Rows of results files (:func:`~qlsbench.bench.results.load_results`).
+        Rows of results files (:func:`~qlsbench.bench._results.load_results`).
 
     Returns
     -------
     pandas.DataFrame
         :func:`device_rows` and :func:`control_rows` on their systems, each with ``b_fidelity`` and ``floor``
         (:func:`~qlsbench.report.floors.with_floors`) and ``first_fidelity``
-        (:func:`~qlsbench.bench.budget.first_fidelity`).
+        (:func:`~qlsbench.bench._budget.first_fidelity`).
     """
     device = device_rows(results)
     rows = pd.concat([device, control_rows(results, device["system_id"])], ignore_index=True)

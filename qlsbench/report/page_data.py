@@ -8,7 +8,7 @@ per (solver, system) with both tracks' success and charged time
 datasets once, as the ranking does), and, for the budget curves, each
 variational solve's verdict as a step function of the budget (the budgets at
 which it turns solved or unsolved), which is all
-:func:`~qlsbench.bench.budget.success_curve` reads of a solve.
+:func:`~qlsbench.bench._budget.success_curve` reads of a solve.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.budget import budget_marks
+from qlsbench.bench._budget import budget_marks
 from qlsbench.bench.ranking import Track, per_system, qubit_band, system_outcomes
 from qlsbench.data import atomic_write, atomic_write_text
 from qlsbench.outcomes import Status
@@ -74,7 +74,7 @@ def budget_steps(results: pd.DataFrame, all_tracks: tuple[Track, ...], by: str, 
     s2, ...]`` of the budgets at which its verdict changes and the verdict
     from there on (1 solved, 0 not); before ``k1`` it is unsolved. Declined
     solves are left out and a solve without read-outs is never solved, as in
-    :func:`~qlsbench.bench.budget.success_curve`. ``None`` when no solver
+    :func:`~qlsbench.bench._budget.success_curve`. ``None`` when no solver
     recorded read-outs.
     """
     tol = all_tracks[-1].tol

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.pauli_study import (
+from qlsbench.bench._pauli_study import (
     TERM_COUNT_COLUMNS,
     TRUNCATION_COLUMNS,
     read_pauli_results,

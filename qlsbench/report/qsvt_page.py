@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.results import load_results
+from qlsbench.bench._results import load_results
 from qlsbench.data import atomic_write_text
 from qlsbench.report.base import page
 from qlsbench.report.tables import markdown_table

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.budget import first_fidelity
+from qlsbench.bench._budget import first_fidelity
 from qlsbench.bench.spread import SeedRun, Separation, Spread, separation, stopped
 from qlsbench.report.tables import markdown_table
 

@@ -1,6 +1,6 @@
 """Fault-tolerant cost estimates per family: queries against qubits and against kappa, and what truncation does.
 
-Reads the tables of ``qlsbench resources`` (:func:`qlsbench.bench.pauli_study.resource_table`).
+Reads the tables of ``qlsbench resources`` (:func:`qlsbench.bench._pauli_study.resource_table`).
 """
 
 from __future__ import annotations

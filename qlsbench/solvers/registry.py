@@ -481,7 +481,7 @@ def check_solver(name: str, options: dict[str, Any], where: str = "") -> Solver:
     -------
     Solver
         The solver built, for a caller that has work for it before solving
-        (:func:`qlsbench.bench.runner.run_solver` calls its ``prepare``).
+        (:func:`qlsbench.bench._runner.run_solver` calls its ``prepare``).
 
     Raises
     ------

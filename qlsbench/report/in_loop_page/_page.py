@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from qlsbench.bench.in_loop import read_in_loop
-from qlsbench.bench.results import load_results
+from qlsbench.bench._results import load_results
 from qlsbench.bench.spread import Spread
 from qlsbench.data import atomic_write_text
 from qlsbench.options import cli_words

@@ -41,7 +41,7 @@ def render(
     Parameters
     ----------
     folder : path
-        Shipped results (:mod:`qlsbench.bench.shipped`), verified against their manifest first.
+        Shipped results (:mod:`qlsbench.bench._shipped`), verified against their manifest first.
     out : path
         The Markdown page.
     figures : path, optional

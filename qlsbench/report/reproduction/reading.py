@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from qlsbench.bench.results import load_results
-from qlsbench.bench.shipped import verify
+from qlsbench.bench._results import load_results
+from qlsbench.bench._shipped import verify
 from qlsbench.report.reproduction.paper import CHECKPOINT_SPACING
 
 
@@ -39,7 +39,7 @@ class Shipped:
 
 
 def load_shipped(folder: str | os.PathLike) -> Shipped:
-    """Verify a shipped folder against its manifest and read it (see :mod:`qlsbench.bench.shipped`)."""
+    """Verify a shipped folder against its manifest and read it (see :mod:`qlsbench.bench._shipped`)."""
     folder = Path(folder)
     manifest = verify(folder)
     results = (

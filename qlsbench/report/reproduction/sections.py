@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.budget import success_curve
+from qlsbench.bench._budget import success_curve
 from qlsbench.bench.spread import SeedRun, Spread
 from qlsbench.data._snapshots import read_snapshots
 from qlsbench.report import reproduction_controls as controls
