@@ -194,6 +194,8 @@ PUBLIC_PACKAGES = [
     "qlsbench.solvers",
     "qlsbench.bench",
     "qlsbench.bench.board",
+    "qlsbench.bench.in_loop",
+    "qlsbench.bench.ranking",
     "qlsbench.report",
     "qlsbench.families",
 ]
@@ -202,7 +204,7 @@ PUBLIC_PACKAGES = [
 #: internal itself. Anything else imports from the packages' public names.
 PRIVATE_IMPORTS = {
     "benchmarks/bench_hhl.py": "times HHL's circuit run itself, without the solver's checks around it",
-    "tests/test_bounds.py": "the command line's option-pair reader behind every bounded flag",
+    "tests/test_bounds.py": "the command line's option-pair reader behind every bounded flag; the isolated solver call",
     "tests/test_data.py": "the schema's metadata key for the dataset version, checked byte by byte",
     "tests/test_estimates_crosscheck.py": "the Qualtran cross-check module, which only that test and command use",
     "tests/test_formats.py": "the stepper's contact margin, which the FCLIB export states",
@@ -212,9 +214,9 @@ PRIVATE_IMPORTS = {
     "tests/test_pauli.py": "the decomposition module's kernels, their support limit and the truncation's permutation",
     "tests/test_problems.py": "the spectra module's fixed ARPACK start and one-thread BLAS",
     "tests/test_report_figures.py": "the snapshot file's metadata key, the sphere drawing, VNLS's status message",
-    "tests/test_reproduction_page.py": "which shipped collection supersedes another, and the Aer note's rule",
-    "tests/test_runner_faults.py": "the writer's stale-temporary sweep and host tag, which no user calls",
-    "tests/test_versions.py": "the schema's metadata key for the package version stamp",
+    "tests/test_reproduction_page.py": "the shipped folder's collection and superseded parts; the Aer note's rule",
+    "tests/test_runner_faults.py": "the solver isolation's copies; the writer's stale-temporary sweep and host tag",
+    "tests/test_versions.py": "the format fingerprints (bench._formats) and the results' declared columns they read",
     "tests/test_vnls.py": "VNLS's status message",
 }
 

@@ -406,7 +406,7 @@ def test_results_of_another_version_are_refused(ising_dataset, tmp_path):
 
 
 def test_a_results_folder_passes_over_other_outputs_and_journals(ising_dataset, tmp_path, plugin_path, monkeypatch):
-    from qlsbench.bench._pauli_study import pauli_study
+    from qlsbench.bench import pauli_study
 
     results = tmp_path / "results"
     run_solver(SolverSpec("lu"), ising_dataset, results / "lu" / "ising.parquet", progress=False)

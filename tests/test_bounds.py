@@ -181,7 +181,7 @@ def test_converged_is_never_recorded_for_an_answer_no_better_than_zero(scale, cl
 
 def test_a_krylov_floor_above_b_is_refused_by_name(tmp_path):
     """cg with atol = 2 'converged' at x = 0 on every system (|b| = 1: systems are normalised): refused now."""
-    from qlsbench.bench._runner import SolverSpec, run_solver
+    from qlsbench.bench import SolverSpec, run_solver
     from qlsbench.data import write_systems
     from qlsbench.problems import ising_inspired
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qlsbench.bench._budget import success_curve
+from qlsbench.bench import success_curve
 from qlsbench.bench.ranking import LOW_ACCURACY, seed_table
 from qlsbench.cli import main
 from qlsbench.errors import InputError

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qlsbench.bench._checkpoints import Checkpoint, run_key
+from qlsbench.bench import Checkpoint, run_key
 from qlsbench.bench.in_loop import (
     InLoopOptions,
     LoopAborted,
@@ -25,7 +25,7 @@ from qlsbench.bench.in_loop import (
     sweep,
     write_in_loop,
 )
-from qlsbench.bench._runner import SolverSpec
+from qlsbench.bench import SolverSpec
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
 from qlsbench.physics import container_of

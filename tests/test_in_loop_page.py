@@ -214,7 +214,7 @@ def test_a_null_in_a_real_loop_has_its_newton_overhead_counted():
     """A real run (penalty block, 3 steps): returning b makes more solves than the reference beside it, which
     counts its own; an exact solver makes exactly the reference's."""
     from qlsbench.bench.in_loop import InLoopOptions, sweep
-    from qlsbench.bench._runner import SolverSpec
+    from qlsbench.bench import SolverSpec
 
     options = InLoopOptions(family="penalty", steps=3)
     files = []

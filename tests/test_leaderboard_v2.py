@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from qlsbench.bench import SolverSpec, load_results, run_solver
-from qlsbench.bench._budget import success_curve
+from qlsbench.bench import success_curve
 from qlsbench.bench.ranking import leaderboard, track_table, tracks
 from qlsbench.cli import main
 from qlsbench.data import write_systems

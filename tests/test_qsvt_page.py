@@ -27,7 +27,7 @@ def test_the_page_is_what_the_shipped_qsvt_results_give(tmp_path):
 def test_the_shipped_results_are_qsvt_solves_that_looked_for_the_needed_degree():
     if not RESULTS:
         pytest.skip("no qsvt results shipped in docs/qsvt/ yet")
-    from qlsbench.bench._results import load_results
+    from qlsbench.bench import load_results
 
     rows = qsvt_page.qsvt_rows(load_results([str(p) for p in RESULTS]))
     solved = rows[rows["status"].isin(["converged", "max_iter"])]

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from qlsbench.bench import SolverSpec, run_solver
-from qlsbench.bench._pauli_study import pauli_study, read_pauli_results
+from qlsbench.bench import pauli_study, read_pauli_results
 from qlsbench.cli import main
 from qlsbench.data import load_dataset, to_system
 from qlsbench.data._snapshots import SNAPSHOT_META_KEY, read_snapshots

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qlsbench.bench._budget import samples_per_evaluation
+from qlsbench.bench import samples_per_evaluation
 from qlsbench.bench._shipped import job_times, verify
 from qlsbench.bench.spread import Spread, seed_spreads
 from qlsbench.errors import InputError
