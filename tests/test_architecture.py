@@ -155,7 +155,7 @@ def graph() -> dict[str, set[str]]:
 
 def test_the_graph_sees_every_kind_of_import(graph):
     """Lazy imports count (web_page's drill-down imports page_data inside a function)."""
-    assert "qlsbench.report.page_data" in graph["qlsbench.report.web_page"]
+    assert "qlsbench.report._page_data" in graph["qlsbench.report._web_page"]
     assert "qlsbench.physics.spheres.stepping" in graph["qlsbench.physics.spheres"]  # a package's face
     assert graph["qlsbench.errors"] == set()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from qlsbench.report import qsvt_page
+from qlsbench.report import _qsvt_page as qsvt_page
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = sorted((ROOT / "docs" / "qsvt").glob("*.parquet"))

@@ -25,13 +25,13 @@ from qlsbench.families import build
 from qlsbench.physics import StepOptions, build_scene, simulate
 from qlsbench.physics.spheres.scenes import GRAVITY, Scene, SphericalContainer
 from qlsbench.physics.spheres.snapshots import SnapshotRecorder, snapshot_steps
-from qlsbench.report.checkpoint_table import (
+from qlsbench.report._checkpoint_table import (
     checkpoint_systems,
     checkpoint_table,
     read_checkpoint_results,
 )
-from qlsbench.report.pauli_figures import plot_truncation_errors, truncation_curves
-from qlsbench.report.physics_figures import (
+from qlsbench.report._pauli_figures import plot_truncation_errors, truncation_curves
+from qlsbench.report._physics_figures import (
     kappa_series,
     plot_kappa_time,
     plot_snapshots,
@@ -209,8 +209,8 @@ def test_snapshot_figure_refuses_other_files(tmp_path, settled, capsys):
 
 def test_spheres_are_drawn_far_to_near():
     """Painter's order for a view from y = -inf: the largest y first, so nearer spheres cover farther ones."""
-    from qlsbench.report.physics_figures import _draw_spheres
-    from qlsbench.report.plotting import pyplot
+    from qlsbench.report._physics_figures import _draw_spheres
+    from qlsbench.report._plotting import pyplot
 
     frame = pd.DataFrame(
         {

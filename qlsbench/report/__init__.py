@@ -1,9 +1,9 @@
 """The report: every figure and table drawn from datasets and results files, listed in one table, :data:`FIGURES`.
 
 ``qlsbench figure NAME INPUT... --out PATH...`` draws any of them; the
-workflow makes a rule of each figure's :class:`~qlsbench.report.base.Job`
+workflow makes a rule of each figure's :class:`~qlsbench.report._base.Job`
 and asks for the outputs the config wants, and ``snakemake --report``
-gathers what they draw. One table writer (:mod:`~qlsbench.report.tables`)
+gathers what they draw. One table writer (:mod:`~qlsbench.report._tables`)
 serves every page.
 
 A new figure is a draw function, its options record and its ``Job`` in one
@@ -17,43 +17,43 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 
 from qlsbench.report import (
-    budget_curves,
-    checkpoint_table,
-    estimates_page,
+    _budget_curves,
+    _checkpoint_table,
+    _estimates_page,
+    _leaderboard_page,
+    _leaderboard_plots,
+    _loss_curves,
+    _noisy_page,
+    _pauli_figures,
+    _physics_figures,
+    _qsvt_page,
+    _resource_figures,
     in_loop_page,
-    leaderboard_page,
-    leaderboard_plots,
-    loss_curves,
-    noisy_page,
-    pauli_figures,
-    physics_figures,
-    qsvt_page,
     reproduction,
-    resource_figures,
 )
-from qlsbench.report.base import Figure, Job
+from qlsbench.report._base import Figure, Job
 
 #: Every figure and table of the report by name, in the order of the paper's figures, then the rest.
 FIGURES: dict[str, Figure] = {
     figure.name: figure
     for figure in (
-        loss_curves.FIGURE,  # fig. 2 and fig. 4
-        physics_figures.SNAPSHOTS,  # fig. 3
-        checkpoint_table.FIGURE,  # fig. 4(b)
-        pauli_figures.TERM_COUNTS,  # fig. 5
-        pauli_figures.TRUNCATION,
-        resource_figures.FIGURE,
-        estimates_page.FIGURE,
-        physics_figures.KAPPA_TIME,
-        budget_curves.FIGURE,
-        leaderboard_plots.PROFILES,
-        leaderboard_plots.SUCCESS_QUBITS,
-        leaderboard_plots.FIDELITY_KAPPA,
-        leaderboard_page.FIGURE,
+        _loss_curves.FIGURE,  # fig. 2 and fig. 4
+        _physics_figures.SNAPSHOTS,  # fig. 3
+        _checkpoint_table.FIGURE,  # fig. 4(b)
+        _pauli_figures.TERM_COUNTS,  # fig. 5
+        _pauli_figures.TRUNCATION,
+        _resource_figures.FIGURE,
+        _estimates_page.FIGURE,
+        _physics_figures.KAPPA_TIME,
+        _budget_curves.FIGURE,
+        _leaderboard_plots.PROFILES,
+        _leaderboard_plots.SUCCESS_QUBITS,
+        _leaderboard_plots.FIDELITY_KAPPA,
+        _leaderboard_page.FIGURE,
         reproduction.FIGURE,
         in_loop_page.FIGURE,
-        noisy_page.FIGURE,
-        qsvt_page.FIGURE,
+        _noisy_page.FIGURE,
+        _qsvt_page.FIGURE,
     )
 }
 

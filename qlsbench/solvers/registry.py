@@ -79,7 +79,7 @@ class Builtin:
         be no verdict.
     paper : tuple of (str, str) or None
         The paper it comes from, as (short citation, URL), for the pages' links
-        (:mod:`qlsbench.report.solver_links`); ``None`` for the benchmark's own
+        (:mod:`qlsbench.report._solver_links`); ``None`` for the benchmark's own
         yardsticks and carriers.
     """
 

@@ -14,7 +14,7 @@ One module per job: :mod:`~.paper` (the paper's numbers and our run's labels),
 functions over spreads), ``prose.md`` read by :mod:`~.prose` (the claims and the
 page's words), :mod:`~.sections` (each figure's section) and :mod:`~.page` (the
 page put together, and the figure ``qlsbench figure`` draws). The controls it
-sets every verdict against are :mod:`qlsbench.report.reproduction_controls`'.
+sets every verdict against are :mod:`qlsbench.report._reproduction_controls`'.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ class Shipped:
     results: pd.DataFrame
     systems: pd.DataFrame
     datasets: dict
-    #: The controls folder merged in (:func:`~qlsbench.report.reproduction_controls.with_controls`), if any.
+    #: The controls folder merged in (:func:`~qlsbench.report._reproduction_controls.with_controls`), if any.
     controls: Shipped | None = None
 
     def solver(self, label: str, dataset: str | None = None) -> pd.DataFrame:

@@ -16,8 +16,8 @@ import pandas as pd
 from qlsbench.data import atomic_write_text, read_parquet
 from qlsbench.errors import InputError
 from qlsbench.pauli._lcu import tol_label
-from qlsbench.report.base import page
-from qlsbench.report.tables import markdown_table
+from qlsbench.report._base import page
+from qlsbench.report._tables import markdown_table
 
 #: The comparisons of the agreement table: label, our column, the tool's column, our formula, the tool's bloq.
 COMPARISONS = (

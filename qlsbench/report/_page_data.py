@@ -1,6 +1,6 @@
 """What the web page draws its plots, per-system drill-down and downloads from.
 
-The page's plots are drawn in the browser (:mod:`~qlsbench.report.web_page`),
+The page's plots are drawn in the browser (:mod:`~qlsbench.report._web_page`),
 so they follow the page's track, group and qubit-band filters. They are drawn
 from the numbers the ranking is computed from, embedded as JSON: one record
 per (solver, system) with both tracks' success and charged time
@@ -26,7 +26,7 @@ from qlsbench.bench._budget import budget_marks
 from qlsbench.bench.ranking import Track, per_system, qubit_band, system_outcomes
 from qlsbench.data import atomic_write, atomic_write_text
 from qlsbench.outcomes import Status
-from qlsbench.report.styles import solver_styles
+from qlsbench.report._styles import solver_styles
 
 #: Results columns left out of the downloads: solutions and per-iteration histories are most of a results file's
 #: bytes and no table on the page reads them (the results files themselves keep them).

@@ -14,10 +14,10 @@ from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, band_order
 from qlsbench.bench._results import load_results
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure
-from qlsbench.report.leaderboard_plots import board_plot
-from qlsbench.report.plotting import pyplot, save_figure
-from qlsbench.report.styles import solver_styles
+from qlsbench.report._base import Figure
+from qlsbench.report._leaderboard_plots import board_plot
+from qlsbench.report._plotting import pyplot, save_figure
+from qlsbench.report._styles import solver_styles
 
 #: x-axis labels per budget axis.
 AXIS_LABELS = {

@@ -16,8 +16,8 @@ from qlsbench.checks import Real
 from qlsbench.data import read_parquet
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure, Job
-from qlsbench.report.plotting import pyplot, save_figure
+from qlsbench.report._base import Figure, Job
+from qlsbench.report._plotting import pyplot, save_figure
 
 #: Columns the figure reads.
 COLUMNS = (

@@ -17,8 +17,8 @@ from qlsbench.bench._pauli_study import (
 )
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure, Job
-from qlsbench.report.plotting import pyplot, save_figure
+from qlsbench.report._base import Figure, Job
+from qlsbench.report._plotting import pyplot, save_figure
 
 
 def _natural(name: str) -> list:

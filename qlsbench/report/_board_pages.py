@@ -36,13 +36,13 @@ from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, ranking_rows, track
 from qlsbench.bench._results import load_results
 from qlsbench.data import atomic_write_text
 from qlsbench.errors import InputError
-from qlsbench.report.budget_curves import plot_budget_curves
+from qlsbench.report._budget_curves import plot_budget_curves
 from qlsbench.report.in_loop_page import physics_track_blocks
-from qlsbench.report.leaderboard_columns import display_table
-from qlsbench.report.leaderboard_page import control_sentence, write_leaderboard
-from qlsbench.report.noisy_page import noisy_track_blocks
-from qlsbench.report.resource_figures import estimate_blocks
-from qlsbench.report.staging import staged
+from qlsbench.report._leaderboard_columns import display_table
+from qlsbench.report._leaderboard_page import control_sentence, write_leaderboard
+from qlsbench.report._noisy_page import noisy_track_blocks
+from qlsbench.report._resource_figures import estimate_blocks
+from qlsbench.report._staging import staged
 
 #: The pages ``board publish`` and ``board add`` write into their folder.
 PAGES = ("index.html", "leaderboard.md", "leaderboard.csv", "budget_curves.png")

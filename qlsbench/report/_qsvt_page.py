@@ -21,8 +21,8 @@ import pandas as pd
 
 from qlsbench.bench._results import load_results
 from qlsbench.data import atomic_write_text
-from qlsbench.report.base import page
-from qlsbench.report.tables import markdown_table
+from qlsbench.report._base import page
+from qlsbench.report._tables import markdown_table
 
 
 def qsvt_rows(results: pd.DataFrame) -> pd.DataFrame:
