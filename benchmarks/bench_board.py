@@ -60,13 +60,13 @@ class BoardPages:
         self.pages = Path(paths[0]).parent / "pages"
 
     def time_render(self, paths):
-        from qlsbench.report._board_pages import render_board
+        from qlsbench.report import render_board
 
         render_board(self.board, pages=self.pages, in_loop=_tracks("in-loop"), noisy=_tracks("noisy"))
 
     def time_add(self, paths):
         from qlsbench.bench.board import add_submission
-        from qlsbench.report._board_pages import render_board
+        from qlsbench.report import render_board
 
         add_submission(self.board, self.submission)
         render_board(self.board, pages=self.pages, in_loop=_tracks("in-loop"), noisy=_tracks("noisy"))

@@ -20,7 +20,7 @@ from qlsbench.bench.ranking import mark_success, shifted_geometric_mean
 from qlsbench.data import dataset_name
 from qlsbench.errors import InputError, UnknownSolverError
 from qlsbench.problems import LinearSystem
-from qlsbench.report._leaderboard_page import render_markdown, write_leaderboard
+from qlsbench.report import render_markdown, write_leaderboard
 
 # ---------------------------------------------------------------- metrics
 

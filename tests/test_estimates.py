@@ -147,7 +147,7 @@ def test_the_leaderboard_page_adds_the_estimates_per_family(tmp_path):
 
 def test_the_summary_splits_the_sphere_families_by_their_mu():
     """A frictional DEM-C system with nothing sliding is symmetric: the scene's mu, not symmetry, decides."""
-    from qlsbench.report._resource_figures import estimate_summary
+    from qlsbench.report import estimate_summary
 
     base = dict(
         system_id="a",

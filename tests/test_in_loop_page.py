@@ -85,7 +85,7 @@ def test_each_oracle_sweeps_physics_bar_is_set_beside_the_boards_bar():
 
 
 def test_the_board_page_carries_the_physics_track(small_board, tmp_path):
-    from qlsbench.report._board_pages import render_board
+    from qlsbench.report import render_board
 
     render_board(small_board, pages=tmp_path / "with", in_loop=[str(p) for p in RESULTS])
     page = (tmp_path / "with" / "leaderboard.md").read_text()

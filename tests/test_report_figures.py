@@ -25,17 +25,9 @@ from qlsbench.families import build
 from qlsbench.physics import StepOptions, build_scene, simulate
 from qlsbench.physics.spheres.scenes import GRAVITY, Scene, SphericalContainer
 from qlsbench.physics.spheres.snapshots import SnapshotRecorder, snapshot_steps
-from qlsbench.report._checkpoint_table import (
-    checkpoint_systems,
-    checkpoint_table,
-    read_checkpoint_results,
-)
-from qlsbench.report._pauli_figures import plot_truncation_errors, truncation_curves
-from qlsbench.report._physics_figures import (
-    kappa_series,
-    plot_kappa_time,
-    plot_snapshots,
-)
+from qlsbench.report import checkpoint_systems, checkpoint_table, read_checkpoint_results
+from qlsbench.report import plot_truncation_errors, truncation_curves
+from qlsbench.report import kappa_series, plot_kappa_time, plot_snapshots
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -210,7 +202,7 @@ def test_snapshot_figure_refuses_other_files(tmp_path, settled, capsys):
 def test_spheres_are_drawn_far_to_near():
     """Painter's order for a view from y = -inf: the largest y first, so nearer spheres cover farther ones."""
     from qlsbench.report._physics_figures import _draw_spheres
-    from qlsbench.report._plotting import pyplot
+    from qlsbench.report import pyplot
 
     frame = pd.DataFrame(
         {

@@ -206,7 +206,7 @@ def test_non_power_of_two_and_zero_b_are_refused():
 def test_savitzky_golay_smoothing_and_missing_histories(tmp_path):
     import pandas as pd
 
-    from qlsbench.report._loss_curves import plot_loss_curves, smooth
+    from qlsbench.report import plot_loss_curves, smooth
 
     t = np.arange(300)
     clean = -t / 100.0  # log10 of an exponentially decaying loss
