@@ -217,7 +217,7 @@ PRIVATE_IMPORTS = {
     "tests/test_problems.py": "the spectra module's fixed ARPACK start and one-thread BLAS",
     "tests/test_qsvt_page.py": "the QSVT page's row reader and its degree and declined tables",
     "tests/test_report_figures.py": "the snapshot file's metadata key, the sphere drawing, VNLS's status message",
-    "tests/test_reproduction_page.py": "the shipped collection and superseded parts, the controls' kappa and null values, the Aer note",
+    "tests/test_reproduction_page.py": "the shipped collection, the controls' kappa and null values, the Aer note",
     "tests/test_runner_faults.py": "the solver isolation's copies; the writer's stale-temporary sweep and host tag",
     "tests/test_styles.py": "the palette, markers and colour distances behind solver_styles",
     "tests/test_versions.py": "the format fingerprints (bench._formats) and the results' declared columns they read",

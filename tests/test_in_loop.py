@@ -31,7 +31,7 @@ from qlsbench.outcomes import Status
 from qlsbench.physics import container_of
 from qlsbench.problems import LinearSystem, ising_inspired, pad_and_normalize
 from qlsbench.solvers import registry
-from qlsbench.solvers.base import SolveResult
+from qlsbench.solvers import SolveResult
 from qlsbench.solvers.oracle import perturbed_to_fidelity
 
 #: 8 spheres touch the container from step 72: 110 steps hold about 40 steps of contact.

@@ -23,8 +23,9 @@ from qlsbench.data._snapshots import SNAPSHOT_META_KEY, read_snapshots
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.families import build
 from qlsbench.physics import StepOptions, build_scene, simulate
-from qlsbench.physics.spheres.scenes import GRAVITY, Scene, SphericalContainer
-from qlsbench.physics.spheres.snapshots import SnapshotRecorder, snapshot_steps
+from qlsbench.physics import Scene
+from qlsbench.physics.spheres.scenes import GRAVITY, SphericalContainer
+from qlsbench.physics import SnapshotRecorder, snapshot_steps
 from qlsbench.report import checkpoint_systems, checkpoint_table, read_checkpoint_results
 from qlsbench.report import plot_truncation_errors, truncation_curves
 from qlsbench.report import kappa_series, plot_kappa_time, plot_snapshots
