@@ -105,7 +105,7 @@ rule all:
         "results/leaderboard.csv",
         expand("results/pauli/{dataset}.parquet", dataset=DATASETS),
         expand("results/lcu/{dataset}.parquet", dataset=DATASETS),
-        # every figure and table the config asks for, from the figure records (qlsbench.report.base.Job)
+        # every figure and table the config asks for, from the figure records (qlsbench.report.Job)
         figure_targets(config),
         trajectory_outputs(config),
         in_loop_outputs(config),

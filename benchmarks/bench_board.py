@@ -36,8 +36,8 @@ class BoardPages:
 
     def setup_cache(self):
         from qlsbench.bench.board import DEFAULT_BOARD, Board, Calibration, write_submission
-        from qlsbench.bench.results import load_results
-        from qlsbench.bench.runner import SolverSpec
+        from qlsbench.bench import load_results
+        from qlsbench.bench import SolverSpec
 
         board = Path("board").resolve()  # asv keeps what setup_cache writes in its folder for the benchmarks
         shutil.copytree(DEFAULT_BOARD, board, ignore=shutil.ignore_patterns("submissions"))
@@ -60,13 +60,13 @@ class BoardPages:
         self.pages = Path(paths[0]).parent / "pages"
 
     def time_render(self, paths):
-        from qlsbench.report.board_pages import render_board
+        from qlsbench.report import render_board
 
         render_board(self.board, pages=self.pages, in_loop=_tracks("in-loop"), noisy=_tracks("noisy"))
 
     def time_add(self, paths):
         from qlsbench.bench.board import add_submission
-        from qlsbench.report.board_pages import render_board
+        from qlsbench.report import render_board
 
         add_submission(self.board, self.submission)
         render_board(self.board, pages=self.pages, in_loop=_tracks("in-loop"), noisy=_tracks("noisy"))
@@ -74,7 +74,7 @@ class BoardPages:
     def track_sgm_max_rel_diff_vs_apply(self, paths):
         """Largest relative difference of the ranking's time and error means from a per-group apply (0: none)."""
         from qlsbench.bench.ranking import per_system, rank_systems, shifted_geometric_mean, tracks
-        from qlsbench.bench.results import load_results
+        from qlsbench.bench import load_results
 
         results = load_results([self.board.results_path])
         worst = 0.0

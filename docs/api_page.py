@@ -20,6 +20,8 @@ PACKAGES = [
     "qlsbench.solvers",
     "qlsbench.bench",
     "qlsbench.bench.board",
+    "qlsbench.bench.in_loop",
+    "qlsbench.bench.ranking",
     "qlsbench.report",
 ]
 PAGE = Path(__file__).resolve().parent / "api.md"

@@ -109,7 +109,7 @@ SHIPPED_COMMITS = {
     "ca638ef22133": "0.1.7",  # the controls
 }
 
-#: Per version, a fingerprint of every format qlsbench writes (:func:`qlsbench.bench.formats.fingerprints`):
+#: Per version, a fingerprint of every format qlsbench writes (:func:`qlsbench.bench._formats.fingerprints`):
 #: ``tests/test_versions.py`` compares the code's with :data:`VERSION`'s line, so a format cannot change without
 #: a new version.
 FORMAT_FINGERPRINTS = {

@@ -251,7 +251,7 @@ def _small_board_template(tmp_path_factory):
         "solvers: [{name: lu}, {name: cg, options: {rtol: 1.0e-12}}]\n"
     )
     from qlsbench.bench.board import Board, run_board
-    from qlsbench.report.board_pages import publish
+    from qlsbench.report import publish
 
     board = Board(folder)
     run_board(board, root / "board-results", progress=False)

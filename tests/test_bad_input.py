@@ -78,7 +78,7 @@ def test_bad_input_gives_one_line_naming_the_culprit(name, ising_dataset, tmp_pa
 def test_a_failed_page_command_leaves_no_folder_and_old_figures_as_they_were(tmp_path, capsys):
     """A page whose input is found bad after its figures began leaves nothing half-written (issue 52)."""
     from qlsbench.cli import main
-    from qlsbench.report.staging import staged
+    from qlsbench.report._staging import staged
 
     pages = tmp_path / "pages"
     assert main(["figure", "in-loop", str(tmp_path / "none.parquet"), "--out", str(pages / "in-loop.md")]) == 2
@@ -99,7 +99,7 @@ def test_a_failed_page_command_leaves_no_folder_and_old_figures_as_they_were(tmp
 def test_a_board_render_failing_midway_leaves_no_pages(tmp_path, monkeypatch):
     """The board's pages are drawn in a staging folder: the budget curves drawn, then the page fails: nothing."""
     from qlsbench.bench.board.folder import SHIPPED
-    from qlsbench.report import board_pages
+    from qlsbench.report import _board_pages as board_pages
 
     def fail(*args, **kwargs):
         raise RuntimeError("the page failed after the plots")

@@ -20,7 +20,7 @@ from qlsbench.bench.ranking import mark_success, shifted_geometric_mean
 from qlsbench.data import dataset_name
 from qlsbench.errors import InputError, UnknownSolverError
 from qlsbench.problems import LinearSystem
-from qlsbench.report.leaderboard_page import render_markdown, write_leaderboard
+from qlsbench.report import render_markdown, write_leaderboard
 
 # ---------------------------------------------------------------- metrics
 
@@ -406,7 +406,7 @@ def test_results_of_another_version_are_refused(ising_dataset, tmp_path):
 
 
 def test_a_results_folder_passes_over_other_outputs_and_journals(ising_dataset, tmp_path, plugin_path, monkeypatch):
-    from qlsbench.bench.pauli_study import pauli_study
+    from qlsbench.bench import pauli_study
 
     results = tmp_path / "results"
     run_solver(SolverSpec("lu"), ising_dataset, results / "lu" / "ising.parquet", progress=False)

@@ -187,7 +187,7 @@ def test_compare_against_the_shipped_board(tmp_path, plugin_path):
 
 def test_the_page_says_which_board_solvers_have_not_run_everywhere(small_board, tmp_path):
     """A board run still under way must not be published as complete: the preamble names the short solvers."""
-    from qlsbench.report.board_pages import publish
+    from qlsbench.report import publish
 
     complete = (tmp_path / "pages" / "leaderboard.md").read_text()
     assert "Every solver ran on every system." in complete

@@ -14,12 +14,12 @@ from markdown_check import tables
 
 from qlsbench.bench.board import DEFAULT_BOARD, Board
 from qlsbench.bench.board.pinning import random_rhs
-from qlsbench.bench.metrics import rhs_fidelity
+from qlsbench.bench import rhs_fidelity
 from qlsbench.bench.ranking import leaderboard, ranking_rows, solver_kinds, track_table, tracks
 from qlsbench.cli import main
 from qlsbench.data import pinned, to_system
 from qlsbench.problems import ising_inspired
-from qlsbench.report.leaderboard_page import render_markdown
+from qlsbench.report import render_markdown
 
 REPO = Path(__file__).resolve().parents[1]
 CONTROLS = ("null-b", "null-random")
@@ -182,7 +182,7 @@ def test_a_group_where_null_b_meets_only_the_fidelity_bar_says_that():
 
 @pytest.fixture(scope="module")
 def shipped():
-    from qlsbench.report.board_pages import board_results
+    from qlsbench.report import board_results
 
     results = board_results(Board(DEFAULT_BOARD))
     return results, ranking_rows(results, tracks(), by="dataset")
@@ -208,7 +208,7 @@ def test_every_view_of_every_track_shows_the_controls_as_controls(shipped):
 
 def test_the_committed_page_says_what_null_b_does_on_each_track_and_group(shipped):
     """The page's control sentences and null-b cells are what the shipped rows give."""
-    from qlsbench.report.leaderboard_page import control_sentence
+    from qlsbench.report import control_sentence
 
     results, rows = shipped
     md = (REPO / "leaderboard" / "leaderboard.md").read_text(encoding="utf-8")
@@ -232,7 +232,7 @@ def test_the_committed_page_says_what_null_b_does_on_each_track_and_group(shippe
 
 def test_the_method_pages_summary_is_what_the_published_rows_give(shipped):
     """docs/leaderboard.md's numbers are board_summary's, written by `qlsbench board render`; none typed."""
-    from qlsbench.report.board_pages import SUMMARY_BEGIN, SUMMARY_END, board_summary
+    from qlsbench.report import SUMMARY_BEGIN, SUMMARY_END, board_summary
 
     results, _ = shipped
     text = (REPO / "docs" / "leaderboard.md").read_text(encoding="utf-8")
@@ -244,7 +244,7 @@ def test_the_method_pages_summary_is_what_the_published_rows_give(shipped):
 def test_a_board_run_in_a_fresh_folder_starts_from_the_published_rows(small_board, tmp_path):
     """Adding a solver or a group must not redo the published solves: the fresh folder is seeded from them."""
     from qlsbench.bench.board import run_board
-    from qlsbench.bench.results import load_results
+    from qlsbench.bench import load_results
 
     published = load_results([small_board.results_path])
     files = run_board(small_board, tmp_path / "fresh", progress=False)

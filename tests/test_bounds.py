@@ -164,7 +164,7 @@ class _Claims:
 
 @pytest.mark.parametrize("scale, claimed", [(0.0, False), (1e200, False), (None, True)])
 def test_converged_is_never_recorded_for_an_answer_no_better_than_zero(scale, claimed):
-    from qlsbench.bench.isolation import call_solver
+    from qlsbench.bench._isolation import call_solver
 
     system = LinearSystem(sp.diags([1.0, 2.0, 4.0]).tocsr(), np.array([1.0, 1.0, 1.0]))
     exact = np.array([1.0, 0.5, 0.25])
@@ -181,7 +181,7 @@ def test_converged_is_never_recorded_for_an_answer_no_better_than_zero(scale, cl
 
 def test_a_krylov_floor_above_b_is_refused_by_name(tmp_path):
     """cg with atol = 2 'converged' at x = 0 on every system (|b| = 1: systems are normalised): refused now."""
-    from qlsbench.bench.runner import SolverSpec, run_solver
+    from qlsbench.bench import SolverSpec, run_solver
     from qlsbench.data import write_systems
     from qlsbench.problems import ising_inspired
 

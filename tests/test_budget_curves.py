@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qlsbench.bench.budget import success_curve
+from qlsbench.bench import success_curve
 from qlsbench.bench.ranking import LOW_ACCURACY, seed_table
 from qlsbench.cli import main
 from qlsbench.errors import InputError
-from qlsbench.report.budget_curves import plot_budget_curves
+from qlsbench.report import plot_budget_curves
 
 
 def _row(solver, system, seed, marks, fidelities, residuals=None, status="max_iter"):

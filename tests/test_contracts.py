@@ -15,7 +15,7 @@ from solver_setups import REQUIRED
 
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
-from qlsbench.physics.lcp import LCP, LCP_METHODS, LCPResult, solve_lcp
+from qlsbench.physics import LCP, LCP_METHODS, LCPResult, solve_lcp
 from qlsbench.problems import (
     LinearSystem,
     ising_inspired,

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from qlsbench.bench.metrics import metrics, rhs_fidelity
+from qlsbench.bench import metrics, rhs_fidelity
 from qlsbench.bench.spread import bimodal, median_interval, separation, stopped
 from qlsbench.data import pinned, to_system
 from qlsbench.solvers import registry

@@ -63,7 +63,7 @@ def test_bad_inputs_are_named():
 
 
 def test_the_table_has_a_row_per_system_tolerance_and_epsilon(tmp_path):
-    from qlsbench.bench.pauli_study import resource_table
+    from qlsbench.bench import resource_table
     from qlsbench.families import FAMILIES
 
     family = FAMILIES["ising"]
@@ -97,7 +97,7 @@ def test_the_leaderboard_page_adds_the_estimates_per_family(tmp_path):
     """`qlsbench leaderboard --estimates`: one row per family (frictional DEM-C apart), the numbers of the tables."""
 
     from qlsbench.bench import SolverSpec, run_solver
-    from qlsbench.bench.pauli_study import resource_table
+    from qlsbench.bench import resource_table
     from qlsbench.cli import main
     from qlsbench.families import FAMILIES
 
@@ -147,7 +147,7 @@ def test_the_leaderboard_page_adds_the_estimates_per_family(tmp_path):
 
 def test_the_summary_splits_the_sphere_families_by_their_mu():
     """A frictional DEM-C system with nothing sliding is symmetric: the scene's mu, not symmetry, decides."""
-    from qlsbench.report.resource_figures import estimate_summary
+    from qlsbench.report import estimate_summary
 
     base = dict(
         system_id="a",

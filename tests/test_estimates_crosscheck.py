@@ -16,7 +16,7 @@ from qlsbench.data import pinned, to_system
 from qlsbench.errors import InputError
 from qlsbench.pauli import LCU_TOLS, lcu_form, lcu_summary, tol_label, truncated
 from qlsbench.pauli import _crosscheck as crosscheck
-from qlsbench.report import estimates_page
+from qlsbench.report import _estimates_page as estimates_page
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = sorted((ROOT / "docs" / "estimates").glob("*.parquet"))

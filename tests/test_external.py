@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from qlsbench.bench.runner import SolverSpec, run_solver
+from qlsbench.bench import SolverSpec, run_solver
 from qlsbench.data import write_systems
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem

@@ -98,7 +98,7 @@ def test_a_frictional_step_written_in_fclib_reads_back_as_the_steppers_own_probl
     from qlsbench.physics import StepOptions, build_scene, simulate
     from qlsbench.physics.lcp import read_fclib, write_fclib_global
     from qlsbench.physics.spheres.assembly import assemble
-    from qlsbench.physics.spheres.contacts import detect_contacts
+    from qlsbench.physics import detect_contacts
     from qlsbench.physics.spheres.stepping import _margin
 
     scene = build_scene("sedimentation", n_spheres=12, seed=0)

@@ -149,8 +149,8 @@ def test_the_board_calls_hhl_quantum_and_refinement_passes_the_exact_track(tmp_p
     track's bar (converged, residual 1e-6), without it only the variational track's."""
     from qlsbench.bench import run_solver
     from qlsbench.bench.ranking import track_table, tracks
-    from qlsbench.bench.results import load_results
-    from qlsbench.bench.runner import SolverSpec
+    from qlsbench.bench import load_results
+    from qlsbench.bench import SolverSpec
     from qlsbench.data import write_systems
 
     data = tmp_path / "ising" / "part-0000.parquet"

@@ -85,7 +85,7 @@ def test_each_oracle_sweeps_physics_bar_is_set_beside_the_boards_bar():
 
 
 def test_the_board_page_carries_the_physics_track(small_board, tmp_path):
-    from qlsbench.report.board_pages import render_board
+    from qlsbench.report import render_board
 
     render_board(small_board, pages=tmp_path / "with", in_loop=[str(p) for p in RESULTS])
     page = (tmp_path / "with" / "leaderboard.md").read_text()
@@ -214,7 +214,7 @@ def test_a_null_in_a_real_loop_has_its_newton_overhead_counted():
     """A real run (penalty block, 3 steps): returning b makes more solves than the reference beside it, which
     counts its own; an exact solver makes exactly the reference's."""
     from qlsbench.bench.in_loop import InLoopOptions, sweep
-    from qlsbench.bench.runner import SolverSpec
+    from qlsbench.bench import SolverSpec
 
     options = InLoopOptions(family="penalty", steps=3)
     files = []

@@ -22,8 +22,8 @@ from qlsbench.bench.ranking import (
     wilson_interval,
 )
 from qlsbench.errors import InputError
-from qlsbench.report.leaderboard_columns import OVERLAP_NOTE
-from qlsbench.report.leaderboard_page import render_markdown
+from qlsbench.report import OVERLAP_NOTE
+from qlsbench.report import render_markdown
 
 REPO = Path(__file__).resolve().parents[1]
 Z = 1.96
@@ -248,7 +248,7 @@ def _html_ranking(page: str) -> tuple[dict, dict]:
 def shipped():
     """The shipped board's results (with any submissions) and the rankings they give."""
     from qlsbench.bench.board import DEFAULT_BOARD, Board
-    from qlsbench.report.board_pages import board_results
+    from qlsbench.report import board_results
 
     results = board_results(Board(DEFAULT_BOARD))
     return results, {t.name: track_table(results, t) for t in tracks()}

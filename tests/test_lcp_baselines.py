@@ -12,7 +12,8 @@ import scipy.sparse as sp
 
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.outcomes import Status
-from qlsbench.physics.lcp import LCP, lemke, pgs, read_lcp_dat
+from qlsbench.physics import LCP
+from qlsbench.physics.lcp import lemke, pgs, read_lcp_dat
 from qlsbench.physics.lcp.fclib import normal_lcp, read_fclib
 
 # The repo is cloned with shared/ beside it (/work/main next to /work/shared).

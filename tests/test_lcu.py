@@ -8,7 +8,7 @@ import pytest
 from conftest import random_system
 from qiskit.quantum_info import SparsePauliOp
 
-from qlsbench.bench.pauli_study import lcu_table
+from qlsbench.bench import lcu_table
 from qlsbench.cli import main
 from qlsbench.data import load_dataset, to_system, write_systems
 from qlsbench.pauli import decompose, from_symplectic, lcu_summary

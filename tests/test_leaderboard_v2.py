@@ -15,16 +15,16 @@ import pyarrow.parquet as pq
 import pytest
 
 from qlsbench.bench import SolverSpec, load_results, run_solver
-from qlsbench.bench.budget import success_curve
+from qlsbench.bench import success_curve
 from qlsbench.bench.ranking import leaderboard, track_table, tracks
 from qlsbench.cli import main
 from qlsbench.data import write_systems
 from qlsbench.errors import InputError
 from qlsbench.problems import ising_inspired
 from qlsbench.report import FIGURES
-from qlsbench.report.leaderboard_columns import display_table
-from qlsbench.report.leaderboard_page import write_page
-from qlsbench.report.leaderboard_plots import profile
+from qlsbench.report import display_table
+from qlsbench.report import write_page
+from qlsbench.report import profile
 
 REPO = Path(__file__).resolve().parents[1]
 #: The committed board page (``qlsbench board render``), checked in the browser like the test page.
@@ -138,7 +138,7 @@ def test_the_plots_draw_from_results_files(results_dir, tmp_path, name):
 
 
 def test_every_solver_of_a_board_of_thirty_has_its_own_colour_and_marker():
-    from qlsbench.report.styles import solver_styles
+    from qlsbench.report import solver_styles
 
     styles = solver_styles([f"solver-{i}" for i in range(30)])
     assert len({s.color for s in styles.values()}) == 30
@@ -149,7 +149,7 @@ def test_every_solver_of_a_board_of_thirty_has_its_own_colour_and_marker():
 
 
 def test_every_built_in_solver_links_to_its_section_of_the_docs_and_its_paper(tmp_path):
-    from qlsbench.report.solver_links import SOLVER_DOCS, github_anchor, solver_links
+    from qlsbench.report import SOLVER_DOCS, github_anchor, solver_links
     from qlsbench.solvers.registry import BUILTINS, CONTROLS
 
     headings = {github_anchor(line[3:]) for line in SOLVER_DOCS.read_text().splitlines() if line.startswith("## ")}
@@ -606,7 +606,7 @@ def test_what_is_not_a_solver_is_named(small_board, plain_module, capsys):
 def board_rows():
     """The shipped board's rows (with any submissions), as the pages rank them."""
     from qlsbench.bench.board import DEFAULT_BOARD, Board
-    from qlsbench.report.board_pages import board_results
+    from qlsbench.report import board_results
 
     return board_results(Board(DEFAULT_BOARD))
 

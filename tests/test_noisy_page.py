@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qlsbench.report import floors, noisy_page
+from qlsbench.report import _floors as floors
+from qlsbench.report import _noisy_page as noisy_page
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = sorted((ROOT / "docs" / "noisy").glob("*.parquet"))
@@ -63,7 +64,7 @@ def _device_row(solver: str, condition: str, n: int, seed: int, f: float) -> dic
 
 def _null_rows(system_ids=(FAR, NEAR)) -> list[dict]:
     """``null-b`` and ``null-random`` solved (not typed) on ``system_ids``, one row per seed."""
-    from qlsbench.bench.metrics import metrics
+    from qlsbench.bench import metrics
     from qlsbench.data import pinned, to_system
     from qlsbench.solvers.nulls import NullB, NullRandom
 
@@ -205,7 +206,7 @@ def test_the_separation_verdict_cannot_count_a_null_b_row():
 def test_the_shipped_controls_are_on_the_page_score_b_and_carry_no_verdict():
     if not RESULTS:
         pytest.skip("no device results shipped in docs/noisy/ yet")
-    from qlsbench.bench.results import load_results
+    from qlsbench.bench import load_results
 
     rows = noisy_page.page_rows(load_results([str(p) for p in RESULTS]))
     nulls = rows[rows["condition"] == noisy_page.CONTROL]
@@ -296,7 +297,7 @@ def test_bimodal_outcomes_are_named():
 def test_the_committed_board_page_carries_the_tracks_the_shipped_files_give():
     """leaderboard/leaderboard.md's physics and noisy tracks are what docs/in-loop/ and docs/noisy/ give now."""
     from qlsbench.report.in_loop_page import physics_track_blocks
-    from qlsbench.report.leaderboard_page import blocks_markdown
+    from qlsbench.report import blocks_markdown
 
     page = (ROOT / "leaderboard" / "leaderboard.md").read_text(encoding="utf-8")
     loops = [str(p) for p in sorted((ROOT / "docs" / "in-loop").glob("*.parquet"))]
@@ -311,7 +312,7 @@ def test_b_alone_passes_the_fidelity_bar_on_the_ising_systems_but_not_the_boards
     """What docs/leaderboard.md says of the floor: on every pinned Ising system of 3 qubits or more, b returned as
     the answer has fidelity >= 0.99, and its relative residual (scaled by least squares) lies between 1e-2, the
     low-accuracy track's bar, and 2.5e-2 (1.4e-2 at least)."""
-    from qlsbench.bench.metrics import rhs_fidelity
+    from qlsbench.bench import rhs_fidelity
     from qlsbench.bench.ranking import LOW_ACCURACY
     from qlsbench.data import pinned, to_system
 

@@ -13,9 +13,10 @@ import pytest
 
 from qlsbench.errors import InputError
 from qlsbench.physics import NewtonOptions, StepOptions, SubsystemRecorder, build_scene, simulate
-from qlsbench.physics.lcp import lemke, minmap_newton
+from qlsbench.physics import minmap_newton
+from qlsbench.physics.lcp import lemke
 from qlsbench.physics.spheres.assembly import assemble
-from qlsbench.physics.spheres.contacts import detect_contacts
+from qlsbench.physics import detect_contacts
 from qlsbench.physics.spheres.nsgs import NSGSOptions, _polygon_point, nsgs
 from qlsbench.physics.spheres.stepping import _margin
 

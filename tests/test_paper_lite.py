@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from qlsbench.bench import load_results
-from qlsbench.report.loss_curves import smooth
+from qlsbench.report import smooth
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -19,14 +19,8 @@ from qlsbench.physics import (
 from qlsbench.physics.lcp.fclib import normal_lcp, read_fclib
 from qlsbench.physics.lcp.lemke import lemke
 from qlsbench.physics.spheres.assembly import assemble, direction_matrices
-from qlsbench.physics.spheres.scenes import (
-    GRAVITY,
-    Scene,
-    build_scene,
-    floor,
-    free,
-    sedimentation,
-)
+from qlsbench.physics import Scene, build_scene
+from qlsbench.physics.spheres.scenes import GRAVITY, floor, free, sedimentation
 
 R, RHO = 0.05, 1000.0
 MASS = RHO * 4 / 3 * np.pi * R**3

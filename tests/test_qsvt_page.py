@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from qlsbench.report import qsvt_page
+from qlsbench.report import _qsvt_page as qsvt_page
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = sorted((ROOT / "docs" / "qsvt").glob("*.parquet"))
@@ -27,7 +27,7 @@ def test_the_page_is_what_the_shipped_qsvt_results_give(tmp_path):
 def test_the_shipped_results_are_qsvt_solves_that_looked_for_the_needed_degree():
     if not RESULTS:
         pytest.skip("no qsvt results shipped in docs/qsvt/ yet")
-    from qlsbench.bench.results import load_results
+    from qlsbench.bench import load_results
 
     rows = qsvt_page.qsvt_rows(load_results([str(p) for p in RESULTS]))
     solved = rows[rows["status"].isin(["converged", "max_iter"])]

@@ -30,7 +30,7 @@ MODULE = '''
 
 from pathlib import Path
 
-from qlsbench.report.base import Figure, Job
+from qlsbench.report._base import Figure, Job
 
 
 def _draw(inputs, out, options):

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qlsbench.bench.budget import samples_per_evaluation
-from qlsbench.bench.shipped import job_times, verify
+from qlsbench.bench import samples_per_evaluation
+from qlsbench.bench._shipped import job_times, verify
 from qlsbench.bench.spread import Spread, seed_spreads
 from qlsbench.errors import InputError
 from qlsbench.report import reproduction
@@ -95,7 +95,7 @@ def test_null_b_on_fig2_scores_the_fidelity_of_b_against_a_dense_solve():
     """Fig. 2's systems are the pinned ising-k10-n* ones: the shipped null-b rows give b's fidelity with
     np.linalg.solve's answer at 2-8 qubits, the same at every seed."""
     from qlsbench.data import pinned, to_system
-    from qlsbench.report.reproduction_controls import null_values, with_controls
+    from qlsbench.report._reproduction_controls import null_values, with_controls
 
     shipped = with_controls(reproduction.load_shipped(SHIPPED), reproduction.load_shipped(CONTROLS))
     nulls = null_values(shipped)
@@ -153,7 +153,7 @@ def test_the_global_cost_verdict_names_the_random_vector_that_falls_alike():
 
 
 def test_fig4s_range_check_under_each_choice():
-    from qlsbench.report.reproduction_controls import kappa_choices
+    from qlsbench.report._reproduction_controls import kappa_choices
 
     def run(dataset, conds):  # one Newton system per (step, iteration): first iteration small, last large
         return [
@@ -171,7 +171,7 @@ def test_fig4s_range_check_under_each_choice():
 
 
 def test_controls_replace_the_paper_runs_rows_of_the_same_solve():
-    from qlsbench.report.reproduction_controls import with_controls
+    from qlsbench.report._reproduction_controls import with_controls
 
     def rows(solver, repeats, fidelity, status="max_iter"):
         return pd.DataFrame(
@@ -267,7 +267,7 @@ def _tiny_run(root: Path, kappa: str, solver: str = "vqls-local") -> Path:
 
 
 def test_ship_adds_parts_that_belong_together_and_refuses_those_that_do_not(tmp_path):
-    from qlsbench.bench.shipped import collect
+    from qlsbench.bench._shipped import collect
 
     config, other = tmp_path / "paper.yaml", tmp_path / "other.yaml"
     config.write_text("run: {seed: 0}\n")
@@ -287,7 +287,7 @@ def test_ship_adds_parts_that_belong_together_and_refuses_those_that_do_not(tmp_
 def test_a_later_part_of_the_same_run_counts_each_snakemake_invocation_once():
     """Snakemake keeps every invocation's log in the run folder: a later part reads the earlier parts' logs
     again, and the wall time must count each invocation once, at its last reading."""
-    from qlsbench.bench.shipped import _superseded
+    from qlsbench.bench._shipped import _superseded
 
     def inv(started, jobs, wall):
         return {"started": started, "jobs": jobs, "wall_minutes": wall, "rules": {}}

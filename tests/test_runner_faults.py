@@ -22,7 +22,7 @@ import pytest
 
 from qlsbench.bench import SolverSpec, leaderboard, load_results, run_solver
 from qlsbench.bench.board import Board, run_board
-from qlsbench.bench.isolation import IsolatedSolver, private_copy
+from qlsbench.bench._isolation import IsolatedSolver, private_copy
 from qlsbench.data import atomic_write_text, iter_systems, write_systems
 from qlsbench.data._writer import remove_stale_temporaries
 from qlsbench.errors import InputError, SolverProcessError, UnknownSolverError
@@ -617,7 +617,7 @@ def test_a_worker_dying_while_it_starts_is_named_and_leaves_nothing_open(ising_d
 def test_a_worker_that_cannot_reach_its_parent_exits_quietly():
     code = textwrap.dedent("""
         import multiprocessing as mp
-        from qlsbench.bench.isolation import _worker_main
+        from qlsbench.bench._isolation import _worker_main
 
         parent, child = mp.Pipe()
         parent.close()

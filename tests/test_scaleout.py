@@ -168,7 +168,7 @@ def test_a_storage_plugin_stages_every_path(tmp_path):
 
 def test_sharded_results_merge_into_an_unsharded_runs_rows(tmp_path):
     from qlsbench.bench import SolverSpec, read_results, run_solver
-    from qlsbench.bench.shards import merge
+    from qlsbench.bench import merge_shards
     from qlsbench.data import write_systems
     from qlsbench.problems import ising_inspired
 
@@ -183,16 +183,16 @@ def test_sharded_results_merge_into_an_unsharded_runs_rows(tmp_path):
         for i, part in enumerate(parts, start=1)
     ]
     assert sizes == [4, 2, 4]  # 4 distinct systems dealt largest first: n = 5 and 2 | 4 | 3 (twice in the dataset)
-    merged = merge(data, parts, tmp_path / "merged.parquet")
+    merged = merge_shards(data, parts, tmp_path / "merged.parquet")
     assert len(merged) == len(whole) == 10
     pd.testing.assert_frame_equal(
         read_results(tmp_path / "merged.parquet").drop(columns="wall_time"),
         read_results(tmp_path / "whole.parquet").drop(columns="wall_time"),
     )
     with pytest.raises(InputError, match="is in two shards"):
-        merge(data, [parts[0], parts[0]], tmp_path / "bad.parquet")
+        merge_shards(data, [parts[0], parts[0]], tmp_path / "bad.parquet")
     with pytest.raises(InputError, match="shards hold no row for system"):
-        merge(data, parts[:2], tmp_path / "bad.parquet")
+        merge_shards(data, parts[:2], tmp_path / "bad.parquet")
     # Parts of other solves are refused by what differs, naming both files, whatever else agrees.
     for field, kwargs, words in (
         ("seed", {"seed": 1}, "seed (--seed)"),
@@ -202,7 +202,7 @@ def test_sharded_results_merge_into_an_unsharded_runs_rows(tmp_path):
         other = tmp_path / f"other-{field}.parquet"
         run_solver(kwargs.pop("spec", spec), data, other, repeats=2, progress=False, shard=(3, 3), **kwargs)
         with pytest.raises(InputError) as error:
-            merge(data, [parts[0], parts[1], other], tmp_path / "bad.parquet")
+            merge_shards(data, [parts[0], parts[1], other], tmp_path / "bad.parquet")
         text = str(error.value)
         assert "not shards of one solve" in text and words in text and str(other) in text and "\n" not in text
     assert not (tmp_path / "bad.parquet").exists()
@@ -215,7 +215,7 @@ def test_sharded_results_merge_into_an_unsharded_runs_rows(tmp_path):
     ]
     assert 0 in sizes
     pd.testing.assert_frame_equal(
-        merge(data, many, tmp_path / "many.parquet").drop(columns="wall_time"), merged.drop(columns="wall_time")
+        merge_shards(data, many, tmp_path / "many.parquet").drop(columns="wall_time"), merged.drop(columns="wall_time")
     )
 
 
@@ -254,7 +254,7 @@ def test_raising_repeats_solves_only_the_new_seeds(tmp_path):
     # A finished file of the previous results schema (no device columns) takes new repeats in the current one.
     import pyarrow.parquet as pq
 
-    from qlsbench.bench.results import RESULTS_VERSION_KEY
+    from qlsbench.bench import RESULTS_VERSION_KEY
 
     old = pq.read_table(out).drop_columns(["routed_depth", "two_qubit_gates", "device_seconds"])
     old = old.replace_schema_metadata({RESULTS_VERSION_KEY: b"4"}).filter(pa.compute.less(old["repeat"], 2))

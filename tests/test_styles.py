@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from qlsbench.bench.board import Board
-from qlsbench.report.styles import (
+from qlsbench.report import solver_styles
+from qlsbench.report._styles import (
     MARKERS,
     MIN_DELTA_E,
     MIN_DELTA_E_WHITE,
@@ -19,7 +20,6 @@ from qlsbench.report.styles import (
     PUBLISHED,
     delta_e,
     delta_e_lab,
-    solver_styles,
     spare_colours,
     to_lab,
 )
@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def published_labels() -> list[str]:
     """Every solver on the published board: its rows and its published submissions."""
-    from qlsbench.report.board_pages import board_results
+    from qlsbench.report import board_results
 
     return sorted(board_results(Board())["solver"].unique())
 

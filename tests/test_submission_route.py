@@ -154,9 +154,9 @@ def test_the_shipped_tracks_are_what_the_tracks_files_give(tmp_path, monkeypatch
     docs/noisy give now, read as `qlsbench board render` reads them from the repository's root (it rewrites the
     file)."""
     from qlsbench.bench.ranking import LOW_ACCURACY
-    from qlsbench.report.board_pages import TRACKS_FILE, read_tracks, write_tracks
+    from qlsbench.report import TRACKS_FILE, read_tracks, write_tracks
     from qlsbench.report.in_loop_page import physics_track_blocks
-    from qlsbench.report.noisy_page import noisy_track_blocks
+    from qlsbench.report import noisy_track_blocks
 
     monkeypatch.chdir(REPO)
     files = {name: sorted(str(p) for p in Path("docs", name).glob("*.parquet")) for name in ("in-loop", "noisy")}
@@ -190,7 +190,7 @@ COUNT = re.compile(
 def test_the_method_page_types_no_count_outside_its_generated_summary():
     """Counts of the board live in the summary `qlsbench board render` writes (checked against the data by
     tests/test_board_controls.py); a count typed elsewhere on the page goes stale, as 2408 solves did."""
-    from qlsbench.report.board_pages import SUMMARY_BEGIN, SUMMARY_END
+    from qlsbench.report import SUMMARY_BEGIN, SUMMARY_END
 
     text = (REPO / "docs" / "leaderboard.md").read_text(encoding="utf-8")
     head, rest = text.split(SUMMARY_BEGIN, 1)

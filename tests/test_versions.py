@@ -1,6 +1,6 @@
 """No written format changes without a new version, and every written file tells which version wrote it.
 
-The fingerprints of what the code writes (:mod:`qlsbench.bench.formats`) are
+The fingerprints of what the code writes (:mod:`qlsbench.bench._formats`) are
 held against those recorded for the package's version
 (:data:`qlsbench.versions.FORMAT_FINGERPRINTS`); the version is the one
 CHANGELOG.md names last, and every version the history names has its entry.
@@ -14,7 +14,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from qlsbench import __version__
-from qlsbench.bench import formats, results
+from qlsbench.bench import _formats as formats
+from qlsbench.bench import _results as results
 from qlsbench.data._schema import PACKAGE_KEY
 from qlsbench.versions import (
     DATASET_STAMP,
@@ -67,7 +68,7 @@ def test_the_version_is_the_changelogs_newest_and_every_historical_version_has_i
 
 def test_results_and_pauli_studies_stamp_the_version_and_datasets_their_own(ising_dataset, tmp_path):
     from qlsbench.bench import SolverSpec, run_solver
-    from qlsbench.bench.pauli_study import pauli_study
+    from qlsbench.bench import pauli_study
 
     rows = run_solver(SolverSpec("lu"), ising_dataset, tmp_path / "lu.parquet", progress=False)
     assert set(rows["qlsbench_version"]) == {VERSION}

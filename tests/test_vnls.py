@@ -16,7 +16,7 @@ from qlsbench.problems import (
     state_fidelity,
 )
 from qlsbench.solvers import registry
-from qlsbench.solvers.base import Status
+from qlsbench.solvers import Status
 from qlsbench.solvers.vnls import training
 from qlsbench.solvers.vnls.operator import (
     VNLSLoss,

@@ -16,7 +16,7 @@ from qlsbench.problems import (
     state_fidelity,
 )
 from qlsbench.solvers import registry
-from qlsbench.solvers.base import Status
+from qlsbench.solvers import Status
 from qlsbench.solvers.vqls.ansatz import RealAnsatz, ansatz_circuit, initial_parameters
 from qlsbench.solvers.vqls.backends import BACKENDS
 from qlsbench.solvers.vqls.cost import cost_and_gradient
@@ -206,7 +206,7 @@ def test_non_power_of_two_and_zero_b_are_refused():
 def test_savitzky_golay_smoothing_and_missing_histories(tmp_path):
     import pandas as pd
 
-    from qlsbench.report.loss_curves import plot_loss_curves, smooth
+    from qlsbench.report import plot_loss_curves, smooth
 
     t = np.arange(300)
     clean = -t / 100.0  # log10 of an exponentially decaying loss

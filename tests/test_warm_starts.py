@@ -15,8 +15,8 @@ import pytest
 import scipy.sparse as sp
 
 from qlsbench.bench.in_loop import InLoopOptions, run_in_loop
-from qlsbench.bench.results import read_results
-from qlsbench.bench.runner import SolverSpec, add_repeats, run_solver
+from qlsbench.bench import read_results
+from qlsbench.bench import SolverSpec, add_repeats, run_solver
 from qlsbench.data import load_dataset, write_systems
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
@@ -146,7 +146,7 @@ def test_the_converged_warm_start_hands_on_only_what_converged(mode, starts):
     """Solves 1 and 2 of 5 fail: "on" starts each solve from the one before, "converged" from the last that
     converged (solve 0 until solve 3 converges). Every answer is an exact solve, so only the handing on differs."""
     from qlsbench.bench.in_loop import LoopSolver
-    from qlsbench.solvers.base import SolveResult
+    from qlsbench.solvers import SolveResult
 
     class Scripted:  # solves exactly; reports the scripted status and its call index as its state
         name, options, start_from = "scripted", {}, "call index"

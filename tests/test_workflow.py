@@ -19,7 +19,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 from solver_setups import EXTERNAL_LU
 
-from qlsbench.bench.results import RESULTS_VERSION_KEY
+from qlsbench.bench import RESULTS_VERSION_KEY
 from qlsbench.errors import ConfigError
 from qlsbench.workflow import all_datasets, loss_figure_inputs, solver_specs
 

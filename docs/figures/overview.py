@@ -44,8 +44,8 @@ def budget_curves(folder: Path) -> Path:
     """The pinned board's budget curves from its published rows (and published submissions)."""
     from qlsbench.bench.board import Board
     from qlsbench.bench.ranking import LOW_ACCURACY
-    from qlsbench.report.board_pages import board_results
-    from qlsbench.report.budget_curves import plot_budget_curves
+    from qlsbench.report import board_results
+    from qlsbench.report import plot_budget_curves
 
     return plot_budget_curves(board_results(Board()), folder / "budget_curves.png", tol=LOW_ACCURACY)
 
@@ -54,7 +54,7 @@ def compose(top: Path, bottom: Path, out: Path, width: float = 10.0) -> Path:
     """``top`` above ``bottom``, each at the figure's width, into ``out`` (written atomically)."""
     import matplotlib.image as mpimg
 
-    from qlsbench.report.plotting import pyplot, save_figure
+    from qlsbench.report import pyplot, save_figure
 
     images = [mpimg.imread(top), mpimg.imread(bottom)]
     heights = [width * image.shape[0] / image.shape[1] for image in images]

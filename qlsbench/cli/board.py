@@ -42,7 +42,7 @@ def cmd_board_run(args) -> None:
 
 
 def cmd_board_publish(args) -> None:
-    from qlsbench.report.board_pages import publish
+    from qlsbench.report._board_pages import publish
 
     board = _board(args)
     results = publish(
@@ -61,7 +61,7 @@ def cmd_board_publish(args) -> None:
 
 
 def cmd_board_render(args) -> None:
-    from qlsbench.report.board_pages import render_board
+    from qlsbench.report._board_pages import render_board
 
     board = _board(args)
     render_board(
@@ -78,7 +78,7 @@ def cmd_board_render(args) -> None:
 
 def cmd_board_add(args) -> None:
     from qlsbench.bench.board.submissions import add_submission
-    from qlsbench.report.board_pages import render_board
+    from qlsbench.report._board_pages import render_board
 
     board = _board(args)
     kept = add_submission(board, args.submission, args.submissions)
@@ -150,7 +150,7 @@ def _noisy_files(args) -> list[str] | str | None:
 def _track(args, given: list[str] | None, option: str, default: str) -> list[str] | str | None:
     """Given paths (each must exist), else the default folder when this checkout has it, else the track as the
     board published it (its tracks file, shipped with the package: the same track from any folder), else none."""
-    from qlsbench.report.board_pages import PUBLISHED_TRACK, tracks_path
+    from qlsbench.report._board_pages import PUBLISHED_TRACK, tracks_path
 
     if args.no_tracks:
         return None

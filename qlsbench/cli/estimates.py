@@ -9,7 +9,7 @@ from qlsbench.text import plural
 
 
 def cmd_resources(args) -> None:
-    from qlsbench.bench.pauli_study import resource_table
+    from qlsbench.bench._pauli_study import resource_table
     from qlsbench.data._validate import COND_CHECK_DIM
 
     df = resource_table(args.dataset, args.out, epsilons=args.epsilon, progress=not args.quiet)
@@ -42,7 +42,7 @@ def cmd_resources(args) -> None:
 
 
 def _arguments_resources(s) -> None:
-    from qlsbench.bench.pauli_study import RESOURCE_EPSILONS
+    from qlsbench.bench._pauli_study import RESOURCE_EPSILONS
 
     s.add_argument("dataset", help="dataset file or folder")
     s.add_argument(
@@ -58,7 +58,7 @@ def _arguments_resources(s) -> None:
 
 
 def cmd_crosscheck(args) -> None:
-    from qlsbench.bench.pauli_study import crosscheck_table
+    from qlsbench.bench._pauli_study import crosscheck_table
 
     df = crosscheck_table(args.dataset, args.out, qubit_terms=args.qubit_terms, progress=not args.quiet)
     counted = df.dropna(subset=["tool_select_toffolis"]) if "tool_select_toffolis" in df else df.iloc[:0]

@@ -9,13 +9,13 @@ from qlsbench.cli.options import add_options, given_options
 
 def cmd_leaderboard(args) -> None:
     from qlsbench.bench import leaderboard, load_results
-    from qlsbench.report.leaderboard_page import LeaderboardOptions, write_leaderboard
+    from qlsbench.report._leaderboard_page import LeaderboardOptions, write_leaderboard
 
     tol, low = LeaderboardOptions.from_mapping(given_options(args, LeaderboardOptions)).tolerances()
     results = load_results(args.results)
     extra = None
     if args.estimates:
-        from qlsbench.report.resource_figures import estimate_blocks, read_resources
+        from qlsbench.report._resource_figures import estimate_blocks, read_resources
 
         extra = estimate_blocks(read_resources(args.estimates), args.epsilon)
     write_leaderboard(results, args.md, args.csv, tol, low, html_path=args.html, extra=extra)
@@ -23,7 +23,7 @@ def cmd_leaderboard(args) -> None:
 
 
 def _arguments_leaderboard(s) -> None:
-    from qlsbench.report.leaderboard_page import LeaderboardOptions
+    from qlsbench.report._leaderboard_page import LeaderboardOptions
 
     s.add_argument("results", nargs="+", help="results files or folders")
     s.add_argument("--md", default="results/leaderboard.md")

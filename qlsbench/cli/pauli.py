@@ -9,7 +9,7 @@ from qlsbench.text import plural
 
 
 def cmd_pauli(args) -> None:
-    from qlsbench.bench.pauli_study import pauli_study
+    from qlsbench.bench._pauli_study import pauli_study
 
     df = pauli_study(args.dataset, args.out, tols=args.tol, reorder=args.reorder, progress=not args.quiet)
     abs_rows = df[(df["mode"] == "absolute") & (df["ordering"] == "identity")]
@@ -27,7 +27,7 @@ def _arguments_pauli(s) -> None:
 
 
 def cmd_lcu(args) -> None:
-    from qlsbench.bench.pauli_study import lcu_table
+    from qlsbench.bench._pauli_study import lcu_table
 
     df = lcu_table(args.dataset, args.out, terms=args.terms, progress=not args.quiet)
     print(

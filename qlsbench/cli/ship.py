@@ -8,7 +8,7 @@ from qlsbench.text import plural
 
 
 def cmd_ship(args) -> None:
-    from qlsbench.bench.shipped import collect
+    from qlsbench.bench._shipped import collect
 
     manifest = collect(
         args.run,

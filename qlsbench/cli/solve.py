@@ -109,7 +109,7 @@ def _arguments_solve(s) -> None:
 def _shard(text: str) -> tuple[int, int]:
     import argparse
 
-    from qlsbench.bench.shards import parse_shard
+    from qlsbench.bench._shards import parse_shard
     from qlsbench.errors import InputError
 
     try:
@@ -119,7 +119,7 @@ def _shard(text: str) -> tuple[int, int]:
 
 
 def cmd_merge(args) -> None:
-    from qlsbench.bench.shards import merge
+    from qlsbench.bench._shards import merge
 
     rows = merge(args.dataset, args.shards, args.out)
     print(f"merged {plural(len(args.shards), 'shard')}: {plural(len(rows), 'row')} -> {args.out}")

@@ -79,7 +79,7 @@ class Builtin:
         be no verdict.
     paper : tuple of (str, str) or None
         The paper it comes from, as (short citation, URL), for the pages' links
-        (:mod:`qlsbench.report.solver_links`); ``None`` for the benchmark's own
+        (:mod:`qlsbench.report._solver_links`); ``None`` for the benchmark's own
         yardsticks and carriers.
     """
 
@@ -481,7 +481,7 @@ def check_solver(name: str, options: dict[str, Any], where: str = "") -> Solver:
     -------
     Solver
         The solver built, for a caller that has work for it before solving
-        (:func:`qlsbench.bench.runner.run_solver` calls its ``prepare``).
+        (:func:`qlsbench.bench._runner.run_solver` calls its ``prepare``).
 
     Raises
     ------

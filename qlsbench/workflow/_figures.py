@@ -17,7 +17,7 @@ from qlsbench.workflow._solvers import noisy_results, solver_datasets, solver_re
 
 def leaderboard_args(config: dict[str, Any]) -> str:
     """The accuracy settings of the config's ``leaderboard:`` section as ``qlsbench leaderboard`` options."""
-    from qlsbench.report.leaderboard_page import LeaderboardOptions
+    from qlsbench.report._leaderboard_page import LeaderboardOptions
 
     section = config.get("leaderboard") or {}
     try:
@@ -64,7 +64,7 @@ def checkpoint_tables(config: dict[str, Any]) -> dict[str, dict[str, str]]:
 
 
 class WorkflowConfig:
-    """A workflow config as the figure records ask about it (:class:`~qlsbench.report.base.Job`): its datasets,
+    """A workflow config as the figure records ask about it (:class:`~qlsbench.report._base.Job`): its datasets,
     solvers, loss figures, in-loop runs... by name, each read by this module's one reading of it."""
 
     def __init__(self, config: dict[str, Any]):
@@ -113,7 +113,7 @@ class WorkflowConfig:
 
 @dataclass(frozen=True)
 class FigureRule:
-    """One figure rule of the workflow, made from the :class:`~qlsbench.report.base.Job` of the figures drawn by it
+    """One figure rule of the workflow, made from the :class:`~qlsbench.report._base.Job` of the figures drawn by it
     (``workflows/rules/figures.smk`` makes a Snakemake rule of each).
 
     Attributes
@@ -172,7 +172,7 @@ class FigureRule:
 
 
 def figure_rules() -> list[FigureRule]:
-    """The workflow's figure rules: the figures with a :class:`~qlsbench.report.base.Job`
+    """The workflow's figure rules: the figures with a :class:`~qlsbench.report._base.Job`
     (:func:`qlsbench.report.figures`, plug-ins included), grouped by rule name.
 
     Raises

@@ -7,7 +7,7 @@ import json
 import shlex
 from typing import Any
 
-from qlsbench.bench.runner import SolverSpec
+from qlsbench.bench._runner import SolverSpec
 from qlsbench.errors import ConfigError, QlsbenchError
 from qlsbench.options import cli_words
 from qlsbench.workflow._solvers import _importable_from_cwd

@@ -89,12 +89,12 @@ def dataset_system_count(config: dict[str, Any], dataset: str) -> int | None:
 def solve_runtime(config: dict[str, Any], label: str, dataset: str, count: int, attempt: int = 1) -> int:
     """Minutes for one shard of solver ``label`` on ``dataset``: its time limit x the shard's systems x repeats.
 
-    The systems of a shard are at most ``ceil(N / count)`` (:mod:`qlsbench.bench.shards`). When ``N`` is not
+    The systems of a shard are at most ``ceil(N / count)`` (:mod:`qlsbench.bench._shards`). When ``N`` is not
     known yet, the configured ``runtime`` of solve jobs, but at least one system's time limits. Each retry
     (``attempt``) doubles, triples... the time; ``max_runtime`` (the cluster's wall-time limit, in the
     solver's or the solve rule's ``resources``) caps it.
     """
-    from qlsbench.bench.shards import max_shard_size
+    from qlsbench.bench._shards import max_shard_size
 
     resources = _resources(config, "solve", label)
     limit = float(solver_run_setting(config, label, "time_limit", 60))

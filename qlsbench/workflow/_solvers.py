@@ -9,7 +9,7 @@ import sys
 from fnmatch import fnmatchcase
 from typing import Any
 
-from qlsbench.bench.runner import SolverSpec
+from qlsbench.bench._runner import SolverSpec
 from qlsbench.errors import ConfigError
 from qlsbench.workflow._datasets import all_datasets
 

@@ -1,5 +1,5 @@
 # Every figure and table of the report that the workflow draws: one rule per figure record's Job
-# (qlsbench.report.base.Job; figures that share a rule name share one rule, told apart by {figure}), made here in a
+# (qlsbench.report.Job; figures that share a rule name share one rule, told apart by {figure}), made here in a
 # loop. The record says the outputs, inputs, command words, log, caption and whether the job runs locally; a new
 # figure, or one another package registers (entry point group qlsbench.figures), needs no rule of its own.
 

@@ -39,8 +39,8 @@ from qlsbench.bench.ranking import (
     leaderboard,
     qubit_band,
 )
-from qlsbench.bench.results import load_results, read_results
-from qlsbench.bench.runner import SolverSpec, run_solver
+from qlsbench.bench._results import load_results, read_results
+from qlsbench.bench._runner import SolverSpec, run_solver
 from qlsbench.data import dataset_hash, iter_systems, write_systems
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.outcomes import Status
@@ -207,7 +207,7 @@ def _probe(spec: SolverSpec, files: dict[str, Path], time_limit: float, max_qubi
     A status the solver returns (``error: diverged``, ``max_iter``) is a
     result like any other: the run goes on and the system counts as failed.
     """
-    from qlsbench.bench.isolation import IsolatedSolver
+    from qlsbench.bench._isolation import IsolatedSolver
 
     smallest = min((s for path in files.values() for s in iter_systems(path)), key=lambda s: (s.dim, s.system_id))
     if _over(smallest.meta.get("n_qubits"), max_qubits):  # the cap skips every system: nothing to try
@@ -262,7 +262,7 @@ def compare(
         finished comparison of the same configuration is read back, an
         interrupted one resumes.
     time_limit, max_qubits, repeats, seed
-        As for :func:`~qlsbench.bench.runner.run_solver`; the time limit and the qubit cap are recorded in the
+        As for :func:`~qlsbench.bench._runner.run_solver`; the time limit and the qubit cap are recorded in the
         submission, and ``qlsbench board verify`` re-runs under them.
     calibrate_times : bool
         Scale the new solver's times by board LU time / LU time here (the

@@ -149,7 +149,7 @@ def _machine() -> dict[str, str]:
     """The CPU and BLAS kernel of this run: what decides whether a rerun gives the pinned bytes back."""
     from threadpoolctl import threadpool_info
 
-    from qlsbench.bench.environment import machine_info
+    from qlsbench.bench._environment import machine_info
 
     # NumPy and SciPy each load their own OpenBLAS; the kernel each picked is what moves last bits.
     blas = sorted(

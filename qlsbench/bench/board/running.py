@@ -22,8 +22,8 @@ import pyarrow.compute as pc
 
 from qlsbench.bench.board.folder import UNPUBLISHED, Board
 from qlsbench.bench.board.pinning import check_groups
-from qlsbench.bench.results import load_results, read_results_table, results_files
-from qlsbench.bench.runner import SolverSpec, add_repeats, run_solver
+from qlsbench.bench._results import load_results, read_results_table, results_files
+from qlsbench.bench._runner import SolverSpec, add_repeats, run_solver
 from qlsbench.checks import SEED, TIME_LIMIT, Real, Whole
 from qlsbench.data import atomic_write_table
 from qlsbench.errors import InputError
@@ -155,7 +155,7 @@ def restore_published(board: Board, results_dir: str | os.PathLike, labels: list
 def publish_results(board: Board, results_dir: str | os.PathLike) -> pd.DataFrame:
     """Publish a board run's rows as ``results.parquet`` beside the pinned set (solutions left out); returns them.
 
-    The pages drawn from them are :func:`qlsbench.report.board_pages.publish`'s.
+    The pages drawn from them are :func:`qlsbench.report._board_pages.publish`'s.
     """
     results = load_results([results_dir])  # checks every file's schema first
     # In the current schema: a board whose rows grew new seeds holds files of two schema versions.

@@ -25,8 +25,8 @@ import pyarrow.parquet as pq
 from qlsbench.bench.board.calibration import Calibration
 from qlsbench.bench.board.folder import Board
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
-from qlsbench.bench.results import jsonable, load_results, read_results, results_table
-from qlsbench.bench.runner import SolverSpec, run_solver
+from qlsbench.bench._results import jsonable, load_results, read_results, results_table
+from qlsbench.bench._runner import SolverSpec, run_solver
 from qlsbench.checks import TIME_LIMIT
 from qlsbench.data import atomic_write, atomic_write_table, iter_systems, write_systems
 from qlsbench.errors import InputError
@@ -81,7 +81,7 @@ def write_submission(
 ) -> Path:
     """The new solver's rows (solutions left out, times as measured) with what the board needs to rank them and
     what ``board verify`` re-runs them under: the time limit per solve and the qubit cap (``None``: none)."""
-    from qlsbench.bench.environment import machine_info, package_versions
+    from qlsbench.bench._environment import machine_info, package_versions
 
     manifest = board.manifest()
     meta = {

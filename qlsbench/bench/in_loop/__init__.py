@@ -25,7 +25,7 @@ exact solver ``alpha`` is 1 to rounding.
 the wrong length, or takes longer than the time limit on one system ends the
 candidate run with that status, as does a run whose solves pass its iteration
 budget; the steps simulated so far are kept. A run with a checkpoint
-(:mod:`qlsbench.bench.checkpoints`) saves itself between steps and resumes. There is
+(:mod:`qlsbench.bench._checkpoints`) saves itself between steps and resumes. There is
 no silent fallback to exact linear algebra: the stepper's own LCP fallbacks
 (Lemke, the proximal method) are the only ones, and each step says whether one
 was used.

@@ -6,7 +6,7 @@ import dataclasses
 
 import pandas as pd
 
-from qlsbench.bench.checkpoints import Checkpoint, checkpoint_path
+from qlsbench.bench._checkpoints import Checkpoint, checkpoint_path
 from qlsbench.bench.in_loop.options import file_options
 from qlsbench.errors import InputError
 
@@ -21,7 +21,7 @@ def write_in_loop(path, steps: pd.DataFrame, summaries: list[dict], options) -> 
 
     import pyarrow as pa
 
-    from qlsbench.bench.results import jsonable
+    from qlsbench.bench._results import jsonable
     from qlsbench.data import atomic_write_table
 
     table = pa.Table.from_pandas(steps, preserve_index=False)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from qlsbench.bench.checkpoints import Checkpoint, checkpoint_path, run_key
+from qlsbench.bench._checkpoints import Checkpoint, checkpoint_path, run_key
 from qlsbench.bench.in_loop.options import InLoopOptions, loop_families
 from qlsbench.bench.in_loop.solver import LoopAborted, LoopSolver, SolveCount
 from qlsbench.errors import InputError
@@ -37,7 +37,7 @@ def run_in_loop(
     progress : bool
         Show a progress bar (at line ``position``, for runs side by side).
     checkpoint : Checkpoint or None
-        Where the run saves itself between steps (:mod:`qlsbench.bench.checkpoints`); a run whose checkpoint
+        Where the run saves itself between steps (:mod:`qlsbench.bench._checkpoints`); a run whose checkpoint
         exists continues from the step after the saved one, or returns the saved result if it had finished.
 
     Returns

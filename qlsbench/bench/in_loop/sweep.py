@@ -52,7 +52,7 @@ def sweep(
     """Run ``spec`` in the loop over seeds ``first_seed..seeds-1``, or the oracle so at each of ``fidelities``.
 
     With ``out`` (the results file to be written) each run saves a checkpoint beside it
-    (:func:`~qlsbench.bench.checkpoints.checkpoint_path`), so a killed sweep run again resumes where it was;
+    (:func:`~qlsbench.bench._checkpoints.checkpoint_path`), so a killed sweep run again resumes where it was;
     :func:`write_in_loop` removes them once ``out`` holds the runs. With ``jobs`` > 1 the runs go to that
     many worker processes (:func:`run_all`); the result is the same as one after another.
 
@@ -116,7 +116,7 @@ def _check_same_sweep(path, meta: dict, options: InLoopOptions, spec, fidelities
     """Refuse to add seeds to a file of other options, another solver or other fidelity levels."""
     import json
 
-    from qlsbench.bench.results import jsonable
+    from qlsbench.bench._results import jsonable
 
     def plain(value):
         return json.loads(json.dumps(value, sort_keys=True, default=jsonable))

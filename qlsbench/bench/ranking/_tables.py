@@ -164,7 +164,7 @@ def leaderboard(
     Parameters
     ----------
     results : pandas.DataFrame
-        Rows as written by :func:`qlsbench.bench.runner.run_solver`.
+        Rows as written by :func:`qlsbench.bench._runner.run_solver`.
     tol : Tolerances
         The exact track's criterion and shift.
     low : Tolerances or None

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.report.plotting import pyplot, save_figure
+from qlsbench.report._plotting import pyplot, save_figure
 
 
 def plot_in_loop(files: list[tuple[str, pd.DataFrame, dict]], out: str | os.PathLike) -> Path:

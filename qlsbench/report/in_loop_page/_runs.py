@@ -218,7 +218,7 @@ def _split(inputs: list[str]) -> tuple[list[str], list[str]]:
     import pyarrow.parquet as pq
 
     from qlsbench.bench.in_loop import IN_LOOP_META_KEY
-    from qlsbench.bench.results import RESULTS_VERSION_KEY
+    from qlsbench.bench._results import RESULTS_VERSION_KEY
     from qlsbench.errors import InputError
 
     loops, solves = [], []

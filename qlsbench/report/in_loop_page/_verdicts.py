@@ -19,7 +19,7 @@ from qlsbench.report.in_loop_page._runs import (
     why_not,
 )
 from qlsbench.report.in_loop_page._tables import protocol_table
-from qlsbench.report.tables import markdown_table
+from qlsbench.report._tables import markdown_table
 
 #: The solve-overhead bounds the VNLS verdict is judged again at: the bound is a choice, and the page shows where
 #: it flips the verdict.

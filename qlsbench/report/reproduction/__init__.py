@@ -1,7 +1,7 @@
 """``docs/reproduction.md``: De et al.'s claims beside our run, generated from shipped results (never typed).
 
 ``qlsbench figure reproduction SHIPPED --out docs/reproduction.md`` reads a
-shipped-results folder (:mod:`qlsbench.bench.shipped`, written by ``qlsbench
+shipped-results folder (:mod:`qlsbench.bench._shipped`, written by ``qlsbench
 ship`` after a ``paper.yaml`` run), checks it against its manifest, and writes
 the page and its figures (``figures/reproduction_*.png`` beside the page). Every
 number on the page comes from that folder; every variational number is a
@@ -14,7 +14,7 @@ One module per job: :mod:`~.paper` (the paper's numbers and our run's labels),
 functions over spreads), ``prose.md`` read by :mod:`~.prose` (the claims and the
 page's words), :mod:`~.sections` (each figure's section) and :mod:`~.page` (the
 page put together, and the figure ``qlsbench figure`` draws). The controls it
-sets every verdict against are :mod:`qlsbench.report.reproduction_controls`'.
+sets every verdict against are :mod:`qlsbench.report._reproduction_controls`'.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from pathlib import Path
 from qlsbench.data import atomic_write_text
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
-from qlsbench.report import reproduction_controls as controls
-from qlsbench.report.base import Figure
+from qlsbench.report import _reproduction_controls as controls
+from qlsbench.report._base import Figure
 from qlsbench.report.reproduction.prose import prose
 from qlsbench.report.reproduction.reading import load_shipped
 from qlsbench.report.reproduction.sections import (
@@ -25,7 +25,7 @@ from qlsbench.report.reproduction.sections import (
     verdict_table,
     wall_time_section,
 )
-from qlsbench.report.staging import staged
+from qlsbench.report._staging import staged
 
 
 def render(
@@ -41,14 +41,14 @@ def render(
     Parameters
     ----------
     folder : path
-        Shipped results (:mod:`qlsbench.bench.shipped`), verified against their manifest first.
+        Shipped results (:mod:`qlsbench.bench._shipped`), verified against their manifest first.
     out : path
         The Markdown page.
     figures : path, optional
         Folder of the figures (default ``figures/`` beside ``out``); the page links them relatively.
     controls_folder : path, optional
         Shipped controls (null solvers, more seeds, sensitivity sweeps) merged into ``folder``'s results
-        (:func:`~qlsbench.report.reproduction_controls.with_controls`), verified against their own manifest.
+        (:func:`~qlsbench.report._reproduction_controls.with_controls`), verified against their own manifest.
     draw : bool
         Draw the figures; ``False`` writes the same page text only (what a test compares).
     """

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from qlsbench.bench.results import load_results
-from qlsbench.bench.shipped import verify
+from qlsbench.bench._results import load_results
+from qlsbench.bench._shipped import verify
 from qlsbench.report.reproduction.paper import CHECKPOINT_SPACING
 
 
@@ -23,7 +23,7 @@ class Shipped:
     results: pd.DataFrame
     systems: pd.DataFrame
     datasets: dict
-    #: The controls folder merged in (:func:`~qlsbench.report.reproduction_controls.with_controls`), if any.
+    #: The controls folder merged in (:func:`~qlsbench.report._reproduction_controls.with_controls`), if any.
     controls: Shipped | None = None
 
     def solver(self, label: str, dataset: str | None = None) -> pd.DataFrame:
@@ -39,7 +39,7 @@ class Shipped:
 
 
 def load_shipped(folder: str | os.PathLike) -> Shipped:
-    """Verify a shipped folder against its manifest and read it (see :mod:`qlsbench.bench.shipped`)."""
+    """Verify a shipped folder against its manifest and read it (see :mod:`qlsbench.bench._shipped`)."""
     folder = Path(folder)
     manifest = verify(folder)
     results = (

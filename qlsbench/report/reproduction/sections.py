@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.budget import success_curve
+from qlsbench.bench._budget import success_curve
 from qlsbench.bench.spread import SeedRun, Spread
 from qlsbench.data._snapshots import read_snapshots
-from qlsbench.report import reproduction_controls as controls
-from qlsbench.report.budget_curves import plot_budget_curves
-from qlsbench.report.loss_curves import plot_loss_curves
-from qlsbench.report.pauli_figures import plot_term_counts, plot_truncation_errors
-from qlsbench.report.physics_figures import plot_snapshots
+from qlsbench.report import _reproduction_controls as controls
+from qlsbench.report._budget_curves import plot_budget_curves
+from qlsbench.report._loss_curves import plot_loss_curves
+from qlsbench.report._pauli_figures import plot_term_counts, plot_truncation_errors
+from qlsbench.report._physics_figures import plot_snapshots
 from qlsbench.report.reproduction.paper import (
     CHECKPOINT_SPACING,
     FIG2_COLUMNS,
@@ -37,7 +37,7 @@ from qlsbench.report.reproduction.verdicts import (
     local_learns_verdict,
     loss_falls,
 )
-from qlsbench.report.tables import markdown_table
+from qlsbench.report._tables import markdown_table
 from qlsbench.versions import AER_SEEDING_FIXED, changes_in, collection_version, parse
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from qlsbench.bench.spread import Spread
-from qlsbench.report.loss_curves import smooth
+from qlsbench.report._loss_curves import smooth
 from qlsbench.report.reproduction.paper import FIG2_QUBITS, SUCCESS_FIDELITY
 
 

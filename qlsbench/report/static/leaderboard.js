@@ -1,7 +1,7 @@
 // The qlsbench leaderboard page's script: sortable tables, the filters, the per-system drill-down and the plots.
 // Plain JavaScript drawing inline SVG, written for this page and inlined into it: nothing is fetched, so the page
 // reads the same from a file:// URL offline. The plots are drawn from the JSON in <script id="plot-data">
-// (qlsbench/report/page_data.py) and redrawn whenever a filter changes.
+// (qlsbench/report/_page_data.py) and redrawn whenever a filter changes.
 (function () {
   'use strict';
   const SVG = 'http://www.w3.org/2000/svg';

@@ -1,7 +1,7 @@
 """``docs/estimates-crosscheck.md``: our block-encoding counts beside Qualtran's, generated from the shipped table.
 
 ``qlsbench figure estimates-crosscheck docs/estimates/*.parquet --out docs/estimates-crosscheck.md`` reads the
-tables of ``qlsbench crosscheck`` (one per pinned group) (:func:`qlsbench.bench.pauli_study.crosscheck_table`) and writes how
+tables of ``qlsbench crosscheck`` (one per pinned group) (:func:`qlsbench.bench._pauli_study.crosscheck_table`) and writes how
 far each of our counts (:mod:`qlsbench.pauli._estimates`) is from the independent tool's, and why, with every
 number read from the table. Reading the table needs no Qualtran.
 """
@@ -16,8 +16,8 @@ import pandas as pd
 from qlsbench.data import atomic_write_text, read_parquet
 from qlsbench.errors import InputError
 from qlsbench.pauli._lcu import tol_label
-from qlsbench.report.base import page
-from qlsbench.report.tables import markdown_table
+from qlsbench.report._base import page
+from qlsbench.report._tables import markdown_table
 
 #: The comparisons of the agreement table: label, our column, the tool's column, our formula, the tool's bloq.
 COMPARISONS = (

@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.budget import first_fidelity
+from qlsbench.bench._budget import first_fidelity
 from qlsbench.bench.spread import SeedRun, Separation, Spread, separation, stopped
-from qlsbench.report.tables import markdown_table
+from qlsbench.report._tables import markdown_table
 
 #: The null solvers a fig. 2 or fig. 4 outcome is set against, and how the page names them.
 NULLS = {"null-b": "returning b", "null-random": "a random vector"}

@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from qlsbench.bench.metrics import metrics
+from qlsbench.bench._metrics import metrics
 from qlsbench.data import read_parquet
 from qlsbench.errors import InputError
 from qlsbench.solvers.base import RESOURCE_KEYS

@@ -35,7 +35,8 @@ def schema_fingerprint(schema: pa.Schema) -> str:
 
 def declared() -> dict[str, str]:
     """The fingerprints of the formats whose columns are declared: datasets, results, snapshots, in-loop files."""
-    from qlsbench.bench import in_loop, results
+    from qlsbench.bench import _results as results
+    from qlsbench.bench import in_loop
     from qlsbench.data import _schema as schema
     from qlsbench.data import _snapshots as snapshots
 
@@ -73,7 +74,7 @@ def declared() -> dict[str, str]:
 def written(dataset: str | os.PathLike, folder: str | os.PathLike) -> dict[str, str]:
     """The fingerprints of the Pauli studies (``qlsbench pauli``, ``qlsbench lcu`` with its terms, ``qlsbench
     resources``) as their writers build them from ``dataset`` (a few small systems), written into ``folder``."""
-    from qlsbench.bench.pauli_study import lcu_table, pauli_study, resource_table
+    from qlsbench.bench._pauli_study import lcu_table, pauli_study, resource_table
 
     folder = Path(folder)
     out = {}

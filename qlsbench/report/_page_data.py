@@ -1,6 +1,6 @@
 """What the web page draws its plots, per-system drill-down and downloads from.
 
-The page's plots are drawn in the browser (:mod:`~qlsbench.report.web_page`),
+The page's plots are drawn in the browser (:mod:`~qlsbench.report._web_page`),
 so they follow the page's track, group and qubit-band filters. They are drawn
 from the numbers the ranking is computed from, embedded as JSON: one record
 per (solver, system) with both tracks' success and charged time
@@ -8,7 +8,7 @@ per (solver, system) with both tracks' success and charged time
 datasets once, as the ranking does), and, for the budget curves, each
 variational solve's verdict as a step function of the budget (the budgets at
 which it turns solved or unsolved), which is all
-:func:`~qlsbench.bench.budget.success_curve` reads of a solve.
+:func:`~qlsbench.bench._budget.success_curve` reads of a solve.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.budget import budget_marks
+from qlsbench.bench._budget import budget_marks
 from qlsbench.bench.ranking import Track, per_system, qubit_band, system_outcomes
 from qlsbench.data import atomic_write, atomic_write_text
 from qlsbench.outcomes import Status
-from qlsbench.report.styles import solver_styles
+from qlsbench.report._styles import solver_styles
 
 #: Results columns left out of the downloads: solutions and per-iteration histories are most of a results file's
 #: bytes and no table on the page reads them (the results files themselves keep them).
@@ -74,7 +74,7 @@ def budget_steps(results: pd.DataFrame, all_tracks: tuple[Track, ...], by: str, 
     s2, ...]`` of the budgets at which its verdict changes and the verdict
     from there on (1 solved, 0 not); before ``k1`` it is unsolved. Declined
     solves are left out and a solve without read-outs is never solved, as in
-    :func:`~qlsbench.bench.budget.success_curve`. ``None`` when no solver
+    :func:`~qlsbench.bench._budget.success_curve`. ``None`` when no solver
     recorded read-outs.
     """
     tol = all_tracks[-1].tol

@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from qlsbench.bench.results import read_results, read_results_table, results_table
+from qlsbench.bench._results import read_results, read_results_table, results_table
 from qlsbench.data import atomic_write_table, dataset_hash, load_dataset
 from qlsbench.errors import InputError
 

@@ -33,9 +33,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
-from qlsbench.bench.fault_report import fault_report
-from qlsbench.bench.isolation import IsolatedSolver, call_solver
-from qlsbench.bench.results import (
+from qlsbench.bench._fault_report import fault_report
+from qlsbench.bench._isolation import IsolatedSolver, call_solver
+from qlsbench.bench._results import (
     RESULTS_SCHEMA_VERSION,
     RESULTS_VERSION_KEY,
     jsonable,
@@ -43,7 +43,7 @@ from qlsbench.bench.results import (
     result_row,
     results_table,
 )
-from qlsbench.bench.shards import assign, differing, merge, run_facts, spec_facts
+from qlsbench.bench._shards import assign, differing, merge, run_facts, spec_facts
 from qlsbench.checks import COUNT, TIME_LIMIT
 from qlsbench.data import (
     atomic_write_table,
@@ -280,7 +280,7 @@ def run_solver(
     progress : bool
         Show a progress bar.
     shard : (int, int), optional
-        ``(i, k)``: solve only shard ``i`` of ``k`` (:mod:`qlsbench.bench.shards`); the rows of every
+        ``(i, k)``: solve only shard ``i`` of ``k`` (:mod:`qlsbench.bench._shards`); the rows of every
         shard, merged, equal an unsharded run's.
     sequence : bool
         Solve the systems in the order the simulation met them (by ``step``, then ``newton_iter``), each
@@ -420,7 +420,7 @@ def add_repeats(
     Raising a run's seeds from 3 to 5 solves seeds 3 and 4 and keeps the
     rows of 0-2 as they are: the new repeats go to a part file beside
     ``out`` (resumable like any run), which is then merged with ``out`` by
-    :func:`~qlsbench.bench.shards.merge`, so the parts must be of one solve
+    :func:`~qlsbench.bench._shards.merge`, so the parts must be of one solve
     (solver, options, seed, time limit, dataset) or nothing is written.
     A ``sequence`` run takes sequence repeats (each new repeat one more
     chain through the systems), a plain run plain ones; the other way round

@@ -20,7 +20,7 @@ import pandas as pd
 from qlsbench.data import atomic_write_text, load_dataset, read_parquet
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure, Job
+from qlsbench.report._base import Figure, Job
 
 #: Columns the table needs from a results file (``qlsbench solve``).
 RESULT_NEEDS = (

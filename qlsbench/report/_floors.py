@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.metrics import b_fidelity, pinned_system
+from qlsbench.bench._metrics import b_fidelity, pinned_system
 
 
 def floor_of(solver: str, system_id: str) -> float:
     """The fidelity ``solver`` scores on pinned system ``system_id`` without solving it: ``b`` returned as the
-    answer (:func:`~qlsbench.bench.metrics.b_fidelity`), and for HHL the larger of that and its read-out of pure noise
+    answer (:func:`~qlsbench.bench._metrics.b_fidelity`), and for HHL the larger of that and its read-out of pure noise
     (:func:`~qlsbench.solvers.hhl.depolarised_fidelity`, whose signs come from the ideal statevector).
     NaN for a system outside the pinned set."""
     from qlsbench.solvers.hhl import depolarised_fidelity

@@ -18,13 +18,13 @@ import numpy as np
 import pandas as pd
 from scipy.signal import savgol_filter
 
-from qlsbench.bench.results import load_results
+from qlsbench.bench._results import load_results
 from qlsbench.bench.spread import Spread
 from qlsbench.checks import COUNT
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure, Job
-from qlsbench.report.plotting import pyplot, save_figure
+from qlsbench.report._base import Figure, Job
+from qlsbench.report._plotting import pyplot, save_figure
 
 
 def smooth(history: np.ndarray, window: int = 51, order: int = 3) -> np.ndarray:

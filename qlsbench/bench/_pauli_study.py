@@ -1,6 +1,6 @@
 """The Pauli study of a dataset: term counts, truncation errors and reorderings per system, written and read back.
 
-The figures drawn from these files are in :mod:`qlsbench.report.pauli_figures`.
+The figures drawn from these files are in :mod:`qlsbench.report._pauli_figures`.
 """
 
 from __future__ import annotations

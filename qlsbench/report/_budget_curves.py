@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from qlsbench.bench.budget import AXES, success_curve
+from qlsbench.bench._budget import AXES, success_curve
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, band_order
-from qlsbench.bench.results import load_results
+from qlsbench.bench._results import load_results
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure
-from qlsbench.report.leaderboard_plots import board_plot
-from qlsbench.report.plotting import pyplot, save_figure
-from qlsbench.report.styles import solver_styles
+from qlsbench.report._base import Figure
+from qlsbench.report._leaderboard_plots import board_plot
+from qlsbench.report._plotting import pyplot, save_figure
+from qlsbench.report._styles import solver_styles
 
 #: x-axis labels per budget axis.
 AXIS_LABELS = {
@@ -41,7 +41,7 @@ def plot_budget_curves(
 
     One panel over all systems, then (``by_band``) one per qubit band;
     ``axis`` is ``evaluations`` (cost evaluations), ``seconds`` (wall time) or
-    ``samples`` (measurement outcomes drawn, :func:`~qlsbench.bench.budget.samples_per_evaluation`).
+    ``samples`` (measurement outcomes drawn, :func:`~qlsbench.bench._budget.samples_per_evaluation`).
     """
     if solvers:
         unknown = sorted(set(solvers) - set(results["solver"]))

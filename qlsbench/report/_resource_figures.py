@@ -1,6 +1,6 @@
 """Fault-tolerant cost estimates per family: queries against qubits and against kappa, and what truncation does.
 
-Reads the tables of ``qlsbench resources`` (:func:`qlsbench.bench.pauli_study.resource_table`).
+Reads the tables of ``qlsbench resources`` (:func:`qlsbench.bench._pauli_study.resource_table`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from qlsbench.checks import Real
 from qlsbench.data import read_parquet
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure, Job
-from qlsbench.report.plotting import pyplot, save_figure
+from qlsbench.report._base import Figure, Job
+from qlsbench.report._plotting import pyplot, save_figure
 
 #: Columns the figure reads.
 COLUMNS = (

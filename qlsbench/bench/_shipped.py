@@ -53,8 +53,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from qlsbench import __version__
-from qlsbench.bench.environment import machine_info, package_versions
-from qlsbench.bench.results import RESULTS_VERSION_KEY
+from qlsbench.bench._environment import machine_info, package_versions
+from qlsbench.bench._results import RESULTS_VERSION_KEY
 from qlsbench.data import atomic_write_table, atomic_write_text, dataset_metadata, load_dataset
 from qlsbench.errors import InputError
 

@@ -22,8 +22,8 @@ from qlsbench.data import dataset_name, load_dataset
 from qlsbench.data._snapshots import read_snapshots
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure, Job
-from qlsbench.report.plotting import pyplot, save_figure
+from qlsbench.report._base import Figure, Job
+from qlsbench.report._plotting import pyplot, save_figure
 
 # ---------------------------------------------------------------- fig. 3: snapshots
 

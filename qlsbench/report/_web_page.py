@@ -5,7 +5,7 @@ Everything the page needs is in the file: styles, the script
 the drill-down and the plots by track, family or dataset and qubit band;
 drawing the plots as inline SVG) and the plots' data as JSON, so it reads
 the same from a file, a web server or a report, offline. The downloads it
-links are files written beside it (:func:`~qlsbench.report.page_data.write_downloads`).
+links are files written beside it (:func:`~qlsbench.report._page_data.write_downloads`).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from pathlib import Path
 import pandas as pd
 
 from qlsbench.bench.ranking import Track
-from qlsbench.report.leaderboard_columns import (
+from qlsbench.report._leaderboard_columns import (
     OVERLAP_NOTE,
     TRACK_COLUMNS,
     display_table,
     display_value,
 )
-from qlsbench.report.tables import Link, html_inline
+from qlsbench.report._tables import Link, html_inline
 
 #: The page's script, inlined into every page.
 SCRIPT = Path(__file__).with_name("static") / "leaderboard.js"
@@ -73,7 +73,7 @@ def _sort_value(value) -> str:
 
 
 def _cell_html(value) -> str:
-    """A display cell's HTML: its text escaped, a :class:`~qlsbench.report.tables.Link` as a link."""
+    """A display cell's HTML: its text escaped, a :class:`~qlsbench.report._tables.Link` as a link."""
     if isinstance(value, Link):
         return f'<a href="{html.escape(value.href)}">{html.escape(str(value))}</a>'
     return html.escape(str(value))
@@ -111,7 +111,7 @@ def _table(
 
 def _solver_link(label: str) -> str:
     """A solver's name linking to its drill-down, with the colour and marker its plots use (drawn by the script)."""
-    from qlsbench.report.page_data import slug
+    from qlsbench.report._page_data import slug
 
     return (
         f'<a class="drill-link" href="#drill-{html.escape(slug(label))}" title="per-system results">'
@@ -183,7 +183,7 @@ PLOTS = (
 
 def _plots(data: dict) -> str:
     """The plots section: the legend, one SVG per plot (drawn by the script from ``data``) and the data."""
-    from qlsbench.report.page_data import plot_json
+    from qlsbench.report._page_data import plot_json
 
     figures = "".join(
         f'<figure><svg id="{ident}" role="img" aria-label="{html.escape(caption)}"></svg>'
@@ -269,7 +269,7 @@ def _drill_table(part: pd.DataFrame, all_tracks: tuple[Track, ...]) -> tuple[pd.
 
 def _drilldown(rows: pd.DataFrame, solvers: dict[str, dict], all_tracks: tuple[Track, ...]) -> str:
     """Per solver a ``<details>`` (opened from the ranking) listing every system it ran: how each went."""
-    from qlsbench.report.page_data import slug
+    from qlsbench.report._page_data import slug
 
     parts = [
         '<h2 id="drilldown">Per-system results</h2>',
@@ -312,7 +312,7 @@ def _figure(caption: str, png: bytes) -> str:
 
 
 def blocks_html(blocks: list) -> str:
-    """Blocks (:mod:`~qlsbench.report.leaderboard_page`) as one self-contained, interactive HTML page."""
+    """Blocks (:mod:`~qlsbench.report._leaderboard_page`) as one self-contained, interactive HTML page."""
     body = []
     title = "qlsbench leaderboard"
     drill = any(kind == "drilldown" for kind, _ in blocks)

@@ -10,15 +10,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.pauli_study import (
+from qlsbench.bench._pauli_study import (
     TERM_COUNT_COLUMNS,
     TRUNCATION_COLUMNS,
     read_pauli_results,
 )
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure, Job
-from qlsbench.report.plotting import pyplot, save_figure
+from qlsbench.report._base import Figure, Job
+from qlsbench.report._plotting import pyplot, save_figure
 
 
 def _natural(name: str) -> list:

@@ -1,7 +1,7 @@
 """The leaderboard page: two tracks, per family and qubit band, resources, seeds, datasets, options, plots.
 
 One list of blocks, rendered as Markdown (for diffs) or as one self-contained
-HTML page (:mod:`~qlsbench.report.web_page`: sortable, filterable, plots
+HTML page (:mod:`~qlsbench.report._web_page`: sortable, filterable, plots
 inline, readable offline); the numbers come from :mod:`qlsbench.bench.ranking`.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from qlsbench.bench.environment import machine_info, package_versions
+from qlsbench.bench._environment import machine_info, package_versions
 from qlsbench.bench.ranking import (
     LOW_ACCURACY,
     NULL_B,
@@ -29,19 +29,19 @@ from qlsbench.bench.ranking import (
     success_by_dataset,
     tracks,
 )
-from qlsbench.bench.results import load_results
+from qlsbench.bench._results import load_results
 from qlsbench.checks import FRACTION, POSITIVE
 from qlsbench.data import atomic_write_text
 from qlsbench.options import Options, option
-from qlsbench.report.base import Figure
-from qlsbench.report.leaderboard_columns import (
+from qlsbench.report._base import Figure
+from qlsbench.report._leaderboard_columns import (
     OVERLAP_NOTE,
     TRACK_COLUMNS,
     display_table,
     interval,
 )
-from qlsbench.report.tables import Link, markdown_table
-from qlsbench.report.web_page import blocks_html
+from qlsbench.report._tables import Link, markdown_table
+from qlsbench.report._web_page import blocks_html
 
 #: A page is a list of blocks ``(kind, content)``: headings ``h1``-``h3`` and paragraphs ``p`` (text), ``list``
 #: (list of text), ``table`` (DataFrame of display columns), ``ranking`` (:func:`ranking_rows`' rows, which the
@@ -125,8 +125,8 @@ def _versions(results: pd.DataFrame) -> pd.Series:
 
 def solver_info(results: pd.DataFrame, page_folder: str | os.PathLike | None) -> dict[str, dict]:
     """Per solver label: its registered ``name``, the qlsbench ``versions`` of its rows, and links to its
-    ``docs`` (relative to ``page_folder``; none without one) and ``paper`` (:mod:`~qlsbench.report.solver_links`)."""
-    from qlsbench.report.solver_links import solver_links
+    ``docs`` (relative to ``page_folder``; none without one) and ``paper`` (:mod:`~qlsbench.report._solver_links`)."""
+    from qlsbench.report._solver_links import solver_links
 
     names = results.drop_duplicates("solver").set_index("solver")["solver_name"]
     links = solver_links(set(names), page_folder) if page_folder is not None else {}
@@ -185,7 +185,7 @@ def page_blocks(
     the page is written (the solvers' documentation is linked relative to
     it); ``step(label)``, when given, is called as each part is computed.
     """
-    from qlsbench.report.page_data import drilldown, plot_data
+    from qlsbench.report._page_data import drilldown, plot_data
 
     step = step or (lambda label: None)
     all_tracks = tracks(tol, low)
@@ -345,9 +345,9 @@ def ranking_csv(results: pd.DataFrame, tol: Tolerances = Tolerances(), low: Tole
 def with_downloads(
     blocks: list[Block], html_path: str | os.PathLike, results: pd.DataFrame, systems: pd.DataFrame | None = None
 ) -> list[Block]:
-    """Write the page's downloads beside ``html_path`` (:func:`~qlsbench.report.page_data.write_downloads`) and
+    """Write the page's downloads beside ``html_path`` (:func:`~qlsbench.report._page_data.write_downloads`) and
     return ``blocks`` with a section linking them before the ranking (links relative to the page's folder)."""
-    from qlsbench.report.page_data import downloads_folder, write_downloads
+    from qlsbench.report._page_data import downloads_folder, write_downloads
 
     folder = Path(html_path).parent
     files = write_downloads(results, downloads_folder(html_path), systems)

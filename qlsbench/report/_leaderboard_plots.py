@@ -17,10 +17,10 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from qlsbench.bench.ranking import Track, per_system, tracks
-from qlsbench.bench.results import load_results
-from qlsbench.report.base import Figure, Job
-from qlsbench.report.plotting import pyplot, save_figure
-from qlsbench.report.styles import solver_styles
+from qlsbench.bench._results import load_results
+from qlsbench.report._base import Figure, Job
+from qlsbench.report._plotting import pyplot, save_figure
+from qlsbench.report._styles import solver_styles
 
 
 def _legend_outside(fig, axes, columns: int = 1) -> None:

@@ -22,15 +22,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.budget import first_fidelity
-from qlsbench.bench.results import load_results
+from qlsbench.bench._budget import first_fidelity
+from qlsbench.bench._results import load_results
 from qlsbench.bench.spread import SEPARATION_LEVEL, Separation, Spread, bimodal, separation
 from qlsbench.data import atomic_write_text
-from qlsbench.report.base import Job, page
-from qlsbench.report.floors import normalised, with_floors
-from qlsbench.report.plotting import pyplot, save_figure
-from qlsbench.report.staging import staged
-from qlsbench.report.tables import markdown_table
+from qlsbench.report._base import Job, page
+from qlsbench.report._floors import normalised, with_floors
+from qlsbench.report._plotting import pyplot, save_figure
+from qlsbench.report._staging import staged
+from qlsbench.report._tables import markdown_table
 from qlsbench.solvers.registry import CONTROLS, is_control
 
 #: The condition of a null solver's row: it runs no circuit, so ideal, noisy and mitigated do not apply to it.
@@ -83,14 +83,14 @@ def page_rows(results: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     results : pandas.DataFrame
-        Rows of results files (:func:`~qlsbench.bench.results.load_results`).
+        Rows of results files (:func:`~qlsbench.bench._results.load_results`).
 
     Returns
     -------
     pandas.DataFrame
         :func:`device_rows` and :func:`control_rows` on their systems, each with ``b_fidelity`` and ``floor``
-        (:func:`~qlsbench.report.floors.with_floors`) and ``first_fidelity``
-        (:func:`~qlsbench.bench.budget.first_fidelity`).
+        (:func:`~qlsbench.report._floors.with_floors`) and ``first_fidelity``
+        (:func:`~qlsbench.bench._budget.first_fidelity`).
     """
     device = device_rows(results)
     rows = pd.concat([device, control_rows(results, device["system_id"])], ignore_index=True)

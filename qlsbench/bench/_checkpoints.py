@@ -68,7 +68,7 @@ def _unframed(data: bytes) -> bytes:
 
 def run_key(options: dict, solver_name: str, solver_options: dict, seed: int) -> str:
     """What identifies a run: a checkpoint is only resumed by the same options, solver and seed."""
-    from qlsbench.bench.results import jsonable
+    from qlsbench.bench._results import jsonable
 
     return json.dumps(
         {"options": options, "solver": solver_name, "solver_options": solver_options, "seed": seed},

@@ -33,16 +33,16 @@ from qlsbench.bench.board.submissions import (
     self_submitted,
 )
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, ranking_rows, tracks
-from qlsbench.bench.results import load_results
+from qlsbench.bench._results import load_results
 from qlsbench.data import atomic_write_text
 from qlsbench.errors import InputError
-from qlsbench.report.budget_curves import plot_budget_curves
+from qlsbench.report._budget_curves import plot_budget_curves
 from qlsbench.report.in_loop_page import physics_track_blocks
-from qlsbench.report.leaderboard_columns import display_table
-from qlsbench.report.leaderboard_page import control_sentence, write_leaderboard
-from qlsbench.report.noisy_page import noisy_track_blocks
-from qlsbench.report.resource_figures import estimate_blocks
-from qlsbench.report.staging import staged
+from qlsbench.report._leaderboard_columns import display_table
+from qlsbench.report._leaderboard_page import control_sentence, write_leaderboard
+from qlsbench.report._noisy_page import noisy_track_blocks
+from qlsbench.report._resource_figures import estimate_blocks
+from qlsbench.report._staging import staged
 
 #: The pages ``board publish`` and ``board add`` write into their folder.
 PAGES = ("index.html", "leaderboard.md", "leaderboard.csv", "budget_curves.png")
@@ -92,7 +92,7 @@ def write_tracks(board: Board, blocks: dict[str, list], bar: float) -> Path:
     """Keep each track's page blocks (``{"physics": [...], "noisy": [...]}``) in the board's :data:`TRACKS_FILE`,
     tables as columns and rows: what the page shows, not the results behind it (those stay in the repository).
     ``bar``: the fidelity bar the physics track was set against."""
-    from qlsbench.bench.results import jsonable
+    from qlsbench.bench._results import jsonable
 
     def block(kind: str, value) -> list:
         if kind != "table":
@@ -196,7 +196,7 @@ def _estimates(board: Board) -> pd.DataFrame:
     """``qlsbench resources`` rows of every pinned group at :data:`RESOURCE_EPSILON`, with a ``group`` column."""
     import tempfile
 
-    from qlsbench.bench.pauli_study import resource_table
+    from qlsbench.bench._pauli_study import resource_table
 
     with tempfile.TemporaryDirectory() as tmp:
         return pd.concat(

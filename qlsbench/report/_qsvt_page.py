@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qlsbench.bench.results import load_results
+from qlsbench.bench._results import load_results
 from qlsbench.data import atomic_write_text
-from qlsbench.report.base import page
-from qlsbench.report.tables import markdown_table
+from qlsbench.report._base import page
+from qlsbench.report._tables import markdown_table
 
 
 def qsvt_rows(results: pd.DataFrame) -> pd.DataFrame:

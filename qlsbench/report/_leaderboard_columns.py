@@ -1,9 +1,9 @@
 """The leaderboard's columns: their human names and tooltips, which each track's ranking shows, how a cell prints.
 
 Shared by the page's two renderings (Markdown,
-:mod:`~qlsbench.report.leaderboard_page`, and HTML,
-:mod:`~qlsbench.report.web_page`) and the board's pages
-(:mod:`~qlsbench.report.board_pages`), so a column reads the same in each.
+:mod:`~qlsbench.report._leaderboard_page`, and HTML,
+:mod:`~qlsbench.report._web_page`) and the board's pages
+(:mod:`~qlsbench.report._board_pages`), so a column reads the same in each.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from qlsbench.report.tables import Link
+from qlsbench.report._tables import Link
 
 #: Human names and tooltips of the columns the page shows: ``{column: (name, what it means)}``.
 COLUMNS: dict[str, tuple[str, str]] = {
