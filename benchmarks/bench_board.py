@@ -35,9 +35,8 @@ class BoardPages:
     warmup_time = 0
 
     def setup_cache(self):
+        from qlsbench.bench import SolverSpec, load_results
         from qlsbench.bench.board import DEFAULT_BOARD, Board, Calibration, write_submission
-        from qlsbench.bench import load_results
-        from qlsbench.bench import SolverSpec
 
         board = Path("board").resolve()  # asv keeps what setup_cache writes in its folder for the benchmarks
         shutil.copytree(DEFAULT_BOARD, board, ignore=shutil.ignore_patterns("submissions"))
@@ -73,8 +72,8 @@ class BoardPages:
 
     def track_sgm_max_rel_diff_vs_apply(self, paths):
         """Largest relative difference of the ranking's time and error means from a per-group apply (0: none)."""
-        from qlsbench.bench.ranking import per_system, rank_systems, shifted_geometric_mean, tracks
         from qlsbench.bench import load_results
+        from qlsbench.bench.ranking import per_system, rank_systems, shifted_geometric_mean, tracks
 
         results = load_results([self.board.results_path])
         worst = 0.0

@@ -11,8 +11,7 @@ from pathlib import Path
 import netket as nk
 import numpy as np
 
-from qlsbench.problems import state_fidelity
-from qlsbench.problems import ising_inspired, reference_solution
+from qlsbench.problems import ising_inspired, reference_solution, state_fidelity
 from qlsbench.solvers.vnls.models import MODELS
 from qlsbench.solvers.vnls.operator import ExactLoss, hamiltonian
 from qlsbench.solvers.vnls.training import loss_operator, variational_state

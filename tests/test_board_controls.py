@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 from markdown_check import tables
 
+from qlsbench.bench import rhs_fidelity
 from qlsbench.bench.board import DEFAULT_BOARD, Board
 from qlsbench.bench.board.pinning import random_rhs
-from qlsbench.bench import rhs_fidelity
 from qlsbench.bench.ranking import leaderboard, ranking_rows, solver_kinds, track_table, tracks
 from qlsbench.cli import main
 from qlsbench.data import pinned, to_system
@@ -243,8 +243,8 @@ def test_the_method_pages_summary_is_what_the_published_rows_give(shipped):
 
 def test_a_board_run_in_a_fresh_folder_starts_from_the_published_rows(small_board, tmp_path):
     """Adding a solver or a group must not redo the published solves: the fresh folder is seeded from them."""
-    from qlsbench.bench.board import run_board
     from qlsbench.bench import load_results
+    from qlsbench.bench.board import run_board
 
     published = load_results([small_board.results_path])
     files = run_board(small_board, tmp_path / "fresh", progress=False)

@@ -96,8 +96,7 @@ def _card_columns() -> list[str]:
 def test_the_leaderboard_page_adds_the_estimates_per_family(tmp_path):
     """`qlsbench leaderboard --estimates`: one row per family (frictional DEM-C apart), the numbers of the tables."""
 
-    from qlsbench.bench import SolverSpec, run_solver
-    from qlsbench.bench import resource_table
+    from qlsbench.bench import SolverSpec, resource_table, run_solver
     from qlsbench.cli import main
     from qlsbench.families import FAMILIES
 

@@ -95,10 +95,9 @@ def test_a_frictional_step_written_in_fclib_reads_back_as_the_steppers_own_probl
     """A DEM-C step's contact problem in FCLIB's global form: read back through the FCLIB reader, its local
     form W = H^T M^-1 H, q = H^T M^-1 f + w has the stepper's own normal LCP as its normal block, and its
     tangent rows the relative tangential velocities before the impulses."""
-    from qlsbench.physics import StepOptions, build_scene, simulate
+    from qlsbench.physics import StepOptions, build_scene, detect_contacts, simulate
     from qlsbench.physics.lcp import read_fclib, write_fclib_global
     from qlsbench.physics.spheres.assembly import assemble
-    from qlsbench.physics import detect_contacts
     from qlsbench.physics.spheres.stepping import _margin
 
     scene = build_scene("sedimentation", n_spheres=12, seed=0)

@@ -12,9 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qlsbench.physics import NewtonOptions, StepOptions, minmap_newton
+from qlsbench.physics import Contacts, NewtonOptions, StepOptions, minmap_newton
 from qlsbench.physics.spheres.assembly import assemble
-from qlsbench.physics import Contacts
 from qlsbench.physics.spheres.stepping import _solve
 
 CORPUS = sorted((Path(__file__).parent / "data" / "frictional_lcps").glob("*.npz"))

@@ -147,10 +147,8 @@ def test_bad_hhl_options_are_refused():
 def test_the_board_calls_hhl_quantum_and_refinement_passes_the_exact_track(tmp_path):
     """Through the runner and the ranking: HHL rows are of kind ``quantum``; with refinement they meet the exact
     track's bar (converged, residual 1e-6), without it only the variational track's."""
-    from qlsbench.bench import run_solver
+    from qlsbench.bench import SolverSpec, load_results, run_solver
     from qlsbench.bench.ranking import track_table, tracks
-    from qlsbench.bench import load_results
-    from qlsbench.bench import SolverSpec
     from qlsbench.data import write_systems
 
     data = tmp_path / "ising" / "part-0000.parquet"

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from qlsbench.bench import Checkpoint, run_key
+from qlsbench.bench import Checkpoint, SolverSpec, run_key
 from qlsbench.bench.in_loop import (
     InLoopOptions,
     LoopAborted,
@@ -25,13 +25,11 @@ from qlsbench.bench.in_loop import (
     sweep,
     write_in_loop,
 )
-from qlsbench.bench import SolverSpec
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
 from qlsbench.physics import container_of
 from qlsbench.problems import LinearSystem, ising_inspired, pad_and_normalize
-from qlsbench.solvers import registry
-from qlsbench.solvers import SolveResult
+from qlsbench.solvers import SolveResult, registry
 from qlsbench.solvers.oracle import perturbed_to_fidelity
 
 #: 8 spheres touch the container from step 72: 110 steps hold about 40 steps of contact.

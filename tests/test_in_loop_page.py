@@ -213,8 +213,8 @@ def test_the_reference_solves_stand_in_for_older_files_only_where_they_equal_its
 def test_a_null_in_a_real_loop_has_its_newton_overhead_counted():
     """A real run (penalty block, 3 steps): returning b makes more solves than the reference beside it, which
     counts its own; an exact solver makes exactly the reference's."""
-    from qlsbench.bench.in_loop import InLoopOptions, sweep
     from qlsbench.bench import SolverSpec
+    from qlsbench.bench.in_loop import InLoopOptions, sweep
 
     options = InLoopOptions(family="penalty", steps=3)
     files = []

@@ -22,8 +22,7 @@ from qlsbench.bench.ranking import (
     wilson_interval,
 )
 from qlsbench.errors import InputError
-from qlsbench.report import OVERLAP_NOTE
-from qlsbench.report import render_markdown
+from qlsbench.report import OVERLAP_NOTE, render_markdown
 
 REPO = Path(__file__).resolve().parents[1]
 Z = 1.96

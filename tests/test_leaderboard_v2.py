@@ -14,17 +14,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from qlsbench.bench import SolverSpec, load_results, run_solver
-from qlsbench.bench import success_curve
+from qlsbench.bench import SolverSpec, load_results, run_solver, success_curve
 from qlsbench.bench.ranking import leaderboard, track_table, tracks
 from qlsbench.cli import main
 from qlsbench.data import write_systems
 from qlsbench.errors import InputError
 from qlsbench.problems import ising_inspired
-from qlsbench.report import FIGURES
-from qlsbench.report import display_table
-from qlsbench.report import write_page
-from qlsbench.report import profile
+from qlsbench.report import FIGURES, display_table, profile, write_page
 
 REPO = Path(__file__).resolve().parents[1]
 #: The committed board page (``qlsbench board render``), checked in the browser like the test page.

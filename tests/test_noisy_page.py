@@ -296,8 +296,8 @@ def test_bimodal_outcomes_are_named():
 
 def test_the_committed_board_page_carries_the_tracks_the_shipped_files_give():
     """leaderboard/leaderboard.md's physics and noisy tracks are what docs/in-loop/ and docs/noisy/ give now."""
-    from qlsbench.report.in_loop_page import physics_track_blocks
     from qlsbench.report import blocks_markdown
+    from qlsbench.report.in_loop_page import physics_track_blocks
 
     page = (ROOT / "leaderboard" / "leaderboard.md").read_text(encoding="utf-8")
     loops = [str(p) for p in sorted((ROOT / "docs" / "in-loop").glob("*.parquet"))]

@@ -12,11 +12,17 @@ import numpy as np
 import pytest
 
 from qlsbench.errors import InputError
-from qlsbench.physics import NewtonOptions, StepOptions, SubsystemRecorder, build_scene, simulate
-from qlsbench.physics import minmap_newton
+from qlsbench.physics import (
+    NewtonOptions,
+    StepOptions,
+    SubsystemRecorder,
+    build_scene,
+    detect_contacts,
+    minmap_newton,
+    simulate,
+)
 from qlsbench.physics.lcp import lemke
 from qlsbench.physics.spheres.assembly import assemble
-from qlsbench.physics import detect_contacts
 from qlsbench.physics.spheres.nsgs import NSGSOptions, _polygon_point, nsgs
 from qlsbench.physics.spheres.stepping import _margin
 

@@ -11,7 +11,9 @@ from qlsbench.errors import InputError
 from qlsbench.physics import (
     LCP,
     NewtonOptions,
+    Scene,
     StepOptions,
+    build_scene,
     detect_contacts,
     minmap_newton,
     simulate,
@@ -19,7 +21,6 @@ from qlsbench.physics import (
 from qlsbench.physics.lcp.fclib import normal_lcp, read_fclib
 from qlsbench.physics.lcp.lemke import lemke
 from qlsbench.physics.spheres.assembly import assemble, direction_matrices
-from qlsbench.physics import Scene, build_scene
 from qlsbench.physics.spheres.scenes import GRAVITY, floor, free, sedimentation
 
 R, RHO = 0.05, 1000.0

@@ -15,20 +15,24 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from qlsbench.bench import SolverSpec, run_solver
-from qlsbench.bench import pauli_study, read_pauli_results
+from qlsbench.bench import SolverSpec, pauli_study, read_pauli_results, run_solver
 from qlsbench.cli import main
 from qlsbench.data import load_dataset, to_system
 from qlsbench.data._snapshots import SNAPSHOT_META_KEY, read_snapshots
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.families import build
-from qlsbench.physics import StepOptions, build_scene, simulate
-from qlsbench.physics import Scene
+from qlsbench.physics import Scene, SnapshotRecorder, StepOptions, build_scene, simulate, snapshot_steps
 from qlsbench.physics.spheres.scenes import GRAVITY, SphericalContainer
-from qlsbench.physics import SnapshotRecorder, snapshot_steps
-from qlsbench.report import checkpoint_systems, checkpoint_table, read_checkpoint_results
-from qlsbench.report import plot_truncation_errors, truncation_curves
-from qlsbench.report import kappa_series, plot_kappa_time, plot_snapshots
+from qlsbench.report import (
+    checkpoint_systems,
+    checkpoint_table,
+    kappa_series,
+    plot_kappa_time,
+    plot_snapshots,
+    plot_truncation_errors,
+    read_checkpoint_results,
+    truncation_curves,
+)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -202,8 +206,8 @@ def test_snapshot_figure_refuses_other_files(tmp_path, settled, capsys):
 
 def test_spheres_are_drawn_far_to_near():
     """Painter's order for a view from y = -inf: the largest y first, so nearer spheres cover farther ones."""
-    from qlsbench.report._physics_figures import _draw_spheres
     from qlsbench.report import pyplot
+    from qlsbench.report._physics_figures import _draw_spheres
 
     frame = pd.DataFrame(
         {

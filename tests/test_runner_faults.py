@@ -21,8 +21,8 @@ import pandas as pd
 import pytest
 
 from qlsbench.bench import SolverSpec, leaderboard, load_results, run_solver
-from qlsbench.bench.board import Board, run_board
 from qlsbench.bench._isolation import IsolatedSolver, private_copy
+from qlsbench.bench.board import Board, run_board
 from qlsbench.data import atomic_write_text, iter_systems, write_systems
 from qlsbench.data._writer import remove_stale_temporaries
 from qlsbench.errors import InputError, SolverProcessError, UnknownSolverError

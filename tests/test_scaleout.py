@@ -167,8 +167,7 @@ def test_a_storage_plugin_stages_every_path(tmp_path):
 
 
 def test_sharded_results_merge_into_an_unsharded_runs_rows(tmp_path):
-    from qlsbench.bench import SolverSpec, read_results, run_solver
-    from qlsbench.bench import merge_shards
+    from qlsbench.bench import SolverSpec, merge_shards, read_results, run_solver
     from qlsbench.data import write_systems
     from qlsbench.problems import ising_inspired
 

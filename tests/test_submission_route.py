@@ -154,9 +154,8 @@ def test_the_shipped_tracks_are_what_the_tracks_files_give(tmp_path, monkeypatch
     docs/noisy give now, read as `qlsbench board render` reads them from the repository's root (it rewrites the
     file)."""
     from qlsbench.bench.ranking import LOW_ACCURACY
-    from qlsbench.report import TRACKS_FILE, read_tracks, write_tracks
+    from qlsbench.report import TRACKS_FILE, noisy_track_blocks, read_tracks, write_tracks
     from qlsbench.report.in_loop_page import physics_track_blocks
-    from qlsbench.report import noisy_track_blocks
 
     monkeypatch.chdir(REPO)
     files = {name: sorted(str(p) for p in Path("docs", name).glob("*.parquet")) for name in ("in-loop", "noisy")}

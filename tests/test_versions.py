@@ -67,8 +67,7 @@ def test_the_version_is_the_changelogs_newest_and_every_historical_version_has_i
 
 
 def test_results_and_pauli_studies_stamp_the_version_and_datasets_their_own(ising_dataset, tmp_path):
-    from qlsbench.bench import SolverSpec, run_solver
-    from qlsbench.bench import pauli_study
+    from qlsbench.bench import SolverSpec, pauli_study, run_solver
 
     rows = run_solver(SolverSpec("lu"), ising_dataset, tmp_path / "lu.parquet", progress=False)
     assert set(rows["qlsbench_version"]) == {VERSION}

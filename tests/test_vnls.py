@@ -15,8 +15,7 @@ from qlsbench.problems import (
     reference_solution,
     state_fidelity,
 )
-from qlsbench.solvers import registry
-from qlsbench.solvers import Status
+from qlsbench.solvers import Status, registry
 from qlsbench.solvers.vnls import training
 from qlsbench.solvers.vnls.operator import (
     VNLSLoss,

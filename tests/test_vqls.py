@@ -15,8 +15,7 @@ from qlsbench.problems import (
     reference_solution,
     state_fidelity,
 )
-from qlsbench.solvers import registry
-from qlsbench.solvers import Status
+from qlsbench.solvers import Status, registry
 from qlsbench.solvers.vqls.ansatz import RealAnsatz, ansatz_circuit, initial_parameters
 from qlsbench.solvers.vqls.backends import BACKENDS
 from qlsbench.solvers.vqls.cost import cost_and_gradient

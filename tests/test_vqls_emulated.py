@@ -17,8 +17,7 @@ from scipy.stats import chi2
 from qlsbench.errors import InputError
 from qlsbench.pauli import decompose
 from qlsbench.problems import LinearSystem, ising_inspired
-from qlsbench.solvers import registry
-from qlsbench.solvers import Status
+from qlsbench.solvers import Status, registry
 from qlsbench.solvers.vqls.ansatz import initial_parameters
 from qlsbench.solvers.vqls.backends import BACKENDS
 from qlsbench.solvers.vqls.problem import VQLSProblem

@@ -8,8 +8,7 @@ import pytest
 
 from qlsbench.data import iter_systems, pinned_files
 from qlsbench.problems import ising_inspired, reference_solution, state_fidelity
-from qlsbench.solvers import registry
-from qlsbench.solvers import Status
+from qlsbench.solvers import Status, registry
 from qlsbench.solvers.variational import progress_marks
 from qlsbench.solvers.vqls.expressivity import best_fit, dla_dimension, so_dimension
 

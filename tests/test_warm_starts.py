@@ -14,9 +14,8 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
+from qlsbench.bench import SolverSpec, add_repeats, read_results, run_solver
 from qlsbench.bench.in_loop import InLoopOptions, run_in_loop
-from qlsbench.bench import read_results
-from qlsbench.bench import SolverSpec, add_repeats, run_solver
 from qlsbench.data import load_dataset, write_systems
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status

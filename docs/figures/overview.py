@@ -44,8 +44,7 @@ def budget_curves(folder: Path) -> Path:
     """The pinned board's budget curves from its published rows (and published submissions)."""
     from qlsbench.bench.board import Board
     from qlsbench.bench.ranking import LOW_ACCURACY
-    from qlsbench.report import board_results
-    from qlsbench.report import plot_budget_curves
+    from qlsbench.report import board_results, plot_budget_curves
 
     return plot_budget_curves(board_results(Board()), folder / "budget_curves.png", tol=LOW_ACCURACY)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from qlsbench.bench._results import load_results
 from qlsbench.bench.board.folder import Board
 from qlsbench.bench.board.pinning import pinned_table
 from qlsbench.bench.board.running import publish_results, solver_runs
@@ -33,16 +34,15 @@ from qlsbench.bench.board.submissions import (
     self_submitted,
 )
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, ranking_rows, tracks
-from qlsbench.bench._results import load_results
 from qlsbench.data import atomic_write_text
 from qlsbench.errors import InputError
 from qlsbench.report._budget_curves import plot_budget_curves
-from qlsbench.report.in_loop_page import physics_track_blocks
 from qlsbench.report._leaderboard_columns import display_table
 from qlsbench.report._leaderboard_page import control_sentence, write_leaderboard
 from qlsbench.report._noisy_page import noisy_track_blocks
 from qlsbench.report._resource_figures import estimate_blocks
 from qlsbench.report._staging import staged
+from qlsbench.report.in_loop_page import physics_track_blocks
 
 #: The pages ``board publish`` and ``board add`` write into their folder.
 PAGES = ("index.html", "leaderboard.md", "leaderboard.csv", "budget_curves.png")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 
 from qlsbench.bench._budget import AXES, success_curve
-from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, band_order
 from qlsbench.bench._results import load_results
+from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances, band_order
 from qlsbench.errors import InputError
 from qlsbench.options import Options, option
 from qlsbench.report._base import Figure

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from qlsbench.bench._environment import machine_info, package_versions
+from qlsbench.bench._results import load_results
 from qlsbench.bench.ranking import (
     LOW_ACCURACY,
     NULL_B,
@@ -29,7 +30,6 @@ from qlsbench.bench.ranking import (
     success_by_dataset,
     tracks,
 )
-from qlsbench.bench._results import load_results
 from qlsbench.checks import FRACTION, POSITIVE
 from qlsbench.data import atomic_write_text
 from qlsbench.options import Options, option

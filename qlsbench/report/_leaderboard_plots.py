@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from qlsbench.bench.ranking import Track, per_system, tracks
 from qlsbench.bench._results import load_results
+from qlsbench.bench.ranking import Track, per_system, tracks
 from qlsbench.report._base import Figure, Job
 from qlsbench.report._plotting import pyplot, save_figure
 from qlsbench.report._styles import solver_styles

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from qlsbench.bench._results import load_results, read_results
+from qlsbench.bench._runner import SolverSpec, run_solver
 from qlsbench.bench.board.calibration import (
     CALIBRATION_REPEATS,
     REFERENCE_SOLVER,
@@ -39,8 +41,6 @@ from qlsbench.bench.ranking import (
     leaderboard,
     qubit_band,
 )
-from qlsbench.bench._results import load_results, read_results
-from qlsbench.bench._runner import SolverSpec, run_solver
 from qlsbench.data import dataset_hash, iter_systems, write_systems
 from qlsbench.errors import DatasetError, InputError
 from qlsbench.outcomes import Status

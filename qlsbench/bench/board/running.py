@@ -20,10 +20,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from qlsbench.bench.board.folder import UNPUBLISHED, Board
-from qlsbench.bench.board.pinning import check_groups
 from qlsbench.bench._results import load_results, read_results_table, results_files
 from qlsbench.bench._runner import SolverSpec, add_repeats, run_solver
+from qlsbench.bench.board.folder import UNPUBLISHED, Board
+from qlsbench.bench.board.pinning import check_groups
 from qlsbench.checks import SEED, TIME_LIMIT, Real, Whole
 from qlsbench.data import atomic_write_table
 from qlsbench.errors import InputError

@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from qlsbench.bench._results import jsonable, load_results, read_results, results_table
+from qlsbench.bench._runner import SolverSpec, run_solver
 from qlsbench.bench.board.calibration import Calibration
 from qlsbench.bench.board.folder import Board
 from qlsbench.bench.ranking import LOW_ACCURACY, Tolerances
-from qlsbench.bench._results import jsonable, load_results, read_results, results_table
-from qlsbench.bench._runner import SolverSpec, run_solver
 from qlsbench.checks import TIME_LIMIT
 from qlsbench.data import atomic_write, atomic_write_table, iter_systems, write_systems
 from qlsbench.errors import InputError

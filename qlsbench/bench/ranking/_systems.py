@@ -99,8 +99,10 @@ def per_system(results: pd.DataFrame, tol: Tolerances, by_dataset: bool = True) 
 
 
 def _b_fidelities(df: pd.DataFrame) -> pd.Series:
-    """Per row, the fidelity ``b`` scores returned as the answer on its system
-    (:func:`qlsbench.bench._metrics.b_fidelity`: known for the pinned systems, NaN for others), each id computed once."""
+    """Per row, the fidelity ``b`` scores returned as the answer on its system.
+
+    (:func:`qlsbench.bench._metrics.b_fidelity`: known for the pinned systems, NaN for others), each id computed once.
+    """
     if "system_id" not in df:
         return pd.Series(np.nan, index=df.index)
     from qlsbench.bench._metrics import b_fidelity  # reads the pinned set: imported when a ranking needs it

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from qlsbench.bench.in_loop import read_in_loop
 from qlsbench.bench._results import load_results
+from qlsbench.bench.in_loop import read_in_loop
 from qlsbench.bench.spread import Spread
 from qlsbench.data import atomic_write_text
 from qlsbench.options import cli_words
 from qlsbench.report._base import Job, page
+from qlsbench.report._staging import staged
+from qlsbench.report._tables import markdown_table
 from qlsbench.report.in_loop_page._figures import plot_in_loop
 from qlsbench.report.in_loop_page._runs import (
     FALLBACK_BOUND,
@@ -33,8 +35,6 @@ from qlsbench.report.in_loop_page._tables import (
     warm_loop_table,
 )
 from qlsbench.report.in_loop_page._verdicts import verdicts
-from qlsbench.report._staging import staged
-from qlsbench.report._tables import markdown_table
 
 #: Seeds behind a variational number (issue 32); a run with fewer says why.
 FULL_SEEDS = 5

@@ -217,8 +217,8 @@ def _split(inputs: list[str]) -> tuple[list[str], list[str]]:
     """In-loop results files and solve results files (the sequence study), each sorted; others are refused."""
     import pyarrow.parquet as pq
 
-    from qlsbench.bench.in_loop import IN_LOOP_META_KEY
     from qlsbench.bench._results import RESULTS_VERSION_KEY
+    from qlsbench.bench.in_loop import IN_LOOP_META_KEY
     from qlsbench.errors import InputError
 
     loops, solves = [], []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from qlsbench.report._tables import markdown_table
 from qlsbench.report.in_loop_page._runs import (
     CONTROL_WORDS,
     FALLBACK_BOUND,
@@ -19,7 +20,6 @@ from qlsbench.report.in_loop_page._runs import (
     why_not,
 )
 from qlsbench.report.in_loop_page._tables import protocol_table
-from qlsbench.report._tables import markdown_table
 
 #: The solve-overhead bounds the VNLS verdict is judged again at: the bound is a choice, and the page shows where
 #: it flips the verdict.

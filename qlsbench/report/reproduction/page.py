@@ -12,6 +12,7 @@ from qlsbench.errors import InputError
 from qlsbench.options import Options, option
 from qlsbench.report import _reproduction_controls as controls
 from qlsbench.report._base import Figure
+from qlsbench.report._staging import staged
 from qlsbench.report.reproduction.prose import prose
 from qlsbench.report.reproduction.reading import load_shipped
 from qlsbench.report.reproduction.sections import (
@@ -25,7 +26,6 @@ from qlsbench.report.reproduction.sections import (
     verdict_table,
     wall_time_section,
 )
-from qlsbench.report._staging import staged
 
 
 def render(

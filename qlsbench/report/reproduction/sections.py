@@ -18,6 +18,7 @@ from qlsbench.report._budget_curves import plot_budget_curves
 from qlsbench.report._loss_curves import plot_loss_curves
 from qlsbench.report._pauli_figures import plot_term_counts, plot_truncation_errors
 from qlsbench.report._physics_figures import plot_snapshots
+from qlsbench.report._tables import markdown_table
 from qlsbench.report.reproduction.paper import (
     CHECKPOINT_SPACING,
     FIG2_COLUMNS,
@@ -37,7 +38,6 @@ from qlsbench.report.reproduction.verdicts import (
     local_learns_verdict,
     loss_falls,
 )
-from qlsbench.report._tables import markdown_table
 from qlsbench.versions import AER_SEEDING_FIXED, changes_in, collection_version, parse
 
 
