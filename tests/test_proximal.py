@@ -8,6 +8,7 @@ held to invariants with tolerances.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -170,6 +171,32 @@ def test_proximal_fallback_runs_and_every_step_is_solved_or_says_so(runs):
         # ||r|| stays far below 1e3 here, so 1e-10 (1 + 1e3) bounds the tolerance; an unconverged step may sit
         # above it, but not by much: the issue's failing branch left 1e-3.
         assert r.residual <= (1e-10 * (1 + 1e3) if r.status == "converged" else 1e-6)
+
+
+def test_the_proximal_fallback_is_bounded_by_the_lcp_size_and_a_larger_step_says_so(runs):
+    """Above ``proximal_max_unknowns`` the proximal method (whose cost has no practical bound on large piles) does
+    not run: the step keeps the chain's closest answer and its report says it missed the tolerance."""
+    _, (_, rescued, _, _, _) = runs
+    k = next(i for i, r in enumerate(rescued) if r.solver == "proximal")
+    size = rescued[k].lcp_size
+    recorder = SubsystemRecorder()
+    scene = build_scene("sedimentation", n_spheres=8, seed=0)
+    options = StepOptions(**FRICTIONAL, lemke_fallback=0, proximal_max_unknowns=size - 1)
+    bounded = simulate(scene, k + 1, options, capture=recorder)
+    assert bounded[k].lcp_size == size and bounded[k].solver == "minmap"
+    assert bounded[k].status in ("max_iter", "stalled") and not bounded[k].status.solved
+    assert np.isfinite(bounded[k].residual) and bounded[k].residual > 1e-10 * (1 + 1e3)  # above any converged step
+    assert not any("proximal_iter" in ctx for _, _, ctx in recorder.records)
+    at_the_bound = simulate(
+        build_scene("sedimentation", n_spheres=8, seed=0), k + 1, replace(options, proximal_max_unknowns=size)
+    )
+    assert at_the_bound[k].solver == "proximal" and at_the_bound[k].residual == rescued[k].residual
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, "many"])
+def test_a_bad_proximal_bound_is_named(bad):
+    with pytest.raises(InputError, match="proximal_max_unknowns"):
+        StepOptions(**FRICTIONAL, proximal_max_unknowns=bad)
 
 
 def test_proximal_fallback_keeps_the_physics_of_the_lemke_run(runs):

@@ -505,8 +505,8 @@ def report(facts: dict) -> list[str]:
         lines.append(
             f"warning: the contact LCP of {facts['steps_not_converged']} of {plural(facts['steps'], 'step')} "
             f"was not solved to tolerance by any method of the chain (Newton, NSGS, Lemke up to "
-            f"{StepOptions.lemke_fallback} unknowns or the proximal min-map Newton above); those steps used "
-            f"the closest answer"
+            f"{StepOptions.lemke_fallback} unknowns or the proximal min-map Newton above, up to "
+            f"{StepOptions.proximal_max_unknowns}); those steps used the closest answer"
         )
     return lines
 

@@ -99,6 +99,18 @@ class StepOptions:
         subsystems are captured too, marked ``proximal_iter``); ``None``
         disables. On a settled 100-sphere pile with friction, plain Newton
         leaves a residual of about 2 where the proximal iteration converges.
+    proximal_max_unknowns : int
+        The proximal fallback takes LCPs of at most this many unknowns. Its
+        cost has no practical bound above: up to ``max_outer`` x
+        ``inner_max_iter`` Newton iterations, each a sparse factorisation (on
+        the 35,000 unknowns of a 1,000-sphere pile it ran for more than 8.5
+        minutes after NSGS's 117 s, without an answer). A larger step that the
+        chain before it did not finish keeps that chain's closest answer and
+        ends as ``max_iter`` with its residual, in the step's report: a run
+        records it and goes on (:func:`simulate`'s reports, the dataset's
+        step metadata). The bound of such a step is NSGS's ``max_sweeps``.
+        The default keeps every pile of up to about 250 spheres (10 unknowns
+        per contact with 8 facets) on the full chain.
     nsgs : NSGSOptions or None
         Frictional LCPs only (``mu > 0``): the v2 chain. Every step is solved
         to the tolerance by nonsmooth Gauss-Seidel
@@ -123,6 +135,7 @@ class StepOptions:
     newton: NewtonOptions = field(default_factory=NewtonOptions)
     lemke_fallback: int = 1200
     proximal: ProximalOptions | None = field(default_factory=ProximalOptions)
+    proximal_max_unknowns: int = 10_000
     nsgs: NSGSOptions | None = field(default_factory=NSGSOptions)
     integrator: str = "dem_c"
     restitution: float = 0.0
@@ -135,6 +148,7 @@ class StepOptions:
             raise InputError(f"contact margin must be > 0, got {self.margin!r}")
         if self.lemke_fallback < 0:
             raise InputError(f"lemke_fallback must be >= 0, got {self.lemke_fallback!r}")
+        whole_number(self.proximal_max_unknowns, "proximal_max_unknowns", low=0)
         if self.integrator not in INTEGRATORS:
             raise InputError(f"integrator must be one of {', '.join(INTEGRATORS)}, got {self.integrator!r}")
         if not (np.isfinite(self.restitution) and 0.0 <= self.restitution <= 1.0):
@@ -292,12 +306,13 @@ def _solve(problem: ContactLCP, y0, options: StepOptions, hook, linear=None) -> 
 
 def _fallback(lcp, start, result: LCPResult, name: str, options: StepOptions, hook) -> tuple[LCPResult, str]:
     """After ``result`` (of method ``name``) missed the tolerance: Lemke for an LCP of at most
-    ``options.lemke_fallback`` unknowns, else the proximal min-map Newton (captured) from ``start``; the closer
-    of the two answers is kept, with the name of the method that produced it."""
+    ``options.lemke_fallback`` unknowns, else the proximal min-map Newton (captured) from ``start`` for one of at
+    most ``options.proximal_max_unknowns``; the closer of the two answers is kept, with the name of the method that
+    produced it. A larger LCP keeps ``result``: its time is bounded by the chain before (see :class:`StepOptions`)."""
     if lcp.size <= options.lemke_fallback:
         fallback, method, extra = lemke(lcp), "lemke", 0
         better = fallback.status == Status.CONVERGED
-    elif options.proximal is not None:
+    elif options.proximal is not None and lcp.size <= options.proximal_max_unknowns:
         fallback = proximal_minmap(lcp, start, options=options.newton, proximal=options.proximal, capture=hook)
         method, extra = "proximal", fallback.iterations
         # Kept even short of the tolerance when it is closer than the last answer.

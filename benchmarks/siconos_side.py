@@ -1,0 +1,164 @@
+"""Siconos beside qlsbench on the same contact problems: the local form handed over, and the solves timed in turn.
+
+Siconos 4.4's fc3d solvers run in the Python that has them (Debian's ``python3-siconos`` and ``python3-scipy``;
+``QLSBENCH_SICONOS_PYTHON`` names another), in one worker process started once (:mod:`siconos_worker`). Each
+step of a run is solved by the stepper first, then by Siconos from the same start on the same contacts, so both
+timings of a step are taken within a second of each other on the same loaded machine. What differs, and is
+stated wherever a ratio is shown: the stepper solves the paper's polygon of ``s`` facets inscribed in the
+Coulomb cone and Siconos the exact cone; the stepper stops at ``||min(y, Q y + r)|| <= tol (1 + ||r||)`` and
+Siconos at its own error measure below ``tol`` (its error is relative to ``1 + ||q||``), the same ``tol``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+SICONOS_PYTHON = os.environ.get("QLSBENCH_SICONOS_PYTHON", "/usr/bin/python3")
+WORKER = Path(__file__).with_name("siconos_worker.py")
+
+
+def unavailable() -> str | None:
+    """Why Siconos cannot run here (for a skip), or ``None``."""
+    if shutil.which(SICONOS_PYTHON) is None:
+        return f"{SICONOS_PYTHON} not found (set QLSBENCH_SICONOS_PYTHON to a Python with Siconos)"
+    probe = subprocess.run([SICONOS_PYTHON, "-c", "import siconos.numerics, scipy.sparse"], capture_output=True)
+    if probe.returncode != 0:
+        return f"{SICONOS_PYTHON} lacks Siconos or SciPy (Debian: apt-get install python3-siconos python3-scipy)"
+    return None
+
+
+def local_form(problem, y0: np.ndarray) -> dict[str, np.ndarray]:
+    """The step's problem as Siconos' local fc3d takes it: ``u = W r + q`` with ``W = H^T M^-1 H`` and
+    ``q = H^T M^-1 f + w``, and the stepper's start ``y0`` as the contact impulses ``r0`` (each contact's
+    normal impulse and its polygon's friction summed in the frame)."""
+    M, H, f, w, mu = problem.global_form()
+    inv_mass = 1.0 / M.diagonal()
+    W = (H.T @ sp.diags(inv_mass) @ H).tocsc()
+    W.sort_indices()
+    q = H.T @ (inv_mass * f) + w
+    r0 = problem.global_solution(y0)[2]
+    return {
+        "data": W.data,
+        "indices": W.indices,
+        "indptr": W.indptr,
+        "m": np.array(W.shape[0]),
+        "q": q,
+        "mu": mu,
+        "r0": r0,
+    }
+
+
+class Siconos:
+    """The worker process, started on entering and stopped on leaving: ``solve`` hands it one problem."""
+
+    def __enter__(self) -> Siconos:
+        self.folder = tempfile.TemporaryDirectory(prefix="qlsbench-siconos-")
+        self.count, self.deaths = 0, 0
+        self._start()
+        return self
+
+    def _start(self) -> None:
+        self.process = subprocess.Popen(
+            [SICONOS_PYTHON, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.requests, self.answers = self.process.stdin, self.process.stdout
+        assert json.loads(self.answers.readline())["ready"]
+
+    def solve(self, form: dict, solver: str, tol: float, max_iter: int, answer: bool = False) -> dict:
+        """Siconos' ``solver`` (``NSGS`` or ``NSN_AC``) on ``form`` (:func:`local_form`): seconds, iterations,
+        info (0: converged) and its error; info ``-1`` with ``died`` when the worker died on it (out of its
+        memory bound), after which a new worker takes the next problem. ``answer``: also the impulses ``r``."""
+        self.count += 1
+        path = Path(self.folder.name) / f"problem-{self.count}.npz"
+        np.savez(path, **form)
+        request = {"problem": str(path), "solver": solver, "tol": tol, "max_iter": max_iter, "answer": answer}
+        self.requests.write(json.dumps(request) + "\n")
+        self.requests.flush()
+        line = self.answers.readline()
+        path.unlink()
+        if not line:
+            code = self.process.wait(timeout=60)
+            self.deaths += 1
+            self._start()
+            return {"seconds": np.nan, "iterations": -1, "info": -1, "error": np.nan, "died": code}
+        return json.loads(line)
+
+    def __exit__(self, *exc) -> None:
+        self.requests.close()
+        self.process.wait(timeout=60)
+        self.folder.cleanup()
+
+
+#: Iteration caps handed to Siconos: NSGS's is the stepper's sweep cap; NSN_AC's Newton iterations converge within
+#: tens where they converge at all.
+MAX_ITER = {"NSGS": 200_000, "NSN_AC": 100}
+
+
+def side_by_side(scene, warm, options, steps: int, gravity=None) -> list[dict]:
+    """``steps`` warm-started steps of ``scene`` (copies; ``gravity(k)`` sets step ``k``'s gravity), each step's
+    contact problem solved by the stepper and then by Siconos' NSGS and NSN_AC from the same start.
+
+    Returns one dict per step with contacts: ``ours`` (the stepper's solve, from its problem being assembled to
+    its solution, in seconds), ``sweeps`` and ``status``, and per Siconos solver its seconds, iterations and info.
+    """
+    import copy
+
+    from qlsbench.physics import step
+
+    scene, warm = scene.copy(), copy.deepcopy(warm)
+    tol = options.newton.tol
+    rows = []
+    with Siconos() as siconos:
+        for k in range(steps):
+            if gravity is not None:
+                scene.gravity = gravity(k)
+            seen: dict = {}
+
+            def sink(index, problem, seen=seen):
+                seen["problem"], seen["start"] = problem, time.perf_counter()
+                return lambda solution: seen.update(solution=solution, end=time.perf_counter())
+
+            report = step(scene, options, index=k, warm=warm, problems=sink)
+            if "solution" not in seen:
+                continue  # no contact
+            form = local_form(seen["problem"], seen["solution"].start)
+            row = {
+                "step": k,
+                "contacts": report.contacts,
+                "ours": seen["end"] - seen["start"],
+                "sweeps": report.sweeps,
+                "status": str(report.status),
+            }
+            for solver in ("NSGS", "NSN_AC"):
+                answer = siconos.solve(form, solver, tol, MAX_ITER[solver])
+                row.update({f"{solver}_{key}": value for key, value in answer.items()})
+            rows.append(row)
+    return rows
+
+
+def ratio_figures(rows: list[dict]) -> dict[str, float]:
+    """Per-step time ratios of the stepper to Siconos NSGS and NSN_AC: median and worst, and the worst step's."""
+    ours = np.array([r["ours"] for r in rows])
+    figures: dict[str, float] = {}
+    for solver in ("NSGS", "NSN_AC"):
+        ratio = ours / np.array([r[f"{solver}_seconds"] for r in rows])  # NaN where Siconos died
+        ratio = np.where(np.isnan(ratio), -np.inf, ratio)
+        worst = int(np.argmax(ratio))
+        figures |= {
+            f"{solver}_median": float(np.median(ratio[np.isfinite(ratio)])),
+            f"{solver}_worst": float(ratio[worst]),
+            f"{solver}_worst_step": float(rows[worst]["step"]),
+            f"{solver}_unconverged": float(sum(r[f"{solver}_info"] != 0 for r in rows)),
+        }
+    figures["ours_unconverged"] = float(sum(r["status"] != "converged" for r in rows))
+    return figures
