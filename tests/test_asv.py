@@ -24,6 +24,8 @@ ACCURACY = {
         # the pile that keeps sliding proves it still does at the end of its run
         "SlidingPile": {"track_late_median_sweeps", "track_late_sliding_share"},
     },
+    # the facet count's time beside its error against the exact Coulomb cone (docs/facets.md)
+    "bench_facets.py": {"FacetStep": {"track_error_vs_exact_cone"}},
     "bench_penalty.py": {
         "ClothStep": {"track_residual_ratio", "track_newton_iterations", "track_gmres_iterations"},
         "BackwardEulerOperator": {"track_adjoint_defect"},

@@ -18,6 +18,7 @@ import h5py
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from siconos_global import siconos_global
 
 from qlsbench.bench.board.contacts import SUMMARY_BEGIN, SUMMARY_END, reproduction_summary
 
@@ -25,25 +26,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "docs" / "fclib"
 CARD = ROOT / "datasets" / "README.md"
 DRIVER = ROOT / "tests" / "data" / "fclib_read.c"
-SICONOS = "/usr/bin/python3"  # Debian's python3-siconos lives beside the system Python, not in this virtualenv
-
-# Siconos' global solver on the problem exactly as FCLIB's reader returned it (M, H, f, w, mu: Siconos' M, H, q,
-# b, mu, the same convention M v = H r + q, u = H^T v + b). NSGS_WR condenses to W = H^T M^-1 H itself.
-_SICONOS_SOLVE = """
-import sys
-import numpy as np
-import siconos.numerics as sn
-data = np.load(sys.argv[1])
-problem = sn.GlobalFrictionContactProblem()
-problem.dimension, problem.numberOfContacts = 3, len(data["mu"])
-problem.M, problem.H, problem.q, problem.b, problem.mu = data["M"], data["H"], data["f"], data["w"], data["mu"]
-options = sn.SolverOptions(sn.SICONOS_GLOBAL_FRICTION_3D_NSGS_WR)
-options.dparam[sn.SICONOS_DPARAM_TOL] = 1e-12
-options.iparam[sn.SICONOS_IPARAM_MAX_ITER] = 100000
-r, u, v = np.zeros(len(data["w"])), np.zeros(len(data["w"])), np.zeros(len(data["f"]))
-info = sn.gfc3d_driver(problem, r, u, v, options)
-np.savez(sys.argv[2], r=r, u=u, v=v, info=info)
-"""
 
 
 @pytest.fixture(scope="module")
@@ -160,25 +142,6 @@ def test_fclib_reads_every_shipped_file_with_its_strings_solution_and_warm_start
         _check_state(problem, _state(read, "guess1"), f"{name} guess")
 
 
-def _siconos(problem: tuple, tmp_path: Path) -> dict:
-    """Siconos' answer ``(r, u, v, info)`` to the problem FCLIB's reader returned."""
-    if (
-        shutil.which(SICONOS) is None
-        or subprocess.run([SICONOS, "-c", "import siconos.numerics"], capture_output=True).returncode != 0
-    ):
-        pytest.skip("Siconos is not installed (Debian: apt-get install python3-siconos)")
-    M, H, f, w, mu = problem
-    np.savez(tmp_path / "in.npz", M=M.toarray(), H=H.toarray(), f=f, w=w, mu=mu)
-    done = subprocess.run(
-        [SICONOS, "-c", _SICONOS_SOLVE, str(tmp_path / "in.npz"), str(tmp_path / "out.npz")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return dict(np.load(tmp_path / "out.npz"))
-
-
 @pytest.mark.parametrize(
     ("name", "share"),
     [("sedimentation-n100-mu0-step80-it0-n3", 1e-6), ("sedimentation-n16-mu0.3-v2-step190-it0-n7", 0.25)],
@@ -193,7 +156,7 @@ def test_siconos_solves_a_shipped_step_read_by_fclib_to_its_stored_velocities(fc
     problem = _problem(read)
     M, H, f, w, mu = problem
     v, u, r = _state(read, "solution")
-    siconos = _siconos(problem, tmp_path)
+    siconos = siconos_global(problem, tmp_path)
     assert int(siconos["info"]) == 0  # converged
     change = np.abs(v - f / M.diagonal()).max()  # the step's velocity change: f = M v_before, M diagonal
     assert change > 0

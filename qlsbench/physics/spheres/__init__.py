@@ -13,6 +13,7 @@ states at chosen steps, for the figures). The general LCP methods are
 
 from qlsbench.physics.spheres.assembly import ContactLCP, assemble, assemble_impact
 from qlsbench.physics.spheres.contacts import Contacts, detect_contacts
+from qlsbench.physics.spheres.exact_cone import ExactConeResult, exact_cone_nsgs, exact_cone_residual
 from qlsbench.physics.spheres.nsgs import NSGSOptions, nsgs
 from qlsbench.physics.spheres.scenes import MAX_SPHERES, SCENES, Scene, build_scene
 from qlsbench.physics.spheres.snapshots import (
@@ -34,6 +35,7 @@ __all__ = [
     "SCENES",
     "ContactLCP",
     "Contacts",
+    "ExactConeResult",
     "NSGSOptions",
     "Scene",
     "SnapshotRecorder",
@@ -45,6 +47,8 @@ __all__ = [
     "build_scene",
     "container_of",
     "detect_contacts",
+    "exact_cone_nsgs",
+    "exact_cone_residual",
     "nsgs",
     "simulate",
     "snapshot_steps",
