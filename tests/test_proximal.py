@@ -116,6 +116,18 @@ def test_proximal_returns_its_best_iterate_and_says_when_it_is_short_of_the_tole
     assert f"{result.residual:.2e}" in result.message
 
 
+def test_a_time_budget_ends_the_fallback_with_a_recorded_status():
+    """A budget spent before the first subproblem: none starts, the best start comes back and the status says
+    why; the control without a budget solves the same LCP, so the early end is the budget's doing."""
+    lcp, y0, _, _ = _stored(0)
+    bounded = proximal_minmap(lcp, y0, options=NEWTON, proximal=ProximalOptions(max_seconds=1e-9))
+    assert bounded.status == "max_iter" and "time budget" in bounded.message
+    assert bounded.info["subproblems"] == 0
+    assert bounded.residual == lcp.natural_residual(bounded.y) > _target(lcp)
+    control = proximal_minmap(lcp, y0, options=NEWTON)
+    assert control.status == "converged" and control.info["subproblems"] > 1
+
+
 def test_a_stalled_warm_start_is_abandoned_for_zero():
     """Stored entries carry sliding-speed multipliers near 1e6 from Newton's stalled iterates: one proximal
     subproblem moves them by at most ||w|| / c, so a pass from there stagnates; the pass from zero solves."""
@@ -235,6 +247,7 @@ def test_proximal_subsystems_are_captured_and_marked(runs):
         (dict(delta=2.0), "max_delta"),
         (dict(patience=0), "patience"),
         (dict(progress=1.0), "progress"),
+        (dict(max_seconds=0.0), "max_seconds"),
     ],
 )
 def test_bad_proximal_options_are_named(bad, field):

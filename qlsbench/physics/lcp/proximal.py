@@ -8,6 +8,7 @@ subproblem and grows after a failed one.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -47,6 +48,11 @@ class ProximalOptions:
         subproblems (see :func:`proximal_minmap`).
     progress : float
         The decrease, in ``(0, 1)``, that ``patience`` subproblems must achieve.
+    max_seconds : float or None
+        Wall-clock budget of one call; when it runs out no further subproblem
+        starts and the best point so far is returned as ``max_iter`` with a
+        message naming the budget. ``None`` (default) keeps the result
+        independent of machine speed, as datasets require.
     """
 
     delta: float = 0.03
@@ -57,6 +63,7 @@ class ProximalOptions:
     inner_max_iter: int = 30
     patience: int = 10
     progress: float = 0.5
+    max_seconds: float | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.min_delta <= self.delta <= self.max_delta:
@@ -72,6 +79,8 @@ class ProximalOptions:
             )
         if self.patience < 1:
             raise InputError(f"proximal patience must be >= 1, got {self.patience!r}")
+        if self.max_seconds is not None and not self.max_seconds > 0:
+            raise InputError(f"proximal max_seconds must be > 0 or None, got {self.max_seconds!r}")
         if not 0 < self.progress < 1:
             raise InputError(f"proximal progress must be in (0, 1), got {self.progress!r}")
 
@@ -98,10 +107,16 @@ class _ProximalRun:
         self.iterations = 0
         self.history: list[float] = []
         self.info = {"subproblems": 0, "failed_subproblems": 0, "final_shift": 0.0, "restarts": 0}
+        budget = proximal.max_seconds
+        self.deadline = None if budget is None else time.perf_counter() + budget
+
+    @property
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.perf_counter() >= self.deadline
 
     @property
     def exhausted(self) -> bool:
-        return self.info["subproblems"] >= self.proximal.max_outer
+        return self.info["subproblems"] >= self.proximal.max_outer or self.out_of_time
 
     def subproblem(self, y: np.ndarray, shift: float) -> LCPResult:
         """Solve ``(Q + shift I, r - shift y)`` by min-map Newton from ``y``."""
@@ -253,7 +268,9 @@ def proximal_minmap(
             break
     if residual <= target:
         return LCPResult(y, Status.CONVERGED, run.iterations, residual, "", run.history, run.info)
-    if run.exhausted:
+    if run.out_of_time:
+        status, message = Status.MAX_ITER, f"proximal time budget of {proximal.max_seconds} s ran out"
+    elif run.exhausted:
         status, message = Status.MAX_ITER, f"no convergence in {proximal.max_outer} proximal subproblems"
     else:
         status, message = Status.STALLED, "a subproblem with the largest shift failed"
