@@ -191,6 +191,16 @@ def _kinetic(scene):
     return 0.5 * float(scene.masses @ (scene.velocities**2).sum(axis=1))
 
 
+def _at_rest(n_spheres):
+    """The sedimentation pile simulated with friction until its kinetic energy is below ``SETTLED_ENERGY``."""
+    scene, warm = build_scene("sedimentation", n_spheres=n_spheres, seed=0), WarmStart()
+    for k in range(5000):
+        step(scene, FRICTIONAL, index=k, warm=warm)
+        if k > 100 and _kinetic(scene) < SETTLED_ENERGY:
+            break
+    return scene
+
+
 def turning_gravity(start_deg, omega):
     """``gravity(k)`` for step ``k``: g tilted from -z towards +y by ``start_deg`` at the start, turning at
     ``omega`` rad/s, so the bottom of the spherical container keeps moving away from the pile."""
@@ -331,13 +341,7 @@ class FrictionalPile(_PileFigures):
     steps = 1000
 
     def setup_cache(self):
-        piles = {"slides-to-rest": _settled(100, 400)}
-        scene, warm = build_scene("sedimentation", n_spheres=100, seed=0), WarmStart()
-        for k in range(5000):
-            step(scene, FRICTIONAL, index=k, warm=warm)
-            if k > 100 and _kinetic(scene) < SETTLED_ENERGY:
-                break
-        piles["detection-and-assembly"] = scene
+        piles = {"slides-to-rest": _settled(100, 400), "detection-and-assembly": _at_rest(100)}
         warms = {name: _own_warm_start(pile) for name, pile in piles.items()}
         figures = {name: _warm_figures(pile, warms[name], self.steps) for name, pile in piles.items()}
         return piles, warms, figures
@@ -451,11 +455,7 @@ class SiconosSideBySide:
 
         if unavailable():
             return None
-        settled, warm = build_scene("sedimentation", n_spheres=100, seed=0), WarmStart()
-        for k in range(5000):
-            step(settled, FRICTIONAL, index=k, warm=warm)
-            if k > 100 and _kinetic(settled) < SETTLED_ENERGY:
-                break
+        settled = _at_rest(100)
         sliding, gravity = _settled(100, 400), turning_gravity(SlidingPile.tilt, SlidingPile.omega)
         runs = {
             "settled": side_by_side(settled, _own_warm_start(settled), FRICTIONAL, self.steps["settled"]),

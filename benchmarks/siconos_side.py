@@ -11,6 +11,7 @@ Siconos at its own error measure below ``tol`` (its error is relative to ``1 + |
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -111,8 +112,6 @@ def side_by_side(scene, warm, options, steps: int, gravity=None) -> list[dict]:
     Returns one dict per step with contacts: ``ours`` (the stepper's solve, from its problem being assembled to
     its solution, in seconds), ``sweeps`` and ``status``, and per Siconos solver its seconds, iterations and info.
     """
-    import copy
-
     from qlsbench.physics import step
 
     scene, warm = scene.copy(), copy.deepcopy(warm)
