@@ -18,10 +18,10 @@ from qlsbench.physics import (
     detect_contacts,
     minmap_newton,
     simulate,
+    spheres,
     step,
 )
 from qlsbench.physics.spheres.assembly import assemble
-from qlsbench.physics.spheres.scenes import GRAVITY
 
 from .timing import best_of
 
@@ -202,14 +202,8 @@ def _at_rest(n_spheres):
 
 
 def turning_gravity(start_deg, omega):
-    """``gravity(k)`` for step ``k``: g tilted from -z towards +y by ``start_deg`` at the start, turning at
-    ``omega`` rad/s, so the bottom of the spherical container keeps moving away from the pile."""
-
-    def gravity(k):
-        angle = np.radians(start_deg) + omega * (k + 1) * H
-        return GRAVITY * np.array([0.0, np.sin(angle), -np.cos(angle)])
-
-    return gravity
+    """``gravity(k)`` of the sliding piles: :func:`qlsbench.physics.spheres.turning_gravity` at this suite's step."""
+    return spheres.turning_gravity(start_deg, omega, H)
 
 
 def _sliding_share(scene, report):

@@ -26,13 +26,13 @@ from tqdm.auto import tqdm
 from qlsbench import __version__
 from qlsbench.data import atomic_write_text
 from qlsbench.physics import NewtonOptions, StepOptions, WarmStart, build_scene, simulate, step
-from qlsbench.physics.spheres import ContactLCP, Scene, exact_cone_nsgs
+from qlsbench.physics.spheres import ContactLCP, Scene, exact_cone_nsgs, turning_gravity
+from qlsbench.physics.spheres.scenes import GRAVITY
 
 #: Facet counts studied (the stepper's default first: the ratios' reference).
 FACETS = (8, 16, 32, 64)
 #: Time step and friction of the piles (those of the asv frictional piles).
 H, MU = 1e-3, 0.3
-GRAVITY = 9.81
 #: Unmeasured steps each s runs on its own before the measured ones.
 OWN_STEPS = 5
 #: Stamp of the results file's layout.
@@ -51,10 +51,8 @@ def _upright(k: int) -> np.ndarray:
     return np.array([0.0, 0.0, -GRAVITY])
 
 
-def _turning(k: int) -> np.ndarray:
-    """Gravity tilted 60 degrees and turning at 2 rad/s (asv ``SlidingPile``): the pile keeps sliding."""
-    angle = np.radians(60.0) + 2.0 * (k + 1) * H
-    return GRAVITY * np.array([0.0, np.sin(angle), -np.cos(angle)])
+#: Gravity tilted 60 degrees and turning at 2 rad/s (asv ``SlidingPile``): the pile keeps sliding.
+_turning = turning_gravity(60.0, 2.0, H)
 
 
 PILES = (Pile("settled", _upright), Pile("sliding", _turning))

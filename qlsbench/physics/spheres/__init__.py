@@ -15,7 +15,7 @@ from qlsbench.physics.spheres.assembly import ContactLCP, assemble, assemble_imp
 from qlsbench.physics.spheres.contacts import Contacts, detect_contacts
 from qlsbench.physics.spheres.exact_cone import ExactConeResult, exact_cone_nsgs, exact_cone_residual
 from qlsbench.physics.spheres.nsgs import NSGSOptions, nsgs
-from qlsbench.physics.spheres.scenes import MAX_SPHERES, SCENES, Scene, build_scene
+from qlsbench.physics.spheres.scenes import MAX_SPHERES, SCENES, Scene, build_scene, turning_gravity
 from qlsbench.physics.spheres.snapshots import (
     SnapshotRecorder,
     container_of,
@@ -54,4 +54,5 @@ __all__ = [
     "snapshot_steps",
     "step",
     "step_cd_lagrange",
+    "turning_gravity",
 ]

@@ -29,8 +29,11 @@ from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
 from qlsbench.physics.spheres.assembly import ContactLCP
 
-# one contact's relative velocity, read the same way as the polygon's sweeps read it
-from qlsbench.physics.spheres.nsgs import _relative
+# one contact's relative velocity and its frame components, read the same way as the polygon's sweeps read them
+from qlsbench.physics.spheres.nsgs import _along, _relative
+
+#: What the sweeps read of the contacts: body_i, body_j, normal, t1, t2 and the normal rows' offset.
+_Geometry = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -88,9 +91,7 @@ def exact_cone_nsgs(
     mu = float(problem.mu)
     if not np.isfinite(mu) or mu < 0:
         raise InputError(f"exact-cone friction coefficient mu must be >= 0, got {mu!r}")
-    c = problem.contacts
-    geometry = (c.body_i, c.body_j, c.normal, c.t1, c.t2, np.asarray(problem.normal_offset, dtype=np.float64))
-    inv_mass = problem.inv_mass[::3].copy()
+    geometry, inv_mass = _geometry(problem)
     v = problem.v_known.reshape(-1, 3).copy()
     gamma, tangent = np.zeros(problem.nc), np.zeros((problem.nc, 2))
     scale = 1.0 + float(np.linalg.norm(_residuals(*geometry, inv_mass, mu, v, gamma, tangent)))
@@ -110,14 +111,20 @@ def exact_cone_residual(problem: ContactLCP, normal: np.ndarray, tangent: np.nda
     vanish exactly at a solution (maximal dissipation: ``P_t`` is the disk's point that minimises
     ``P_t . u_t``).
     """
-    c = problem.contacts
     normal = np.asarray(normal, dtype=np.float64)
     tangent = np.asarray(tangent, dtype=np.float64).reshape(-1, 2)
     if normal.shape != (problem.nc,) or tangent.shape != (problem.nc, 2):
         raise InputError(f"exact-cone impulses must be ({problem.nc},) and ({problem.nc}, 2)")
+    geometry, inv_mass = _geometry(problem)
     v = _velocities(problem, normal, tangent)
-    geometry = (c.body_i, c.body_j, c.normal, c.t1, c.t2, np.asarray(problem.normal_offset, dtype=np.float64))
-    return float(np.linalg.norm(_residuals(*geometry, problem.inv_mass[::3].copy(), problem.mu, v, normal, tangent)))
+    return float(np.linalg.norm(_residuals(*geometry, inv_mass, problem.mu, v, normal, tangent)))
+
+
+def _geometry(problem: ContactLCP) -> tuple[_Geometry, np.ndarray]:
+    """The contacts' arrays the sweeps read (pairs, frames, normal offsets) and each sphere's inverse mass."""
+    c = problem.contacts
+    offset = np.asarray(problem.normal_offset, dtype=np.float64)
+    return (c.body_i, c.body_j, c.normal, c.t1, c.t2, offset), problem.inv_mass[::3].copy()
 
 
 def _velocities(problem: ContactLCP, normal: np.ndarray, tangent: np.ndarray) -> np.ndarray:
@@ -134,10 +141,7 @@ def _velocities(problem: ContactLCP, normal: np.ndarray, tangent: np.ndarray) ->
 @numba.njit(cache=True, inline="always")
 def _frame(normal, t1, t2, c, r0, r1, r2):
     """``r`` in contact ``c``'s frame ``(n, t1, t2)``."""
-    un = normal[c, 0] * r0 + normal[c, 1] * r1 + normal[c, 2] * r2
-    u1 = t1[c, 0] * r0 + t1[c, 1] * r1 + t1[c, 2] * r2
-    u2 = t2[c, 0] * r0 + t2[c, 1] * r1 + t2[c, 2] * r2
-    return un, u1, u2
+    return _along(normal, c, r0, r1, r2), _along(t1, c, r0, r1, r2), _along(t2, c, r0, r1, r2)
 
 
 @numba.njit(cache=True, inline="always")

@@ -256,6 +256,18 @@ def free(positions, velocities, *, radius: float = 0.05, density: float = 1000.0
 SCENES = {"sedimentation": sedimentation}
 
 
+def turning_gravity(start_deg: float, omega: float, h: float):
+    """``gravity(k)`` for step ``k`` of length ``h``: ``GRAVITY`` tilted from -z towards +y by ``start_deg`` at
+    the start and turning at ``omega`` rad/s, so the bottom of a spherical container keeps moving away from the
+    pile (a container tumbling about a horizontal axis, its centrifugal and Coriolis forces left out)."""
+
+    def gravity(k: int) -> np.ndarray:
+        angle = np.radians(start_deg) + omega * (k + 1) * h
+        return GRAVITY * np.array([0.0, np.sin(angle), -np.cos(angle)])
+
+    return gravity
+
+
 def build_scene(name: str, **params) -> Scene:
     """Build a named scene; unknown names raise an error listing the known ones."""
     if name not in SCENES:
