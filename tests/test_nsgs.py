@@ -6,6 +6,7 @@ residual and the geometry of the friction polygon.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,7 @@ from qlsbench.physics import (
     simulate,
 )
 from qlsbench.physics.lcp import lemke
+from qlsbench.physics.spheres import SweepBudget
 from qlsbench.physics.spheres.assembly import assemble
 from qlsbench.physics.spheres.nsgs import NSGSOptions, _polygon_point, nsgs
 from qlsbench.physics.spheres.stepping import _margin
@@ -175,3 +177,50 @@ def test_the_slop_makes_a_settled_sticking_pile_consistent():
     reports = simulate(scene, 30, FRICTIONAL)
     assert all(r.status.solved for r in reports)
     assert np.mean([r.sweeps for r in reports]) < 20
+
+
+def test_the_sweep_budget_is_a_multiple_of_the_median_within_the_floor_and_the_cap():
+    budget = SweepBudget()
+    options = NSGSOptions(stall_multiple=2.0, stall_floor=1, max_sweeps=1_000)
+    assert budget.cap(options) == 1_000  # nothing recorded: the fixed cap
+    for sweeps in (10, 30, 20):
+        budget.record(sweeps)
+    assert budget.cap(options) == 40
+    assert budget.cap(replace(options, stall_floor=100)) == 100
+    assert budget.cap(replace(options, max_sweeps=35)) == 35
+    assert budget.cap(replace(options, stall_multiple=None)) == 1_000
+    for bad, match in [(dict(stall_multiple=0.0), "stall_multiple"), (dict(stall_floor=0), "stall_floor")]:
+        with pytest.raises(InputError, match=match):
+            NSGSOptions(**bad)
+
+
+def test_a_run_caps_each_step_at_the_multiple_of_its_median_step_and_records_the_ones_it_stopped():
+    """With the fallbacks off, a step the cap stops keeps NSGS's answer as ``max_iter`` (its residual above the
+    target) and the run goes on; no step runs past the cap its predecessors set."""
+    tight = replace(
+        FRICTIONAL,
+        nsgs=NSGSOptions(stall_multiple=1.0, stall_floor=1),
+        lemke_fallback=0,
+        proximal=None,
+    )
+    reports = simulate(build_scene("sedimentation", n_spheres=12, seed=0), 250, tight)
+    replay, stopped = SweepBudget(), []
+    for r in reports:
+        if r.contacts:
+            cap = replay.cap(tight.nsgs)
+            assert r.sweeps <= cap
+            if r.status != "converged":
+                assert r.sweeps == cap and r.status == "max_iter" and r.residual > 1e-10
+                stopped.append(r.step)
+            replay.record(r.sweeps)
+    assert stopped, "a median cap with multiple 1 stops the steps that need more sweeps than the median"
+
+
+def test_the_default_budget_leaves_runs_that_stay_under_its_floor_unchanged():
+    scene = build_scene("sedimentation", n_spheres=12, seed=1)
+    runs = [
+        simulate(scene.copy(), 250, replace(FRICTIONAL, nsgs=NSGSOptions(stall_multiple=multiple)))
+        for multiple in (20.0, None)
+    ]
+    assert max(r.sweeps for r in runs[0]) < NSGSOptions().stall_floor
+    assert [(r.sweeps, r.residual) for r in runs[0]] == [(r.sweeps, r.residual) for r in runs[1]]

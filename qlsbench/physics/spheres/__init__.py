@@ -14,7 +14,7 @@ states at chosen steps, for the figures). The general LCP methods are
 from qlsbench.physics.spheres.assembly import ContactLCP, assemble, assemble_impact
 from qlsbench.physics.spheres.contacts import Contacts, detect_contacts
 from qlsbench.physics.spheres.exact_cone import ExactConeResult, exact_cone_nsgs, exact_cone_residual
-from qlsbench.physics.spheres.nsgs import NSGSOptions, nsgs
+from qlsbench.physics.spheres.nsgs import NSGSOptions, SweepBudget, nsgs
 from qlsbench.physics.spheres.scenes import MAX_SPHERES, SCENES, Scene, build_scene, turning_gravity
 from qlsbench.physics.spheres.snapshots import (
     SnapshotRecorder,
@@ -41,6 +41,7 @@ __all__ = [
     "SnapshotRecorder",
     "StepOptions",
     "StepReport",
+    "SweepBudget",
     "WarmStart",
     "assemble",
     "assemble_impact",

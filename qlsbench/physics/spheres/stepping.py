@@ -40,7 +40,7 @@ from qlsbench.physics.spheres.assembly import (
     check_friction_params,
 )
 from qlsbench.physics.spheres.contacts import Contacts, detect_contacts
-from qlsbench.physics.spheres.nsgs import NSGSOptions, nsgs
+from qlsbench.physics.spheres.nsgs import NSGSOptions, SweepBudget, nsgs
 from qlsbench.physics.spheres.scenes import Scene
 
 #: Time integrators of the sphere system.
@@ -257,7 +257,9 @@ def _from_blocks(y: np.ndarray, nc: int, width: int) -> np.ndarray:
     return np.column_stack([y[:nc], y[nc : nc * (1 + s)].reshape(nc, s), y[nc * (1 + s) :]])
 
 
-def _solve(problem: ContactLCP, y0, options: StepOptions, hook, linear=None) -> tuple[LCPResult, str, int]:
+def _solve(
+    problem: ContactLCP, y0, options: StepOptions, hook, linear=None, max_sweeps: int | None = None
+) -> tuple[LCPResult, str, int]:
     """The step's solver chain; returns the kept result, what produced it and the NSGS sweeps run.
 
     ``hook`` is ``None`` when nobody keeps this step's subsystems. Frictionless LCPs, and frictional ones
@@ -267,6 +269,7 @@ def _solve(problem: ContactLCP, y0, options: StepOptions, hook, linear=None) -> 
     :func:`_fallback`. Reported iterations are the Newton iterations run, each of which produced a subsystem.
     With ``linear`` (a solver in the loop) every LCP goes to min-map Newton first, its subsystems solved by
     ``linear``: NSGS would leave it nothing to solve; the fallbacks stay, and the report names them.
+    ``max_sweeps`` caps each NSGS run (default: ``options.nsgs.max_sweeps``; see :class:`SweepBudget`).
     """
     chain = options.nsgs if problem.mu > 0 and linear is None else None
     if chain is None:
@@ -275,8 +278,9 @@ def _solve(problem: ContactLCP, y0, options: StepOptions, hook, linear=None) -> 
             return result, "minmap", 0
         return *_fallback(problem.lcp, y0, result, "minmap", options, hook), 0
     start, sweeps, newton = y0, 0, None
+    cap = chain.max_sweeps if max_sweeps is None else max_sweeps
     if hook is not None:
-        pre = nsgs(problem, y0, tol=chain.presolve_tol, max_sweeps=chain.max_sweeps, repairs=chain.repairs)
+        pre = nsgs(problem, y0, tol=chain.presolve_tol, max_sweeps=cap, repairs=chain.repairs)
         sweeps = pre.iterations
         # Where the presolve already met the step's tolerance (isolated contacts are solved exactly in one sweep),
         # Newton would have nothing to do from there: it starts from the warm start instead, as in v1.
@@ -293,7 +297,7 @@ def _solve(problem: ContactLCP, y0, options: StepOptions, hook, linear=None) -> 
         if solved:
             return LCPResult(pre.y, pre.status, newton.iterations, pre.residual), "nsgs", sweeps
         start = pre.y
-    full = nsgs(problem, start, tol=options.newton.tol, max_sweeps=chain.max_sweeps, repairs=chain.repairs)
+    full = nsgs(problem, start, tol=options.newton.tol, max_sweeps=cap, repairs=chain.repairs)
     sweeps += full.iterations
     iterations = newton.iterations if newton is not None else 0
     kept = LCPResult(full.y, full.status, iterations, full.residual, full.message)
@@ -340,6 +344,7 @@ def _resolve(
     report: StepReport,
     linear=None,
     solved: SolutionSink | None = None,
+    max_sweeps: int | None = None,
 ) -> np.ndarray:
     """Solve the step's contact LCP, fill ``report``, hand ``solved`` the :class:`StepSolution` and return the flat
     velocity change ``M^-1 D y``."""
@@ -347,7 +352,7 @@ def _resolve(
     y0 = warm.guess(contacts, scene.n_spheres, width) if warm is not None else None
     kept = capture is not None and getattr(capture, "wants", lambda step: True)(context["step"])
     hook = (lambda A, b, info: capture(A, b, {**context, **info})) if capture is not None and kept else None
-    result, report.solver, report.sweeps = _solve(problem, y0, options, hook, linear)
+    result, report.solver, report.sweeps = _solve(problem, y0, options, hook, linear, max_sweeps)
     if solved is not None:  # every method starts from zero when given no start (minmap_newton, nsgs)
         solved(
             StepSolution(
@@ -399,6 +404,7 @@ def step(
     warm: WarmStart | None = None,
     linear: LinearSolve | None = None,
     problems: ProblemSink | None = None,
+    budget: SweepBudget | None = None,
 ) -> StepReport:
     """Advance ``scene`` by one step in place with ``options.integrator``.
 
@@ -407,11 +413,12 @@ def step(
     velocities. ``cd_lagrange``: see :func:`step_cd_lagrange`. ``linear``
     solves the min-map Newton subsystems (:data:`~qlsbench.physics.lcp.minmap.LinearSolve`). ``problems``
     receives the step's contact problem before it is solved, and what it returns the solution
-    (:data:`ProblemSink`).
+    (:data:`ProblemSink`). ``budget`` caps a frictional step's NSGS sweeps relative to the run's earlier steps
+    and records this step's (:class:`~qlsbench.physics.spheres.nsgs.SweepBudget`; ``None``: the fixed cap).
     """
     if options.integrator == "cd_lagrange":
         return step_cd_lagrange(
-            scene, options, index=index, capture=capture, warm=warm, linear=linear, problems=problems
+            scene, options, index=index, capture=capture, warm=warm, linear=linear, problems=problems, budget=budget
         )
     h = options.h
     v_known = scene.velocities + h * scene.gravity
@@ -426,6 +433,7 @@ def step(
         warm,
         linear,
         problems,
+        budget,
         lambda: assemble(
             contacts,
             scene.masses,
@@ -451,6 +459,7 @@ def step_cd_lagrange(
     warm: WarmStart | None = None,
     linear: LinearSolve | None = None,
     problems: ProblemSink | None = None,
+    budget: SweepBudget | None = None,
 ) -> StepReport:
     """One CD-Lagrange step (seed 000, eqs. 45-50) of the sphere system, in place.
 
@@ -482,6 +491,7 @@ def step_cd_lagrange(
         warm,
         linear,
         problems,
+        budget,
         lambda: assemble_impact(
             contacts, scene.masses, v_free, v_before, options.restitution, h, options.mu, options.s
         ),
@@ -501,21 +511,27 @@ def _impulses(
     warm: WarmStart | None,
     linear: LinearSolve | None,
     problems: ProblemSink | None,
+    budget: SweepBudget | None,
     build: Callable[[], ContactLCP],
 ) -> tuple[np.ndarray, StepReport]:
     """``v`` after the step's contact impulses, and the step's report; shared by both integrators.
 
     ``build()`` assembles the integrator's contact problem; it is called only when there are contacts, and the
     problem goes to ``problems`` before it is solved (what ``problems`` returns gets the step's solution).
+    ``budget`` sets the step's NSGS sweep cap and records its sweeps (frictional steps of the NSGS chain only).
     """
     report = StepReport(index, scene.time + options.h, contacts.count, 0, 0, 0.0, Status.NO_CONTACT)
     if contacts.count:
         problem = build()
         solved = problems(index, problem) if problems is not None else None
         context = _context(scene, options, index, contacts)
-        v = v + _resolve(scene, contacts, problem, options, context, capture, warm, report, linear, solved).reshape(
-            -1, 3
-        )
+        cap = None
+        if budget is not None and options.nsgs is not None and problem.mu > 0 and linear is None:
+            cap = budget.cap(options.nsgs)
+        change = _resolve(scene, contacts, problem, options, context, capture, warm, report, linear, solved, cap)
+        v = v + change.reshape(-1, 3)
+        if budget is not None and cap is not None:
+            budget.record(report.sweeps)
     return v, report
 
 
@@ -565,13 +581,14 @@ def simulate(
     """
     whole_number(steps, "steps", low=0)
     warm = WarmStart() if options.warm_start else None
+    budget = SweepBudget()
     reports = []
     label = f"{scene.name} N={scene.n_spheres} mu={options.mu:g}"
     if options.integrator == "cd_lagrange":
         label += f" cd_lagrange e={options.restitution:g}"
     with tqdm(total=steps, desc=label, unit="step", disable=not progress) as bar:
         for k in range(steps):
-            rep = step(scene, options, index=k, capture=capture, warm=warm, problems=problems)
+            rep = step(scene, options, index=k, capture=capture, warm=warm, problems=problems, budget=budget)
             reports.append(rep)
             if observer is not None:
                 observer(scene, rep)
