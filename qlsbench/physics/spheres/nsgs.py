@@ -119,7 +119,7 @@ class SweepBudget:
 #: Sweeps between two checks of progress.
 _CHUNK = 50
 #: A chunk of sweeps that does not cut the residual by this factor counts as stalled.
-_STALL = 0.5
+_STALL = 0.8
 #: Contacts carrying at least this share of the largest contact's squared residual seed a block repair.
 _SEED_SHARE = 0.1
 #: Largest block (unknowns) handed to Lemke: its dense tableau costs O(m^2) per pivot.
