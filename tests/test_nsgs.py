@@ -120,6 +120,7 @@ def test_bad_nsgs_input_is_refused():
         (dict(tol=0.0), "NSGS tol"),
         (dict(max_sweeps=0), "NSGS max_sweeps"),
         (dict(repairs=-1), "NSGS repairs"),
+        (dict(stall_ratio=0.0), "NSGS stall_ratio"),
     ]:
         with pytest.raises(InputError, match=match):
             nsgs(problem, **bad)
@@ -189,7 +190,11 @@ def test_the_sweep_budget_is_a_multiple_of_the_median_within_the_floor_and_the_c
     assert budget.cap(replace(options, stall_floor=100)) == 100
     assert budget.cap(replace(options, max_sweeps=35)) == 35
     assert budget.cap(replace(options, stall_multiple=None)) == 1_000
-    for bad, match in [(dict(stall_multiple=0.0), "stall_multiple"), (dict(stall_floor=0), "stall_floor")]:
+    for bad, match in [
+        (dict(stall_multiple=0.0), "stall_multiple"),
+        (dict(stall_floor=0), "stall_floor"),
+        (dict(stall_ratio=1.0), "stall_ratio"),
+    ]:
         with pytest.raises(InputError, match=match):
             NSGSOptions(**bad)
 

@@ -22,6 +22,7 @@ from qlsbench.errors import InputError
 from qlsbench.options import Options, option
 from qlsbench.physics import (
     NewtonOptions,
+    NSGSOptions,
     ProximalOptions,
     SnapshotRecorder,
     StepOptions,
@@ -130,7 +131,13 @@ class SphereOptions(Options):
             regularization=self.regularization,
             lu="colamd" if v1 else NewtonOptions.lu,
         )
-        legacy: dict[str, Any] = {"nsgs": None, "slop": 0.0, "proximal": ProximalOptions(max_outer=100)} if v1 else {}
+        # Each chain keeps the settings its files were made with, so a file of either version rebuilds byte for byte:
+        # v1 plain Newton first, v2 NSGS whose block repairs start at a chunk that does not halve the residual.
+        legacy: dict[str, Any] = (
+            {"nsgs": None, "slop": 0.0, "proximal": ProximalOptions(max_outer=100)}
+            if v1
+            else {"nsgs": NSGSOptions(stall_ratio=0.5)}
+        )
         return StepOptions(
             h=self.h,
             mu=self.mu,

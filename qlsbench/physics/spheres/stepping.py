@@ -280,7 +280,9 @@ def _solve(
     start, sweeps, newton = y0, 0, None
     cap = chain.max_sweeps if max_sweeps is None else max_sweeps
     if hook is not None:
-        pre = nsgs(problem, y0, tol=chain.presolve_tol, max_sweeps=cap, repairs=chain.repairs)
+        pre = nsgs(
+            problem, y0, tol=chain.presolve_tol, max_sweeps=cap, repairs=chain.repairs, stall_ratio=chain.stall_ratio
+        )
         sweeps = pre.iterations
         # Where the presolve already met the step's tolerance (isolated contacts are solved exactly in one sweep),
         # Newton would have nothing to do from there: it starts from the warm start instead, as in v1.
@@ -297,7 +299,9 @@ def _solve(
         if solved:
             return LCPResult(pre.y, pre.status, newton.iterations, pre.residual), "nsgs", sweeps
         start = pre.y
-    full = nsgs(problem, start, tol=options.newton.tol, max_sweeps=cap, repairs=chain.repairs)
+    full = nsgs(
+        problem, start, tol=options.newton.tol, max_sweeps=cap, repairs=chain.repairs, stall_ratio=chain.stall_ratio
+    )
     sweeps += full.iterations
     iterations = newton.iterations if newton is not None else 0
     kept = LCPResult(full.y, full.status, iterations, full.residual, full.message)
