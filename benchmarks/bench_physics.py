@@ -13,6 +13,7 @@ import numpy as np
 from qlsbench.physics import (
     NewtonOptions,
     StepOptions,
+    SweepBudget,
     WarmStart,
     build_scene,
     detect_contacts,
@@ -492,19 +493,21 @@ class SiconosSideBySide:
 
 class _FrictionalAtScale:
     """Frictional steps (mu 0.3) of a large pile dropped by 600 frictionless steps, warm-started, run once in
-    ``setup_cache``: steps/s, unconverged steps and the slowest step, alone and over the median step (a step's
-    work is bounded by NSGS's sweep cap and, above ``StepOptions.proximal_max_unknowns``, no proximal fallback:
-    a step past the cap ends as ``max_iter`` and the run goes on)."""
+    ``setup_cache``, as :func:`~qlsbench.physics.simulate` runs them: steps/s, unconverged steps and the slowest
+    step, alone and over the median step. A step's sweeps are bounded by the run's
+    :class:`~qlsbench.physics.SweepBudget` (20 times the median step's, at least 3,000) and, above
+    ``StepOptions.proximal_max_unknowns``, no proximal fallback follows: a step past the cap ends as ``max_iter``
+    and the run goes on."""
 
     timeout = 7200
     spheres, steps = 1000, 100
 
     def setup_cache(self):
         scene = _settled(self.spheres, 600)
-        warm, seconds, unconverged = WarmStart(), [], 0
+        warm, budget, seconds, unconverged = WarmStart(), SweepBudget(), [], 0
         for k in range(self.steps):
             t0 = time.perf_counter()
-            report = step(scene, FRICTIONAL, index=k, warm=warm)
+            report = step(scene, FRICTIONAL, index=k, warm=warm, budget=budget)
             seconds.append(time.perf_counter() - t0)
             unconverged += not report.status.solved
         return np.array(seconds), unconverged
