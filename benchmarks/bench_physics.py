@@ -7,11 +7,13 @@ error. A change that buys speed with accuracy shows up in both columns.
 
 import copy
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from qlsbench.physics import (
     NewtonOptions,
+    NSGSOptions,
     StepOptions,
     SweepBudget,
     WarmStart,
@@ -30,6 +32,8 @@ H = 1e-3
 #: The frictional settings of the default workflow.
 FRICTIONAL = StepOptions(h=H, mu=0.3, newton=NewtonOptions(regularization=1e-8))
 FRICTIONLESS = StepOptions(h=H, mu=0.0)
+#: The piles at scale: NSGS capped at 20 times the run's median step (``SweepBudget``).
+AT_SCALE = replace(FRICTIONAL, nsgs=NSGSOptions(stall_multiple=20.0))
 #: Detection distance that finds only overlapping pairs (``detect_contacts`` needs a margin > 0).
 PENETRATION_MARGIN = 1e-12
 
@@ -495,7 +499,7 @@ class _FrictionalAtScale:
     """Frictional steps (mu 0.3) of a large pile dropped by 600 frictionless steps, warm-started, run once in
     ``setup_cache``, as :func:`~qlsbench.physics.simulate` runs them: steps/s, unconverged steps and the slowest
     step, alone and over the median step. A step's sweeps are bounded by the run's
-    :class:`~qlsbench.physics.SweepBudget` (20 times the median step's, at least 3,000) and, above
+    :class:`~qlsbench.physics.SweepBudget` (``AT_SCALE``: 20 times the median step's, at least 3,000) and, above
     ``StepOptions.proximal_max_unknowns``, no proximal fallback follows: a step past the cap ends as ``max_iter``
     and the run goes on."""
 
@@ -507,7 +511,7 @@ class _FrictionalAtScale:
         warm, budget, seconds, unconverged = WarmStart(), SweepBudget(), [], 0
         for k in range(self.steps):
             t0 = time.perf_counter()
-            report = step(scene, FRICTIONAL, index=k, warm=warm, budget=budget)
+            report = step(scene, AT_SCALE, index=k, warm=warm, budget=budget)
             seconds.append(time.perf_counter() - t0)
             unconverged += not report.status.solved
         return np.array(seconds), unconverged

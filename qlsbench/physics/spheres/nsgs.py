@@ -68,7 +68,10 @@ class NSGSOptions:
         sweeps are capped at this multiple of the median sweeps of the run's earlier steps (but never below
         ``stall_floor``, nor above ``max_sweeps``). A step that reaches the cap keeps NSGS's closest answer and
         ends as ``max_iter`` with its residual in its report, instead of stalling the run: on a 1,000-sphere
-        pile the fixed cap alone let single steps run 25-30 times the median step. ``None``: the fixed cap only.
+        pile the fixed cap alone let single steps run 25-30 times the median step. ``None`` (the default): the
+        fixed cap only. Off by default because the bound trades convergence for time: a pile sliding to rest
+        has median steps of a few hundred sweeps (none once at rest) and single steps that converge after tens
+        of thousands, a second or two at 100 spheres, which any relative cap would leave unconverged.
     stall_ratio : float
         A chunk of 50 sweeps that leaves more than this share of the residual counts as stalled and sets off a
         block repair (:func:`nsgs`). At 0.8 a steady crawl is left to the sweeps: at 0.5, on the slowest steps
@@ -77,8 +80,8 @@ class NSGSOptions:
         (:mod:`qlsbench.families.spheres` keeps it for them, so their bytes stay).
     stall_floor : int
         The smallest cap the multiple can set. Settled piles need a handful of sweeps a step, so their median
-        alone would cut short the occasional step that needs thousands; at 3,000 (where sweeps start to be
-        over-relaxed) no step of the default workflow's datasets is touched.
+        alone would cut short the occasional step that needs thousands; 3,000 is where sweeps start to be
+        over-relaxed.
     """
 
     presolve_tol: float = 1e-6
@@ -86,7 +89,7 @@ class NSGSOptions:
     newton_max_iter: int = 10
     repairs: int = 10
     stall_ratio: float = 0.8
-    stall_multiple: float | None = 20.0
+    stall_multiple: float | None = None
     stall_floor: int = 3_000
 
     def __post_init__(self) -> None:
