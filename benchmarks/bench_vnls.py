@@ -3,18 +3,20 @@
 Goal: VNLS step / transverse-field-Ising step <= 2. Also the time per 100 VNLS
 iterations at n = 6 and 8 (complex RBM, 1024 samples, Ising-inspired kappa = 10),
 and, in ``SRAccuracy``, what a short SR run reaches and how close the Monte
-Carlo loss is to the exact one.
+Carlo loss is to the exact one. ``ExactSRSteps``: exact-mode SR steps per second
+by the compiled loop against NetKet's driver at 3-6 qubits (goal: at least 5 times).
 """
 
+import os
 from pathlib import Path
 
 import netket as nk
 import numpy as np
 
-from qlsbench.problems import ising_inspired, reference_solution, state_fidelity
+from qlsbench.problems import LinearSystem, ising_inspired, reference_solution, state_fidelity
 from qlsbench.solvers.vnls.models import MODELS
 from qlsbench.solvers.vnls.operator import ExactLoss, hamiltonian
-from qlsbench.solvers.vnls.training import loss_operator, variational_state
+from qlsbench.solvers.vnls.training import loss_operator, train, variational_state
 
 from .timing import best_of
 
@@ -202,3 +204,63 @@ class ExactSolves:
         return max(float(np.max(np.abs(a - b))) for a, b in zip(ours, theirs))
 
     track_max_amplitude_difference.unit = "amplitude"
+
+
+#: SR steps per timed solve in ``ExactSRSteps``: enough that a solve's fixed cost (state, loss matrix, read-out)
+#: is small beside them on either path.
+EXACT_STEPS = 300
+
+
+class ExactSRSteps:
+    """Exact-mode SR steps per second (``FullSumState``, complex RBM, the Ising-inspired kappa = 10 matrix with
+    a random ``b``): ``train``'s compiled loop against NetKet's VMC driver (``driver=True``, the path before the
+    loop), the two interleaved in one process, with the load average beside them. Goal: a speedup of at least
+    5 at 3-6 qubits. ``track_max_relative_loss_difference`` is the accuracy beside it: the two paths' losses
+    over the run (0 while they agree bit for bit, as they do for real matrices).
+    """
+
+    params = ([3, 4, 5, 6],)
+    param_names = ["n_qubits"]
+    timeout = 600
+
+    def setup(self, n):
+        s = ising_inspired(n, 10.0)
+        self.system = LinearSystem(s.A, np.random.default_rng(0).normal(size=2**n))
+        self.runs = {driver: self._train(n, driver) for driver in (True, False)}  # compiles both, untimed
+
+    def _train(self, n, driver):
+        options = dict(model="crbm", exact=True, n_samples=1024, learning_rate=0.05, diag_shift=0.01, alpha=1)
+        return train(self.system, n, n_iter=EXACT_STEPS, seed=0, driver=driver, **options)
+
+    def _steps_per_second(self, n):
+        """SR steps per second of the driver and of the loop: the best of three solves each, interleaved."""
+        best = {True: np.inf, False: np.inf}
+        for _ in range(3):
+            for driver in best:
+                best[driver] = min(best[driver], best_of(self._train, n, driver, repeats=1))
+        return EXACT_STEPS / best[True], EXACT_STEPS / best[False]
+
+    def time_compiled_solve(self, n):
+        self._train(n, False)
+
+    def track_speedup_compiled_over_driver(self, n):
+        driver, compiled = self._steps_per_second(n)
+        return compiled / driver
+
+    track_speedup_compiled_over_driver.unit = "ratio"
+
+    def track_compiled_steps_per_second(self, n):
+        return self._steps_per_second(n)[1]
+
+    track_compiled_steps_per_second.unit = "SR steps/s"
+
+    def track_load_average(self, n):
+        return os.getloadavg()[0]
+
+    track_load_average.unit = "load (1 min)"
+
+    def track_max_relative_loss_difference(self, n):
+        theirs, ours = np.asarray(self.runs[True].history), np.asarray(self.runs[False].history)
+        return float(np.max(np.abs(ours - theirs) / np.abs(theirs)))
+
+    track_max_relative_loss_difference.unit = "relative difference"

@@ -43,6 +43,7 @@ ACCURACY = {
     "bench_vnls.py": {
         "SRAccuracy": {"track_infidelity", "track_loss", "track_mc_loss_rel_rms_error", "track_mc_loss_bias_in_sigma"},
         "ExactSolves": {"track_max_amplitude_difference"},
+        "ExactSRSteps": {"track_max_relative_loss_difference"},
     },
     "bench_board.py": {"BoardPages": {"track_sgm_max_rel_diff_vs_apply"}},
 }

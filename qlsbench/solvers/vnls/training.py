@@ -73,6 +73,7 @@ def train(
     weights=None,
     stop=None,
     stop_every: int = 0,
+    driver: bool = False,
 ) -> Run:
     """Minimise the VNLS loss by SR for ``n_iter`` steps and read ``psi`` out over the basis.
 
@@ -87,6 +88,10 @@ def train(
     qubits) replace the seeded initial parameters. With ``stop_every > 0``,
     ``stop(psi)`` is asked every ``stop_every`` steps of the main run, and a
     true answer ends it early.
+
+    In exact mode the SR steps between read-outs run as one compiled loop (:mod:`.exact_loop`);
+    ``driver=True`` takes them one by one with NetKet's ``VMC`` driver instead, the reference that loop is
+    checked and timed against. Monte Carlo runs always use the driver.
     """
     import netket as nk
 
@@ -109,6 +114,7 @@ def train(
             set(marks),
             progress,
             start,
+            driver=driver,
         )
         warm_psi = np.asarray(state.to_array(normalize=False))
     else:
@@ -127,6 +133,7 @@ def train(
         start,
         stop,
         stop_every,
+        driver=driver,
     )
     psi = np.asarray(state.to_array(normalize=False))
     import jax
@@ -162,12 +169,46 @@ def _optimize(
     start: float,
     stop=None,
     stop_every: int = 0,
+    *,
+    driver: bool = False,
 ) -> tuple[list[float], int]:
     """``steps`` SR steps of ``state`` on ``op``; ``psi`` read out at the ``wanted`` counts (after ``offset``).
 
     Returns the loss per step and the steps taken: fewer than ``steps`` when ``stop(psi)``, asked every
-    ``stop_every`` steps, said the state is good enough.
+    ``stop_every`` steps, said the state is good enough. A ``FullSumState`` runs the compiled loop unless
+    ``driver``; any other state, NetKet's driver.
     """
+    import netket as nk
+
+    run = _driver_steps if driver or not isinstance(state, nk.vqs.FullSumState) else _loop_steps
+    return run(state, op, model, learning_rate, diag_shift, steps, offset, wanted, progress, start, stop, stop_every)
+
+
+def _loop_steps(
+    state, op, model, learning_rate, diag_shift, steps, offset, wanted, progress, start, stop, stop_every
+) -> tuple[list[float], int]:
+    """:func:`_optimize` by :class:`~.exact_loop.ExactLoop`: compiled chunks that end where the driver's callback
+    would read ``psi`` (a mark, a stop check, the last step), with the same read-outs in the same order."""
+    from qlsbench.solvers.vnls.exact_loop import ExactLoop
+    from qlsbench.solvers.vnls.models import MODELS
+
+    loop = ExactLoop(state, op, sgd(learning_rate), MODELS[model].holomorphic, diag_shift, steps)
+    checks = set(range(stop_every, steps, stop_every)) if stop is not None and stop_every else set()
+    ends = sorted({k - offset for k in wanted if offset < k <= offset + steps} | checks | {steps})
+    for end in ends:
+        loop.run_to(end)
+        loop.sync()
+        if offset + end in wanted:
+            progress.append((offset + end, np.asarray(state.to_array(normalize=False)), time.perf_counter() - start))
+        if end in checks and stop(np.asarray(state.to_array(normalize=False))):
+            break
+    return loop.losses(), loop.done
+
+
+def _driver_steps(
+    state, op, model, learning_rate, diag_shift, steps, offset, wanted, progress, start, stop, stop_every
+) -> tuple[list[float], int]:
+    """:func:`_optimize` by NetKet's ``VMC`` driver, one step per Python iteration, read-outs in a callback."""
     import netket as nk
 
     from qlsbench.solvers.vnls.models import MODELS
