@@ -290,3 +290,30 @@ def test_hhl_on_a_fully_depolarised_device_reads_out_no_more_than_its_noise_floo
         assert equal <= floor + 1e-12
         assert abs(fidelity - equal) < 0.08
         assert fidelity < floor + 0.05
+
+
+def test_fused_density_matrix_runs_give_the_unfused_noisy_values_within_shot_noise():
+    """Regions of FUSED_DENSITY_MATRIX_QUBITS or more fuse gates (faster); the noisy distribution must not move."""
+    from qiskit_aer import AerSimulator
+
+    from qlsbench.solvers.devices import FUSED_DENSITY_MATRIX_QUBITS
+
+    system = ising_inspired(5, 10.0)
+    # Two layers, as the noisy track runs: one layer's widest circuit lays out on a region too narrow for the rest.
+    device = DeviceBackend(
+        VQLSProblem.from_system(system), 2, "local", True, decomposition=decompose(system.A), shots=SHOTS, seed=3
+    )
+    assert len(device.physical) >= FUSED_DENSITY_MATRIX_QUBITS  # else this test checks nothing fused
+    alpha = _alpha(5, 2)
+    bound = [qc.assign_parameters({p: alpha[p.index] for p in qc.parameters}) for qc in device.templates[:6]]
+    fused = device.simulator.run(bound, shots=SHOTS, seed_simulator=5).result()
+    assert fused.results[0].metadata["fusion"]["applied"]
+    plain = AerSimulator(
+        method="density_matrix", noise_model=device.simulator.options.noise_model, enable_truncation=False
+    )
+    unfused = plain.run(bound, shots=SHOTS, seed_simulator=17).result()
+    assert not unfused.results[0].metadata["fusion"]["applied"]
+    for i in range(len(bound)):
+        z = [(r.get_counts(i).get("0", 0) - r.get_counts(i).get("1", 0)) / SHOTS for r in (fused, unfused)]
+        sigma = np.sqrt(max(1.0 - z[1] ** 2, 1e-4) / SHOTS)
+        assert abs(z[0] - z[1]) < 5 * np.sqrt(2) * sigma, i
