@@ -441,6 +441,30 @@ def _noise_model(name: str, physical: tuple[int, ...], scale: float):
     return model
 
 
+@lru_cache(maxsize=64)
+def noise_errors(name: str, physical: tuple[int, ...], scale: float) -> tuple[dict, dict]:
+    """The errors of the noise model :meth:`Device.noise_model` builds, one by one: ``(operation name, qubits) ->
+    QuantumError`` after each gate, and ``qubit -> (P(read 0 | 0), P(read 0 | 1))``; both empty at ``scale`` 0."""
+    from qiskit_aer.noise.device.models import (
+        basic_device_gate_errors,
+        basic_device_readout_errors,
+    )
+
+    if scale == 0:
+        return {}, {}
+    small = region_target(name, physical, scale)
+    gates: dict = {}
+    for op_name, qubits, error in basic_device_gate_errors(target=small):
+        key = (op_name, tuple(qubits))
+        # NoiseModel.add_quantum_error composes a second error on the same gate after the first.
+        gates[key] = gates[key].compose(error) if key in gates else error
+    readout = {}
+    for qubits, error in basic_device_readout_errors(target=small):
+        (qubit,) = qubits
+        readout[qubit] = (float(error.probabilities[0][0]), float(error.probabilities[1][0]))
+    return gates, readout
+
+
 def _scaled_time(t: float | None, scale: float) -> float | None:
     """T1 or T2 divided by the noise scale (coherence shrinks as noise grows); kept as is at scale 0."""
     if t is None or not math.isfinite(t) or scale == 0:
@@ -463,6 +487,7 @@ __all__ = [
     "fold",
     "load",
     "measured_qubits",
+    "noise_errors",
     "on_chip",
     "region_target",
     "richardson",
