@@ -19,6 +19,8 @@ from qlsbench.solvers.vqls.problem import VQLSProblem
 from .timing import best_of, best_of_interleaved
 
 LAYERS = 4
+#: The noisy track's ansatz depth (docs/noisy.md): fewer layers leave more distinct routed fronts to simulate.
+NOISY_LAYERS = 2
 
 
 def _problem(n):
@@ -136,10 +138,10 @@ class EmulatedShots:
 
 
 class NoisyCostEvaluation:
-    """One local-cost evaluation at n = 3 and 5 on the ``device`` backend (fake sherbrooke, its calibrated noise,
-    1000 shots): the tests split at their shared parameterised fronts (the default), against every whole circuit
-    on Aer (``split_fronts=False``, the previous path) and against the same routed circuits without noise
-    (``noise_scale=0``), in the same run, the calls taking turns.
+    """One local-cost evaluation at n = 3 and 5 on the ``device`` backend as the noisy track runs it (fake
+    sherbrooke, its calibrated noise, 2 layers, 2000 shots): the tests split at their shared parameterised fronts
+    (the default), against every whole circuit on Aer (``split_fronts=False``, the previous path) and against the
+    same routed circuits without noise (``noise_scale=0``), in the same run, the calls taking turns.
 
     ``track_split_speedup`` is the per-evaluation ratio whole/split, which is also the per-circuit one (the same
     circuits); ``track_ms_per_circuit_*`` give the time per circuit of each path. ``track_noisy_over_ideal`` is what
@@ -155,12 +157,14 @@ class NoisyCostEvaluation:
         _, problem, terms = _problem(n)
 
         def make(**kwargs):
-            return BACKENDS["device"](problem, LAYERS, "local", True, decomposition=terms, shots=1000, seed=0, **kwargs)
+            return BACKENDS["device"](
+                problem, NOISY_LAYERS, "local", True, decomposition=terms, shots=2000, seed=0, **kwargs
+            )
 
         self.noisy = make(noise_scale=1.0)
         self.whole = make(noise_scale=1.0, split_fronts=False)
         self.ideal = make(noise_scale=0.0)
-        self.alpha = initial_parameters(n, LAYERS, 0)
+        self.alpha = initial_parameters(n, NOISY_LAYERS, 0)
         self._times = None
 
     def _timed(self):

@@ -41,7 +41,8 @@ DEFAULT_DEVICE = "sherbrooke"
 DENSITY_MATRIX_QUBITS = 11
 #: Density-matrix runs on a region of at least this many qubits fuse gates (Aer's fusion, off below its default
 #: threshold of 7 there). Measured on the noisy VQLS-local batches (2 layers, 2000 shots, same counts bit for
-#: bit): 1.85x faster per evaluation on 6 qubits (n = 5), no gain on 5, 1.1x slower on 4.
+#: bit): 1.85x faster per evaluation on 6 qubits (n = 5), no gain on 5, 1.1x slower on 4; on the 37 shared
+#: fronts of those batches (:mod:`qlsbench.solvers.heisenberg`) 1.65x on 6 qubits.
 FUSED_DENSITY_MATRIX_QUBITS = 6
 #: Largest error a scaled gate or readout error may reach (a depolarising or readout error must stay a
 #: probability; beyond this the device is noise).
@@ -193,12 +194,14 @@ class Device:
             qubits=len(used),
         )
 
-    def simulator(self, physical: list[int], threads: int = 1):
-        """An Aer simulator with the noise of ``physical`` qubits: density matrix when small, else trajectories."""
+    def simulator(self, physical: list[int], threads: int = 1, density_matrix: bool = False):
+        """An Aer simulator with the noise of ``physical`` qubits: density matrix when small (or asked for, noise or
+        not), else trajectories."""
         from qiskit_aer import AerSimulator
 
         noise = self.noise_model(physical)
-        method = "density_matrix" if noise is not None and len(physical) <= DENSITY_MATRIX_QUBITS else "statevector"
+        small = noise is not None and len(physical) <= DENSITY_MATRIX_QUBITS
+        method = "density_matrix" if density_matrix or small else "statevector"
         # Aer fuses a density-matrix circuit only when it holds more qubits than the threshold (measured).
         fusion = {"fusion_threshold": FUSED_DENSITY_MATRIX_QUBITS - 1} if method == "density_matrix" else {}
         return AerSimulator(

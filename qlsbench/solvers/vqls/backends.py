@@ -332,8 +332,6 @@ class DeviceBackend(CircuitBackend):
         mitigation: str = "none",
         split_fronts: bool = True,
     ):
-        from qiskit_aer import AerSimulator
-
         from qlsbench.solvers.devices import (
             ZNE_FACTORS,
             Device,
@@ -371,14 +369,7 @@ class DeviceBackend(CircuitBackend):
         self.split = None
         if split_fronts and factors == (1,) and len(self.physical) <= HEISENBERG_QUBITS:
             self.split = split(self.templates, *noise_errors(device, tuple(self.physical), self.device.noise_scale))
-            self._front_simulator = AerSimulator(
-                method="density_matrix",
-                noise_model=self.device.noise_model(self.physical),
-                enable_truncation=False,
-                max_parallel_experiments=self._threads,
-                max_parallel_threads=self._threads,
-                max_parallel_shots=1,
-            )
+            self._front_simulator = self.device.simulator(self.physical, self._threads, density_matrix=True)
         self.executions = self.mitigation_circuits = 0
         self.gate_seconds = 0.0
         self._confusion: dict[int, tuple[float, float]] = {}
