@@ -306,9 +306,9 @@ class DeviceBackend(CircuitBackend):
     their parameterised front (``split_fronts``, :mod:`qlsbench.solvers.heisenberg`):
     one noisy density matrix per distinct front, each test's probability of
     reading 0 from its fixed rest, and its shots drawn from that binomial, the
-    distribution Aer samples the whole circuit's (measured: 15x to 38x faster
-    per local-cost evaluation at 3 to 5 qubits). ``split_fronts=False`` runs
-    every whole circuit on Aer, the reference.
+    distribution Aer samples the whole circuit's (measured: 13x to 14x faster
+    per local-cost evaluation at 3 to 5 qubits, 2 layers). ``split_fronts=False``
+    runs every whole circuit on Aer, the reference.
     """
 
     shots: int  # always sampled on a device (CircuitBackend's None means exact expectation values)
