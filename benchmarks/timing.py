@@ -18,6 +18,18 @@ def best_of(f, *args, repeats=3):
     return best
 
 
+def best_of_interleaved(functions, *args, repeats=3):
+    """Shortest wall time of each of ``functions`` called with ``args``, the calls taking turns (``repeats``
+    rounds), so that a load changing during the run weighs on every one alike; in seconds, one per function."""
+    best = [np.inf] * len(functions)
+    for _ in range(repeats):
+        for i, f in enumerate(functions):
+            t0 = time.perf_counter()
+            f(*args)
+            best[i] = min(best[i], time.perf_counter() - t0)
+    return best
+
+
 def median_of(f, *args, repeats=9):
     """Median wall time of ``repeats`` calls ``f(*args)``, in seconds: typical, where ``best_of`` is lucky."""
     times = []

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 #: The package's version. Bump it (and add a ``CHANGELOG.md`` entry) with every change to a written file's
 #: format or to what a result means.
-VERSION = "0.2.0"
+VERSION = "0.2.1"
 
 #: What a dataset file stamps as ``qlsbench.package_version``: the release that last changed what dataset files
 #: hold, not :data:`VERSION`, so that a release which changes nothing in the datasets leaves their bytes (and the
@@ -109,19 +109,24 @@ SHIPPED_COMMITS = {
     "ca638ef22133": "0.1.7",  # the controls
 }
 
+#: The formats of 0.2.0, unchanged in 0.2.1 (which changed what noisy device runs sample, not a format).
+_FORMATS_0_2_0 = {
+    "datasets": "58017ba3ff5a2f0a",
+    "results": "bfe5bfc15204e24b",
+    "snapshots": "14e5c1fd97cb25df",
+    "in-loop": "3adb848dbe94b8bd",
+    "pauli": "89db8f80bea4e543",
+    "lcu": "cdf1d4f110d7bb72",
+    "resources": "520a5c7f2e571bea",
+}
+
+
 #: Per version, a fingerprint of every format qlsbench writes (:func:`qlsbench.bench._formats.fingerprints`):
 #: ``tests/test_versions.py`` compares the code's with :data:`VERSION`'s line, so a format cannot change without
 #: a new version.
 FORMAT_FINGERPRINTS = {
-    "0.2.0": {
-        "datasets": "58017ba3ff5a2f0a",
-        "results": "bfe5bfc15204e24b",
-        "snapshots": "14e5c1fd97cb25df",
-        "in-loop": "3adb848dbe94b8bd",
-        "pauli": "89db8f80bea4e543",
-        "lcu": "cdf1d4f110d7bb72",
-        "resources": "520a5c7f2e571bea",
-    },
+    "0.2.0": _FORMATS_0_2_0,
+    "0.2.1": _FORMATS_0_2_0,
 }
 
 

@@ -37,7 +37,9 @@ ACCURACY = {
     "bench_hhl.py": {"HHLCircuit": {"track_forms_disagree"}},
     "bench_pauli.py": {"DecompositionAccuracy": {"track_max_diff_vs_qiskit", "track_reconstruction_error"}},
     "bench_vqls.py": {
-        "CostEvaluation": {"track_exact_vs_circuits", "track_cost_at_solution", "track_shot_deviation_in_sigma"}
+        "CostEvaluation": {"track_exact_vs_circuits", "track_cost_at_solution", "track_shot_deviation_in_sigma"},
+        # the noisy tests split at their fronts against Aer's whole circuits
+        "NoisyCostEvaluation": {"track_max_probability_difference"},
     },
     "bench_devices.py": {"AerMethods": {"track_methods_total_variation"}},
     "bench_vnls.py": {

@@ -8,7 +8,8 @@ extrapolation is exact on polynomials and zero-noise extrapolation brings a
 shallow circuit's ``<Z>`` back towards its ideal value; the tensored readout
 inversion undoes a known confusion exactly; every circuit solve (HHL's with its
 mitigation circuits) records its routed cost; bad names, widths and scales are
-refused in one line.
+refused in one line. The tests split at their parameterised fronts give Aer's exact
+noisy probabilities of the whole circuits and sample the whole circuits' distribution.
 """
 
 import numpy as np
@@ -290,3 +291,83 @@ def test_hhl_on_a_fully_depolarised_device_reads_out_no_more_than_its_noise_floo
         assert equal <= floor + 1e-12
         assert abs(fidelity - equal) < 0.08
         assert fidelity < floor + 0.05
+
+
+def test_fused_density_matrix_runs_give_the_unfused_noisy_values_within_shot_noise():
+    """Regions of FUSED_DENSITY_MATRIX_QUBITS or more fuse gates (faster); the noisy distribution must not move."""
+    from qiskit_aer import AerSimulator
+
+    from qlsbench.solvers.devices import FUSED_DENSITY_MATRIX_QUBITS
+
+    system = ising_inspired(5, 10.0)
+    # Two layers, as the noisy track runs: one layer's widest circuit lays out on a region too narrow for the rest.
+    device = DeviceBackend(
+        VQLSProblem.from_system(system), 2, "local", True, decomposition=decompose(system.A), shots=SHOTS, seed=3
+    )
+    assert len(device.physical) >= FUSED_DENSITY_MATRIX_QUBITS  # else this test checks nothing fused
+    alpha = _alpha(5, 2)
+    bound = [qc.assign_parameters({p: alpha[p.index] for p in qc.parameters}) for qc in device.templates[:6]]
+    fused = device.simulator.run(bound, shots=SHOTS, seed_simulator=5).result()
+    assert fused.results[0].metadata["fusion"]["applied"]
+    plain = AerSimulator(
+        method="density_matrix", noise_model=device.simulator.options.noise_model, enable_truncation=False
+    )
+    unfused = plain.run(bound, shots=SHOTS, seed_simulator=17).result()
+    assert not unfused.results[0].metadata["fusion"]["applied"]
+    for i in range(len(bound)):
+        z = [(r.get_counts(i).get("0", 0) - r.get_counts(i).get("1", 0)) / SHOTS for r in (fused, unfused)]
+        sigma = np.sqrt(max(1.0 - z[1] ** 2, 1e-4) / SHOTS)
+        assert abs(z[0] - z[1]) < 5 * np.sqrt(2) * sigma, i
+
+
+def _two_layer_backend(n: int, kind: str, **kwargs):
+    system = ising_inspired(n, 10.0)
+    return DeviceBackend(
+        VQLSProblem.from_system(system), 2, kind, True, decomposition=decompose(system.A), shots=SHOTS, seed=3, **kwargs
+    )
+
+
+@pytest.mark.parametrize("kind", ["local", "global"])
+def test_split_fronts_give_the_whole_noisy_circuits_probabilities(kind):
+    """One density matrix per front and each test's rest as an observable: Aer's exact noisy probabilities.
+
+    Tolerance 1e-8: Aer drops error terms below its probability threshold (an ECR error of the 5-qubit
+    VQLS's region has terms of 1e-11, 7.7e-11 per gate off the full channel), about 4e-9 over a circuit.
+    """
+    from qlsbench.solvers.devices import noise_errors
+    from qlsbench.solvers.heisenberg import split, whole_p0
+
+    device = _two_layer_backend(3, kind)
+    assert device.split is not None and len(device.split.fronts) < len(device.templates) / 3  # fronts are shared
+    gates, readout = noise_errors("sherbrooke", tuple(device.physical), 1.0)
+    alpha = _alpha(3, 2)
+    aer = whole_p0(device.templates, device._front_simulator, alpha)
+    assert np.all((aer > 0.05) & (aer < 0.999))  # no test trivially 0 or 1
+    np.testing.assert_allclose(split(device.templates, gates, {}).p0(device._front_simulator, alpha), aer, atol=1e-8)
+    # The readout's confusion enters as the effect of reading 0: P(0|0) p + P(0|1) (1 - p) on the measured qubit.
+    confused = np.array(
+        [
+            readout[q][0] * p + readout[q][1] * (1.0 - p)
+            for p, q in zip(aer, (measured_qubits(qc)[0] for qc in device.templates))
+        ]
+    )
+    np.testing.assert_allclose(device.split.p0(device._front_simulator, alpha), confused, atol=1e-8)
+
+
+def test_split_fronts_and_whole_circuits_sample_the_same_distribution_and_repeat_at_a_seed():
+    split_path, whole = _two_layer_backend(2, "local"), _two_layer_backend(2, "local", split_fronts=False)
+    assert split_path.split is not None and whole.split is None
+    alpha = _alpha(2, 2)
+    fast, reference = split_path.parts(alpha), whole.parts(alpha)
+    for term, z in reference.items():
+        sigma = np.sqrt(max(1.0 - z**2, 1e-4) / SHOTS)
+        assert abs(fast[term] - z) < 5 * np.sqrt(2) * sigma, term
+    assert split_path.executions == whole.executions == len(split_path.templates)
+    first = split_path.cost(alpha)
+    again = _two_layer_backend(2, "local")
+    assert again.cost(alpha) == first  # the same seed and evaluation draw the same shots
+    assert again.cost(alpha) != first  # the next evaluation new ones
+
+
+def test_folded_circuits_run_whole():
+    assert _two_layer_backend(2, "local", mitigation="zne").split is None
