@@ -271,7 +271,7 @@ def _solve(
     ``linear``: NSGS would leave it nothing to solve; the fallbacks stay, and the report names them.
     ``max_sweeps`` caps each NSGS run (default: ``options.nsgs.max_sweeps``; see :class:`SweepBudget`).
     """
-    chain = options.nsgs if problem.mu > 0 and linear is None else None
+    chain = _nsgs_chain(problem, options, linear)
     if chain is None:
         result = minmap_newton(problem.lcp, y0, options=options.newton, capture=hook, linear=linear)
         if result.status == Status.CONVERGED:
@@ -310,6 +310,11 @@ def _solve(
     # The proximal passes start from the warm start: from a stalled NSGS point they converge less often.
     proximal_hook = None if hook is None else _tagged(hook, phase="proximal")
     return *_fallback(problem.lcp, y0, kept, "nsgs", options, proximal_hook), sweeps
+
+
+def _nsgs_chain(problem: ContactLCP, options: StepOptions, linear) -> NSGSOptions | None:
+    """The v2 chain's NSGS settings where they solve ``problem`` (frictional, no solver in the loop), else ``None``."""
+    return options.nsgs if problem.mu > 0 and linear is None else None
 
 
 def _fallback(lcp, start, result: LCPResult, name: str, options: StepOptions, hook) -> tuple[LCPResult, str]:
@@ -529,9 +534,8 @@ def _impulses(
         problem = build()
         solved = problems(index, problem) if problems is not None else None
         context = _context(scene, options, index, contacts)
-        cap = None
-        if budget is not None and options.nsgs is not None and problem.mu > 0 and linear is None:
-            cap = budget.cap(options.nsgs)
+        chain = _nsgs_chain(problem, options, linear)
+        cap = budget.cap(chain) if budget is not None and chain is not None else None
         change = _resolve(scene, contacts, problem, options, context, capture, warm, report, linear, solved, cap)
         v = v + change.reshape(-1, 3)
         if budget is not None and cap is not None:
