@@ -27,13 +27,15 @@ SICONOS_PYTHON = os.environ.get("QLSBENCH_SICONOS_PYTHON", "/usr/bin/python3")
 WORKER = Path(__file__).with_name("siconos_worker.py")
 
 
-def unavailable() -> str | None:
-    """Why Siconos cannot run here (for a skip), or ``None``."""
+def unavailable(modules: tuple[str, ...] = ("siconos.numerics", "scipy.sparse")) -> str | None:
+    """Why Siconos cannot run here (for a skip), or ``None``: :data:`SICONOS_PYTHON` must import ``modules``
+    (the side-by-side worker needs SciPy too; a solve handed dense arrays needs Siconos alone)."""
     if shutil.which(SICONOS_PYTHON) is None:
         return f"{SICONOS_PYTHON} not found (set QLSBENCH_SICONOS_PYTHON to a Python with Siconos)"
-    probe = subprocess.run([SICONOS_PYTHON, "-c", "import siconos.numerics, scipy.sparse"], capture_output=True)
+    probe = subprocess.run([SICONOS_PYTHON, "-c", "import " + ", ".join(modules)], capture_output=True)
     if probe.returncode != 0:
-        return f"{SICONOS_PYTHON} lacks Siconos or SciPy (Debian: apt-get install python3-siconos python3-scipy)"
+        packages = " ".join("python3-" + m.split(".")[0] for m in modules)
+        return f"{SICONOS_PYTHON} cannot import {', '.join(modules)} (Debian: apt-get install {packages})"
     return None
 
 

@@ -5,14 +5,15 @@ Shared by the tests that check an answer against Siconos: the FCLIB export and t
 
 from __future__ import annotations
 
-import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-SICONOS = "/usr/bin/python3"  # Debian's python3-siconos lives beside the system Python, not in this virtualenv
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.siconos_side import SICONOS_PYTHON, unavailable  # noqa: E402  (one probe for tests and asv)
 
 # Siconos' global solver on (M, H, f, w, mu): Siconos' M, H, q, b, mu, the same convention M v = H r + q,
 # u = H^T v + b. NSGS_WR condenses to W = H^T M^-1 H itself.
@@ -35,15 +36,13 @@ np.savez(sys.argv[2], r=r, u=u, v=v, info=info)
 
 def siconos_global(problem: tuple, tmp_path: Path) -> dict:
     """Siconos' answer ``(r, u, v, info)`` to the global problem ``(M, H, f, w, mu)``; a skip where it is absent."""
-    if (
-        shutil.which(SICONOS) is None
-        or subprocess.run([SICONOS, "-c", "import siconos.numerics"], capture_output=True).returncode != 0
-    ):
-        pytest.skip("Siconos is not installed (Debian: apt-get install python3-siconos)")
+    reason = unavailable(("siconos.numerics",))
+    if reason is not None:
+        pytest.skip(reason)
     M, H, f, w, mu = problem
     np.savez(tmp_path / "in.npz", M=M.toarray(), H=H.toarray(), f=f, w=w, mu=mu)
     done = subprocess.run(
-        [SICONOS, "-c", _SICONOS_SOLVE, str(tmp_path / "in.npz"), str(tmp_path / "out.npz")],
+        [SICONOS_PYTHON, "-c", _SICONOS_SOLVE, str(tmp_path / "in.npz"), str(tmp_path / "out.npz")],
         capture_output=True,
         text=True,
         timeout=300,
