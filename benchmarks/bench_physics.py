@@ -7,13 +7,12 @@ error. A change that buys speed with accuracy shows up in both columns.
 
 import copy
 import time
-from dataclasses import replace
 
 import numpy as np
 
+from qlsbench.bench import scale_study
 from qlsbench.physics import (
     NewtonOptions,
-    NSGSOptions,
     StepOptions,
     SweepBudget,
     WarmStart,
@@ -32,8 +31,9 @@ H = 1e-3
 #: The frictional settings of the default workflow.
 FRICTIONAL = StepOptions(h=H, mu=0.3, newton=NewtonOptions(regularization=1e-8))
 FRICTIONLESS = StepOptions(h=H, mu=0.0)
-#: The piles at scale: NSGS capped at 20 times the run's median step (``SweepBudget``).
-AT_SCALE = replace(FRICTIONAL, nsgs=NSGSOptions(stall_multiple=20.0))
+#: The piles at scale: NSGS capped at 20 times the run's median step (``SweepBudget``), as the scale study runs them
+#: (``python -m qlsbench.bench.scale_study``, docs/scale.md).
+AT_SCALE = scale_study.step_options()
 #: Detection distance that finds only overlapping pairs (``detect_contacts`` needs a margin > 0).
 PENETRATION_MARGIN = 1e-12
 

@@ -1,0 +1,241 @@
+"""Frictional piles at scale: every step of a large pile's run, its time, sweeps and status, resumable.
+
+The pile is the sedimentation scene (seed 0) dropped by :data:`SETTLE` frictionless steps, then run
+frictionally (mu 0.3, h 1e-3) with the settings of the asv piles at scale (``ThousandFrictional``,
+``FourThousandFrictional``): NSGS capped by the run's :class:`~qlsbench.physics.SweepBudget` at
+:data:`STALL_MULTIPLE` times the median step's sweeps (at least 3,000, at most 200,000), so no step runs
+unbounded; a step past its cap ends ``max_iter`` and the run goes on. A run of 4,000 spheres takes hours, so the
+state (scene, warm start, budget, rows) is checkpointed after every step beside the results file, and the
+results file is rewritten after every step: the same command run again resumes where a killed run stopped, and
+the finished steps are on disk (and can be committed) as they land.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import time
+from pathlib import Path
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from qlsbench import __version__
+from qlsbench.data import atomic_write, atomic_write_text
+from qlsbench.errors import InputError
+from qlsbench.physics import (
+    NewtonOptions,
+    NSGSOptions,
+    StepOptions,
+    SweepBudget,
+    WarmStart,
+    build_scene,
+    simulate,
+    step,
+)
+
+#: Time step and friction of the piles.
+H, MU = 1e-3, 0.3
+#: Frictionless steps that drop the pile before the measured frictional steps.
+SETTLE = 600
+#: A step's NSGS sweeps are capped at this multiple of the run's median step (``NSGSOptions.stall_multiple``).
+STALL_MULTIPLE = 20.0
+#: What issue 54 asks of the 1,000-sphere run: steps per second, with no unconverged step.
+GOAL_STEPS_PER_SECOND = 2.0
+#: Stamp of the results file's layout.
+FORMAT = 1
+
+
+def step_options() -> StepOptions:
+    """The frictional settings of the piles at scale (asv's ``AT_SCALE``)."""
+    return StepOptions(
+        h=H, mu=MU, newton=NewtonOptions(regularization=1e-8), nsgs=NSGSOptions(stall_multiple=STALL_MULTIPLE)
+    )
+
+
+def results_path(out: Path, spheres: int) -> Path:
+    """The results file of an ``spheres``-sphere run in ``out``."""
+    return Path(out) / f"frictional-{spheres}.json"
+
+
+def _checkpoint_path(results: Path) -> Path:
+    return results.with_name("." + results.name + ".checkpoint")
+
+
+def _start(spheres: int, settle: int) -> dict:
+    """A run's state before its first frictional step."""
+    scene = build_scene("sedimentation", n_spheres=spheres, seed=0)
+    simulate(scene, settle, StepOptions(h=H, mu=0.0))
+    return {
+        "format": FORMAT,
+        "spheres": spheres,
+        "settle": settle,
+        "scene": scene,
+        "warm": WarmStart(),
+        "budget": SweepBudget(),
+        "rows": [],
+    }
+
+
+def _load_state(results: Path, spheres: int, settle: int) -> dict:
+    """The checkpointed state of the run writing ``results``, or a fresh start."""
+    path = _checkpoint_path(results)
+    if not path.exists():
+        return _start(spheres, settle)
+    with open(path, "rb") as handle:
+        state = pickle.load(handle)
+    if state.get("format") != FORMAT or (state.get("spheres"), state.get("settle")) != (spheres, settle):
+        raise InputError(
+            f"{path}: a checkpoint of another run (spheres {state.get('spheres')}, settle {state.get('settle')}; "
+            f"asked for spheres {spheres}, settle {settle}): remove it to start over"
+        )
+    return state
+
+
+def _save_state(results: Path, state: dict) -> None:
+    atomic_write(_checkpoint_path(results), lambda path: path.write_bytes(pickle.dumps(state)))
+
+
+def _row(k: int, seconds: float, cpu: float, cap: int, report) -> dict:
+    return {
+        "step": k,
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "load": os.getloadavg()[0],
+        "contacts": int(report.contacts),
+        "unknowns": int(report.lcp_size),
+        "solver": str(report.solver),
+        "sweeps": int(report.sweeps),
+        "cap": int(cap),
+        "status": str(report.status.value),
+        "residual": float(report.residual),
+    }
+
+
+def run(spheres: int, steps: int, out: Path, *, settle: int = SETTLE, progress: bool = True) -> dict:
+    """Run (or resume) ``steps`` frictional steps of the ``spheres``-sphere pile; returns the results' content.
+
+    ``settle`` frictionless steps drop the pile first. The results file and the checkpoint are rewritten after
+    every step (temporary file, then rename).
+    """
+    if spheres < 1 or steps < 1 or settle < 0:
+        raise InputError(
+            f"spheres and steps must be at least 1 and settle at least 0 (got spheres={spheres}, steps={steps}, "
+            f"settle={settle})"
+        )
+    results = results_path(out, spheres)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    state = _load_state(results, spheres, settle)
+    if len(state["rows"]) > steps:
+        raise InputError(f"{results}: holds {len(state['rows'])} steps, more than --steps {steps}")
+    if not state["rows"]:
+        _save_state(results, state)  # the dropped pile, which takes minutes at 4,000 spheres
+    options = step_options()
+    bar = tqdm(range(len(state["rows"]), steps), desc=f"{spheres} spheres", disable=not progress)
+    for k in bar:
+        cap = state["budget"].cap(options.nsgs)
+        t0, c0 = time.perf_counter(), time.process_time()
+        report = step(state["scene"], options, index=k, warm=state["warm"], budget=state["budget"])
+        state["rows"].append(_row(k, time.perf_counter() - t0, time.process_time() - c0, cap, report))
+        _save_state(results, state)
+        content = _content(spheres, steps, settle, state["rows"])
+        atomic_write_text(results, json.dumps(content, indent=1) + "\n")
+        bar.set_postfix(sweeps=report.sweeps, status=str(report.status.value))
+    return json.loads(results.read_text())
+
+
+def _content(spheres: int, steps: int, settle: int, rows: list[dict]) -> dict:
+    return {
+        "format": FORMAT,
+        "qlsbench": __version__,
+        "spheres": spheres,
+        "steps": steps,
+        "settle": settle,
+        "stall_multiple": STALL_MULTIPLE,
+        "summary": summarise(rows),
+        "rows": rows,
+    }
+
+
+def summarise(rows: list[dict]) -> dict:
+    """Steps run, steps per second over them, median and slowest step, unconverged steps, sweeps and load."""
+    seconds = np.array([r["seconds"] for r in rows])
+    sweeps = np.array([r["sweeps"] for r in rows])
+    loads = [r["load"] for r in rows]
+    slowest = int(np.argmax(seconds))
+    return {
+        "steps_run": len(rows),
+        "steps_per_second": len(rows) / float(seconds.sum()),
+        "median_step_seconds": float(np.median(seconds)),
+        "slowest_step_seconds": float(seconds[slowest]),
+        "slowest_step": int(rows[slowest]["step"]),
+        "unconverged": sum(r["status"] != "converged" for r in rows),
+        "median_sweeps": float(np.median(sweeps)),
+        "max_sweeps": int(sweeps.max()),
+        "median_contacts": float(np.median([r["contacts"] for r in rows])),
+        "load": [float(min(loads)), float(max(loads))],
+    }
+
+
+def page(contents: list[dict]) -> str:
+    """The page (``docs/scale.md``) from the results files' contents, one table line per pile size."""
+    lines = [
+        "# Frictional piles at scale",
+        "",
+        "<!-- generated by `python -m qlsbench.bench.scale_study --page` from docs/scale/*.json; do not edit -->",
+        "",
+        f"The sedimentation pile (seed 0) dropped by frictionless steps ({SETTLE} by default), then run with",
+        f"friction (mu = {MU}, h = {H:g} s) as `simulate` runs it, warm-started, NSGS capped at",
+        f"{STALL_MULTIPLE:g}x the run's median step (`NSGSOptions.stall_multiple`, at least 3,000 and at most",
+        "200,000 sweeps): a step past its cap ends",
+        "`max_iter`, counted below as unconverged, and the run goes on. One row per run; each step's time, sweeps,",
+        "cap, status and residual are in its results file. Run (resumable; a run of 4,000 spheres takes hours):",
+        "`python -m qlsbench.bench.scale_study --spheres 1000 --steps 100`. The goal issue 54 set for 1,000",
+        f"spheres is >= {GOAL_STEPS_PER_SECOND:g} steps/s with no unconverged step.",
+        "",
+        "| spheres | dropped by (steps) | median contacts | steps run | steps/s | median step (s) | slowest step (s) "
+        "| unconverged steps "
+        "| median sweeps | most sweeps | load (1 min) | qlsbench |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for content in sorted(contents, key=lambda c: c["spheres"]):
+        s = content["summary"]
+        lines.append(
+            f"| {content['spheres']:,} | {content['settle']} | {s['median_contacts']:,.0f} "
+            f"| {s['steps_run']} of {content['steps']} "
+            f"| {s['steps_per_second']:.3g} | {s['median_step_seconds']:.3g} "
+            f"| {s['slowest_step_seconds']:.3g} (step {s['slowest_step']}) | {s['unconverged']} "
+            f"| {s['median_sweeps']:,.0f} | {s['max_sweeps']:,} | {s['load'][0]:.1f}-{s['load'][1]:.1f} "
+            f"| {content['qlsbench']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def read_results(out: Path) -> list[dict]:
+    """Every results file in ``out``."""
+    return [json.loads(p.read_text()) for p in sorted(Path(out).glob("frictional-*.json"))]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m qlsbench.bench.scale_study --spheres N --steps K``: run or resume a pile into ``docs/scale/``;
+    ``--page`` writes ``docs/scale.md`` from the shipped results."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m qlsbench.bench.scale_study", description=main.__doc__)
+    parser.add_argument("--out", type=Path, default=Path("docs/scale"))
+    parser.add_argument("--spheres", type=int, default=1000)
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--page", type=Path, nargs="?", const=Path("docs/scale.md"), default=None)
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    if args.page is not None:
+        atomic_write_text(args.page, page(read_results(args.out)))
+        return
+    run(args.spheres, args.steps, args.out, progress=not args.quiet)
+
+
+__all__ = ["page", "read_results", "results_path", "run", "step_options", "summarise"]
+
+if __name__ == "__main__":
+    main()
