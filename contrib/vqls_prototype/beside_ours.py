@@ -4,7 +4,7 @@ Run from the repository root, in qlsbench's environment:
 
     python contrib/vqls_prototype/beside_ours.py             # print the section
     python contrib/vqls_prototype/beside_ours.py --write     # and replace it in README.md
-    python contrib/vqls_prototype/beside_ours.py --control   # recompute control.parquet first (about a minute)
+    python contrib/vqls_prototype/beside_ours.py --control   # recompute control.parquet first (seconds)
 
 It reads the peer's submissions (qlsbench/pinned/submissions/vqls-prototype-{global,local}.parquet) and our
 published rows (qlsbench/pinned/results.parquet), keeps the (system, seed) pairs the peer attempted, and gives per
@@ -80,16 +80,20 @@ def control_row(system, cost: str, seed: int) -> dict:
             "cost_evaluations": result.resources["cost_evaluations"]}
 
 
-def _peer_pairs(label: str) -> pd.DataFrame:
-    """The (system, seed) pairs the peer attempted, and its rows."""
-    peer = pd.read_parquet(SHIPPED.submissions_folder / f"{label}.parquet")
+def _peer(label: str) -> pd.DataFrame:
+    """The peer's submitted rows."""
+    return pd.read_parquet(SHIPPED.submissions_folder / f"{label}.parquet")
+
+
+def _attempted(peer: pd.DataFrame) -> pd.DataFrame:
+    """The peer's rows on the (system, seed) pairs it attempted (a timeout counts as fidelity 0)."""
     return peer[peer["status"] != "skipped"].assign(fidelity=lambda f: f["fidelity"].fillna(0.0))
 
 
 def write_control(systems: dict) -> None:
     """Recompute the control on every pair of both costs into control.parquet (temporary file, then rename)."""
     rows = [control_row(systems[sid], cost, seed) for cost, label in PEERS.items()
-            for sid, seed in _peer_pairs(label)[["system_id", "seed"]].itertuples(index=False)]
+            for sid, seed in _attempted(_peer(label))[["system_id", "seed"]].itertuples(index=False)]
     atomic_write(CONTROL_FILE, lambda path: pd.DataFrame(rows).to_parquet(path, index=False))
 
 
@@ -101,8 +105,8 @@ def _control(cost: str, pairs: pd.DataFrame) -> pd.DataFrame:
 
 def _cost_section(cost: str, label: str, board: pd.DataFrame, systems: dict) -> tuple[list[str], list[str]]:
     """The lines of one cost's table, and its findings."""
-    peer = pd.read_parquet(SHIPPED.submissions_folder / f"{label}.parquet")
-    tried = _peer_pairs(label)
+    peer = _peer(label)
+    tried = _attempted(peer)
     why = peer[peer["status"] == "skipped"].drop_duplicates("system_id")["message"]
     pairs = tried[["system_id", "seed"]]
     columns = {label: tried, **{name: board[board["solver"] == name].merge(pairs, on=["system_id", "seed"])
@@ -157,7 +161,7 @@ def section() -> str:
     systems = pinned_systems()
     lines = [HEADING, "", "Written by `python contrib/vqls_prototype/beside_ours.py --write` (from the repository "
              "root, in qlsbench's environment) from the submission files, `qlsbench/pinned/results.parquet` and "
-             "`control.parquet` (the control column, which `--control` recomputes, about a minute). Edit the "
+             "`control.parquet` (the control column, which `--control` recomputes in seconds). Edit the "
              "script, not this section.", ""]
     findings = []
     for cost, label in PEERS.items():
