@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from qlsbench.cli import main
+from qlsbench.cli.figures import board_reminder
 from qlsbench.report import _floors as floors
 from qlsbench.report import _noisy_page as noisy_page
 
@@ -15,10 +17,14 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = sorted((ROOT / "docs" / "noisy").glob("*.parquet"))
 
 
-def test_the_page_is_what_the_shipped_device_results_give(tmp_path):
+def test_the_page_is_what_the_shipped_device_results_give(tmp_path, capsys):
     if not RESULTS:
         pytest.skip("no device results shipped in docs/noisy/ yet")
-    out = noisy_page.render([str(p) for p in RESULTS], tmp_path / "noisy.md", tmp_path / "figures")
+    out = tmp_path / "noisy.md"
+    args = ["figure", "noisy", *map(str, RESULTS), "--out", str(out), "--figures", str(tmp_path / "figures")]
+    assert main(args) == 0
+    # the board keeps its own copy of the noisy track: the command names the step that brings it along
+    assert board_reminder("noisy") in capsys.readouterr().out
     committed = (ROOT / "docs" / "noisy.md").read_text(encoding="utf-8")
     assert out.read_text(encoding="utf-8").splitlines() == committed.splitlines(), (
         "docs/noisy.md differs from what docs/noisy/ gives: run "
@@ -335,3 +341,12 @@ def test_a_median_above_the_floor_by_less_than_the_seeds_spread_does_not_count()
     rows = _set(_rows(), "hhl", 2, "noisy", [0.80, 0.85, 0.95, 0.83, 0.90])
     table = noisy_page.largest_solved(_device(rows)).set_index(["solver", "condition"])
     assert table.loc[("hhl", "noisy"), "largest system separated from every control (qubits)"].startswith("none")
+
+
+def test_each_board_track_has_the_one_page_that_names_it():
+    """The board's tracks are read from the files of one page each; that page's command names `board render`."""
+    from qlsbench.report import figures
+    from qlsbench.report._board_pages import TRACK_NAMES
+
+    named = sorted(f.board_track for f in figures().values() if f.board_track is not None)
+    assert named == sorted(TRACK_NAMES)

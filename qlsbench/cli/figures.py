@@ -13,6 +13,17 @@ def cmd_figure(figure, args) -> None:
     options = figure.options.from_mapping(given_options(args, figure.options))
     for out in args.out:
         print(f"wrote {figure(args.inputs, out, options)}")
+    if figure.board_track is not None:
+        print(board_reminder(figure.board_track))
+
+
+def board_reminder(track: str) -> str:
+    """What a page that shares its results files with the leaderboard's ``track`` says after it is drawn."""
+    # The board keeps its own copy of each track (its tracks file), so a page drawn alone leaves it stale.
+    return (
+        f"the leaderboard's {track} track reads these results too: run `qlsbench board render` "
+        "to bring its pages up to date"
+    )
 
 
 def _arguments_figure(s) -> None:

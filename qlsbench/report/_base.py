@@ -109,6 +109,10 @@ class Figure:
         Whether it takes exactly one input path.
     job : Job, optional
         How the workflow draws it; ``None`` for a figure drawn by hand (a docs page from shipped results).
+    board_track : str, optional
+        The leaderboard track (``physics``, ``noisy``) that reads the same results files. The board's pages keep
+        their own copy of a track, so a page drawn from new files leaves the board behind until ``qlsbench board
+        render``; ``qlsbench figure`` says so after drawing it.
     """
 
     name: str
@@ -120,6 +124,7 @@ class Figure:
     formats: tuple[str, ...] = (".png",)
     single_input: bool = False
     job: Job | None = None
+    board_track: str | None = None
 
     def __call__(self, inputs: list[str], out: str | Path, options: Options | None = None, **values) -> Path:
         """Draw into ``out`` (its suffix one of :attr:`formats`), options given as a record or as keywords."""
@@ -140,7 +145,14 @@ class PageOptions(Options):
     )
 
 
-def page(name: str, summary: str, inputs: str, render: Callable[..., Path], job: Job | None = None) -> Figure:
+def page(
+    name: str,
+    summary: str,
+    inputs: str,
+    render: Callable[..., Path],
+    job: Job | None = None,
+    board_track: str | None = None,
+) -> Figure:
     """A generated Markdown page as a report entry: ``render(inputs, out, figures)`` writes it and its figures."""
     return Figure(
         name,
@@ -150,4 +162,5 @@ def page(name: str, summary: str, inputs: str, render: Callable[..., Path], job:
         PageOptions,
         formats=(".md",),
         job=job,
+        board_track=board_track,
     )

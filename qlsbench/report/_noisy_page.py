@@ -634,4 +634,5 @@ FIGURE = page(
         inputs=lambda config, wc: config.noisy_results(),
         log="logs/noisy_page.log",
     ),
+    board_track="noisy",
 )

@@ -249,4 +249,5 @@ FIGURE = page(
         inputs=lambda config, wc: [f"results/in-loop/{name}.parquet" for name in config.in_loop_names()],
         log="logs/in_loop_page.log",
     ),
+    board_track="physics",
 )
