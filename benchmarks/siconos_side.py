@@ -61,7 +61,14 @@ def local_form(problem, y0: np.ndarray) -> dict[str, np.ndarray]:
 
 
 class Siconos:
-    """The worker process, started on entering and stopped on leaving: ``solve`` hands it one problem."""
+    """The worker process, started on entering and stopped on leaving: ``solve`` hands it one problem.
+
+    ``memory_gib`` bounds the worker's address space (``QLSBENCH_SICONOS_MEMORY_GIB``, else the worker's 4 GiB):
+    at 1,000 spheres NSN_AC's sparse factorisation dies within 4 GiB and runs within 16.
+    """
+
+    def __init__(self, memory_gib: float | None = None) -> None:
+        self.memory_gib = memory_gib
 
     def __enter__(self) -> Siconos:
         self.folder = tempfile.TemporaryDirectory(prefix="qlsbench-siconos-")
@@ -70,8 +77,13 @@ class Siconos:
         return self
 
     def _start(self) -> None:
+        bound = {} if self.memory_gib is None else {"QLSBENCH_SICONOS_MEMORY_GIB": str(self.memory_gib)}
         self.process = subprocess.Popen(
-            [SICONOS_PYTHON, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [SICONOS_PYTHON, str(WORKER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **bound},
         )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.requests, self.answers = self.process.stdin, self.process.stdout
@@ -141,20 +153,33 @@ def _timed_step(scene, warm, options, k: int, repeats: int):
     return report, (seen["problem"], seen["solution"].start), seconds
 
 
-def side_by_side(scene, warm, options, steps: int, gravity=None, repeats: int = 3) -> list[dict]:
+def side_by_side(
+    scene,
+    warm,
+    options,
+    steps: int,
+    gravity=None,
+    repeats: int = 3,
+    progress: bool = False,
+    memory_gib: float | None = None,
+) -> list[dict]:
     """``steps`` warm-started steps of ``scene`` (copies; ``gravity(k)`` sets step ``k``'s gravity), each step's
     contact problem solved by the stepper and then by Siconos' NSGS and NSN_AC from the same start, each solve
     ``repeats`` times with the least time kept (a sub-millisecond solve is otherwise decided by one stall of a
     shared machine).
 
     Returns one dict per step with contacts: ``ours`` (the stepper's solve, from its problem being assembled to
-    its solution, in seconds), ``sweeps`` and ``status``, and per Siconos solver its seconds, iterations and info.
+    its solution, in seconds), ``sweeps`` and ``status``, per Siconos solver its seconds, iterations and info, and
+    the one-minute load after the step. ``progress``: a progress bar over the steps (a pile at scale takes minutes
+    a step). ``memory_gib``: the worker's address-space bound (:class:`Siconos`).
     """
+    from tqdm.auto import tqdm
+
     scene, warm = scene.copy(), copy.deepcopy(warm)
     tol = options.newton.tol
     rows = []
-    with Siconos() as siconos:
-        for k in range(steps):
+    with Siconos(memory_gib) as siconos:
+        for k in tqdm(range(steps), desc="side by side", disable=not progress):
             if gravity is not None:
                 scene.gravity = gravity(k)
             report, solved, seconds = _timed_step(scene, warm, options, k, repeats)
@@ -171,6 +196,7 @@ def side_by_side(scene, warm, options, steps: int, gravity=None, repeats: int = 
             for solver in ("NSGS", "NSN_AC"):
                 answer = siconos.solve(form, solver, tol, MAX_ITER[solver], repeats=repeats)
                 row.update({f"{solver}_{key}": value for key, value in answer.items()})
+            row["load"] = os.getloadavg()[0]
             rows.append(row)
     return rows
 
@@ -191,3 +217,61 @@ def ratio_figures(rows: list[dict]) -> dict[str, float]:
         }
     figures["ours_unconverged"] = float(sum(r["status"] != "converged" for r in rows))
     return figures
+
+
+def at_scale(spheres: int, steps: int, out: Path, memory_gib: float = 16.0) -> Path:
+    """The first ``steps`` steps of the scale study's ``spheres``-sphere pile side by side, one solve each, into
+    its side-by-side file in ``out`` (what ``docs/scale.md`` shows under *Beside Siconos*); the Siconos worker
+    may use ``memory_gib`` of address space."""
+    from qlsbench import __version__
+    from qlsbench.bench import scale_study
+    from qlsbench.data import atomic_write_text
+    from qlsbench.physics import WarmStart
+
+    scene = scale_study.dropped_pile(spheres)
+    # One solve each: a solve of seconds is not decided by a stall of the machine, and Siconos' NSGS takes minutes.
+    options = scale_study.step_options()
+    rows = side_by_side(scene, WarmStart(), options, steps, repeats=1, progress=True, memory_gib=memory_gib)
+    loads = [row["load"] for row in rows]
+    content = {
+        "format": 1,
+        "qlsbench": __version__,
+        "spheres": spheres,
+        "settle": scale_study.SETTLE,
+        "load": [min(loads), max(loads)],
+        "siconos_memory_gib": memory_gib,
+        "rows": [{key: _json_number(value) for key, value in row.items()} for row in rows],
+    }
+    path = scale_study.siconos_path(out, spheres)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(content, indent=1) + "\n")
+    return path
+
+
+def _json_number(value):
+    """``None`` for a NaN (a solve that did not finish has no time), so the file is standard JSON."""
+    return None if isinstance(value, float) and not np.isfinite(value) else value
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m benchmarks.siconos_side --spheres N --steps K``: the scale study's pile beside Siconos."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.siconos_side", description=at_scale.__doc__)
+    parser.add_argument("--spheres", type=int, default=1000)
+    parser.add_argument("--steps", type=int, default=4)
+    parser.add_argument("--out", type=Path, default=Path("docs/scale"))
+    parser.add_argument("--memory-gib", type=float, default=16.0, help="the Siconos worker's address-space bound")
+    args = parser.parse_args(argv)
+    if args.spheres < 1 or args.steps < 1:
+        raise SystemExit(f"--spheres and --steps must be at least 1 (got {args.spheres} and {args.steps})")
+    reason = unavailable()
+    if reason is not None:
+        raise SystemExit(f"Siconos cannot run here: {reason}")
+    if not args.memory_gib > 0:
+        raise SystemExit(f"--memory-gib must be positive (got {args.memory_gib})")
+    print(f"wrote {at_scale(args.spheres, args.steps, args.out, args.memory_gib)}")
+
+
+if __name__ == "__main__":
+    main()

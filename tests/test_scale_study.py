@@ -25,7 +25,47 @@ def _shipped() -> list[dict]:
 
 def test_the_page_is_generated_from_the_shipped_results():
     """Regenerate with ``python -m qlsbench.bench.scale_study --page`` when this fails."""
-    assert PAGE.read_text() == scale_study.page(_shipped())
+    assert PAGE.read_text() == scale_study.page(_shipped(), scale_study.read_siconos(RESULTS))
+
+
+def test_the_steps_beside_siconos_are_the_scale_runs_own_steps():
+    """The side-by-side file's steps start from the same dropped pile with the same settings, so each is the
+    scale run's step of that number: the same contacts, sweeps and status (the run's cap did not bind there)."""
+    runs = {content["spheres"]: content["rows"] for content in _shipped()}
+    beside = scale_study.read_siconos(RESULTS)
+    assert beside, "no side-by-side file shipped in docs/scale/ (python -m benchmarks.siconos_side)"
+    for content in beside:
+        run = runs[content["spheres"]]
+        for row in content["rows"]:
+            ran = run[row["step"]]
+            assert (row["contacts"], row["sweeps"], row["status"]) == (ran["contacts"], ran["sweeps"], ran["status"])
+            assert row["sweeps"] < ran["cap"]
+
+
+def _beside(step: int, ours: float, nsgs: float | None, newton: dict) -> dict:
+    row = {"step": step, "contacts": 10, "ours": ours, "sweeps": 5, "status": "converged"}
+    row |= {"NSGS_seconds": nsgs, "NSGS_iterations": 7, "NSGS_info": 0, "NSGS_error": 1e-9}
+    return row | {f"NSN_AC_{key}": value for key, value in newton.items()}
+
+
+def test_a_siconos_worker_that_died_or_did_not_converge_is_named_and_left_out_of_the_ratios():
+    died = {"seconds": None, "iterations": -1, "info": -1, "error": None, "died": -11}
+    failed = {"seconds": 4.0, "iterations": 101, "info": -1, "error": 5e-5}
+    solved = {"seconds": 2.0, "iterations": 57, "info": 0, "error": 1e-13}
+    rows = [_beside(0, 1.0, 10.0, died), _beside(1, 2.0, 4.0, failed), _beside(2, 1.0, 2.0, solved)]
+    content = {"spheres": 1000, "load": [1.0, 2.0], "siconos_memory_gib": 16.0, "qlsbench": "x", "rows": rows}
+    section = "\n".join(scale_study.siconos_section([content]))
+    assert "| 1,000 | 0 | 10 | 1 | 5 | 10 | 7 | converged | - | - | worker died (exit -11) | 0.10 | - |" in section
+    assert "not converged (error 5.0e-05) | 0.50 | 0.50 |" in section
+    # NSGS: ratios 0.1, 0.5, 0.5; NSN_AC: 0.5 and 0.5 over the two steps it finished, one of them unconverged
+    assert (
+        "NSGS: the stepper took 0.50x its time at the median step and 0.50x at the worst, over the 3 steps it "
+        "finished; 0 not converged, 0 worker deaths." in section
+    )
+    assert (
+        "NSN_AC: the stepper took 0.50x its time at the median step and 0.50x at the worst, over the 2 steps it "
+        "finished; 1 not converged, 1 worker deaths." in section
+    )
 
 
 def test_the_summaries_are_the_rows_summarised_and_no_step_ran_past_its_cap():

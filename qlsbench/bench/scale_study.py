@@ -63,10 +63,16 @@ def _checkpoint_path(results: Path) -> Path:
     return results.with_name("." + results.name + ".checkpoint")
 
 
-def _start(spheres: int, settle: int) -> dict:
-    """A run's state before its first frictional step."""
+def dropped_pile(spheres: int, settle: int = SETTLE):
+    """The sedimentation pile (seed 0) after ``settle`` frictionless steps: where every run at scale starts."""
     scene = build_scene("sedimentation", n_spheres=spheres, seed=0)
     simulate(scene, settle, StepOptions(h=H, mu=0.0))
+    return scene
+
+
+def _start(spheres: int, settle: int) -> dict:
+    """A run's state before its first frictional step."""
+    scene = dropped_pile(spheres, settle)
     return {
         "format": FORMAT,
         "spheres": spheres,
@@ -178,8 +184,9 @@ def summarise(rows: list[dict]) -> dict:
     }
 
 
-def page(contents: list[dict]) -> str:
-    """The page (``docs/scale.md``) from the results files' contents, one table line per pile size."""
+def page(contents: list[dict], siconos: list[dict] | None = None) -> str:
+    """The page (``docs/scale.md``) from the results files' contents, one table line per pile size, and the
+    side-by-side files' steps (:func:`read_siconos`) under *Beside Siconos*."""
     lines = [
         "# Frictional piles at scale",
         "",
@@ -209,7 +216,80 @@ def page(contents: list[dict]) -> str:
             f"| {s['median_sweeps']:,.0f} | {s['max_sweeps']:,} | {s['load'][0]:.1f}-{s['load'][1]:.1f} "
             f"| {content['qlsbench']} |"
         )
+    if siconos:
+        lines += ["", *siconos_section(siconos)]
     return "\n".join(lines) + "\n"
+
+
+#: What the side-by-side files hold (``python -m benchmarks.siconos_side``).
+SICONOS_SOLVERS = ("NSGS", "NSN_AC")
+
+
+def siconos_section(contents: list[dict]) -> list[str]:
+    """*Beside Siconos*: each side-by-side step's times, iterations and outcome, and the stepper's time ratios."""
+    lines = [
+        "## Beside Siconos",
+        "",
+        "Each step's contact problem solved by the stepper (the run's settings; no step below reached the run's",
+        "sweep cap) and then, from the same start, by Siconos' fc3d NSGS and NSN_AC (Alart-Curnier Newton), one",
+        "solve each, timed in turn on the same machine: `python -m benchmarks.siconos_side --spheres 1000 --steps 4`",
+        "(benchmarks/siconos_side.py). Siconos solves the exact Coulomb cone, the stepper the polygon of 8 facets;",
+        "each stops at its own error measure below the same tol. A ratio below 1: the stepper took less time.",
+        "",
+        "| spheres | step | contacts | stepper (s) | sweeps | NSGS (s) | NSGS iterations | NSGS "
+        "| NSN_AC (s) | NSN_AC iterations | NSN_AC | stepper / NSGS | stepper / NSN_AC |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for content in sorted(contents, key=lambda c: c["spheres"]):
+        for row in content["rows"]:
+            cells = [f"{content['spheres']:,}", str(row["step"]), f"{row['contacts']:,}", _seconds(row["ours"])]
+            cells.append(f"{row['sweeps']:,}")
+            for solver in SICONOS_SOLVERS:
+                cells += _siconos_cells(row, solver)
+            cells += [_ratio(row, solver) for solver in SICONOS_SOLVERS]
+            lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines += [siconos_summary(content) for content in sorted(contents, key=lambda c: c["spheres"])]
+    return lines
+
+
+def _siconos_cells(row: dict, solver: str) -> list[str]:
+    """Seconds, iterations and outcome of one Siconos solve (a worker that died has neither)."""
+    if row.get(f"{solver}_died") is not None:
+        return ["-", "-", f"worker died (exit {row[f'{solver}_died']})"]
+    outcome = "converged" if row[f"{solver}_info"] == 0 else f"not converged (error {row[f'{solver}_error']:.1e})"
+    return [_seconds(row[f"{solver}_seconds"]), f"{row[f'{solver}_iterations']:,}", outcome]
+
+
+def _ratio(row: dict, solver: str) -> str:
+    seconds = row.get(f"{solver}_seconds")
+    if seconds is None or not np.isfinite(seconds):
+        return "-"
+    return f"{row['ours'] / seconds:.2f}"
+
+
+def siconos_summary(content: dict) -> str:
+    """One paragraph per pile: the stepper's median and worst time ratio to each Siconos solver over the steps
+    that solver finished, and how many steps it left unconverged or did not finish (its worker died)."""
+    rows = content["rows"]
+    parts = []
+    for solver in SICONOS_SOLVERS:
+        ratios = [row["ours"] / row[f"{solver}_seconds"] for row in rows if _ratio(row, solver) != "-"]
+        died = sum(row.get(f"{solver}_died") is not None for row in rows)
+        failed = sum(row.get(f"{solver}_died") is None and row[f"{solver}_info"] != 0 for row in rows)
+        timing = (
+            f"the stepper took {np.median(ratios):.2f}x its time at the median step and {max(ratios):.2f}x at the "
+            f"worst, over the {len(ratios)} steps it finished"
+            if ratios
+            else "it finished no step"
+        )
+        parts.append(f"{solver}: {timing}; {failed} not converged, {died} worker deaths.")
+    ours = sum(row["status"] != "converged" for row in rows)
+    return (
+        f"{content['spheres']:,} spheres, {len(rows)} steps (load {content['load'][0]:.1f}-{content['load'][1]:.1f},"
+        f" the Siconos worker bounded to {content['siconos_memory_gib']:g} GiB of address space, qlsbench "
+        f"{content['qlsbench']}). {' '.join(parts)} The stepper left {ours} unconverged."
+    )
 
 
 def _goal(summary: dict) -> str:
@@ -232,6 +312,16 @@ def read_results(out: Path) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(Path(out).glob("frictional-*.json"))]
 
 
+def siconos_path(out: Path, spheres: int) -> Path:
+    """The side-by-side file of an ``spheres``-sphere pile in ``out`` (``python -m benchmarks.siconos_side``)."""
+    return Path(out) / f"siconos-{spheres}.json"
+
+
+def read_siconos(out: Path) -> list[dict]:
+    """Every side-by-side file in ``out``."""
+    return [json.loads(p.read_text()) for p in sorted(Path(out).glob("siconos-*.json"))]
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m qlsbench.bench.scale_study --spheres N --steps K``: run or resume a pile into ``docs/scale/``;
     ``--page`` writes ``docs/scale.md`` from the shipped results."""
@@ -245,12 +335,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     if args.page is not None:
-        atomic_write_text(args.page, page(read_results(args.out)))
+        atomic_write_text(args.page, page(read_results(args.out), read_siconos(args.out)))
         return
     run(args.spheres, args.steps, args.out, progress=not args.quiet)
 
 
-__all__ = ["page", "read_results", "results_path", "run", "step_options", "summarise"]
+__all__ = [
+    "dropped_pile",
+    "page",
+    "read_results",
+    "read_siconos",
+    "results_path",
+    "run",
+    "siconos_path",
+    "step_options",
+    "summarise",
+]
 
 if __name__ == "__main__":
     main()
