@@ -265,11 +265,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.spheres < 1 or args.steps < 1:
         raise SystemExit(f"--spheres and --steps must be at least 1 (got {args.spheres} and {args.steps})")
+    if not args.memory_gib > 0:
+        raise SystemExit(f"--memory-gib must be positive (got {args.memory_gib})")
     reason = unavailable()
     if reason is not None:
         raise SystemExit(f"Siconos cannot run here: {reason}")
-    if not args.memory_gib > 0:
-        raise SystemExit(f"--memory-gib must be positive (got {args.memory_gib})")
     print(f"wrote {at_scale(args.spheres, args.steps, args.out, args.memory_gib)}")
 
 

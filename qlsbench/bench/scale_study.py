@@ -233,7 +233,8 @@ def siconos_section(contents: list[dict]) -> list[str]:
         "Each step's contact problem solved by the stepper (the run's settings; no step below reached the run's",
         "sweep cap) and then, from the same start, by Siconos' fc3d NSGS and NSN_AC (Alart-Curnier Newton), one",
         "solve each, timed in turn on the same machine: `python -m benchmarks.siconos_side --spheres 1000 --steps 4`",
-        "(benchmarks/siconos_side.py). Siconos solves the exact Coulomb cone, the stepper the polygon of 8 facets;",
+        "(benchmarks/siconos_side.py). Siconos solves the exact Coulomb cone, the stepper the polygon of "
+        f"{step_options().s} facets;",
         "each stops at its own error measure below the same tol. A ratio below 1: the stepper took less time.",
         "",
         "| spheres | step | contacts | stepper (s) | sweeps | NSGS (s) | NSGS iterations | NSGS "
@@ -243,7 +244,7 @@ def siconos_section(contents: list[dict]) -> list[str]:
     for content in sorted(contents, key=lambda c: c["spheres"]):
         for row in content["rows"]:
             cells = [f"{content['spheres']:,}", str(row["step"]), f"{row['contacts']:,}", _seconds(row["ours"])]
-            cells.append(f"{row['sweeps']:,}")
+            cells += [f"{row['sweeps']:,}"]
             for solver in SICONOS_SOLVERS:
                 cells += _siconos_cells(row, solver)
             cells += [_ratio(row, solver) for solver in SICONOS_SOLVERS]
@@ -261,11 +262,15 @@ def _siconos_cells(row: dict, solver: str) -> list[str]:
     return [_seconds(row[f"{solver}_seconds"]), f"{row[f'{solver}_iterations']:,}", outcome]
 
 
-def _ratio(row: dict, solver: str) -> str:
+def _time_ratio(row: dict, solver: str) -> float | None:
+    """The stepper's time over ``solver``'s on one step; ``None`` where the solver has no time (its worker died)."""
     seconds = row.get(f"{solver}_seconds")
-    if seconds is None or not np.isfinite(seconds):
-        return "-"
-    return f"{row['ours'] / seconds:.2f}"
+    return None if seconds is None or not np.isfinite(seconds) else row["ours"] / seconds
+
+
+def _ratio(row: dict, solver: str) -> str:
+    ratio = _time_ratio(row, solver)
+    return "-" if ratio is None else f"{ratio:.2f}"
 
 
 def siconos_summary(content: dict) -> str:
@@ -274,7 +279,7 @@ def siconos_summary(content: dict) -> str:
     rows = content["rows"]
     parts = []
     for solver in SICONOS_SOLVERS:
-        ratios = [row["ours"] / row[f"{solver}_seconds"] for row in rows if _ratio(row, solver) != "-"]
+        ratios = [ratio for row in rows if (ratio := _time_ratio(row, solver)) is not None]
         died = sum(row.get(f"{solver}_died") is not None for row in rows)
         failed = sum(row.get(f"{solver}_died") is None and row[f"{solver}_info"] != 0 for row in rows)
         timing = (
