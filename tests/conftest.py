@@ -160,6 +160,29 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError(f"{FAST_TESTS.name} names tests that do not exist: {', '.join(stale)}")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_folder(tmp_path_factory):
+    """Module and session fixtures start in an empty folder, not in the clone (issue 62).
+
+    A workflow or ``qlsbench`` run leaves ``datasets/``, ``results/``, ``logs/``, ``submissions/`` and
+    ``.snakemake/`` in the folder it ran in; a fixture that read a relative path there would see that state.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path_factory.mktemp("session-cwd"))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _own_folder(tmp_path_factory, monkeypatch):
+    """Every test starts in an empty folder of its own, so none reads what an earlier run left in the clone.
+
+    The folder is not ``tmp_path``: tests check that a failed command leaves ``tmp_path`` as it was. A test
+    that means the shipped files names them from ``REPO``; one that means the clone's folder says so with
+    ``monkeypatch.chdir``.
+    """
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
 @pytest.fixture
 def plugin_path(tmp_path, monkeypatch):
     """Make a plug-in distribution importable, as `pip install` would.

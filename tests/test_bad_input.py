@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -51,19 +52,30 @@ def _tree(folder: Path) -> dict[str, str]:
     return state
 
 
+@pytest.fixture(scope="module")
+def workflow_folder(tmp_path_factory) -> Path:
+    """The clone's workflow files alone: what ``datasets/`` or ``results/`` a run left there is not read."""
+    folder = tmp_path_factory.mktemp("workflow")
+    shutil.copy(REPO / "Snakefile", folder)
+    shutil.copytree(REPO / "workflows", folder / "workflows")
+    return folder
+
+
 def test_there_are_at_least_seventy_cases():
     assert len(CASES) >= 70, len(CASES)
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_bad_input_gives_one_line_naming_the_culprit(name, ising_dataset, tmp_path, capsys, monkeypatch):
+def test_bad_input_gives_one_line_naming_the_culprit(
+    name, ising_dataset, tmp_path, capsys, monkeypatch, workflow_folder
+):
     case = CASES[name]
     fields = {"tmp": tmp_path, "data": ising_dataset}
     for key in sorted({k for a in case.argv for k in re.findall(r"{(\w+)}", a)} - set(fields)):
         fields[key] = MAKERS[key](tmp_path, ising_dataset)
     argv = [a.format(**fields) for a in case.argv]
-    monkeypatch.chdir(REPO if case.cwd == "repo" else tmp_path)
-    before = _tree(tmp_path)
+    monkeypatch.chdir(workflow_folder if case.cwd == "workflow" else tmp_path)
+    before, workflow_before = _tree(tmp_path), _tree(workflow_folder)
     try:
         code = main(argv)
     except SystemExit as exc:  # usage errors leave through argparse
@@ -73,6 +85,7 @@ def test_bad_input_gives_one_line_naming_the_culprit(name, ising_dataset, tmp_pa
     assert "\n" not in err and "Traceback" not in err, err
     assert err.startswith("qlsbench") and case.culprit in err, err
     assert _tree(tmp_path) == before, "files below the test folder were added, removed or changed"
+    assert _tree(workflow_folder) == workflow_before, "files below the workflow folder were added, removed or changed"
 
 
 def test_a_failed_page_command_leaves_no_folder_and_old_figures_as_they_were(tmp_path, capsys):

@@ -73,11 +73,11 @@ def slurm_dry_run(tmp_path_factory):
         "loss_figures": [],
     }
     (work / "cluster.yaml").write_text(yaml.safe_dump(override))
-    return _dry_run(work, "--profile", "workflows/profiles/slurm", "--configfile", "cluster.yaml"), override
+    return _dry_run(work, "--profile", "workflows/profiles/slurm", "--configfile", "cluster.yaml"), override, work
 
 
 def test_the_slurm_profile_renders_every_job_with_its_resources(slurm_dry_run):
-    output, config = slurm_dry_run
+    output, config, work = slurm_dry_run
     config = {**yaml.safe_load((REPO / "workflows" / "config" / "default.yaml").read_text()), **config}
     assert "This was a dry-run" in output
     jobs = _jobs(output)
@@ -102,7 +102,7 @@ def test_the_slurm_profile_renders_every_job_with_its_resources(slurm_dry_run):
         if job["rule"] in ("solve", "solve_shard"):
             w = dict(kv.split("=") for kv in job["wildcards"].split(", "))
             dataset, count = f"{w['family']}/{w['scene']}", int(w.get("shards", 1))
-            assert int(job["runtime"]) == solve_runtime(config, w["solver"], dataset, count)
+            assert int(job["runtime"]) == solve_runtime(config, w["solver"], dataset, count, root=work)
             assert int(job["mem_mb"]) == (16000 if w["solver"] == "vnls" else DEFAULT_RESOURCES["solve"]["mem_mb"])
         else:
             expected = rule_resources(config, job["rule"])

@@ -64,11 +64,12 @@ def solver_resource(config: dict[str, Any], label: str, key: str) -> int:
 SOLVE_OVERHEAD_MINUTES = 10
 
 
-def dataset_system_count(config: dict[str, Any], dataset: str) -> int | None:
+def dataset_system_count(config: dict[str, Any], dataset: str, root: Path = Path(".")) -> int | None:
     """Distinct systems of ``dataset``, or an upper bound, known before it is built where the config says.
 
     Ising datasets hold one system per qubit count, checkpoint datasets at most ``count``, a run with
-    ``max_systems`` at most that many; otherwise the built file is counted, and before it exists ``None``.
+    ``max_systems`` at most that many; otherwise the built file below ``root`` (the workflow's folder) is
+    counted, and before it exists ``None``.
     """
     import pyarrow.parquet as pq
 
@@ -80,26 +81,29 @@ def dataset_system_count(config: dict[str, Any], dataset: str) -> int | None:
         return int(known["count"])
     if known.get("max_systems"):
         return int(known["max_systems"])
-    path = Path("datasets") / dataset / "part-0000.parquet"
+    path = Path(root) / "datasets" / dataset / "part-0000.parquet"
     if path.exists():
         return len(set(pq.read_table(path, columns=["system_id"]).column(0).to_pylist()))
     return None
 
 
-def solve_runtime(config: dict[str, Any], label: str, dataset: str, count: int, attempt: int = 1) -> int:
+def solve_runtime(
+    config: dict[str, Any], label: str, dataset: str, count: int, attempt: int = 1, root: Path = Path(".")
+) -> int:
     """Minutes for one shard of solver ``label`` on ``dataset``: its time limit x the shard's systems x repeats.
 
     The systems of a shard are at most ``ceil(N / count)`` (:mod:`qlsbench.bench._shards`). When ``N`` is not
     known yet, the configured ``runtime`` of solve jobs, but at least one system's time limits. Each retry
     (``attempt``) doubles, triples... the time; ``max_runtime`` (the cluster's wall-time limit, in the
-    solver's or the solve rule's ``resources``) caps it.
+    solver's or the solve rule's ``resources``) caps it. ``root`` is the workflow's folder, where the
+    datasets are counted.
     """
     from qlsbench.bench._shards import max_shard_size
 
     resources = _resources(config, "solve", label)
     limit = float(solver_run_setting(config, label, "time_limit", 60))
     repeats = int(solver_run_setting(config, label, "repeats", 1))
-    systems = dataset_system_count(config, dataset)
+    systems = dataset_system_count(config, dataset, root)
     one_system = math.ceil(limit * repeats / 60)
     if systems is None:
         minutes = max(int(resources["runtime"]), one_system + SOLVE_OVERHEAD_MINUTES)

@@ -37,15 +37,16 @@ class Case:
     culprit : str
         Text the one error line must contain (the file, field, system or option at fault).
     cwd : str
-        ``"repo"`` (the default: ``check-config`` merges over ``workflows/config/default.yaml``) or ``"tmp"``
-        (``module:Class`` plug-ins written by a maker are imported from the current folder).
+        ``"workflow"`` (the default: a copy of the clone's ``Snakefile`` and ``workflows/`` and nothing else,
+        since ``check-config`` merges over ``workflows/config/default.yaml``) or ``"tmp"`` (``module:Class``
+        plug-ins written by a maker are imported from the current folder).
     code : int
         Expected exit code.
     """
 
     argv: list[str]
     culprit: str
-    cwd: str = "repo"
+    cwd: str = "workflow"
     code: int = 2
 
 
