@@ -15,6 +15,7 @@ PACKAGES = [
     "qlsbench.problems",
     "qlsbench.data",
     "qlsbench.pauli",
+    "qlsbench.estimates",
     "qlsbench.physics",
     "qlsbench.families",
     "qlsbench.solvers",

@@ -30,6 +30,7 @@ LAYERS: list[set[str]] = [
     {""},
     # physics: the shared parts first, then one folder per model, then the package's face (its __init__)
     {"physics.lcp", "physics.capture", "pauli", "data"},
+    {"estimates"},  # a fault-tolerant solve's cost, from pauli's counts and problems' profile
     {"physics.spheres", "physics.penalty", "physics.cdlagrange"},
     {"physics"},
     {"families", "solvers"},
@@ -190,6 +191,7 @@ PUBLIC_PACKAGES = [
     "qlsbench.data",
     "qlsbench.problems",
     "qlsbench.pauli",
+    "qlsbench.estimates",
     "qlsbench.physics",
     "qlsbench.solvers",
     "qlsbench.bench",

@@ -15,6 +15,7 @@ from qlsbench.pauli._decomposition import (
 )
 from qlsbench.pauli._estimates import (
     ADIABATIC_BOUND,
+    ADIABATIC_PRACTICAL,
     adiabatic_queries,
     block_encoding,
     estimate,
@@ -25,6 +26,7 @@ from qlsbench.pauli._truncation import gray_code, orderings, reordering_study, t
 
 __all__ = [
     "ADIABATIC_BOUND",
+    "ADIABATIC_PRACTICAL",
     "LCU_TOLS",
     "PauliDecomposition",
     "adiabatic_queries",

@@ -11,7 +11,10 @@ from qlsbench.problems._padding import (
     pad_to_power_of_two,
     recover_solution,
 )
+from qlsbench.problems._poisson import poisson, poisson_kappa, poisson_matrix
+from qlsbench.problems._profile import profile
 from qlsbench.problems._spectra import (
+    DENSE_LIMIT,
     condition_number,
     hermitian_defect,
     reference_solution,
@@ -21,6 +24,7 @@ from qlsbench.problems._system import LinearSystem
 from qlsbench.problems._vectors import state_fidelity
 
 __all__ = [
+    "DENSE_LIMIT",
     "LinearSystem",
     "condition_number",
     "hermitian_defect",
@@ -29,6 +33,10 @@ __all__ = [
     "normalize",
     "pad_and_normalize",
     "pad_to_power_of_two",
+    "poisson",
+    "profile",
+    "poisson_kappa",
+    "poisson_matrix",
     "recover_solution",
     "reference_solution",
     "spectral_norm",

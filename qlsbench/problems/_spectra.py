@@ -36,13 +36,17 @@ def _largest_singular_value(A) -> float:
     return float(spla.svds(A, k=1, which="LM", return_singular_vectors=False, v0=_start_vector(min(A.shape)))[0])
 
 
-def singular_value_range(A: sp.spmatrix) -> tuple[float, float]:
+def singular_value_range(A: sp.spmatrix, dense_limit: int = DENSE_LIMIT) -> tuple[float, float]:
     """Smallest and largest singular value of ``A``.
 
     Parameters
     ----------
     A : scipy.sparse matrix
         Square matrix.
+    dense_limit : int, optional
+        Largest dimension computed by dense SVD; above it, ARPACK on ``A`` for ``sigma_max`` and on ``A^-1``
+        (through a sparse LU) for ``1 / sigma_min``. ``0`` takes the sparse estimates at every size, which is how
+        they are checked against the dense values.
 
     Returns
     -------
@@ -50,7 +54,7 @@ def singular_value_range(A: sp.spmatrix) -> tuple[float, float]:
         ``(sigma_min, sigma_max)``.
     """
     n = A.shape[0]
-    if n <= DENSE_LIMIT:
+    if n <= dense_limit:
         with one_blas_thread():
             s = la.svdvals(A.toarray())
         return float(s[-1]), float(s[0])
@@ -81,9 +85,10 @@ def spectral_norm(A: sp.spmatrix) -> float:
     return _largest_singular_value(A)
 
 
-def condition_number(A: sp.spmatrix) -> float:
-    """2-norm condition number ``sigma_max / sigma_min`` (``inf`` if singular)."""
-    smin, smax = singular_value_range(A)
+def condition_number(A: sp.spmatrix, dense_limit: int = DENSE_LIMIT) -> float:
+    """2-norm condition number ``sigma_max / sigma_min`` (``inf`` if singular); ``dense_limit`` as in
+    :func:`singular_value_range`."""
+    smin, smax = singular_value_range(A, dense_limit)
     return float(smax / smin) if smin > 0 else float("inf")
 
 
