@@ -36,7 +36,7 @@ def _largest_singular_value(A) -> float:
     return float(spla.svds(A, k=1, which="LM", return_singular_vectors=False, v0=_start_vector(min(A.shape)))[0])
 
 
-def singular_value_range(A: sp.spmatrix, dense_limit: int = DENSE_LIMIT) -> tuple[float, float]:
+def singular_value_range(A: sp.spmatrix, dense_limit: int | None = None) -> tuple[float, float]:
     """Smallest and largest singular value of ``A``.
 
     Parameters
@@ -44,7 +44,7 @@ def singular_value_range(A: sp.spmatrix, dense_limit: int = DENSE_LIMIT) -> tupl
     A : scipy.sparse matrix
         Square matrix.
     dense_limit : int, optional
-        Largest dimension computed by dense SVD; above it, ARPACK on ``A`` for ``sigma_max`` and on ``A^-1``
+        Largest dimension computed by dense SVD (default :data:`DENSE_LIMIT`); above it, ARPACK on ``A`` for ``sigma_max`` and on ``A^-1``
         (through a sparse LU) for ``1 / sigma_min``. ``0`` takes the sparse estimates at every size, which is how
         they are checked against the dense values.
 
@@ -54,7 +54,7 @@ def singular_value_range(A: sp.spmatrix, dense_limit: int = DENSE_LIMIT) -> tupl
         ``(sigma_min, sigma_max)``.
     """
     n = A.shape[0]
-    if n <= dense_limit:
+    if n <= (DENSE_LIMIT if dense_limit is None else dense_limit):
         with one_blas_thread():
             s = la.svdvals(A.toarray())
         return float(s[-1]), float(s[0])
@@ -85,7 +85,7 @@ def spectral_norm(A: sp.spmatrix) -> float:
     return _largest_singular_value(A)
 
 
-def condition_number(A: sp.spmatrix, dense_limit: int = DENSE_LIMIT) -> float:
+def condition_number(A: sp.spmatrix, dense_limit: int | None = None) -> float:
     """2-norm condition number ``sigma_max / sigma_min`` (``inf`` if singular); ``dense_limit`` as in
     :func:`singular_value_range`."""
     smin, smax = singular_value_range(A, dense_limit)
