@@ -20,6 +20,7 @@ PACKAGES = [
     "qlsbench.families",
     "qlsbench.solvers",
     "qlsbench.bench",
+    "qlsbench.bench.advantage",
     "qlsbench.bench.board",
     "qlsbench.bench.in_loop",
     "qlsbench.bench.ranking",

@@ -78,3 +78,63 @@ def test_the_control_system_and_its_bad_input():
         poisson(3, 300)
     with pytest.raises(InputError, match="points"):
         poisson(1, 0)
+
+
+# ---------------------------------------------------------------- the classical side, measured
+
+
+def _reference(system):
+    import scipy.sparse.linalg as spla
+
+    return spla.spsolve(system.A.tocsc(), system.b)
+
+
+@pytest.mark.parametrize("epsilon", [1e-2, 1e-4])
+def test_every_method_reaches_the_quantum_accuracy_on_the_control(epsilon):
+    from qlsbench.bench.advantage import METHODS, classical_best
+
+    system = poisson(2, 20)
+    rows = classical_best(system.A, system.b, _reference(system), epsilon, isolate=False)
+    assert {r["method"] for r in rows} == set(METHODS)  # the Laplacian is SPD: every method takes it
+    for r in rows:
+        assert r["reached"] and r["fidelity"] >= 1 - epsilon and r["rel_residual"] <= epsilon, r
+        assert r["rtol"] <= epsilon and r["seconds"] > 0 and r["kind"] == "spd"
+
+
+def test_a_method_stops_at_the_loosest_tolerance_that_is_enough():
+    """CG with Jacobi on the 2-D Laplacian: the iterations needed grow as the tolerance tightens, and the run
+    that counts is the first rung of the ladder that reaches the target, not a tighter one."""
+    from qlsbench.bench.advantage import time_to_accuracy
+
+    system = poisson(2, 40)
+    x = _reference(system)
+    loose, tight = (time_to_accuracy("cg-jacobi", system.A, system.b, x, eps) for eps in (1e-2, 1e-8))
+    assert loose["reached"] and tight["reached"]
+    assert loose["rtol"] == 1e-2  # the smooth solution: the loosest rung is already within 1e-2
+    assert loose["iterations"] < tight["iterations"] and tight["rtol"] <= 1e-8
+
+
+def test_methods_are_chosen_by_what_the_matrix_is_and_bad_names_refused():
+    from qlsbench.bench.advantage import applicable, matrix_kind, time_to_accuracy
+
+    nonsymmetric = sp.csr_matrix(np.array([[4.0, 1.0, 0.0], [0.0, 3.0, 1.0], [1.0, 0.0, 5.0]]))
+    indefinite = sp.csr_matrix(np.diag([3.0, -1.0, 2.0]))
+    assert matrix_kind(nonsymmetric) == "any" and applicable("any") == ["splu", "gmres-ilu"]
+    assert matrix_kind(indefinite) == "symmetric" and "cg-jacobi" not in applicable("symmetric")
+    assert matrix_kind(poisson_matrix(1, 5)) == "spd"
+    with pytest.raises(InputError, match="classical method 'qr' is unknown"):
+        time_to_accuracy("qr", indefinite, np.ones(3), np.ones(3), 1e-2)
+
+
+def test_an_isolated_measurement_equals_the_one_in_process():
+    """Each method in a fresh process of its own returns the same solution quality (memory is its own there)."""
+    from qlsbench.bench.advantage import classical_best
+
+    system = poisson(1, 50)
+    x = _reference(system)
+    here = classical_best(system.A, system.b, x, 1e-4, isolate=False)
+    there = classical_best(system.A, system.b, x, 1e-4)
+    assert [(r["method"], r["iterations"], r["rtol"]) for r in here] == [
+        (r["method"], r["iterations"], r["rtol"]) for r in there
+    ]
+    assert all(r["peak_mb"] >= 0 for r in there)

@@ -195,6 +195,7 @@ PUBLIC_PACKAGES = [
     "qlsbench.physics",
     "qlsbench.solvers",
     "qlsbench.bench",
+    "qlsbench.bench.advantage",
     "qlsbench.bench.board",
     "qlsbench.bench.in_loop",
     "qlsbench.bench.ranking",

@@ -44,9 +44,9 @@ def singular_value_range(A: sp.spmatrix, dense_limit: int | None = None) -> tupl
     A : scipy.sparse matrix
         Square matrix.
     dense_limit : int, optional
-        Largest dimension computed by dense SVD (default :data:`DENSE_LIMIT`); above it, ARPACK on ``A`` for ``sigma_max`` and on ``A^-1``
-        (through a sparse LU) for ``1 / sigma_min``. ``0`` takes the sparse estimates at every size, which is how
-        they are checked against the dense values.
+        Largest dimension computed by dense SVD (default :data:`DENSE_LIMIT`); above it, ARPACK on ``A`` for
+        ``sigma_max`` and on ``A^-1`` (through a sparse LU) for ``1 / sigma_min``. ``0`` takes the sparse estimates
+        at every size, which is how they are checked against the dense values.
 
     Returns
     -------
