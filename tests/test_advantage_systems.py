@@ -6,6 +6,8 @@ estimates used above 4,096 unknowns must agree with it at every size where both 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -138,3 +140,43 @@ def test_an_isolated_measurement_equals_the_one_in_process():
         (r["method"], r["iterations"], r["rtol"]) for r in there
     ]
     assert all(r["peak_mb"] >= 0 for r in there)
+
+
+# ---------------------------------------------------------------- the sweep
+
+
+def test_a_sweep_resumes_at_the_next_size_and_keeps_what_it_wrote(tmp_path):
+    from qlsbench.bench.advantage import sweep
+
+    first = sweep("poisson-1d", (16,), tmp_path, ["superconducting-1e-4"], progress=False)
+    again = sweep("poisson-1d", (16, 32), tmp_path, ["superconducting-1e-4"], progress=False)
+    assert list(again["systems"]["size"]) == [16, 32]
+    assert again["systems"]["kappa"].tolist() == pytest.approx([poisson_kappa(16), poisson_kappa(32)], rel=1e-10)
+    assert (again["systems"]["kappa_sparse_rel_error"] < 1e-6).all()
+    for name, table in again.items():
+        assert (table["size"] == 16).sum() == (first[name]["size"] == 16).sum() > 0, name
+    written = {name: (tmp_path / f"poisson-1d.{name}.parquet").stat().st_mtime_ns for name in again}
+    sweep("poisson-1d", (16, 32), tmp_path, ["superconducting-1e-4"], progress=False)  # nothing new: nothing written
+    assert {name: (tmp_path / f"poisson-1d.{name}.parquet").stat().st_mtime_ns for name in again} == written
+    quantum = again["quantum"]
+    assert set(quantum["readout"]) == {"observable", "sampling"} and set(quantum["solver"]) == {"qsvt", "adiabatic"}
+    assert set(quantum["encoding"]) == {"sparse-access", "pauli-lcu"}
+    sampled = quantum[quantum["readout"] == "sampling"]
+    assert (sampled["solves"] == sampled["N"] / sampled["epsilon"] ** 2).all()
+
+
+def test_the_growth_axes_build_their_systems_and_refuse_unknown_ones():
+    from qlsbench.bench.advantage import AXES, grown
+
+    assert {"dem_c-mu0", "ising", "poisson-1d", "poisson-2d", "poisson-3d"} <= set(AXES)
+    pile = grown("dem_c-mu0", 30)
+    assert pile.meta["spheres"] == 30 and 10 <= pile.dim <= 30 * 6  # a few contacts per sphere once settled
+    assert abs(pile.A - pile.A.T).max() < 1e-12  # frictionless min-map Newton systems are symmetric
+    assert grown("ising", 5).dim == 32
+    with pytest.raises(InputError, match="growth family 'cloth' is unknown"):
+        grown("cloth", 4)
+    with pytest.raises(InputError, match="hardware model 'qpu' is unknown"):
+        from qlsbench.bench.advantage import sweep
+
+        sweep("ising", (4,), Path("never-written"), ["qpu"], progress=False)
+    assert not Path("never-written").exists()

@@ -2,9 +2,22 @@
 fault-tolerant quantum solver estimated end to end (:mod:`qlsbench.estimates`) beside it.
 
 :func:`classical_best` measures every applicable classical method's time to a quantum solver's accuracy
-(:data:`METHODS`, one line per method).
+(:data:`METHODS`, one line per method); :func:`grown` builds a family's system at a size of its growth axis
+(:data:`AXES`, one line per family); :func:`sweep` runs an axis, resumably, into three Parquet tables.
 """
 
 from qlsbench.bench.advantage._classical import METHODS, applicable, classical_best, matrix_kind, time_to_accuracy
+from qlsbench.bench.advantage._growth import AXES, grown
+from qlsbench.bench.advantage._sweep import EPSILONS, sweep
 
-__all__ = ["METHODS", "applicable", "classical_best", "matrix_kind", "time_to_accuracy"]
+__all__ = [
+    "AXES",
+    "EPSILONS",
+    "METHODS",
+    "applicable",
+    "classical_best",
+    "grown",
+    "matrix_kind",
+    "sweep",
+    "time_to_accuracy",
+]

@@ -1,0 +1,151 @@
+"""One sweep of the advantage map: every size of a family's growth axis, profiled, solved classically and
+estimated for a fault-tolerant solver, written as it goes so an interrupted sweep resumes at the next size.
+
+Per family, three Parquet files in the output folder (``<family>.systems.parquet``, ``.classical.parquet``,
+``.quantum.parquet``), one row per system, per (method, epsilon) and per (encoding, solver, epsilon, readout,
+model). The systems table holds the profile (:func:`~qlsbench.problems.profile`), and at every size where a dense
+SVD runs (``N <= 4,096``) the sparse estimate beside it with its relative error; the Pauli LCU's term count and
+1-norm where the decomposition is affordable (padded ``N <= PAULI_LIMIT``). A size whose three files all hold it
+is done and skipped on a rerun.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+from tqdm.auto import tqdm
+
+from qlsbench.bench.advantage._classical import classical_best
+from qlsbench.bench.advantage._growth import AXES, grown
+from qlsbench.data import atomic_write_table
+from qlsbench.estimates import (
+    HARDWARE_MODELS,
+    READOUTS,
+    SOLVERS,
+    one_solve,
+    pauli_lcu,
+    physical,
+    repetitions,
+    sparse_access,
+)
+from qlsbench.problems import DENSE_LIMIT, pad_to_power_of_two, profile
+
+#: The accuracies compared: a quantum solver's fidelity 1 - epsilon, a classical one's the same.
+EPSILONS = (1e-2, 1e-4)
+#: Largest padded dimension whose Pauli decomposition is computed (4^n coefficients' worth of work above it).
+PAULI_LIMIT = 4096
+#: The three tables of a family, by their file suffix.
+TABLES = ("systems", "classical", "quantum")
+
+
+def _paths(out: Path, family: str) -> dict[str, Path]:
+    return {table: Path(out) / f"{family}.{table}.parquet" for table in TABLES}
+
+
+def _read(path: Path) -> pd.DataFrame:
+    return pd.read_parquet(path) if path.exists() else pd.DataFrame()
+
+
+def _pauli(system) -> dict[str, float]:
+    """Exact Pauli term count and 1-norm of the padded system, where affordable (``nan`` above the limit)."""
+    from qlsbench.pauli import lcu_form, lcu_summary
+
+    padded = pad_to_power_of_two(system)
+    if padded.dim > PAULI_LIMIT:
+        return {"pauli_terms": math.nan, "pauli_alpha": math.nan, "pauli_qubits": math.nan}
+    summary = lcu_summary(lcu_form(padded.A), tols=(0.0,))
+    return {
+        "pauli_terms": summary["terms_0"],
+        "pauli_alpha": summary["lcu_norm_0"],
+        "pauli_qubits": padded.dim.bit_length() - 1,
+    }
+
+
+def system_row(family: str, size: int, system) -> dict:
+    """The systems table's row: the profile, the sparse estimate beside the dense one, the Pauli form."""
+    row: dict = {"family": family, "size": size, **profile(system.A)}
+    kappa = float(row["kappa"])
+    if system.dim <= DENSE_LIMIT:
+        sparse = float(profile(system.A, dense_limit=0)["kappa"])
+        row["kappa_sparse"], row["kappa_sparse_rel_error"] = sparse, abs(sparse - kappa) / kappa
+    else:
+        row["kappa_sparse"], row["kappa_sparse_rel_error"] = kappa, math.nan
+    return {**row, **_pauli(system)}
+
+
+def quantum_rows(row: dict, models: list[str]) -> list[dict]:
+    """Every (encoding, solver, epsilon, readout, model) estimate for one system's profile row."""
+    encodings = [sparse_access(row["N"], row["s"], row["max_abs"])]
+    if not math.isnan(row["pauli_terms"]):
+        encodings.append(pauli_lcu(int(row["pauli_qubits"]), int(row["pauli_terms"]), row["pauli_alpha"]))
+    out = []
+    for encoding in encodings:
+        for method in SOLVERS:
+            for epsilon in EPSILONS:
+                counts = one_solve(encoding, row["sigma_min"], row["N"], method, epsilon)
+                per_model = physical(counts, models)
+                for readout in READOUTS:
+                    solves = repetitions(readout, row["N"], epsilon)
+                    for model, phys in per_model.items():
+                        out.append(
+                            {
+                                "family": row["family"],
+                                "size": row["size"],
+                                "N": row["N"],
+                                "encoding": encoding["encoding"],
+                                "alpha": encoding["alpha"],
+                                "solver": method,
+                                "epsilon": epsilon,
+                                "readout": readout,
+                                "model": model,
+                                **{k: float(v) for k, v in counts.items()},
+                                "solves": solves,
+                                "physical_qubits": phys["physical_qubits"],
+                                "seconds_per_solve": phys["runtime_s"],
+                                "seconds": phys["runtime_s"] * solves,
+                            }
+                        )
+    return out
+
+
+def sweep(family: str, sizes, out: Path, models: list[str] | None = None, *, progress: bool = True) -> dict:
+    """Run ``family`` at every size of ``sizes`` not already in ``out`` (module docstring); the three tables."""
+    models = list(HARDWARE_MODELS) if models is None else models
+    physical({"qubits": 1, "toffolis": 1, "rotations": 0}, models)  # a bad model or no estimator: before any work
+    paths = _paths(out, family)
+    tables = {name: _read(path) for name, path in paths.items()}
+    done = set.intersection(*(set(t["size"]) if "size" in t else set() for t in tables.values()))
+    todo = [int(size) for size in sizes if int(size) not in done]
+    for size in tqdm(todo, desc=f"advantage {family}", disable=not progress, unit="size"):
+        start = time.perf_counter()
+        system = grown(family, size)
+        build = time.perf_counter() - start
+        row = {**system_row(family, size, system), "build_seconds": build, "load": os.getloadavg()[0]}
+        reference = _reference(system)
+        classical = [
+            {"family": family, "size": size, "N": row["N"], **r, "load": os.getloadavg()[0]}
+            for epsilon in EPSILONS
+            for r in classical_best(system.A, system.b, reference, epsilon)
+        ]
+        new = {"systems": [row], "classical": classical, "quantum": quantum_rows(row, models)}
+        for name in TABLES:  # each table rewritten whole, atomically: a kill leaves the last complete size
+            tables[name] = pd.concat([tables[name], pd.DataFrame(new[name])], ignore_index=True)
+            atomic_write_table(pa.Table.from_pandas(tables[name], preserve_index=False), paths[name])
+    return tables
+
+
+def _reference(system):
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+
+    return spla.splu(sp.csc_matrix(system.A)).solve(system.b)
+
+
+def small_sizes(family: str) -> tuple[int, ...]:
+    """The default workflow's sizes of ``family``."""
+    return AXES[family].small
