@@ -180,3 +180,33 @@ def test_the_growth_axes_build_their_systems_and_refuse_unknown_ones():
 
         sweep("ising", (4,), Path("never-written"), ["qpu"], progress=False)
     assert not Path("never-written").exists()
+
+
+# ---------------------------------------------------------------- the map
+
+
+def test_a_power_law_is_recovered_and_two_lines_cross_where_the_algebra_says():
+    from qlsbench.bench.advantage import crossover, power_fit
+
+    N = np.array([1e2, 1e3, 1e4, 1e5])
+    classical = power_fit(N, 1e-6 * N**2)
+    quantum = power_fit(N, 1e3 * N)
+    assert classical.p == pytest.approx(2.0) and classical.c == pytest.approx(1e-6)
+    assert classical.low == pytest.approx(2.0) and classical.high == pytest.approx(2.0)  # exact data: no spread
+    assert crossover(classical, quantum) == pytest.approx(1e9, rel=1e-9)  # 1e-6 N^2 = 1e3 N
+    assert crossover(quantum, classical) == np.inf  # the quantum cost grows faster: no size favours it
+    # a band line through the classical points' centre: at p = 3 it meets the data's mean, not c
+    steeper = crossover(classical, quantum, 3.0)
+    centre_n = np.exp(np.log(N).mean())
+    assert classical.at(centre_n, 3.0) == pytest.approx(classical.at(centre_n))
+    assert 1e3 * steeper == pytest.approx(classical.at(steeper, 3.0), rel=1e-9)
+
+
+def test_noisy_points_give_an_interval_around_the_exponent():
+    from qlsbench.bench.advantage import power_fit
+
+    rng = np.random.default_rng(3)
+    N = np.geomspace(1e2, 1e6, 12)
+    fit = power_fit(N, 5e-8 * N**1.5 * np.exp(rng.normal(0, 0.2, N.size)))
+    assert fit.low < 1.5 < fit.high and fit.high - fit.low < 0.2 and fit.points == 12
+    assert np.isnan(power_fit([10.0], [1.0]).p)  # one size: nothing to fit

@@ -3,21 +3,29 @@ fault-tolerant quantum solver estimated end to end (:mod:`qlsbench.estimates`) b
 
 :func:`classical_best` measures every applicable classical method's time to a quantum solver's accuracy
 (:data:`METHODS`, one line per method); :func:`grown` builds a family's system at a size of its growth axis
-(:data:`AXES`, one line per family); :func:`sweep` runs an axis, resumably, into three Parquet tables.
+(:data:`AXES`, one line per family); :func:`sweep` runs an axis, resumably, into three Parquet tables;
+:func:`crossover_table` fits both sides' growth and says where, if anywhere, they cross.
 """
 
 from qlsbench.bench.advantage._classical import METHODS, applicable, classical_best, matrix_kind, time_to_accuracy
 from qlsbench.bench.advantage._growth import AXES, grown
+from qlsbench.bench.advantage._map import Fit, best_classical, cheapest_quantum, crossover, crossover_table, power_fit
 from qlsbench.bench.advantage._sweep import EPSILONS, sweep
 
 __all__ = [
     "AXES",
     "EPSILONS",
     "METHODS",
+    "Fit",
     "applicable",
+    "best_classical",
+    "cheapest_quantum",
     "classical_best",
+    "crossover",
+    "crossover_table",
     "grown",
     "matrix_kind",
+    "power_fit",
     "sweep",
     "time_to_accuracy",
 ]
