@@ -488,6 +488,22 @@ def test_a_plain_class_compares_resumes_and_is_added_to_the_board(small_board, p
     assert main(["board", "add", str(submission), "--board", str(small_board.folder), "--pages", str(pages)]) == 2
     assert "already on the board" in capsys.readouterr().err
 
+    # In a clone's top folder the default pages are the published board's, shipped: they stay as they are, and
+    # so does the method page's summary; the self-submission's pages go to results/leaderboard beside them.
+    from qlsbench.report import SUMMARY_BEGIN, SUMMARY_END
+
+    clone = plain_module / "clone"
+    (clone / "docs").mkdir(parents=True)
+    (clone / "leaderboard").mkdir()
+    (clone / "docs" / "leaderboard.md").write_text(f"# method\n{SUMMARY_BEGIN}\nshipped\n{SUMMARY_END}\n")
+    (clone / "leaderboard" / "index.html").write_text("the published board")
+    shipped = {p: p.read_bytes() for p in clone.rglob("*") if p.is_file()}
+    add = ["board", "add", str(submission), "--board", str(small_board.folder), "--pages", str(clone / "leaderboard")]
+    assert main([*add, "--submissions", str(clone / "submissions")]) == 0
+    assert "holds the published board, shipped with the clone: left as it is" in capsys.readouterr().out
+    assert {p: p.read_bytes() for p in shipped} == shipped
+    assert f"{label} (self-submitted)" in (clone / "results" / "leaderboard" / "index.html").read_text()
+
     # A later compare ranks against the published board only, unless told to count the local submissions too.
     other = [
         "compare",

@@ -3,6 +3,7 @@ solver against it and writes the submission ``board add`` and ``board verify`` t
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -78,13 +79,15 @@ def cmd_board_render(args) -> None:
 
 def cmd_board_add(args) -> None:
     from qlsbench.bench.board.submissions import add_submission
-    from qlsbench.report._board_pages import render_board
+    from qlsbench.report import render_board, self_submission_pages
 
     board = _board(args)
+    pages = self_submission_pages(args.pages)
+    moved = pages != Path(args.pages)
     kept = add_submission(board, args.submission, args.submissions)
     render_board(
         board,
-        pages=args.pages,
+        pages=pages,
         in_loop=_in_loop_files(args),
         noisy=_noisy_files(args),
         local=args.submissions,
@@ -92,7 +95,8 @@ def cmd_board_add(args) -> None:
     )
     print(
         f"added {args.submission} as {kept} (self-submitted: on your pages, not the published board; "
-        f"contrib/README.md says how it reaches the published one); pages rewritten in {args.pages}"
+        f"contrib/README.md says how it reaches the published one); pages rewritten in {os.path.relpath(pages)}"
+        + (f" ({args.pages} holds the published board, shipped with the clone: left as it is)" if moved else "")
     )
 
 

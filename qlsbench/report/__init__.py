@@ -23,6 +23,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 
 from qlsbench.report import (
+    _advantage_page,
     _budget_curves,
     _checkpoint_table,
     _estimates_page,
@@ -47,6 +48,7 @@ from qlsbench.report._board_pages import (
     publish,
     read_tracks,
     render_board,
+    self_submission_pages,
     write_tracks,
 )
 from qlsbench.report._budget_curves import plot_budget_curves
@@ -82,6 +84,7 @@ FIGURES: dict[str, Figure] = {
         _pauli_figures.TRUNCATION,
         _resource_figures.FIGURE,
         _estimates_page.FIGURE,
+        _advantage_page.FIGURE,
         _physics_figures.KAPPA_TIME,
         _budget_curves.FIGURE,
         _leaderboard_plots.PROFILES,
@@ -162,6 +165,7 @@ __all__ = [
     "read_checkpoint_results",
     "read_tracks",
     "render_board",
+    "self_submission_pages",
     "render_markdown",
     "save_figure",
     "smooth",

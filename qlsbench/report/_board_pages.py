@@ -370,6 +370,19 @@ SUMMARY_BEGIN, SUMMARY_END = (
 )
 
 
+#: Where ``board add`` draws a self-submission's pages when asked for the repository's own board pages.
+LOCAL_PAGES = Path("results") / "leaderboard"
+
+
+def self_submission_pages(pages: str | os.PathLike) -> Path:
+    """The folder a self-submission's pages go to: ``pages``, unless that is the repository's published board
+    (the folder beside ``docs/leaderboard.md`` and its summary), which a clone keeps as shipped: then
+    :data:`LOCAL_PAGES` beside it. A self-submitted row on the published pages would also rewrite the method
+    page's counts and leave the clone with changes a ``git pull`` trips over."""
+    pages = Path(pages)
+    return pages.resolve().parent / LOCAL_PAGES if _summarised_docs(pages) is not None else pages
+
+
 def _summarised_docs(pages: Path) -> Path | None:
     """``docs/leaderboard.md`` beside the pages' folder when it carries the summary's markers (the repository's
     board); ``None`` for pages written anywhere else."""
