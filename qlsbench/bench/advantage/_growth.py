@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from qlsbench.checks import whole_number
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem, ising_inspired, poisson
 
@@ -44,20 +45,34 @@ class Axis:
     small: tuple[int, ...]
     full: tuple[int, ...]
     build: Callable[[int], LinearSystem]
+    largest: int  # the largest size built: past it a typo asks for more than the machine holds
 
 
 #: The growth axes, by family.
 AXES = {
-    "dem_c-mu0": Axis("spheres", (10, 30, 100, 300, 1000), (10, 30, 100, 300, 1000, 3000, 10000), _dem_c_mu0),
-    "ising": Axis("qubits", (4, 6, 8, 10, 12), (4, 6, 8, 10, 12, 14, 16, 18, 20), lambda n: ising_inspired(n, 10.0)),
-    "poisson-1d": Axis("points", (64, 256, 1024, 4096), (64, 256, 1024, 4096, 16384, 65536), lambda m: poisson(1, m)),
-    "poisson-2d": Axis("points per axis", (8, 16, 32, 64), (8, 16, 32, 64, 128, 256), lambda m: poisson(2, m)),
-    "poisson-3d": Axis("points per axis", (4, 8, 16), (4, 8, 16, 32, 40), lambda m: poisson(3, m)),
+    "dem_c-mu0": Axis(
+        "spheres", (10, 30, 100, 300, 1000), (10, 30, 100, 300, 1000, 3000, 10000, 15000), _dem_c_mu0, 20000
+    ),
+    "ising": Axis(
+        "qubits", (4, 6, 8, 10, 12), (4, 6, 8, 10, 12, 14, 16, 18, 20), lambda n: ising_inspired(n, 10.0), 20
+    ),
+    "poisson-1d": Axis(
+        "points", (64, 256, 1024, 4096), (64, 256, 1024, 4096, 16384, 65536), lambda m: poisson(1, m), 2**20
+    ),
+    "poisson-2d": Axis("points per axis", (8, 16, 32, 64), (8, 16, 32, 64, 128, 256), lambda m: poisson(2, m), 1024),
+    "poisson-3d": Axis("points per axis", (4, 8, 16), (4, 8, 16, 32, 40), lambda m: poisson(3, m), 100),
 }
+
+
+def check_sizes(family: str, sizes) -> list[int]:
+    """``sizes`` as whole numbers within ``family``'s axis, or one line naming the first that is not."""
+    if family not in AXES:
+        raise InputError(f"growth family {family!r} is unknown; known: {', '.join(AXES)}")
+    axis = AXES[family]
+    return [whole_number(size, f"growth {family}: {axis.counts}", low=1, high=axis.largest) for size in sizes]
 
 
 def grown(family: str, size: int) -> LinearSystem:
     """The system of ``family`` at ``size`` (module docstring)."""
-    if family not in AXES:
-        raise InputError(f"growth family {family!r} is unknown; known: {', '.join(AXES)}")
+    (size,) = check_sizes(family, [size])
     return AXES[family].build(size)

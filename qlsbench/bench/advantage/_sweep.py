@@ -21,7 +21,7 @@ import pyarrow as pa
 from tqdm.auto import tqdm
 
 from qlsbench.bench.advantage._classical import classical_best
-from qlsbench.bench.advantage._growth import AXES, grown
+from qlsbench.bench.advantage._growth import AXES, check_sizes, grown
 from qlsbench.data import atomic_write_table
 from qlsbench.estimates import (
     HARDWARE_MODELS,
@@ -116,11 +116,12 @@ def quantum_rows(row: dict, models: list[str]) -> list[dict]:
 def sweep(family: str, sizes, out: Path, models: list[str] | None = None, *, progress: bool = True) -> dict:
     """Run ``family`` at every size of ``sizes`` not already in ``out`` (module docstring); the three tables."""
     models = list(HARDWARE_MODELS) if models is None else models
-    physical({"qubits": 1, "toffolis": 1, "rotations": 0}, models)  # a bad model or no estimator: before any work
+    sizes = check_sizes(family, sizes)  # a bad family or size, a bad model or no estimator: before any work
+    physical({"qubits": 1, "toffolis": 1, "rotations": 0}, models)
     paths = _paths(out, family)
     tables = {name: _read(path) for name, path in paths.items()}
     done = set.intersection(*(set(t["size"]) if "size" in t else set() for t in tables.values()))
-    todo = [int(size) for size in sizes if int(size) not in done]
+    todo = [size for size in sizes if size not in done]
     for size in tqdm(todo, desc=f"advantage {family}", disable=not progress, unit="size"):
         start = time.perf_counter()
         system = grown(family, size)

@@ -1,0 +1,244 @@
+"""docs/advantage.md: the advantage map, generated from the sweep's tables (``python -m qlsbench.bench.advantage``).
+
+The page opens with its assumptions, then per family the systems as they grow, and the crossover table: the
+best classical method measured against the cheapest fault-tolerant estimate, each fitted as ``c N^p``. Its
+figures: kappa and s against N per family, and both runtimes against N.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from qlsbench.bench.advantage import AXES, METHODS, best_classical, cheapest_quantum, crossover_table
+from qlsbench.data import atomic_write_text
+from qlsbench.errors import InputError
+from qlsbench.estimates import BITS, ERROR_BUDGET, HARDWARE_MODELS
+from qlsbench.report._base import page
+from qlsbench.report._plotting import pyplot, save_figure
+from qlsbench.report._tables import markdown_table
+
+#: The model and readout the runtime figure draws (the page's tables hold them all).
+FIGURE_MODEL, FIGURE_READOUT = "superconducting-1e-4", "observable"
+
+
+def read_sweeps(paths: list[str]) -> dict[str, pd.DataFrame]:
+    """The three tables of every family among ``paths`` (files named ``<family>.<table>.parquet``)."""
+    tables: dict[str, list[pd.DataFrame]] = {"systems": [], "classical": [], "quantum": []}
+    for path in sorted(paths):
+        name = Path(path).name
+        kind = name.removesuffix(".parquet").rsplit(".", 1)[-1]
+        if kind not in tables:
+            raise InputError(f"{path}: not a sweep table (<family>.systems|classical|quantum.parquet)")
+        tables[kind].append(pd.read_parquet(path))
+    missing = [kind for kind, parts in tables.items() if not parts]
+    if missing:
+        raise InputError(f"advantage page: no {missing[0]} table among the inputs")
+    return {kind: pd.concat(parts, ignore_index=True) for kind, parts in tables.items()}
+
+
+def _assumptions() -> str:
+    rows = [
+        (
+            "accuracy",
+            "x to fidelity 1 − ε (ε = 1e-2, 1e-4); the classical solvers stop at the first tolerance that "
+            "reaches it and a relative residual ≤ ε",
+        ),
+        (
+            "block encoding",
+            "sparse access (GSLW 2019 lemma 48), oracles as QROAM table lookups over the N s "
+            f"slots of the pattern ({BITS}-bit entries); Pauli LCU where the decomposition is affordable; the cheaper",
+        ),
+        (
+            "solver",
+            "QSVT (Childs–Kothari–Somma polynomial, amplified) and the discrete adiabatic walk with "
+            "eigenstate filtering (constant 1.84); the cheaper",
+        ),
+        ("preparing b", "a generic state: a binary tree of QROAM-loaded rotations, each use counted"),
+        ("output", "one observable by amplitude estimation (2⌈π/ε⌉ solves), or all of x by sampling (N/ε² solves)"),
+        (
+            "physical",
+            f"Microsoft's Resource Estimator (qdk), error budget {ERROR_BUDGET:g} per solve, models "
+            + ", ".join(f"{name} ({qubit}, {scheme})" for name, (qubit, scheme) in HARDWARE_MODELS.items()),
+        ),
+        (
+            "classical",
+            "best of " + ", ".join(m.label for m in METHODS.values()) + ", on this project's 2-core "
+            "machine, wall time of the run that reached the accuracy",
+        ),
+        (
+            "fit",
+            "t = c N^p by least squares in log-log, the exponent's 95 % Student interval; the crossover is "
+            "where the fitted lines meet, its band over the classical exponent's interval",
+        ),
+    ]
+    return markdown_table(pd.DataFrame(rows, columns=["part", "assumption"]))
+
+
+def _systems_table(systems: pd.DataFrame) -> pd.DataFrame:
+    table = systems.sort_values("N")[
+        [
+            "size",
+            "N",
+            "nnz",
+            "s",
+            "max_abs",
+            "norm2",
+            "kappa",
+            "kappa_method",
+            "kappa_sparse_rel_error",
+            "pauli_terms",
+            "pauli_alpha",
+        ]
+    ]
+    return table.rename(
+        columns={
+            "max_abs": "largest entry",
+            "norm2": "‖A‖₂",
+            "kappa": "κ",
+            "kappa_method": "κ by",
+            "kappa_sparse_rel_error": "sparse κ rel. error",
+            "pauli_terms": "Pauli terms",
+            "pauli_alpha": "Pauli α",
+        }
+    )
+
+
+def _crossing(row) -> str:
+    if not math.isfinite(row["crossover_N"]):
+        return "none"
+    band = f"[{row['crossover_low']:.2g}, {row['crossover_high']:.2g}]"
+    said = " (extrapolated)" if row["extrapolated"] else ""
+    return f"{row['crossover_N']:.2g} {band}{said}"
+
+
+def _crossover_rows(table: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "ε": table["epsilon"],
+            "readout": table["readout"],
+            "model": table["model"],
+            "classical p [95 %]": [
+                f"{r.classical_p:.2f} [{r.classical_p_low:.2f}, {r.classical_p_high:.2f}]" for r in table.itertuples()
+            ],
+            "quantum p [95 %]": [
+                f"{r.quantum_p:.2f} [{r.quantum_p_low:.2f}, {r.quantum_p_high:.2f}]" for r in table.itertuples()
+            ],
+            "crossover N [band]": [_crossing(r) for _, r in table.iterrows()],
+        }
+    )
+
+
+def _verdict(family: str, table: pd.DataFrame) -> str:
+    crossing = table[np.isfinite(table["crossover_N"])]
+    if crossing.empty:
+        slowest = table["quantum_p"].min()
+        fastest = table["classical_p"].max()
+        return (
+            f"No crossover for {family} under any model or readout: the quantum estimate grows as N^{slowest:.2f} "
+            f"at best and the best classical method as N^{fastest:.2f} at most over the sizes measured."
+        )
+    low = crossing["crossover_N"].min()
+    return (
+        f"{family}: the fitted lines cross in {len(crossing)} of {len(table)} settings, the earliest at "
+        f"N ≈ {low:.2g} (largest N measured: {int(table['largest_N'].max()):,})."
+    )
+
+
+def plot_growth(systems: pd.DataFrame, out: Path) -> Path:
+    """kappa and s against N, one line per family."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for family, part in systems.sort_values("N").groupby("family"):
+        axes[0].loglog(part["N"], part["kappa"], marker="o", label=family)
+        axes[1].semilogx(part["N"], part["s"], marker="o", label=family)
+    axes[0].set_ylabel("κ")
+    axes[1].set_ylabel("s (largest nonzeros per row or column)")
+    for ax in axes:
+        ax.set_xlabel("unknowns N")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return save_figure(fig, out)
+
+
+def plot_runtimes(classical: pd.DataFrame, quantum: pd.DataFrame, out: Path) -> Path:
+    """Best classical seconds and the cheapest estimate's, against N, per family (eps 1e-2, one model)."""
+    best, cheap = best_classical(classical), cheapest_quantum(quantum)
+    families = sorted(best["family"].unique())
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(families), figsize=(4 * len(families), 3.8), squeeze=False)
+    for ax, family in zip(axes[0], families):
+        c = best[(best["family"] == family) & np.isclose(best["epsilon"], 1e-2)]
+        q = cheap[
+            (cheap["family"] == family)
+            & np.isclose(cheap["epsilon"], 1e-2)
+            & (cheap["model"] == FIGURE_MODEL)
+            & (cheap["readout"] == FIGURE_READOUT)
+        ]
+        ax.loglog(c["N"], c["seconds"], marker="o", label="best classical (measured)")
+        ax.loglog(q["N"], q["seconds"], marker="s", label=f"fault-tolerant ({FIGURE_MODEL}, one observable)")
+        ax.set_title(family, fontsize=9)
+        ax.set_xlabel("unknowns N")
+    axes[0][0].set_ylabel("seconds to fidelity 0.99")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    return save_figure(fig, out)
+
+
+def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike | None = None) -> Path:
+    """Write the page and its two figures from the sweep's tables."""
+    out = Path(out)
+    tables = read_sweeps(inputs)
+    folder = Path(figures) if figures is not None else out.parent / "figures"
+    growth = plot_growth(tables["systems"], folder / "advantage-growth.png")
+    runtimes = plot_runtimes(tables["classical"], tables["quantum"], folder / "advantage-runtimes.png")
+    rel = lambda p: os.path.relpath(p, out.parent)  # noqa: E731
+    text = [
+        "# The advantage map: where, if anywhere, a fault-tolerant solver would beat the best classical one",
+        "",
+        "**This page is generated** from the sweep's tables in `docs/advantage/` (`python -m "
+        "qlsbench.bench.advantage --out docs/advantage`) by `qlsbench figure advantage docs/advantage/*.parquet "
+        "--out docs/advantage.md`; `tests/test_advantage_page.py` fails when they disagree.",
+        "",
+        "## Assumptions",
+        "",
+        _assumptions(),
+        "",
+        f"![κ and s against N]({rel(growth)})",
+        "",
+        f"![Best classical and fault-tolerant seconds against N]({rel(runtimes)})",
+        "",
+    ]
+    for family, systems in tables["systems"].groupby("family", sort=True):
+        classical = tables["classical"][tables["classical"]["family"] == family]
+        quantum = tables["quantum"][tables["quantum"]["family"] == family]
+        crossing = crossover_table(family, classical, quantum)
+        axis = AXES[family].counts if family in AXES else "size"
+        text += [
+            f"## {family}",
+            "",
+            f"Size: {axis}. Largest Pauli decomposition: N = "
+            f"{int(systems.dropna(subset=['pauli_terms'])['N'].max()):,}."
+            if systems["pauli_terms"].notna().any()
+            else f"Size: {axis}. No Pauli decomposition (every padded N above the limit).",
+            "",
+            markdown_table(_systems_table(systems)),
+            "",
+            _verdict(family, crossing),
+            "",
+            markdown_table(_crossover_rows(crossing)),
+            "",
+        ]
+    return atomic_write_text(out, "\n".join(text))
+
+
+FIGURE = page(
+    "advantage",
+    "the advantage map: systems as they grow, the best classical solver measured, a fault-tolerant one estimated",
+    "the advantage sweep's tables (<family>.systems|classical|quantum.parquet)",
+    render,
+)
