@@ -210,3 +210,22 @@ def test_noisy_points_give_an_interval_around_the_exponent():
     fit = power_fit(N, 5e-8 * N**1.5 * np.exp(rng.normal(0, 0.2, N.size)))
     assert fit.low < 1.5 < fit.high and fit.high - fit.low < 0.2 and fit.points == 12
     assert np.isnan(power_fit([10.0], [1.0]).p)  # one size: nothing to fit
+
+
+def test_the_sweep_and_its_page_refuse_bad_input_before_any_work(tmp_path, capsys):
+    """One line naming the family, size, model or file, and nothing written."""
+    from qlsbench.bench.advantage import sweep
+    from qlsbench.bench.advantage.__main__ import main
+    from qlsbench.report import figures
+
+    assert main(["--families", "cloth", "--out", str(tmp_path / "a")]) == 2
+    assert "growth family 'cloth' is unknown" in capsys.readouterr().err
+    assert main(["--families", "ising", "--sizes", "21", "--out", str(tmp_path / "a")]) == 2
+    assert "growth ising: qubits must be an integer from 1 to 20, got 21" in capsys.readouterr().err
+    assert main(["--models", "qpu", "--out", str(tmp_path / "a")]) == 2
+    assert "hardware model 'qpu' is unknown" in capsys.readouterr().err
+    with pytest.raises(InputError, match="points must be an integer from 1"):
+        sweep("poisson-1d", (0,), tmp_path / "a", progress=False)
+    with pytest.raises(InputError, match="not a sweep table"):
+        figures()["advantage"]([str(tmp_path / "x.parquet")], tmp_path / "page.md")
+    assert list(tmp_path.iterdir()) == []
