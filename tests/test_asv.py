@@ -48,6 +48,8 @@ ACCURACY = {
         "ExactSRSteps": {"track_max_relative_loss_difference"},
     },
     "bench_board.py": {"BoardPages": {"track_sgm_max_rel_diff_vs_apply"}},
+    # the advantage map's kappa against the control's closed form, the classical solvers' fidelity at their time
+    "bench_advantage.py": {"SparseKappa": {"track_kappa_rel_error"}, "ClassicalToAccuracy": {"track_fidelity"}},
 }
 
 #: Names of speed benchmarks that are ratios measured in one process, comparable across commits.
