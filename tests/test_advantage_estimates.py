@@ -144,3 +144,17 @@ def test_an_unknown_model_or_a_missing_estimator_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "qdk.estimator", None)  # what an environment without qdk imports
     with pytest.raises(InputError, match=r"pip install 'qlsbench\[advantage\]'"):
         physical({"qubits": 1, "toffolis": 1, "rotations": 0})
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_a_solve_past_what_the_estimator_answers_is_scaled_from_the_longest_it_does(estimator):
+    """Above 1e12 Toffolis the estimator's nanoseconds wrap around 2^64: the solve is estimated at 1e12 (Toffolis
+    and rotations scaled together) and its runtime scaled back, flagged, never a wrapped number."""
+    from qlsbench.estimates import LONGEST
+
+    at_cap = physical({"qubits": 80, "toffolis": LONGEST, "rotations": LONGEST / 100})
+    beyond = physical({"qubits": 80, "toffolis": 100 * LONGEST, "rotations": LONGEST})
+    for model in HARDWARE_MODELS:
+        assert not at_cap[model]["extrapolated"] and beyond[model]["extrapolated"]
+        assert beyond[model]["runtime_s"] == pytest.approx(100 * at_cap[model]["runtime_s"], rel=1e-9)
+        assert beyond[model]["physical_qubits"] == at_cap[model]["physical_qubits"]

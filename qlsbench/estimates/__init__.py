@@ -9,13 +9,14 @@ docstring gives its formulas and their sources.
 
 from qlsbench.estimates._encodings import pauli_lcu, sparse_access
 from qlsbench.estimates._loading import BITS, lookup, state_preparation
-from qlsbench.estimates._physical import ERROR_BUDGET, HARDWARE_MODELS, estimator_available, physical
+from qlsbench.estimates._physical import ERROR_BUDGET, HARDWARE_MODELS, LONGEST, estimator_available, physical
 from qlsbench.estimates._pipeline import READOUTS, SOLVERS, one_solve, repetitions, solver_queries
 
 __all__ = [
     "BITS",
     "ERROR_BUDGET",
     "HARDWARE_MODELS",
+    "LONGEST",
     "READOUTS",
     "SOLVERS",
     "estimator_available",

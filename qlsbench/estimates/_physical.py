@@ -4,13 +4,19 @@ The estimator (``qdk.estimator.LogicalCounts``; Beverland et al., arXiv:2211.076
 qubits, T gates, rotations, CCZ (Toffoli) gates and measurements and lays them out on a surface or Floquet code
 under a named qubit model, choosing code distance and T factories for an error budget. One solve is estimated;
 a readout's repetitions multiply its runtime (the estimator's runtime is a 64-bit count of nanoseconds, which
-``N / epsilon^2`` repetitions of a long solve overflow). Where a solve is past what the estimator takes (counts
-beyond 2^63), the row says so instead of a number.
+``N / epsilon^2`` repetitions of a long solve overflow).
+
+A solve longer than :data:`LONGEST` Toffolis or rotations is past what the estimator answers: its nanosecond
+count wraps around 2^64 near 1e15 Toffolis (seen here: 1e16 Toffolis came back faster than 1e15), and 1e17
+rotations kept it searching for minutes. Such a solve is estimated at :data:`LONGEST` (its Toffolis and
+rotations scaled down together) and its runtime scaled back up linearly, with ``extrapolated`` set. This favours
+the quantum side: a longer program needs a larger code distance, so its per-gate time, and its qubits, only grow.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import warnings
 
 from qlsbench.errors import InputError
@@ -23,12 +29,17 @@ HARDWARE_MODELS = {
 }
 #: The total error the estimator may spend on one solve (logical errors, T distillation, rotation synthesis).
 ERROR_BUDGET = 1e-2
-#: Largest count the estimator takes (a 64-bit integer, with headroom for its own products).
-MAX_COUNT = 2**62
+#: The longest solve handed to the estimator whole (Toffolis or rotations); longer ones are scaled (docstring).
+LONGEST = 1e12
 
 
 def estimator_available() -> str | None:
-    """``None`` when the estimator imports, else the sentence saying how to install it."""
+    """``None`` when the estimator imports, else the sentence saying how to install it.
+
+    The package reports usage to Microsoft unless told not to; a benchmark run has no business doing so, so its
+    variable is set to ``none`` here unless the user set it.
+    """
+    os.environ.setdefault("QDK_PYTHON_TELEMETRY", "none")
     try:
         import qdk.estimator  # noqa: F401
     except ImportError:
@@ -36,7 +47,7 @@ def estimator_available() -> str | None:
     return None
 
 
-def physical(counts: dict[str, float], models: list[str] | None = None) -> dict[str, dict[str, float]]:
+def physical(counts: dict[str, float], models: list[str] | None = None) -> dict[str, dict[str, float | bool]]:
     """Physical qubits and runtime in seconds of one solve under each hardware model.
 
     Parameters
@@ -49,8 +60,8 @@ def physical(counts: dict[str, float], models: list[str] | None = None) -> dict[
     Returns
     -------
     dict
-        Per model: ``physical_qubits``, ``runtime_s`` and ``code_distance``; ``nan`` for each where the counts
-        are past :data:`MAX_COUNT`.
+        Per model: ``physical_qubits``, ``runtime_s``, ``code_distance`` and ``extrapolated`` (the solve was
+        longer than :data:`LONGEST`: estimated there, its runtime scaled up linearly).
     """
     models = list(HARDWARE_MODELS) if models is None else models
     unknown = [m for m in models if m not in HARDWARE_MODELS]
@@ -62,14 +73,14 @@ def physical(counts: dict[str, float], models: list[str] | None = None) -> dict[
     from qdk.estimator import EstimatorParams, LogicalCounts
 
     toffolis, rotations = float(counts["toffolis"]), float(counts["rotations"])
-    if max(toffolis, rotations) > MAX_COUNT:
-        return {m: {"physical_qubits": math.nan, "runtime_s": math.nan, "code_distance": math.nan} for m in models}
+    scale = max(1.0, max(toffolis, rotations) / LONGEST)
+    toffolis, rotations = math.ceil(toffolis / scale), math.ceil(rotations / scale)
     logical = LogicalCounts(
         {
             "numQubits": int(counts["qubits"]),
-            "cczCount": int(toffolis),
-            "rotationCount": int(rotations),
-            "rotationDepth": int(rotations),  # serial: no claim that the rotations run side by side
+            "cczCount": toffolis,
+            "rotationCount": rotations,
+            "rotationDepth": rotations,  # serial: no claim that the rotations run side by side
             "measurementCount": int(counts["qubits"]),  # the final read of every qubit
         }
     )
@@ -87,7 +98,8 @@ def physical(counts: dict[str, float], models: list[str] | None = None) -> dict[
         row = result[i] if len(models) > 1 else result
         out[model] = {
             "physical_qubits": float(row["physicalCounts"]["physicalQubits"]),
-            "runtime_s": float(row["physicalCounts"]["runtime"]) * 1e-9,
+            "runtime_s": float(row["physicalCounts"]["runtime"]) * 1e-9 * scale,
             "code_distance": float(row["logicalQubit"]["codeDistance"]),
+            "extrapolated": scale > 1.0,
         }
     return out

@@ -107,6 +107,7 @@ def quantum_rows(row: dict, models: list[str]) -> list[dict]:
                                 "solves": solves,
                                 "physical_qubits": phys["physical_qubits"],
                                 "seconds_per_solve": phys["runtime_s"],
+                                "extrapolated": phys["extrapolated"],
                                 "seconds": phys["runtime_s"] * solves,
                             }
                         )
