@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
@@ -229,3 +230,26 @@ def test_the_sweep_and_its_page_refuse_bad_input_before_any_work(tmp_path, capsy
     with pytest.raises(InputError, match="not a sweep table"):
         figures()["advantage"]([str(tmp_path / "x.parquet")], tmp_path / "page.md")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_best_of_each_side_is_taken_within_a_family():
+    """Two families at the same size are never mixed: each keeps its own fastest method and cheapest estimate."""
+    from qlsbench.bench.advantage import best_classical, cheapest_quantum
+
+    classical = pd.DataFrame(
+        {
+            "family": ["a", "a", "b"],
+            "size": [8, 8, 8],
+            "N": [64, 64, 512],
+            "epsilon": [1e-2] * 3,
+            "reached": [True, True, True],
+            "seconds": [2.0, 3.0, 1.0],
+            "method": ["x", "y", "z"],
+        }
+    )
+    best = best_classical(classical)
+    assert best[["family", "method"]].values.tolist() == [["a", "x"], ["b", "z"]]
+    quantum = classical.drop(columns=["reached", "method"]).assign(
+        readout="observable", model="m", solver=["p", "q", "r"]
+    )
+    assert cheapest_quantum(quantum)["solver"].tolist() == ["p", "r"]

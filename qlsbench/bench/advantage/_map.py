@@ -69,17 +69,17 @@ def crossover(classical: Fit, quantum: Fit, p: float | None = None) -> float:
 
 
 def best_classical(classical: pd.DataFrame) -> pd.DataFrame:
-    """Per (size, epsilon): the fastest method that reached the accuracy."""
+    """Per (family, size, epsilon): the fastest method that reached the accuracy."""
     reached = classical[classical["reached"].astype(bool)]
-    idx = reached.groupby(["size", "epsilon"])["seconds"].idxmin()
-    return reached.loc[idx].sort_values(["epsilon", "N"]).reset_index(drop=True)
+    idx = reached.groupby(["family", "size", "epsilon"])["seconds"].idxmin()
+    return reached.loc[idx].sort_values(["family", "epsilon", "N"]).reset_index(drop=True)
 
 
 def cheapest_quantum(quantum: pd.DataFrame) -> pd.DataFrame:
-    """Per (size, epsilon, readout, model): the cheapest encoding and solver."""
+    """Per (family, size, epsilon, readout, model): the cheapest encoding and solver."""
     finite = quantum[np.isfinite(quantum["seconds"])]
-    idx = finite.groupby(["size", "epsilon", "readout", "model"])["seconds"].idxmin()
-    return finite.loc[idx].sort_values(["epsilon", "readout", "model", "N"]).reset_index(drop=True)
+    idx = finite.groupby(["family", "size", "epsilon", "readout", "model"])["seconds"].idxmin()
+    return finite.loc[idx].sort_values(["family", "epsilon", "readout", "model", "N"]).reset_index(drop=True)
 
 
 def crossover_table(family: str, classical: pd.DataFrame, quantum: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,62 @@
+"""docs/advantage.md is what the shipped sweep tables give, and every number it states is theirs (issue 63)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from qlsbench.bench.advantage import AXES, crossover_table
+from qlsbench.report import figures
+
+REPO = Path(__file__).resolve().parents[1]
+SHIPPED = REPO / "docs" / "advantage"
+PAGE = REPO / "docs" / "advantage.md"
+
+
+def _tables() -> list[str]:
+    return sorted(str(p) for p in SHIPPED.glob("*.parquet"))
+
+
+def test_the_page_is_generated_from_the_shipped_tables(tmp_path):
+    out = figures()["advantage"](_tables(), tmp_path / "advantage.md", figures=str(tmp_path / "figures"))
+    assert out.read_text(encoding="utf-8") == PAGE.read_text(encoding="utf-8"), (
+        "docs/advantage.md differs from docs/advantage/: run "
+        "`qlsbench figure advantage docs/advantage/*.parquet --out docs/advantage.md`"
+    )
+    assert (tmp_path / "figures" / "advantage-growth.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_every_family_ran_every_small_size_and_its_kappa_checks_out():
+    """The shipped sweep holds each family's small axis whole; below 4,096 unknowns the sparse kappa matches the
+    dense one, and the Poisson control's kappa is the closed form."""
+    from qlsbench.problems import poisson_kappa
+
+    systems = pd.concat(pd.read_parquet(p) for p in _tables() if p.endswith(".systems.parquet"))
+    for family, axis in AXES.items():
+        assert set(axis.small) <= set(systems.loc[systems["family"] == family, "size"]), family
+    dense = systems[systems["kappa_method"] == "dense"]
+    assert (dense["kappa_sparse_rel_error"] < 1e-6).all()
+    control = systems[systems["family"].str.startswith("poisson")]
+    assert control["kappa"].tolist() == pytest.approx([poisson_kappa(m) for m in control["size"]], rel=1e-8)
+
+
+def test_the_pages_crossover_statements_are_the_tables():
+    text = PAGE.read_text(encoding="utf-8")
+    tables = {
+        kind: pd.concat(pd.read_parquet(p) for p in _tables() if p.endswith(f".{kind}.parquet"))
+        for kind in ("classical", "quantum")
+    }
+    for family in sorted(set(tables["classical"]["family"])):
+        table = crossover_table(
+            family,
+            tables["classical"][tables["classical"]["family"] == family],
+            tables["quantum"][tables["quantum"]["family"] == family],
+        )
+        crossing = table[table["crossover_N"].map(math.isfinite)]
+        if crossing.empty:
+            assert f"No crossover for {family} under any model or readout" in text
+        else:
+            assert f"{family}: the fitted lines cross in {len(crossing)} of {len(table)} settings" in text
