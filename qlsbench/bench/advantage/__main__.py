@@ -16,7 +16,7 @@ from pathlib import Path
 from qlsbench.bench.advantage._growth import AXES, check_sizes
 from qlsbench.bench.advantage._sweep import sweep
 from qlsbench.errors import QlsbenchError
-from qlsbench.estimates import HARDWARE_MODELS, physical
+from qlsbench.estimates import HARDWARE_MODELS
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,11 +31,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.sizes is not None and len(args.families) != 1:
             raise QlsbenchError("--sizes needs exactly one family in --families")
-        plan = {
+        plan = {  # every family's sizes checked before any work; the models by the first sweep, before its work
             family: check_sizes(family, args.sizes or getattr(AXES.get(family), args.sweep, ()))
             for family in args.families
         }
-        physical({"qubits": 1, "toffolis": 1, "rotations": 0}, args.models)  # every check before any work
         for family, sizes in plan.items():
             sweep(family, sizes, args.out, args.models, progress=not args.quiet)
     except QlsbenchError as exc:

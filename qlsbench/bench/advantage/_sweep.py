@@ -33,7 +33,7 @@ from qlsbench.estimates import (
     repetitions,
     sparse_access,
 )
-from qlsbench.problems import DENSE_LIMIT, pad_to_power_of_two, profile
+from qlsbench.problems import DENSE_LIMIT, pad_to_power_of_two, profile, reference_solution
 
 #: The accuracies compared: a quantum solver's fidelity 1 - epsilon, a classical one's the same.
 EPSILONS = (1e-2, 1e-4)
@@ -128,7 +128,7 @@ def sweep(family: str, sizes, out: Path, models: list[str] | None = None, *, pro
         system = grown(family, size)
         build = time.perf_counter() - start
         row = {**system_row(family, size, system), "build_seconds": build, "load": os.getloadavg()[0]}
-        reference = _reference(system)
+        reference = reference_solution(system.A, system.b)
         classical = [
             {"family": family, "size": size, "N": row["N"], **r, "load": os.getloadavg()[0]}
             for epsilon in EPSILONS
@@ -139,13 +139,6 @@ def sweep(family: str, sizes, out: Path, models: list[str] | None = None, *, pro
             tables[name] = pd.concat([tables[name], pd.DataFrame(new[name])], ignore_index=True)
             atomic_write_table(pa.Table.from_pandas(tables[name], preserve_index=False), paths[name])
     return tables
-
-
-def _reference(system):
-    import scipy.sparse as sp
-    import scipy.sparse.linalg as spla
-
-    return spla.splu(sp.csc_matrix(system.A)).solve(system.b)
 
 
 def small_sizes(family: str) -> tuple[int, ...]:
