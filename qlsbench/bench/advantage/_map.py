@@ -70,14 +70,14 @@ def crossover(classical: Fit, quantum: Fit, p: float | None = None) -> float:
 
 def best_classical(classical: pd.DataFrame) -> pd.DataFrame:
     """Per (family, size, epsilon): the fastest method that reached the accuracy."""
-    reached = classical[classical["reached"].astype(bool)]
+    reached = classical[classical["reached"].astype(bool)].reset_index(drop=True)  # idxmin needs unique labels
     idx = reached.groupby(["family", "size", "epsilon"])["seconds"].idxmin()
     return reached.loc[idx].sort_values(["family", "epsilon", "N"]).reset_index(drop=True)
 
 
 def cheapest_quantum(quantum: pd.DataFrame) -> pd.DataFrame:
     """Per (family, size, epsilon, readout, model): the cheapest encoding and solver."""
-    finite = quantum[np.isfinite(quantum["seconds"])]
+    finite = quantum[np.isfinite(quantum["seconds"])].reset_index(drop=True)  # idxmin needs unique labels
     idx = finite.groupby(["family", "size", "epsilon", "readout", "model"])["seconds"].idxmin()
     return finite.loc[idx].sort_values(["family", "epsilon", "readout", "model", "N"]).reset_index(drop=True)
 
