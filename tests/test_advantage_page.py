@@ -60,3 +60,12 @@ def test_the_pages_crossover_statements_are_the_tables():
             assert f"No crossover for {family} under any model or readout" in text
         else:
             assert f"{family}: the fitted lines cross in {len(crossing)} of {len(table)} settings" in text
+
+
+def test_the_control_stands_beside_the_anchors_with_the_reasons_they_differ():
+    text = PAGE.read_text(encoding="utf-8")
+    section = text[text.index("## The control beside the anchors") :]
+    assert "Tu et al., arXiv:2502.11239" in section and "crossover at N ≈ 2^33–2^48" in section
+    for family in ("poisson-1d", "poisson-2d", "poisson-3d"):
+        assert f"| ours, {family} |" in section
+    assert section.count("\n- ") >= 4  # data loading, read-out, the classical side, size
