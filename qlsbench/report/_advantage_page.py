@@ -128,12 +128,11 @@ DIFFERENCES = [
 ]
 
 
-def _anchors(tables: dict[str, pd.DataFrame]) -> list[str]:
-    """The control beside the anchors: their figures, ours (from the tables), and why they differ."""
+def _anchors(crossings: dict[str, pd.DataFrame]) -> list[str]:
+    """The control beside the anchors: their figures, ours (each family's crossover table), and why they differ."""
     rows = [(who, what, result, left) for who, what, result, left in ANCHORS]
-    classical, quantum = tables["classical"], tables["quantum"]
-    for family in sorted(f for f in tables["systems"]["family"].unique() if f.startswith("poisson")):
-        table = crossover_table(family, classical[classical["family"] == family], quantum[quantum["family"] == family])
+    for family in sorted(f for f in crossings if f.startswith("poisson")):
+        table = crossings[family]
         crossing = table[np.isfinite(table["crossover_N"])]
         said = (
             f"crossover at N ≈ {crossing['crossover_N'].min():.2g} at the earliest"
@@ -295,10 +294,11 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
         f"![Best classical and fault-tolerant seconds against N]({rel(runtimes)})",
         "",
     ]
+    crossings = {}
     for family, systems in tables["systems"].groupby("family", sort=True):
         classical = tables["classical"][tables["classical"]["family"] == family]
         quantum = tables["quantum"][tables["quantum"]["family"] == family]
-        crossing = crossover_table(family, classical, quantum)
+        crossing = crossings[family] = crossover_table(family, classical, quantum)
         axis = AXES[family].counts if family in AXES else "size"
         text += [
             f"## {family}",
@@ -315,7 +315,7 @@ def render(inputs: list[str], out: str | os.PathLike, figures: str | os.PathLike
             markdown_table(_crossover_rows(crossing)),
             "",
         ]
-    text += _anchors(tables)
+    text += _anchors(crossings)
     return atomic_write_text(out, "\n".join(text))
 
 
