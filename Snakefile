@@ -8,6 +8,9 @@ from snakemake.utils import min_version, validate
 
 from qlsbench.cli.config_check import check_workflow_config
 from qlsbench.workflow import (
+    ADVANTAGE,
+    advantage_args,
+    advantage_families,
     all_datasets,
     check_config_files,
     dataset_families,
@@ -89,6 +92,7 @@ DATASETS = all_datasets(config)
 # `results/{solver}/...` must not swallow `results/pauli/...`: solvers are the configured labels only.
 wildcard_constraints:
     solver="|".join(re.escape(label) for label in SOLVERS),
+    axis="|".join(re.escape(axis) for axis in advantage_families(config)) or "(?!)",
 
 
 include: "workflows/rules/datasets.smk"
@@ -97,6 +101,7 @@ include: "workflows/rules/report.smk"
 include: "workflows/rules/pauli.smk"
 include: "workflows/rules/figures.smk"
 include: "workflows/rules/in_loop.smk"
+include: "workflows/rules/advantage.smk"
 
 
 rule all:

@@ -69,3 +69,54 @@ def test_the_control_stands_beside_the_anchors_with_the_reasons_they_differ():
     for family in ("poisson-1d", "poisson-2d", "poisson-3d"):
         assert f"| ours, {family} |" in section
     assert section.count("\n- ") >= 4  # data loading, read-out, the classical side, size
+
+
+def _crosscheck() -> pd.DataFrame:
+    return pd.read_parquet(SHIPPED / "loading.crosscheck.parquet")
+
+
+def test_the_shipped_loading_crosscheck_covers_every_system_with_our_current_formulas():
+    """Every system of the sweep has its four lookups in the cross-check, and our columns are today's formulas."""
+    from qlsbench.estimates import lookup, map_lookups
+
+    table = _crosscheck()
+    systems = pd.concat(pd.read_parquet(p) for p in _tables() if p.endswith(".systems.parquet"))
+    expected = pd.DataFrame(map_lookups(systems))
+    got = table.dropna(subset=["items"])
+    key = ["family", "size", "lookup", "items", "bits"]
+    assert sorted(map(tuple, got[key].astype(str).values)) == sorted(map(tuple, expected[key].astype(str).values))
+    for row in got.itertuples():
+        ours = lookup(int(row.items), int(row.bits))
+        assert (row.ours_compute_toffolis, row.ours_erase_toffolis) == (
+            ours["compute_toffolis"],
+            ours["erase_toffolis"],
+        )
+    # ours never below Qualtran's Toffolis and within half again of them
+    ratio = table["ours_compute_toffolis"] / table["tool_compute_toffolis"]
+    assert ((ratio >= 1) & (ratio <= 1.5)).all()
+
+
+HAS_QUALTRAN = __import__("importlib").util.find_spec("qualtran") is not None
+
+
+@pytest.mark.skipif(not HAS_QUALTRAN, reason="Qualtran is not installed (pip install 'qlsbench[estimates]')")
+@pytest.mark.parametrize("items, bits", [(351, 5), (1000, 20), (64, 1)])
+def test_qualtran_counts_a_lookup_as_the_shipped_table_says(items, bits):
+    """Qualtran here counts what the shipped table says it counted, at our block sizes."""
+    from qlsbench.estimates import lookup_row
+
+    row = lookup_row(items, bits)
+    shipped = _crosscheck()
+    same = shipped[(shipped["items"] == items) & (shipped["bits"] == bits)]
+    if len(same):
+        assert row["tool_compute_toffolis"] == same["tool_compute_toffolis"].iloc[0]
+    assert row["tool_compute_toffolis"] <= row["ours_compute_toffolis"] <= 1.5 * row["tool_compute_toffolis"]
+
+
+@pytest.mark.skipif(HAS_QUALTRAN, reason="Qualtran is installed: its absence cannot be seen here")
+def test_without_qualtran_the_loading_crosscheck_names_the_extra(tmp_path, capsys):
+    from qlsbench.cli import main
+
+    assert main(["crosscheck-loading", str(SHIPPED / "ising.systems.parquet"), "--out", str(tmp_path / "x.parquet")])
+    assert "pip install 'qlsbench[estimates]'" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import yaml
 from markdown_check import assert_tables_render_whole
@@ -81,7 +82,11 @@ def test_one_config_per_family_with_the_default_workflows_files():
     # Trajectory files are one config per column layout; together they are every default trajectory file.
     trajectory_files = {p for c, splits in configs.items() if c.startswith("trajectories") for p in splits.values()}
     assert {f"datasets/{p}" for p in trajectory_files} == set(trajectory_outputs(DEFAULT))
-    assert set(configs) == set(system_families) | {c for c in configs if c.startswith("trajectories")}
+    assert set(configs) == set(system_families) | {c for c in configs if c.startswith("trajectories")} | {"advantage"}
+    # the advantage map's growth systems: one split per growth axis, its files as the sweep names them
+    from qlsbench.bench.advantage import AXES
+
+    assert configs["advantage"] == {axis.replace("-", "_"): f"advantage/{axis}/*.parquet" for axis in AXES}
 
 
 def test_features_are_declared_for_every_config_and_match_the_schema():
@@ -162,6 +167,14 @@ def card_folder(tmp_path_factory):
         if family.name == "ising":
             out = out / "part-0000.parquet"
         family.build(dataclasses.replace(options, **smaller), out, False)
+    # the advantage map's growth systems: each axis at its smallest size, written as the sweep writes them
+    from qlsbench.bench.advantage import AXES, grown, write_dataset
+    from qlsbench.problems import profile, reference_solution
+
+    for axis, record in AXES.items():
+        system = grown(axis, record.small[0])
+        reference = reference_solution(system.A, system.b)
+        write_dataset(root / "advantage", axis, record.small[0], system, profile(system.A), reference)
     shutil.copyfile(CARD, root / "README.md")
     return root
 
@@ -209,3 +222,19 @@ def test_datasets_loads_every_family_from_data_files(card_folder, load_dataset):
         assert set(loaded) == set(files)
         for split, pattern in splits.items():
             _same(loaded[split], card_folder / pattern.removesuffix("/*.parquet"))
+
+
+def test_every_column_of_the_advantage_tables_is_documented():
+    """The card's table of the sweep's columns names every column the shipped tables hold, per table."""
+    _, body = _split_card()
+    table = next(t for t in _tables(body) if t["header"][:2] == ["table", "column"])
+    documented: dict[str, set[str]] = {}
+    for row in table["rows"]:
+        documented.setdefault(row[0], set()).update(re.findall(r"`([a-z0-9_*]+)`", row[1]))
+    shipped = REPO / "docs" / "advantage"
+    for kind in ("systems", "classical", "quantum", "crosscheck"):
+        for path in shipped.glob(f"*.{kind}.parquet"):
+            columns = set(pq.read_schema(path).names) - {"family", "size", "N"}
+            if kind == "crosscheck":
+                columns = {c for c in columns if not c.startswith(("ours_", "tool_"))} | {"ours_*", "tool_*"}
+            assert columns <= documented[kind] | {"family", "size", "N"}, (path.name, columns - documented[kind])

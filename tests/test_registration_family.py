@@ -180,6 +180,7 @@ def test_the_workflow_plans_and_builds_the_plugin_dataset(plugin, tmp_path):
         "trajectories": [],
         "checkpoints": [],
         "loss_figures": [],
+        "advantage": {"families": []},
     }
     (work / "tiny.yaml").write_text(yaml.safe_dump(config))
     snakemake = [sys.executable, "-m", "snakemake", "--configfile", "tiny.yaml"]

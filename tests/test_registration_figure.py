@@ -146,6 +146,7 @@ TINY = {
     "pinned": [],
     "checkpoints": [],
     "loss_figures": [],
+    "advantage": {"families": []},
     "run": {"repeats": 1, "seed": 0, "time_limit": 60},
 }
 

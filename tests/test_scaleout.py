@@ -14,6 +14,7 @@ import pyarrow.compute  # noqa: F401  (pa.compute)
 import pytest
 import yaml
 
+from qlsbench.bench.advantage import AXES
 from qlsbench.errors import ConfigError, InputError
 from qlsbench.workflow import (
     DEFAULT_RESOURCES,
@@ -114,6 +115,34 @@ def test_the_slurm_profile_renders_every_job_with_its_resources(slurm_dry_run):
     assert sum(j["rule"] == "solve_shard" for j in jobs) == 3 and sum(j["rule"] == "merge_solve" for j in jobs) == 1
     assert sum(j["rule"] == "simulate_penalty" for j in jobs) == 5
     assert sum(j["rule"] == "trajectory" for j in jobs) == 3
+    # the small sweep: every size of every growth axis, one job each
+    assert sum(j["rule"] == "advantage_size" for j in jobs) == sum(len(axis.small) for axis in AXES.values())
+
+
+def test_the_advantage_sweep_runs_one_cluster_job_per_axis_with_its_resources(tmp_path):
+    """advantage.yaml: the full sweep, one SLURM job per size of each growth axis given the config's memory and runtime, the
+    page drawn after them, and nothing of the default workflow beyond the one solver it must have."""
+    pytest.importorskip("snakemake_executor_plugin_slurm")
+    output = _dry_run(
+        _workdir(tmp_path),
+        "-p",
+        "--profile",
+        "workflows/profiles/slurm",
+        "--configfile",
+        "workflows/config/advantage.yaml",
+    )
+    config = yaml.safe_load((REPO / "workflows" / "config" / "advantage.yaml").read_text())
+    jobs = _jobs(output)
+    sweeps = [j for j in jobs if j["rule"] == "advantage_size"]
+    assert sorted(j["wildcards"] for j in sweeps) == sorted(
+        f"axis={name}, size={size:06d}" for name, axis in AXES.items() for size in axis.full
+    )
+    for job in sweeps:
+        assert int(job["mem_mb"]) == config["resources"]["advantage_size"]["mem_mb"]
+        assert int(job["runtime"]) == config["resources"]["advantage_size"]["runtime"]
+    assert output.count("advantage --families") == len(sweeps)
+    assert "advantage_page" in {j["rule"] for j in jobs}
+    assert not {"simulate", "simulate_penalty", "trajectory", "pinned_dataset"} & {j["rule"] for j in jobs}
 
 
 def test_the_paper_run_shards_its_long_solves_with_runtimes_that_fit(tmp_path):

@@ -47,6 +47,8 @@ CONFIG = {
     "loss_figures": [],
     "pauli": {"tols": [0.0], "reorder": False},
     "truncation": {"tols": [0.0, 1.0e-3]},
+    # one growth axis of the advantage map, a cluster job like the others, its datasets equal to a local run's
+    "advantage": {"families": ["cd_lagrange-cradle"], "models": ["superconducting-1e-4"]},
 }
 #: What the comparison leaves out: when a solve ran and how long it took.
 TIMING = ["wall_time", "progress_seconds"]
@@ -131,7 +133,7 @@ def test_the_slurm_profile_runs_a_sharded_config_like_a_local_run(cluster, tmp_p
     # lu whole on 2 datasets; cg in 2 shards on each, vqls-l in 2 on the Ising one; the simulation and the Pauli
     # studies: cluster jobs. Merges, figures and the leaderboard ran where Snakemake runs (localrules).
     assert submitted.count("solve") == 2 and submitted.count("solve_shard") == 2 * 2 + 2
-    assert {"simulate", "pauli", "lcu", "resources", "truncation"} <= set(submitted)
+    assert {"simulate", "pauli", "lcu", "resources", "truncation", "advantage_size"} <= set(submitted)
     # SLURM gave each job the CPUs its rule asks for: two for the Pauli study, one for the others.
     cpus = {int(line.split()[4]) for line in jobs}  # JobID, JobName, State, Elapsed, NCPUS
     assert cpus == {1, 2}, sacct.stdout
@@ -142,6 +144,8 @@ def test_the_slurm_profile_runs_a_sharded_config_like_a_local_run(cluster, tmp_p
     for folder in ("ising/kappa10", "dem_c/sedimentation-n5-mu0"):
         a = (local / "datasets" / folder / "part-0000.parquet").read_bytes()
         assert a == (remote / "datasets" / folder / "part-0000.parquet").read_bytes(), folder
+    for grown in sorted((local / "datasets" / "advantage" / "cd_lagrange-cradle").iterdir()):
+        assert grown.read_bytes() == (remote / grown.relative_to(local)).read_bytes(), grown.name
     pd.testing.assert_frame_equal(_results(local), _results(remote))
     # Success per solver must agree; the row order is a ranking that time ties (LU against CG on 5 s systems) can
     # swap between two runs, so rows are compared by solver name.

@@ -246,6 +246,7 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
         "leaderboard": {"fidelity": 0.99, "residual": 1e-6, "shift": 10},
         "checkpoints": [],
         "loss_figures": [{"name": "fig2", "dataset": "ising/kappa10", "solvers": ["vqls-l"], "n_qubits": [2, 3]}],
+        "advantage": {"families": ["cd_lagrange-cradle"], "models": ["superconducting-1e-4"]},
     }
     (work / "small.yaml").write_text(yaml.safe_dump(config))
     cmd = SNAKEMAKE + ["--cores", "2", "--configfile", "small.yaml"]
@@ -260,6 +261,17 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
     assert board.loc["lu", "success_rate"] == 1.0 and board.loc["crash", "success_rate"] == 0.0
     dem = pd.read_parquet(work / "datasets" / "dem_c" / "sedimentation-n5-mu0")
     assert len(dem) > 0 and (dem["family"] == "dem_c").all()
+    # the advantage map: the axis' systems as a dataset, its tables, its page
+    from qlsbench.bench.advantage import AXES
+    from qlsbench.data import load_dataset
+
+    grown = load_dataset(work / "datasets" / "advantage" / "cd_lagrange-cradle")
+    assert sorted(grown["n_orig"]) == [balls - 1 for balls in AXES["cd_lagrange-cradle"].small]
+    systems = pd.read_parquet(work / "results" / "advantage" / "cd_lagrange-cradle.systems.parquet")
+    assert (
+        systems["N"].tolist() == sorted(grown["dim"])
+        and "cd_lagrange-cradle" in (work / "results" / "advantage.md").read_text()
+    )
     for figure in ("snapshots_sedimentation-n5-mu0", "kappa_time", "truncation", "pauli_terms"):
         assert (work / "results" / "figures" / f"{figure}.png").read_bytes().startswith(b"\x89PNG"), figure
     assert "<table>" in (work / "results" / "leaderboard.html").read_text()
@@ -372,6 +384,7 @@ def test_a_killed_workflow_resumes_with_identical_outputs(tmp_path, plugin_path)
         "pinned": [],
         "checkpoints": [],
         "loss_figures": [],
+        "advantage": {"families": []},
         "solvers": [
             {"name": "lu"},
             {"name": "counting", "label": "counting", "options": {"sleep": 0.7}, "datasets": ["ising/*"]},

@@ -41,6 +41,7 @@ def check_workflow_config(config: dict[str, Any], schema: str | os.PathLike) -> 
     from qlsbench.workflow import check_config, in_loop_args, in_loop_runs
 
     check_config(config, schema)
+    _check_advantage(config.get("advantage"))
     parser = _job_parser()
     for where, words in job_command_lines(config):
         _parsed(parser, words, where)
@@ -48,6 +49,19 @@ def check_workflow_config(config: dict[str, Any], schema: str | os.PathLike) -> 
         where = f"in_loop[{i}] ({name!r})"
         words = ["in-loop", *shlex.split(in_loop_args(config, name)), "--out", "in-loop.parquet", "--quiet"]
         _check_carried(_parsed(parser, words, where), entry, where)
+
+
+def _check_advantage(section: dict[str, Any] | None) -> None:
+    """The ``advantage:`` section's axes and hardware models are known ones (the sweep's own checks)."""
+    if not section:
+        return
+    from qlsbench.bench.advantage import AXES
+    from qlsbench.estimates import HARDWARE_MODELS
+
+    for key, known in (("families", AXES), ("models", HARDWARE_MODELS)):
+        for i, name in enumerate(section.get(key) or []):
+            if name not in known:
+                raise ConfigError(f"advantage.{key}[{i}]: {name!r} is unknown; known: {', '.join(known)}")
 
 
 def job_command_lines(config: dict[str, Any]) -> Iterator[tuple[str, list[str]]]:

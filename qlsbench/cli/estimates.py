@@ -1,7 +1,10 @@
-"""Fault-tolerant cost estimates from a dataset's LCU form: ``resources`` (our formulas, per system) and
-``crosscheck`` (our counts beside Qualtran's for the same terms)."""
+"""Fault-tolerant cost estimates: ``resources`` (our formulas per system, from a dataset's LCU form),
+``crosscheck`` (our counts beside Qualtran's for the same terms) and ``advantage`` (the advantage map's sweep:
+each family's systems as they grow, the best classical solve measured, a fault-tolerant solve estimated)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from qlsbench.checks import COUNT, POSITIVE
 from qlsbench.cli.base import Command
@@ -85,6 +88,67 @@ def _arguments_crosscheck(s) -> None:
     s.set_defaults(func=cmd_crosscheck, writes=[("out", "--out", "file")], reads=["dataset"])
 
 
+def cmd_crosscheck_loading(args) -> None:
+    import pandas as pd
+    import pyarrow as pa
+
+    from qlsbench.data import atomic_write_table
+    from qlsbench.errors import InputError
+    from qlsbench.estimates import crosscheck_loading, require_qualtran
+
+    require_qualtran()  # before reading anything: the one line naming the extra
+    for path in args.systems:
+        if not path.endswith(".systems.parquet") or not Path(path).is_file():
+            raise InputError(f"{path}: not an advantage sweep's systems table (<family>.systems.parquet)")
+    systems = pd.concat([pd.read_parquet(path) for path in args.systems], ignore_index=True)
+    df = crosscheck_loading(systems)
+    atomic_write_table(pa.Table.from_pandas(df, preserve_index=False), args.out)
+    ratio = df["ours_compute_toffolis"] / df["tool_compute_toffolis"]
+    print(
+        f"{plural(len(df), 'lookup')} of {plural(len(systems), 'system')} ({df['tool'].iloc[0]} "
+        f"{df['tool_version'].iloc[0]}): our compute Toffolis over the tool's {ratio.min():.3g} to {ratio.max():.3g}"
+        f" -> {args.out}"
+    )
+
+
+def _arguments_crosscheck_loading(s) -> None:
+    s.add_argument("systems", nargs="+", help="the advantage sweep's systems tables (<family>.systems.parquet)")
+    s.add_argument("--out", required=True, help="output .parquet file (docs/advantage/loading.crosscheck.parquet)")
+    s.set_defaults(func=cmd_crosscheck_loading, writes=[("out", "--out", "file")], reads=["systems"])
+
+
+def cmd_advantage(args) -> None:
+    from qlsbench.bench.advantage import AXES, check_sizes, sweep
+    from qlsbench.errors import InputError
+
+    if args.sizes is not None and len(args.families) != 1:
+        raise InputError("--sizes needs exactly one family in --families")
+    # every family's sizes checked before any work; the models and the estimator by the first sweep, before its own
+    plan = {
+        family: check_sizes(family, args.sizes or getattr(AXES.get(family), args.sweep, ())) for family in args.families
+    }
+    for family, sizes in plan.items():
+        tables = sweep(family, sizes, args.out, args.models, datasets=args.datasets, progress=not args.quiet)
+        systems = tables["systems"]
+        print(f"{family}: {plural(len(systems), 'size')}, N up to {int(systems['N'].max())} -> {args.out}")
+
+
+def _arguments_advantage(s) -> None:
+    from qlsbench.bench.advantage import AXES
+    from qlsbench.estimates import HARDWARE_MODELS
+
+    s.add_argument("--families", nargs="+", default=list(AXES), metavar="FAMILY", help=", ".join(AXES))
+    s.add_argument("--sweep", choices=("small", "full"), default="small", help="the axes' sizes (default small)")
+    s.add_argument("--sizes", nargs="+", type=COUNT.parse, default=None, help="these sizes instead (one family)")
+    s.add_argument("--models", nargs="+", default=list(HARDWARE_MODELS), help=", ".join(HARDWARE_MODELS))
+    s.add_argument("--out", required=True, help="folder of the tables (<family>.systems|classical|quantum.parquet)")
+    s.add_argument("--datasets", default=None, help="also write each system as a dataset under this folder")
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(
+        func=cmd_advantage, writes=[("out", "--out", "folder"), ("datasets", "--datasets", "folder")], reads=[]
+    )
+
+
 #: This module's commands, in the order ``qlsbench --help`` lists them.
 COMMANDS = (
     Command(
@@ -98,5 +162,17 @@ COMMANDS = (
         "the LCU block encoding's qubits, Toffolis and rotations by our formulas beside "
         "Qualtran's count of the same terms (needs the estimates extra)",
         _arguments_crosscheck,
+    ),
+    Command(
+        "crosscheck-loading",
+        "the advantage map's table lookups and rotations by our formulas beside Qualtran's count of the same "
+        "bloqs (needs the estimates extra)",
+        _arguments_crosscheck_loading,
+    ),
+    Command(
+        "advantage",
+        "the advantage map's sweep: each family's systems as they grow, the best classical solve measured and "
+        "a fault-tolerant solve estimated, resumably (needs the advantage extra)",
+        _arguments_advantage,
     ),
 )

@@ -35,14 +35,22 @@ def lookup(items: int, bits: int = BITS) -> dict[str, int]:
     Returns
     -------
     dict
-        ``toffolis`` (compute and erase), ``ancillas`` (the clean qubits beyond the output register) and the
-        chosen ``k`` of the compute half.
+        ``toffolis`` (compute and erase), ``ancillas`` (the clean qubits beyond the output register), the
+        chosen ``k`` of the compute half, and each half apart: ``compute_toffolis``, ``erase_toffolis`` and the
+        erasure's ``k_erase``.
     """
     items = whole_number(items, "lookup: items", low=1)
     bits = whole_number(bits, "lookup: bits", low=1)
     compute = min((math.ceil(items / 2**e) + bits * (2**e - 1), 2**e) for e in _powers_of_two(items))
-    erase = min(math.ceil(items / 2**e) + 2**e for e in _powers_of_two(items))
-    return {"toffolis": compute[0] + erase, "ancillas": bits * (compute[1] - 1), "k": compute[1]}
+    erase = min((math.ceil(items / 2**e) + 2**e, 2**e) for e in _powers_of_two(items))
+    return {
+        "toffolis": compute[0] + erase[0],
+        "ancillas": bits * (compute[1] - 1),
+        "k": compute[1],
+        "compute_toffolis": compute[0],
+        "erase_toffolis": erase[0],
+        "k_erase": erase[1],
+    }
 
 
 def state_preparation(dim: int, bits: int = BITS) -> dict[str, int]:

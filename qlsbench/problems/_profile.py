@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from qlsbench.problems._spectra import DENSE_LIMIT, singular_value_range
 
 
-def profile(A: sp.spmatrix, dense_limit: int = DENSE_LIMIT) -> dict[str, float | int | str]:
+def profile(A: sp.spmatrix, dense_limit: int = DENSE_LIMIT, *, factorise: bool = True) -> dict[str, float | int | str]:
     """Size, sparsity, largest entry, norm and condition number of a square matrix.
 
     Parameters
@@ -23,20 +23,23 @@ def profile(A: sp.spmatrix, dense_limit: int = DENSE_LIMIT) -> dict[str, float |
     dense_limit : int, optional
         Largest dimension whose singular values come from a dense SVD; above it, sparse estimates
         (:func:`~qlsbench.problems.singular_value_range`).
+    factorise : bool, optional
+        Whether the sparse estimate of ``sigma_min`` may factorise ``A`` (else conjugate gradients; SPD only).
 
     Returns
     -------
     dict
         ``N`` (unknowns), ``nnz`` (nonzero entries), ``s`` (largest count of nonzeros in a row or a column: the
         sparsity a sparse-access oracle is built for), ``max_abs`` (``max |A_ij|``), ``norm2`` (``||A||_2``),
-        ``sigma_min``, ``kappa`` (``inf`` when singular) and ``kappa_method`` (``"dense"`` or ``"sparse"``).
+        ``sigma_min``, ``kappa`` (``inf`` when singular) and ``kappa_method`` (``"dense"``, ``"sparse"`` or
+        ``"sparse-cg"``).
     """
     A = sp.csr_matrix(A)
     A.eliminate_zeros()
     n = A.shape[0]
     rows = np.diff(A.indptr)
     cols = np.bincount(A.indices, minlength=n)
-    smin, smax = singular_value_range(A, dense_limit)
+    smin, smax = singular_value_range(A, dense_limit, factorise=factorise)
     return {
         "N": int(n),
         "nnz": int(A.nnz),
@@ -45,5 +48,5 @@ def profile(A: sp.spmatrix, dense_limit: int = DENSE_LIMIT) -> dict[str, float |
         "norm2": float(smax),
         "sigma_min": float(smin),
         "kappa": float(smax / smin) if smin > 0 else float("inf"),
-        "kappa_method": "dense" if n <= dense_limit else "sparse",
+        "kappa_method": "dense" if n <= dense_limit else ("sparse" if factorise else "sparse-cg"),
     }

@@ -16,6 +16,8 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from qlsbench.errors import InputError
+
 #: Largest dimension for which singular values are computed densely.
 DENSE_LIMIT = 4096
 
@@ -36,7 +38,21 @@ def _largest_singular_value(A) -> float:
     return float(spla.svds(A, k=1, which="LM", return_singular_vectors=False, v0=_start_vector(min(A.shape)))[0])
 
 
-def singular_value_range(A: sp.spmatrix, dense_limit: int | None = None) -> tuple[float, float]:
+def _cg_inverse(A) -> spla.LinearOperator:
+    """``A^-1`` applied by conjugate gradients to a relative residual of 1e-12 (``A`` Hermitian positive definite)."""
+
+    def solve(v):
+        x, info = spla.cg(A, v, rtol=1e-12, atol=0.0, maxiter=50 * A.shape[0])
+        if info:
+            raise InputError(f"sigma_min by conjugate gradients: no convergence in {info} iterations (is A SPD?)")
+        return x
+
+    return spla.LinearOperator(A.shape, matvec=solve, rmatvec=solve, dtype=A.dtype)
+
+
+def singular_value_range(
+    A: sp.spmatrix, dense_limit: int | None = None, *, factorise: bool = True
+) -> tuple[float, float]:
     """Smallest and largest singular value of ``A``.
 
     Parameters
@@ -47,6 +63,9 @@ def singular_value_range(A: sp.spmatrix, dense_limit: int | None = None) -> tupl
         Largest dimension computed by dense SVD (default :data:`DENSE_LIMIT`); above it, ARPACK on ``A`` for
         ``sigma_max`` and on ``A^-1`` (through a sparse LU) for ``1 / sigma_min``. ``0`` takes the sparse estimates
         at every size, which is how they are checked against the dense values.
+    factorise : bool, optional
+        ``False`` applies ``A^-1`` by conjugate gradients instead of a sparse LU, for a Hermitian positive definite
+        matrix whose factors would not fit (an LU of the Ising systems fills in to about ``0.7 N^2`` entries).
 
     Returns
     -------
@@ -59,7 +78,9 @@ def singular_value_range(A: sp.spmatrix, dense_limit: int | None = None) -> tupl
             s = la.svdvals(A.toarray())
         return float(s[-1]), float(s[0])
     smax = _largest_singular_value(A)
-    # The smallest singular value is 1 / ||A^-1||_2, with A^-1 applied through a sparse LU.
+    # The smallest singular value is 1 / ||A^-1||_2, with A^-1 applied through a sparse LU (or CG).
+    if not factorise:
+        return float(1.0 / _largest_singular_value(_cg_inverse(sp.csr_matrix(A)))), float(smax)
     try:
         lu = spla.splu(sp.csc_matrix(A))
     except RuntimeError:  # exactly singular
@@ -85,10 +106,10 @@ def spectral_norm(A: sp.spmatrix) -> float:
     return _largest_singular_value(A)
 
 
-def condition_number(A: sp.spmatrix, dense_limit: int | None = None) -> float:
-    """2-norm condition number ``sigma_max / sigma_min`` (``inf`` if singular); ``dense_limit`` as in
-    :func:`singular_value_range`."""
-    smin, smax = singular_value_range(A, dense_limit)
+def condition_number(A: sp.spmatrix, dense_limit: int | None = None, *, factorise: bool = True) -> float:
+    """2-norm condition number ``sigma_max / sigma_min`` (``inf`` if singular); ``dense_limit`` and ``factorise``
+    as in :func:`singular_value_range`."""
+    smin, smax = singular_value_range(A, dense_limit, factorise=factorise)
     return float(smax / smin) if smin > 0 else float("inf")
 
 

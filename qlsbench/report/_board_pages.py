@@ -325,6 +325,7 @@ def _render(
     extra = [
         *track,
         *estimate_blocks(_estimates(board), RESOURCE_EPSILON, by="group"),
+        ADVANTAGE_LINK,
         ("h2", "The pinned set"),
         ("table", display_table(pinned)),
     ]
@@ -361,6 +362,16 @@ def _render(
         atomic_write_text(docs, with_summary(docs.read_text(encoding="utf-8"), board_summary(board, results, tol, low)))
         written.append(docs)
     return written + [pages / name for name in PAGES if name != "budget_curves.png"]
+
+
+#: Where the board points past its pinned sizes: the estimates above are for these 2-10 qubit systems only.
+ADVANTAGE_LINK = (
+    "p",
+    "These estimates are for the pinned systems of 2 to 10 qubits. How each family's systems grow with their "
+    "simulation (kappa, sparsity, the cost of loading them), the best classical solver measured on them, a "
+    "fault-tolerant solver estimated to physical qubits and seconds, and where, if anywhere, the two cross: "
+    "docs/advantage.md (`qlsbench advantage`).",
+)
 
 
 #: The lines of ``docs/leaderboard.md`` between which :func:`board_summary` stands.

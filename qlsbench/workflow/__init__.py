@@ -27,8 +27,13 @@ from qlsbench.workflow._datasets import (
     trajectory_outputs,
 )
 from qlsbench.workflow._figures import (
+    ADVANTAGE,
     FigureRule,
     WorkflowConfig,
+    advantage_args,
+    advantage_families,
+    advantage_sizes,
+    advantage_tables,
     checkpoint_tables,
     figure_local_rules,
     figure_rules,
@@ -73,6 +78,11 @@ from qlsbench.workflow._solvers import (
 )
 
 __all__ = [
+    "ADVANTAGE",
+    "advantage_args",
+    "advantage_families",
+    "advantage_sizes",
+    "advantage_tables",
     "DEFAULT_RESOURCES",
     "IN_LOOP_BEGIN",
     "IN_LOOP_END",

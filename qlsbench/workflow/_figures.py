@@ -49,6 +49,49 @@ def loss_figure_inputs(config: dict[str, Any], name: str) -> list[str]:
     return [f"results/{label}/{fig['dataset']}.parquet" for label in fig["solvers"]]
 
 
+#: Where the advantage rules write each size's tables (``<ADVANTAGE>/<axis>/size-<size>/``).
+ADVANTAGE = "results/advantage"
+
+
+def advantage_families(config: dict[str, Any]) -> list[str]:
+    """The growth axes the config's ``advantage:`` section sweeps: its ``families``, every axis when it names
+    none, and none without the section."""
+    section = config.get("advantage")
+    if section is None:
+        return []
+    if "families" in section:
+        return list(section["families"])
+    from qlsbench.bench.advantage import AXES
+
+    return list(AXES)
+
+
+def advantage_sizes(config: dict[str, Any]) -> dict[str, list[int]]:
+    """Each swept axis' sizes: its ``small`` or ``full`` ones as the section's ``sweep`` says."""
+    from qlsbench.bench.advantage import AXES
+
+    sweep = (config.get("advantage") or {}).get("sweep", "small")
+    return {family: list(getattr(AXES[family], sweep)) for family in advantage_families(config) if family in AXES}
+
+
+def advantage_tables(config: dict[str, Any]) -> list[str]:
+    """The advantage page's inputs: every swept size's three tables (rule ``advantage_size``)."""
+    from qlsbench.bench.advantage import TABLES
+
+    return [
+        f"{ADVANTAGE}/{family}/size-{size:06d}/{family}.{table}.parquet"
+        for family, sizes in advantage_sizes(config).items()
+        for size in sizes
+        for table in TABLES
+    ]
+
+
+def advantage_args(config: dict[str, Any]) -> str:
+    """The sweep's hardware models from the ``advantage:`` section, as ``qlsbench advantage`` words."""
+    models = (config.get("advantage") or {}).get("models")
+    return shlex.join(["--models", *models]) if models else ""
+
+
 def checkpoint_tables(config: dict[str, Any]) -> dict[str, dict[str, str]]:
     """Fig. 4's kappa tables: for each loss figure drawn on a checkpoint dataset, one per solver in it.
 
@@ -101,6 +144,10 @@ class WorkflowConfig:
     def checkpoint_tables(self) -> dict[str, dict[str, str]]:
         """Fig. 4's kappa tables by key (:func:`checkpoint_tables`)."""
         return checkpoint_tables(self.config)
+
+    def advantage_tables(self) -> list[str]:
+        """The advantage page's inputs (:func:`advantage_tables`)."""
+        return advantage_tables(self.config)
 
     def in_loop_names(self) -> list[str]:
         """Names of the in-loop runs (:func:`in_loop_runs`)."""

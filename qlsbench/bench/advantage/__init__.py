@@ -7,25 +7,36 @@ fault-tolerant quantum solver estimated end to end (:mod:`qlsbench.estimates`) b
 :func:`crossover_table` fits both sides' growth and says where, if anywhere, they cross.
 """
 
-from qlsbench.bench.advantage._classical import METHODS, applicable, classical_best, matrix_kind, time_to_accuracy
-from qlsbench.bench.advantage._growth import AXES, grown
+from qlsbench.bench.advantage._classical import (
+    METHODS,
+    REPEATS,
+    applicable,
+    classical_best,
+    matrix_kind,
+    time_to_accuracy,
+)
+from qlsbench.bench.advantage._growth import AXES, check_sizes, grown
 from qlsbench.bench.advantage._map import Fit, best_classical, cheapest_quantum, crossover, crossover_table, power_fit
-from qlsbench.bench.advantage._sweep import EPSILONS, sweep
+from qlsbench.bench.advantage._sweep import EPSILONS, TABLES, sweep, write_dataset
 
 __all__ = [
     "AXES",
     "EPSILONS",
     "METHODS",
+    "REPEATS",
     "Fit",
     "applicable",
     "best_classical",
     "cheapest_quantum",
+    "check_sizes",
     "classical_best",
     "crossover",
     "crossover_table",
     "grown",
     "matrix_kind",
     "power_fit",
+    "TABLES",
     "sweep",
     "time_to_accuracy",
+    "write_dataset",
 ]

@@ -5,13 +5,16 @@ A quantum solver returns ``x`` to a fidelity ``1 - epsilon`` at best; a classica
 has that accuracy is the fair opponent, not one run to machine precision. Each method runs on a ladder of
 relative-residual tolerances (``epsilon``, ``epsilon / 10``, ... down to ``1e-12``) and the first run whose
 solution has fidelity at least ``1 - epsilon`` and relative residual at most ``epsilon`` counts: its wall time
-(set-up included: factorisation, preconditioner, multigrid hierarchy) and the peak memory it added. A method
-that reaches neither on the ladder is recorded as not reaching the target.
+(set-up included: factorisation, preconditioner, multigrid hierarchy), as the median of :data:`REPEATS` runs at
+that rung with their least and greatest beside it (the spread a rerun on the same machine falls in), and the peak
+resident memory of the process that ran it (its own process: interpreter and imports included). A method that
+reaches neither on the ladder is recorded as not reaching the target.
 
-The methods, one line each in :data:`METHODS`: SuperLU, conjugate gradients with a Jacobi and with an algebraic
-multigrid preconditioner (pyamg's smoothed aggregation; symmetric positive definite matrices), MINRES with Jacobi
-(symmetric), GMRES with an incomplete LU (any matrix). CHOLMOD (scikit-sparse) is not among them: it needs
-SuiteSparse's headers to build, which this project's install does not bring.
+The methods, one line each in :data:`METHODS`: SuperLU, CHOLMOD's sparse Cholesky (scikit-sparse; symmetric
+positive definite), conjugate gradients with a Jacobi and with an algebraic multigrid preconditioner (pyamg's
+smoothed aggregation; SPD), MINRES with Jacobi (symmetric), GMRES with an incomplete LU (any matrix). CHOLMOD is
+the optional extra ``cholmod``: scikit-sparse builds against SuiteSparse's headers (Debian ``libsuitesparse-dev``;
+0.4.16 is the last release that builds on SuiteSparse 5); where it is not installed its row says so.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from __future__ import annotations
 import resource
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, TimeoutError
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
 
@@ -32,6 +36,14 @@ from qlsbench.problems import state_fidelity
 
 #: The tightest relative-residual tolerance tried (the loosest is the target epsilon itself).
 TIGHTEST = 1e-12
+#: Timed runs at the rung that reached the target: their median is the method's time, their range its spread.
+REPEATS = 3
+#: Longest a method may take on one system (ladder and repeats): past it the method is recorded as not run.
+TIMEOUT = 1800.0
+#: The methods that factorise ``A`` whole (left out where an axis says its factors would not fit).
+DIRECT = ("splu", "cholmod")
+#: A run longer than this is not repeated (its spread is then unknown, ``nan``): a sweep's largest direct solves.
+REPEAT_BUDGET = 120.0
 
 
 @dataclass(frozen=True)
@@ -45,6 +57,12 @@ class Method:
 
 def _splu(A, b, rtol):
     return spla.splu(sp.csc_matrix(A)).solve(b), 1
+
+
+def _cholmod(A, b, rtol):
+    from sksparse.cholmod import cholesky
+
+    return cholesky(sp.csc_matrix(A))(b), 1
 
 
 def _counted(solve, A, b, rtol, **kwargs):
@@ -89,11 +107,19 @@ def _gmres_ilu(A, b, rtol):
 #: The methods, by name.
 METHODS = {
     "splu": Method("SuperLU (sparse direct)", "any", _splu),
+    "cholmod": Method("CHOLMOD sparse Cholesky (scikit-sparse)", "spd", _cholmod),
     "cg-jacobi": Method("CG, Jacobi", "spd", _cg_jacobi),
     "cg-amg": Method("CG, smoothed-aggregation AMG (pyamg)", "spd", _cg_amg),
     "minres-jacobi": Method("MINRES, Jacobi", "symmetric", _minres_jacobi),
     "gmres-ilu": Method("GMRES(50), ILU", "any", _gmres_ilu),
 }
+
+
+def cholmod_installed() -> bool:
+    """Whether scikit-sparse's CHOLMOD imports here (the optional extra ``cholmod``)."""
+    import importlib.util
+
+    return importlib.util.find_spec("sksparse") is not None
 
 
 def matrix_kind(A: sp.spmatrix) -> str:
@@ -123,16 +149,36 @@ def _ladder(epsilon: float) -> list[float]:
     return rungs
 
 
+def _timed(method: str, A, b, rtol: float) -> tuple[np.ndarray, int, float]:
+    start = time.perf_counter()
+    x, iterations = METHODS[method].run(A, b, rtol)
+    return x, iterations, time.perf_counter() - start
+
+
+def _repeated(method: str, A, b, rtol: float, first: float) -> dict[str, float | int]:
+    """The median, least and greatest of :data:`REPEATS` timed runs at ``rtol`` (``first`` among them)."""
+    times = [first]
+    if first <= REPEAT_BUDGET:
+        times += [_timed(method, A, b, rtol)[2] for _ in range(REPEATS - 1)]
+    spread = len(times) > 1
+    return {
+        "seconds": float(np.median(times)),
+        "seconds_low": float(min(times)) if spread else float("nan"),
+        "seconds_high": float(max(times)) if spread else float("nan"),
+        "repeats": len(times),
+    }
+
+
 def time_to_accuracy(method: str, A, b, x_ref, epsilon: float) -> dict[str, float | int | str | bool]:
     """Run ``method`` down the tolerance ladder until ``x`` has fidelity ``>= 1 - epsilon`` and relative residual
-    ``<= epsilon``; the run that got there (module docstring).
+    ``<= epsilon``; the run that got there, timed :data:`REPEATS` times (module docstring).
 
     Returns
     -------
     dict
-        ``method``, ``epsilon``, ``reached``, ``rtol`` (the rung that reached it), ``seconds`` (that run),
-        ``iterations``, ``fidelity``, ``rel_residual`` and ``peak_mb`` (resident memory the run added, from the
-        process's high-water mark).
+        ``method``, ``epsilon``, ``reached``, ``rtol`` (the rung that reached it), ``seconds`` (median at that
+        rung), ``seconds_low`` and ``seconds_high`` (their range), ``repeats``, ``iterations``, ``fidelity``,
+        ``rel_residual`` and ``peak_mb`` (the process's resident high-water mark, MiB).
     """
     if method not in METHODS:
         raise InputError(f"classical method {method!r} is unknown; known: {', '.join(METHODS)}")
@@ -142,24 +188,23 @@ def time_to_accuracy(method: str, A, b, x_ref, epsilon: float) -> dict[str, floa
     bnorm = np.linalg.norm(b)
     row: dict[str, float | int | str | bool] = {"method": method, "epsilon": float(epsilon), "reached": False}
     for rtol in _ladder(epsilon):
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        start = time.perf_counter()
-        x, iterations = METHODS[method].run(A, b, rtol)
-        seconds = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        x, iterations, seconds = _timed(method, A, b, rtol)
         fidelity = state_fidelity(x, x_ref)
         residual = float(np.linalg.norm(b - A @ x) / bnorm)
         row.update(
             rtol=rtol,
             seconds=seconds,
+            seconds_low=float("nan"),
+            seconds_high=float("nan"),
+            repeats=1,
             iterations=int(iterations),
             fidelity=float(fidelity),
             rel_residual=residual,
-            peak_mb=(after - before) / 1024,  # ru_maxrss is in KiB on Linux
         )
         if fidelity >= 1 - epsilon and residual <= epsilon:
-            row["reached"] = True
+            row.update(reached=True, **_repeated(method, A, b, rtol, seconds))
             break
+    row["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     return row
 
 
@@ -168,14 +213,44 @@ def _isolated(args):
     return time_to_accuracy(*args)
 
 
-def classical_best(A, b, x_ref, epsilon: float, *, isolate: bool = True) -> list[dict]:
+def _not_run(method: str, epsilon: float, why: str) -> dict:
+    return {"method": method, "epsilon": float(epsilon), "reached": False, "not_run": why}
+
+
+def _in_child(args: tuple, timeout: float) -> dict:
+    """:func:`time_to_accuracy` in a fresh process; a row saying why when it dies or overruns.
+
+    The process is forked from a server that has imported this module once (a spawned one would import scipy
+    anew: 1.5 s per run, 20 s per small system), and forked from that server, not from the caller, it holds no
+    thread or state of the caller's."""
+    ctx = get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])
+    with ProcessPoolExecutor(max_workers=1, mp_context=ctx, max_tasks_per_child=1) as pool:
+        future = pool.submit(_isolated, args)
+        try:
+            return future.result(timeout=timeout)
+        except TimeoutError:
+            for process in list(pool._processes.values()):  # the executor has no public way to stop a running task
+                process.kill()
+            return _not_run(args[0], args[4], f"over {timeout:g} s")
+        except BrokenProcessPool:
+            return _not_run(args[0], args[4], "the process died (memory?)")
+
+
+def classical_best(
+    A, b, x_ref, epsilon: float, *, isolate: bool = True, factorise: bool = True, timeout: float = TIMEOUT
+) -> list[dict]:
     """Every applicable method's time to accuracy on ``A x = b`` (each in a process of its own when ``isolate``:
-    a fresh memory high-water mark, and a crash or an exhausted memory loses one row, not the sweep)."""
+    a fresh memory high-water mark, and a crash, an exhausted memory or a run past ``timeout`` seconds loses
+    one row, not the sweep). ``factorise=False`` leaves out the direct solver (its row says why)."""
     kind = matrix_kind(A)
-    names = applicable(kind)
-    if not isolate:
-        rows = [time_to_accuracy(name, A, b, x_ref, epsilon) for name in names]
-    else:
-        with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"), max_tasks_per_child=1) as pool:
-            rows = list(pool.map(_isolated, [(name, A, b, x_ref, epsilon) for name in names]))
-    return [{**row, "kind": kind} for row in rows]
+    rows = []
+    for name in applicable(kind):
+        args = (name, A, b, x_ref, epsilon)
+        if name in DIRECT and not factorise:
+            rows.append(_not_run(name, epsilon, "its factors would not fit"))
+        elif name == "cholmod" and not cholmod_installed():
+            rows.append(_not_run(name, epsilon, "scikit-sparse is not installed"))
+        else:
+            rows.append(_in_child(args, timeout) if isolate else time_to_accuracy(*args))
+    return [{"not_run": "", **row, "kind": kind} for row in rows]

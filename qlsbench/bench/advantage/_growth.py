@@ -7,6 +7,16 @@ themselves grow; padding to ``2^n`` is a quantum circuit's business, counted by 
 * ``dem_c-mu0``: the frictionless sedimentation (seed 0, ``h = 1e-3``) after :data:`DEM_STEPS` steps, the
   largest min-map Newton subsystem of the steps kept (every :data:`DEM_EVERY`-th): about 2.5 unknowns per sphere
   once the pile has settled (1,000 spheres: 2,542 unknowns).
+* ``dem_c-mu0.3``: the same pile settled frictionless for :data:`DEM_STEPS` steps, then :data:`FRICTION_STEPS`
+  steps at ``mu = 0.3`` (8 friction directions); the largest Newton subsystem of those steps. Settling with
+  friction costs 14 s a step at 1,000 spheres (docs/scale.md), which the frictionless fall avoids: the systems are
+  those of a settled pile's first frictional steps.
+* ``penalty-cloth``: the penalty-friction cloth falling onto a ball (``cloth-sphere``, ``size`` particles per side,
+  3 size^2 unknowns, non-symmetric), the last Newton system of :data:`CLOTH_STEPS` backward-Euler steps (the cloth
+  lies on the ball by then).
+* ``cd_lagrange-cradle``: Newton's cradle of ``size`` balls under the CD-Lagrange integrator with simultaneous
+  impacts: the largest min-map Newton subsystem of the first impact's LCP (the impulse runs down the whole chain,
+  so the last subsystem holds every contact: ``size - 1`` unknowns, tridiagonal).
 * ``ising``: Bravo-Prieto et al.'s problem at ``kappa = 10`` (:func:`~qlsbench.problems.ising_inspired`).
 * ``poisson-1d``, ``poisson-2d``, ``poisson-3d``: the control (:func:`~qlsbench.problems.poisson`), ``size`` points
   per axis.
@@ -17,12 +27,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import scipy.sparse as sp
+
 from qlsbench.checks import whole_number
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem, ising_inspired, poisson
 
 #: The frictionless pile's steps and how often a step's Newton subsystems are kept.
 DEM_STEPS, DEM_EVERY = 1200, 50
+#: Frictional steps taken from the settled pile.
+FRICTION_STEPS = 2
+#: The cloth's backward-Euler steps (h = 5e-3: it falls 2 cm onto the ball within about 13).
+CLOTH_STEPS = 20
 
 
 def _dem_c_mu0(spheres: int) -> LinearSystem:
@@ -37,6 +53,52 @@ def _dem_c_mu0(spheres: int) -> LinearSystem:
     return LinearSystem(A, b, meta={"family": "dem_c", "spheres": spheres, "step": context.get("step")})
 
 
+def _dem_c_mu03(spheres: int) -> LinearSystem:
+    from qlsbench.physics import StepOptions, SubsystemRecorder, build_scene, simulate
+
+    scene = build_scene("sedimentation", n_spheres=spheres, seed=0)
+    simulate(scene, DEM_STEPS, StepOptions(h=1e-3, mu=0.0))
+    recorder = SubsystemRecorder(every=1)
+    simulate(scene, FRICTION_STEPS, StepOptions(h=1e-3, mu=0.3), capture=recorder)
+    if not recorder.records:
+        raise InputError(f"growth dem_c-mu0.3: {spheres} spheres formed no contact in {DEM_STEPS} steps")
+    A, b, context = max(recorder.records, key=lambda record: record[0].shape[0])
+    return LinearSystem(A, b, meta={"family": "dem_c", "spheres": spheres, "mu": 0.3, "step": context.get("step")})
+
+
+def _penalty_cloth(side: int) -> LinearSystem:
+    from qlsbench.families.penalty import capture_into
+    from qlsbench.physics import SubsystemRecorder
+    from qlsbench.physics.penalty import PENALTY_SCENES, build_penalty_scene, simulate_penalty
+
+    model = build_penalty_scene("cloth-sphere", n=side)
+    recorder = SubsystemRecorder(every=1)
+    simulate_penalty(model, CLOTH_STEPS, PENALTY_SCENES["cloth-sphere"][1], capture=capture_into(recorder, 3 * side**2))
+    A, b, context = recorder.records[-1]
+    return LinearSystem(A, b, meta={"family": "penalty", "scene": model.name, "step": context.get("step")})
+
+
+def _cradle(balls: int) -> LinearSystem:
+    import numpy as np
+
+    from qlsbench.physics.cdlagrange import newtons_cradle
+    from qlsbench.physics.lcp import LCP, NewtonOptions, minmap_newton
+
+    system, Q0, v0 = newtons_cradle(balls=balls)
+    h, inv_m, v = 0.02, 1.0 / system.mass, np.asarray(v0, dtype=float)
+    Q = np.asarray(Q0, dtype=float) + h * v
+    v_free = v + h * system.force(Q) * inv_m
+    N = sp.csr_matrix(system.normals[np.flatnonzero(system.gaps(Q) <= 0.0)])
+    captured: list = []
+    D = sp.csr_matrix(N @ sp.diags(inv_m) @ N.T)
+    lcp = LCP(D, N @ v_free + system.restitution * np.minimum(0.0, N @ v))
+    # From zero the active set grows by about one contact per Newton iteration as the impulse runs down the chain.
+    options = NewtonOptions(max_iter=2 * balls + 50)
+    minmap_newton(lcp, options=options, capture=lambda A, b, _: captured.append((A, b)))
+    A, b = max(captured, key=lambda record: record[0].shape[0])
+    return LinearSystem(sp.csr_matrix(A), np.asarray(b, dtype=float), meta={"family": "cd_lagrange", "balls": balls})
+
+
 @dataclass(frozen=True)
 class Axis:
     """A family's growth axis: what its size counts, the sizes of the small and full sweeps, the generator."""
@@ -46,6 +108,14 @@ class Axis:
     full: tuple[int, ...]
     build: Callable[[int], LinearSystem]
     largest: int  # the largest size built: past it a typo asks for more than the machine holds
+    #: Largest N a sparse factorisation (SuperLU, the shift-invert behind sigma_min) is run at: above it CG
+    #: stands in (``None``: every size). The Ising matrices fill in to ~0.7 N^2 entries: 46 million and 31 s at
+    #: 2^13, 46 GB at 2^16.
+    direct_limit: int | None = None
+
+    def factorise(self, n: int) -> bool:
+        """Whether a system of ``n`` unknowns on this axis is factorised."""
+        return self.direct_limit is None or n <= self.direct_limit
 
 
 #: The growth axes, by family.
@@ -53,8 +123,11 @@ AXES = {
     "dem_c-mu0": Axis(
         "spheres", (10, 30, 100, 300, 1000), (10, 30, 100, 300, 1000, 3000, 10000, 15000), _dem_c_mu0, 20000
     ),
+    "dem_c-mu0.3": Axis("spheres", (10, 30, 100, 300), (10, 30, 100, 300, 1000), _dem_c_mu03, 2000),
+    "penalty-cloth": Axis("particles per side", (4, 8, 16, 24), (4, 8, 16, 24, 32, 48, 64), _penalty_cloth, 128),
+    "cd_lagrange-cradle": Axis("balls", (4, 16, 64, 256, 1024), (4, 16, 64, 256, 1024, 4096), _cradle, 4096),
     "ising": Axis(
-        "qubits", (4, 6, 8, 10, 12), (4, 6, 8, 10, 12, 14, 16, 18, 20), lambda n: ising_inspired(n, 10.0), 20
+        "qubits", (4, 6, 8, 10, 12), (4, 6, 8, 10, 12, 14, 16, 18, 20), lambda n: ising_inspired(n, 10.0), 20, 2**13
     ),
     "poisson-1d": Axis(
         "points", (64, 256, 1024, 4096), (64, 256, 1024, 4096, 16384, 65536), lambda m: poisson(1, m), 2**20
