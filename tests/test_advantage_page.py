@@ -120,3 +120,19 @@ def test_without_qualtran_the_loading_crosscheck_names_the_extra(tmp_path, capsy
     assert main(["crosscheck-loading", str(SHIPPED / "ising.systems.parquet"), "--out", str(tmp_path / "x.parquet")])
     assert "pip install 'qlsbench[estimates]'" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_anchors_assumptions_only_make_the_quantum_side_cheaper_and_cg_is_the_anchors_opponent():
+    """Each step toward the anchors' model (a query at one Toffoli, b free, no read-out) lowers the quantum
+    seconds on every control system, and the last step's classical side is CG with Jacobi's own times."""
+    from qlsbench.bench.advantage import ANCHOR_STEPS, anchor_ablation, best_classical
+
+    for family in ("poisson-1d", "poisson-2d", "poisson-3d"):
+        classical = pd.read_parquet(SHIPPED / f"{family}.classical.parquet")
+        quantum = pd.read_parquet(SHIPPED / f"{family}.quantum.parquet")
+        table = anchor_ablation(family, classical, quantum, 1e-2, "superconducting-1e-4")
+        assert table["assumptions"].tolist() == [label for label, _ in ANCHOR_STEPS]
+        seconds = table["quantum_seconds_at_largest"].tolist()
+        assert seconds[0] > seconds[1] > seconds[2] == seconds[3], family
+        cg = best_classical(classical[(classical["method"] == "cg-jacobi") & (classical["epsilon"] == 1e-2)])
+        assert table["classical_seconds_at_largest"].iloc[-1] == cg["seconds"].iloc[-1]

@@ -16,10 +16,21 @@ from qlsbench.bench.advantage._classical import (
     time_to_accuracy,
 )
 from qlsbench.bench.advantage._growth import AXES, check_sizes, grown
-from qlsbench.bench.advantage._map import Fit, best_classical, cheapest_quantum, crossover, crossover_table, power_fit
+from qlsbench.bench.advantage._map import (
+    ANCHOR_STEPS,
+    Fit,
+    anchor_ablation,
+    best_classical,
+    cheapest_quantum,
+    crossover,
+    crossover_table,
+    power_fit,
+)
 from qlsbench.bench.advantage._sweep import EPSILONS, TABLES, sweep, write_dataset
 
 __all__ = [
+    "ANCHOR_STEPS",
+    "anchor_ablation",
     "AXES",
     "EPSILONS",
     "METHODS",

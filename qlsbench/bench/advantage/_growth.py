@@ -132,7 +132,9 @@ AXES = {
     "poisson-1d": Axis(
         "points", (64, 256, 1024, 4096), (64, 256, 1024, 4096, 16384, 65536), lambda m: poisson(1, m), 2**20
     ),
-    "poisson-2d": Axis("points per axis", (8, 16, 32, 64), (8, 16, 32, 64, 128, 256), lambda m: poisson(2, m), 1024),
+    "poisson-2d": Axis(
+        "points per axis", (8, 16, 32, 64), (8, 16, 32, 64, 128, 256, 512, 1024), lambda m: poisson(2, m), 1024
+    ),
     "poisson-3d": Axis("points per axis", (4, 8, 16), (4, 8, 16, 32, 40), lambda m: poisson(3, m), 100),
 }
 
