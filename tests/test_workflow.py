@@ -267,11 +267,10 @@ def test_small_workflow_runs_end_to_end(tmp_path, plugin_path):
 
     grown = load_dataset(work / "datasets" / "advantage" / "cd_lagrange-cradle")
     assert sorted(grown["n_orig"]) == [balls - 1 for balls in AXES["cd_lagrange-cradle"].small]
-    systems = pd.read_parquet(work / "results" / "advantage" / "cd_lagrange-cradle.systems.parquet")
-    assert (
-        systems["N"].tolist() == sorted(grown["dim"])
-        and "cd_lagrange-cradle" in (work / "results" / "advantage.md").read_text()
-    )
+    sizes = sorted((work / "results" / "advantage" / "cd_lagrange-cradle").glob("size-*/*.systems.parquet"))
+    systems = pd.concat(pd.read_parquet(path) for path in sizes)
+    assert sorted(systems["N"]) == sorted(grown["dim"]) and (grown["cond"].values > 0).all()
+    assert "## cd_lagrange-cradle" in (work / "results" / "advantage.md").read_text()
     for figure in ("snapshots_sedimentation-n5-mu0", "kappa_time", "truncation", "pauli_terms"):
         assert (work / "results" / "figures" / f"{figure}.png").read_bytes().startswith(b"\x89PNG"), figure
     assert "<table>" in (work / "results" / "leaderboard.html").read_text()

@@ -108,9 +108,9 @@ class Axis:
     full: tuple[int, ...]
     build: Callable[[int], LinearSystem]
     largest: int  # the largest size built: past it a typo asks for more than the machine holds
-    #: Largest N a sparse factorisation (SuperLU, the shift-invert behind sigma_min) is run at: above it CG
-    #: stands in (``None``: every size). The Ising matrices fill in to ~0.7 N^2 entries: 46 million and 31 s at
-    #: 2^13, 46 GB at 2^16.
+    #: Largest N a sparse factorisation (SuperLU, CHOLMOD, the incomplete LU, the shift-invert behind sigma_min) runs
+    #: at: above it CG stands in (``None``: every size). The Ising matrices fill in to ~0.7 N^2 entries: 46 million
+    #: and 31 s at 2^13, 46 GB at 2^16.
     direct_limit: int | None = None
 
     def factorise(self, n: int) -> bool:
