@@ -117,7 +117,7 @@ def test_qualtran_counts_a_lookup_as_the_shipped_table_says(items, bits):
 def test_without_qualtran_the_loading_crosscheck_names_the_extra(tmp_path, capsys):
     from qlsbench.cli import main
 
-    assert main(["crosscheck-loading", str(SHIPPED / "ising.systems.parquet"), "--out", str(tmp_path / "x.parquet")])
+    assert main(["loadcheck", str(SHIPPED / "ising.systems.parquet"), "--out", str(tmp_path / "x.parquet")])
     assert "pip install 'qlsbench[estimates]'" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 

@@ -88,7 +88,7 @@ def _arguments_crosscheck(s) -> None:
     s.set_defaults(func=cmd_crosscheck, writes=[("out", "--out", "file")], reads=["dataset"])
 
 
-def cmd_crosscheck_loading(args) -> None:
+def cmd_loadcheck(args) -> None:
     import pandas as pd
     import pyarrow as pa
 
@@ -111,10 +111,10 @@ def cmd_crosscheck_loading(args) -> None:
     )
 
 
-def _arguments_crosscheck_loading(s) -> None:
+def _arguments_loadcheck(s) -> None:
     s.add_argument("systems", nargs="+", help="the advantage sweep's systems tables (<family>.systems.parquet)")
     s.add_argument("--out", required=True, help="output .parquet file (docs/advantage/loading.crosscheck.parquet)")
-    s.set_defaults(func=cmd_crosscheck_loading, writes=[("out", "--out", "file")], reads=["systems"])
+    s.set_defaults(func=cmd_loadcheck, writes=[("out", "--out", "file")], reads=["systems"])
 
 
 def cmd_advantage(args) -> None:
@@ -164,10 +164,10 @@ COMMANDS = (
         _arguments_crosscheck,
     ),
     Command(
-        "crosscheck-loading",
+        "loadcheck",
         "the advantage map's table lookups and rotations by our formulas beside Qualtran's count of the same "
         "bloqs (needs the estimates extra)",
-        _arguments_crosscheck_loading,
+        _arguments_loadcheck,
     ),
     Command(
         "advantage",
