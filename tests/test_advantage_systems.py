@@ -145,8 +145,8 @@ def test_an_isolated_measurement_equals_the_one_in_process():
 
 def test_classical_times_are_medians_with_their_spread_and_a_rerun_falls_near_it():
     """Each reaching time is the median of REPEATS runs inside their range; a second measurement of the same
-    system reproduces the rung and iterations exactly, the fidelity to rounding, and its time within a band around the first
-    (a factor 4 beyond the spread: the machine is shared, the band is what a test anywhere can hold)."""
+    system reproduces the rung and iterations exactly, the fidelity to rounding, and its time within a band around
+    the first (a factor 4 beyond the spread: the machine is shared, the band is what a test anywhere can hold)."""
     from qlsbench.bench.advantage import REPEATS, time_to_accuracy
 
     system = poisson(2, 24)
@@ -302,3 +302,15 @@ def test_sigma_min_by_conjugate_gradients_equals_the_dense_value():
     assert sparse["sigma_min"] == pytest.approx(dense[-1], rel=1e-8) and sparse["norm2"] == pytest.approx(
         dense[0], rel=1e-8
     )
+
+
+def test_a_method_that_fails_on_a_system_is_a_row_saying_so_not_a_failed_sweep():
+    """SuperLU on an exactly singular matrix raises; the row records it and the other methods still run."""
+    import scipy.sparse as sp
+
+    from qlsbench.bench.advantage import applicable, classical_best, matrix_kind
+
+    singular = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 2.0]]))
+    rows = {r["method"]: r for r in classical_best(singular, np.ones(3), np.ones(3), 1e-2, isolate=False)}
+    assert not rows["splu"]["reached"] and rows["splu"]["not_run"].startswith("failed: ")
+    assert set(rows) == set(applicable(matrix_kind(singular)))

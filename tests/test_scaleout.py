@@ -120,8 +120,8 @@ def test_the_slurm_profile_renders_every_job_with_its_resources(slurm_dry_run):
 
 
 def test_the_advantage_sweep_runs_one_cluster_job_per_axis_with_its_resources(tmp_path):
-    """advantage.yaml: the full sweep, one SLURM job per size of each growth axis given the config's memory and runtime, the
-    page drawn after them, and nothing of the default workflow beyond the one solver it must have."""
+    """advantage.yaml: the full sweep, one SLURM job per size of each growth axis given the config's memory and
+    runtime, the page drawn after them, and nothing of the default workflow beyond the one solver it must have."""
     pytest.importorskip("snakemake_executor_plugin_slurm")
     output = _dry_run(
         _workdir(tmp_path),

@@ -8,9 +8,9 @@ themselves grow; padding to ``2^n`` is a quantum circuit's business, counted by 
   largest min-map Newton subsystem of the steps kept (every :data:`DEM_EVERY`-th): about 2.5 unknowns per sphere
   once the pile has settled (1,000 spheres: 2,542 unknowns).
 * ``dem_c-mu0.3``: the same pile settled frictionless for :data:`DEM_STEPS` steps, then :data:`FRICTION_STEPS`
-  steps at ``mu = 0.3`` (8 friction directions); the largest Newton subsystem of those steps. Settling with
-  friction costs 14 s a step at 1,000 spheres (docs/scale.md), which the frictionless fall avoids: the systems are
-  those of a settled pile's first frictional steps.
+  steps at ``mu = 0.3`` with the frictional datasets' settings (8 friction directions, Tikhonov 1e-8); the largest
+  Newton subsystem of those steps. Settling with friction costs 14 s a step at 1,000 spheres (docs/scale.md),
+  which the frictionless fall avoids: the systems are those of a settled pile's first frictional steps.
 * ``penalty-cloth``: the penalty-friction cloth falling onto a ball (``cloth-sphere``, ``size`` particles per side,
   3 size^2 unknowns, non-symmetric), the last Newton system of :data:`CLOTH_STEPS` backward-Euler steps (the cloth
   lies on the ball by then). The full axis stops at 48 per side (6,912 unknowns): its 20 steps took 897 s there
@@ -55,12 +55,16 @@ def _dem_c_mu0(spheres: int) -> LinearSystem:
 
 
 def _dem_c_mu03(spheres: int) -> LinearSystem:
+    from qlsbench.families.spheres import SphereOptions
     from qlsbench.physics import StepOptions, SubsystemRecorder, build_scene, simulate
 
     scene = build_scene("sedimentation", n_spheres=spheres, seed=0)
     simulate(scene, DEM_STEPS, StepOptions(h=1e-3, mu=0.0))
     recorder = SubsystemRecorder(every=1)
-    simulate(scene, FRICTION_STEPS, StepOptions(h=1e-3, mu=0.3), capture=recorder)
+    # the frictional datasets' own settings (dataset v2's chain, Tikhonov 1e-8 as paper.yaml's frictional run):
+    # without the regularisation a settled pile's contact sets give exactly singular Newton systems
+    frictional = SphereOptions(mu=0.3, regularization=1e-8).step_options("dem_c")
+    simulate(scene, FRICTION_STEPS, frictional, capture=recorder)
     if not recorder.records:
         raise InputError(f"growth dem_c-mu0.3: {spheres} spheres formed no contact in {DEM_STEPS} steps")
     A, b, context = max(recorder.records, key=lambda record: record[0].shape[0])

@@ -190,6 +190,8 @@ def sweep(
         build = time.perf_counter() - start
         factorise = AXES[family].factorise(system.dim)
         row = {**system_row(family, size, system, factorise), "build_seconds": build, "load": os.getloadavg()[0]}
+        if not math.isfinite(row["kappa"]):
+            raise InputError(f"advantage {family} at {size}: the system is singular (kappa inf); nothing to estimate")
         reference = _reference(system, factorise)
         if datasets is not None:
             write_dataset(datasets, family, size, system, row, reference)
