@@ -91,9 +91,12 @@ def test_the_shipped_loading_crosscheck_covers_every_system_with_our_current_for
             ours["compute_toffolis"],
             ours["erase_toffolis"],
         )
-    # ours never below Qualtran's Toffolis and within half again of them
-    ratio = table["ours_compute_toffolis"] / table["tool_compute_toffolis"]
+    # ours never below Qualtran's Toffolis and within half again of them; where Qualtran counts none (a two-item
+    # lookup, CNOTs alone), ours is at most a handful
+    counted = table[table["tool_compute_toffolis"] > 0]
+    ratio = counted["ours_compute_toffolis"] / counted["tool_compute_toffolis"]
     assert ((ratio >= 1) & (ratio <= 1.5)).all()
+    assert (table.loc[table["tool_compute_toffolis"] == 0, "ours_compute_toffolis"] <= 3).all()
 
 
 HAS_QUALTRAN = __import__("importlib").util.find_spec("qualtran") is not None

@@ -314,3 +314,15 @@ def test_a_method_that_fails_on_a_system_is_a_row_saying_so_not_a_failed_sweep()
     rows = {r["method"]: r for r in classical_best(singular, np.ones(3), np.ones(3), 1e-2, isolate=False)}
     assert not rows["splu"]["reached"] and rows["splu"]["not_run"].startswith("failed: ")
     assert set(rows) == set(applicable(matrix_kind(singular)))
+
+
+def test_two_nearly_parallel_fits_cross_past_every_double_as_no_crossover():
+    """Exponents 1e-6 apart put the meeting point past 1e308: inf, not an overflow."""
+    from qlsbench.bench.advantage import Fit, crossover
+
+    import math
+
+    classical = Fit(1.000001, 0.9, 1.1, 1e-3, 5)
+    quantum = Fit(1.0, 0.9, 1.1, 1e3, 5)
+    assert crossover(classical, quantum) == math.inf
+    assert crossover(Fit(2.0, 1.9, 2.1, 1.0, 5), Fit(1.0, 0.9, 1.1, 100.0, 5)) == pytest.approx(100.0)

@@ -343,12 +343,21 @@ def _crosscheck(table: pd.DataFrame) -> list[str]:
         row = {"lookup": kind, "rows": len(part)}
         for name, (ours, tool) in ratios.items():
             valid = part.dropna(subset=[ours, tool]) if ours in part and tool in part else part.iloc[:0]
+            valid = valid[valid[tool] > 0]  # a two-item lookup is CNOTs alone in Qualtran: no ratio (said below)
             ratio = valid[ours] / valid[tool]
             row[f"{name}: ours / Qualtran"] = (
                 f"{ratio.min():.3f} / {ratio.median():.3f} / {ratio.max():.3f}" if len(ratio) else "—"
             )
         rows.append(row)
     tool = f"{table['tool'].iloc[0]} {table['tool_version'].iloc[0]}"
+    free = table[table["tool_compute_toffolis"] == 0]
+    zero = (
+        f" On {len(free)} row(s) Qualtran counts no Toffoli where ours counts "
+        f"{int(free['ours_compute_toffolis'].max())}: a lookup of {int(free['items'].max())} items, which it selects "
+        "with CNOTs alone; they have no ratio."
+        if len(free)
+        else ""
+    )
     return [
         "## The loading counts beside Qualtran",
         "",
@@ -358,7 +367,7 @@ def _crosscheck(table: pd.DataFrame) -> list[str]:
         "lookup, its adjoint for the erasure, `AddIntoPhaseGrad` for a rotation. Min / median / max of our count "
         "over Qualtran's. Ours is never below Qualtran's in Toffolis (its unary iteration saves two per lookup, "
         "and its adder one Toffoli per bit of twenty); Qualtran counts more qubits (its unary iteration's "
-        "ancillas, which ours leaves to the output register's width).",
+        f"ancillas, which ours leaves to the output register's width).{zero}",
         "",
         markdown_table(pd.DataFrame(rows)),
         "",

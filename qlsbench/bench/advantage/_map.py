@@ -65,7 +65,8 @@ def crossover(classical: Fit, quantum: Fit, p: float | None = None) -> float:
     if not (math.isfinite(pc) and math.isfinite(quantum.p)) or pc <= quantum.p:
         return math.inf
     # another exponent is another line through the classical points' centre, not through the same prefactor
-    return float((quantum.c / classical.prefactor(p)) ** (1.0 / (pc - quantum.p)))
+    log_n = (math.log(quantum.c) - math.log(classical.prefactor(p))) / (pc - quantum.p)
+    return math.exp(log_n) if log_n < 700 else math.inf  # past a double: no crossover any computer could reach
 
 
 def best_classical(classical: pd.DataFrame) -> pd.DataFrame:
