@@ -318,9 +318,9 @@ def test_a_method_that_fails_on_a_system_is_a_row_saying_so_not_a_failed_sweep()
 
 def test_two_nearly_parallel_fits_cross_past_every_double_as_no_crossover():
     """Exponents 1e-6 apart put the meeting point past 1e308: inf, not an overflow."""
-    from qlsbench.bench.advantage import Fit, crossover
-
     import math
+
+    from qlsbench.bench.advantage import Fit, crossover
 
     classical = Fit(1.000001, 0.9, 1.1, 1e-3, 5)
     quantum = Fit(1.0, 0.9, 1.1, 1e3, 5)
