@@ -163,6 +163,18 @@ def _what_ran(tables: dict[str, pd.DataFrame]) -> list[str]:
             f"{r.family} {int(r.N):,} ({r.kappa_method}) {r.kappa_seconds:.1f} s" for r in largest.itertuples()
         )
         lines.append(f"- κ at each family's largest size, one process on this machine: {timed}.")
+    missing = {
+        family: [size for size in AXES[family].full if size not in set(part["size"])]
+        for family, part in systems.groupby("family")
+        if family in AXES
+    }
+    missing = {family: sizes for family, sizes in missing.items() if sizes}
+    if missing:
+        lines.append(
+            "- Full-axis sizes not in these tables yet: "
+            + "; ".join(f"{family} {', '.join(f'{s:,}' for s in sizes)}" for family, sizes in missing.items())
+            + " (the sweep resumes at them: `qlsbench advantage --sweep full --families ... --out docs/advantage`)."
+        )
     pauli = systems.dropna(subset=["pauli_terms"])
     if len(pauli):
         lines.append(
