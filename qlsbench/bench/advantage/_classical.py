@@ -249,12 +249,21 @@ def _in_child(args: tuple, timeout: float) -> dict:
 
 
 def classical_best(
-    A, b, x_ref, epsilon: float, *, isolate: bool = True, factorise: bool = True, timeout: float = TIMEOUT
+    A,
+    b,
+    x_ref,
+    epsilon: float,
+    *,
+    isolate: bool = True,
+    factorise: bool = True,
+    timeout: float = TIMEOUT,
+    kind: str | None = None,
 ) -> list[dict]:
     """Every applicable method's time to accuracy on ``A x = b`` (each in a process of its own when ``isolate``:
     a fresh memory high-water mark, and a crash, an exhausted memory or a run past ``timeout`` seconds loses
-    one row, not the sweep). ``factorise=False`` leaves out the methods that factorise (their rows say why)."""
-    kind = matrix_kind(A)
+    one row, not the sweep). ``factorise=False`` leaves out the methods that factorise (their rows say why);
+    ``kind`` is :func:`matrix_kind` of ``A`` when the caller has it (a Lanczos run per call otherwise)."""
+    kind = matrix_kind(A) if kind is None else kind
     rows = []
     for name in applicable(kind):
         args = (name, A, b, x_ref, epsilon)

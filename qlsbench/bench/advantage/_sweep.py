@@ -27,7 +27,7 @@ import pyarrow as pa
 import scipy.sparse.linalg as spla
 from tqdm.auto import tqdm
 
-from qlsbench.bench.advantage._classical import classical_best
+from qlsbench.bench.advantage._classical import classical_best, matrix_kind
 from qlsbench.bench.advantage._growth import AXES, check_sizes, grown
 from qlsbench.data import atomic_write_table, write_systems
 from qlsbench.errors import InputError
@@ -195,10 +195,11 @@ def sweep(
         reference = _reference(system, factorise)
         if datasets is not None:
             write_dataset(datasets, family, size, system, row, reference)
+        kind = matrix_kind(system.A)  # once per system, not once per accuracy
         classical = [
             {"family": family, "size": size, "N": row["N"], **r, "load": os.getloadavg()[0]}
             for epsilon in EPSILONS
-            for r in classical_best(system.A, system.b, reference, epsilon, factorise=factorise)
+            for r in classical_best(system.A, system.b, reference, epsilon, factorise=factorise, kind=kind)
         ]
         new = {"systems": [row], "classical": classical, "quantum": quantum_rows(row, models)}
         row["size_seconds"] = time.perf_counter() - start  # the whole size: build, profile, solves, estimates
