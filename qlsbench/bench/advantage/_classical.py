@@ -118,9 +118,11 @@ METHODS = {
 
 def cholmod_installed() -> bool:
     """Whether scikit-sparse's CHOLMOD imports here (the optional extra ``cholmod``)."""
-    import importlib.util
-
-    return importlib.util.find_spec("sksparse") is not None
+    try:  # an import, not a search of the path: a package that is there but will not load counts as absent
+        import sksparse.cholmod  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def matrix_kind(A: sp.spmatrix) -> str:
