@@ -141,6 +141,39 @@ def test_methods_are_chosen_by_what_the_matrix_is_and_bad_names_refused():
         time_to_accuracy("qr", indefinite, np.ones(3), np.ones(3), 1e-2)
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_the_kind_of_a_symmetric_matrix_equals_its_dense_spectrum(seed):
+    """Diagonally dominant or not, singular blocks or not: ``spd`` exactly when numpy's lowest eigenvalue is
+    positive (the dominance shortcut and the Lanczos test, both against the oracle)."""
+    from qlsbench.bench.advantage import matrix_kind
+
+    rng = np.random.default_rng(seed)
+    n = 12
+    off = sp.random(n, n, density=0.25, random_state=rng, data_rvs=lambda k: rng.choice([-1.0, 1.0], k))
+    off = sp.triu(off, 1)
+    off = off + off.T
+    rows = np.asarray(abs(off).sum(axis=1)).ravel()
+    # dominant rows (some strictly), rows that are not, and a zero row: the cases the shortcut must tell apart
+    d = rows + rng.choice([0.0, 0.0, 1.0, -0.5], n)
+    A = sp.csr_matrix(off + sp.diags(d))
+    lowest = np.linalg.eigvalsh(A.toarray())[0]
+    if abs(lowest) < 1e-8:  # singular to rounding: either answer would be the margin's, not the test's
+        pytest.skip("singular to rounding")
+    assert (matrix_kind(A) == "spd") == (lowest > 0), (lowest, d - rows)
+
+
+def test_the_laplacian_is_told_spd_without_lanczos():
+    """At N = 65,536 the lowest eigenvalue sits in a cluster Lanczos needed over 12 minutes to resolve; the
+    diagonal says it at once."""
+    from unittest import mock
+
+    from qlsbench.bench.advantage import matrix_kind
+
+    with mock.patch("scipy.sparse.linalg.eigsh", side_effect=AssertionError("Lanczos ran")):
+        assert matrix_kind(poisson_matrix(1, 65536)) == "spd"
+        assert matrix_kind(poisson_matrix(3, 10)) == "spd"
+
+
 def test_an_isolated_measurement_equals_the_one_in_process():
     """Each method in a fresh process of its own returns the same solution quality (memory is its own there)."""
     from qlsbench.bench.advantage import classical_best
@@ -210,6 +243,37 @@ def test_the_growth_axes_build_their_systems_and_refuse_unknown_ones():
 
         sweep("ising", (4,), Path("never-written"), ["qpu"], progress=False)
     assert not Path("never-written").exists()
+
+
+def test_a_pile_build_interrupted_part_way_resumes_to_the_same_system(tmp_path):
+    """The resumable build (the 15,000-sphere pile takes hours): stopped by an interrupt part way, then run
+    again, it gives the uninterrupted build's system to the last bit and counts the first part's seconds."""
+    import signal
+    import time
+
+    from qlsbench.bench.advantage import grown, growth_checkpoint
+
+    start = time.perf_counter()
+    whole = grown("dem_c-mu0", 30)
+    seconds = time.perf_counter() - start
+
+    def interrupt(*_):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.5 * seconds)  # half way, as this machine runs it now
+        with pytest.raises(KeyboardInterrupt):
+            grown("dem_c-mu0", 30, state=tmp_path, every=0.0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    saved = growth_checkpoint(tmp_path, "dem_c-mu0", 30)
+    assert saved.exists()
+    resumed = grown("dem_c-mu0", 30, state=tmp_path, every=0.0)
+    assert resumed.meta.pop("earlier_seconds") > 0
+    assert resumed.meta == whole.meta and np.array_equal(resumed.b, whole.b)
+    assert (resumed.A != whole.A).nnz == 0 and resumed.A.shape == whole.A.shape
 
 
 # ---------------------------------------------------------------- the map

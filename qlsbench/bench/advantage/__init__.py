@@ -16,7 +16,7 @@ from qlsbench.bench.advantage._classical import (
     matrix_kind,
     time_to_accuracy,
 )
-from qlsbench.bench.advantage._growth import AXES, check_sizes, grown
+from qlsbench.bench.advantage._growth import AXES, check_sizes, grown, growth_checkpoint
 from qlsbench.bench.advantage._map import (
     ANCHOR_STEPS,
     Fit,
@@ -46,6 +46,7 @@ __all__ = [
     "crossover",
     "crossover_table",
     "grown",
+    "growth_checkpoint",
     "matrix_kind",
     "power_fit",
     "TABLES",

@@ -125,12 +125,32 @@ def cholmod_installed() -> bool:
     return True
 
 
+def _dominance_says_spd(A: sp.csr_matrix) -> bool:
+    """Whether ``A`` (symmetric) is SPD by its diagonal alone: positive, at least the rest of its row, and more than
+    it in some row of every connected block (Taussky: irreducibly diagonally dominant, so nonsingular; Gershgorin:
+    no eigenvalue below 0). Exact, in one pass; ``False`` says only that this test cannot tell.
+
+    The finite-difference Laplacians are such matrices; Lanczos for their lowest eigenvalue, which lies in a
+    cluster of width ~1/N^2, took over 12 minutes at N = 65,536.
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    d = A.diagonal()
+    off = np.asarray(abs(A).sum(axis=1)).ravel() - np.abs(d)
+    if not (np.all(d > 0) and np.all(d >= off)):
+        return False
+    blocks, label = connected_components(A, directed=False)
+    return bool(np.all(np.bincount(label[d > off], minlength=blocks) > 0))
+
+
 def matrix_kind(A: sp.spmatrix) -> str:
     """``"spd"``, ``"symmetric"`` or ``"any"``: the most a method may assume of ``A``."""
     A = sp.csr_matrix(A)
     asym = spla.norm(A - A.T)
     if asym > 1e-12 * spla.norm(A):
         return "any"
+    if _dominance_says_spd(A):
+        return "spd"
     try:  # a Cholesky-free test: the smallest eigenvalue's sign
         lowest = spla.eigsh(A, k=1, which="SA", return_eigenvectors=False, tol=1e-6, v0=np.ones(A.shape[0]))[0]
     except spla.ArpackNoConvergence:

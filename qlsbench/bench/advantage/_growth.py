@@ -25,10 +25,14 @@ themselves grow; padding to ``2^n`` is a quantum circuit's business, counted by 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
+import numpy as np
 import scipy.sparse as sp
+from tqdm.auto import tqdm
 
 from qlsbench.checks import whole_number
 from qlsbench.errors import InputError
@@ -38,20 +42,74 @@ from qlsbench.problems import LinearSystem, ising_inspired, poisson
 DEM_STEPS, DEM_EVERY = 1200, 50
 #: Frictional steps taken from the settled pile.
 FRICTION_STEPS = 2
+#: Seconds between two saves of a resumable build (a 10,000-sphere pile's step takes about 4 s).
+CHECKPOINT_SECONDS = 300.0
 #: The cloth's backward-Euler steps (h = 5e-3: it falls 2 cm onto the ball within about 13).
 CLOTH_STEPS = 20
 
 
-def _dem_c_mu0(spheres: int) -> LinearSystem:
-    from qlsbench.physics import StepOptions, SubsystemRecorder, build_scene, simulate
+@dataclass
+class _Largest:
+    """A ``capture`` that keeps, of the subsystems of every ``every``-th step with ``b != 0``, only the first of the
+    largest: what :class:`~qlsbench.physics.SubsystemRecorder` would keep followed by ``max`` over its records,
+    without the rest (at 15,000 spheres they would put ~0.5 GB in each checkpoint)."""
+
+    every: int
+    records: list = field(default_factory=list)
+
+    def wants(self, step: int) -> bool:
+        """Whether the stepper should hand over ``step``'s subsystems (it skips the work for the others)."""
+        return step % self.every == 0
+
+    def __call__(self, A, b, context: dict) -> None:
+        if not self.wants(context["step"]) or not np.any(b):
+            return
+        if not self.records or A.shape[0] > self.records[0][0].shape[0]:
+            self.records = [(A.copy(), b.copy(), dict(context))]
+
+
+def _settle(scene, steps: int, options, recorder, checkpoint=None, key: str = "") -> float:
+    """``simulate(scene, steps, options, capture=recorder)``, saving itself to ``checkpoint`` as it goes.
+
+    A build killed part way resumes from the last save and ends as the uninterrupted one would (the state saved
+    is the scene, the warm start, the sweep budget and the recorder: everything a step reads). Returns the
+    seconds spent by earlier, interrupted parts.
+    """
+    from qlsbench.physics import SweepBudget, WarmStart, step
+
+    state = checkpoint.load(key) if checkpoint is not None else None
+    if state is None:
+        state = {"scene": scene, "warm": WarmStart() if options.warm_start else None, "budget": SweepBudget()}
+        state.update(recorder=recorder, next=0, seconds=0.0)
+    else:
+        scene.__dict__.update(state["scene"].__dict__)  # the caller's scene object advances, as simulate's does
+        recorder.records = state["recorder"].records
+    earlier, start = state["seconds"], time.perf_counter()
+    label = f"{scene.name} N={scene.n_spheres}"  # shown on a terminal only (disable=None): a build of hours
+    bar = tqdm(total=steps, initial=state["next"], desc=label, unit="step", leave=False, disable=None)
+    with bar:
+        for k in range(state["next"], steps):
+            step(scene, options, index=k, capture=recorder, warm=state["warm"], budget=state["budget"])
+            bar.update()
+            if checkpoint is not None:
+                state.update(scene=scene, recorder=recorder, next=k + 1, seconds=earlier + time.perf_counter() - start)
+                checkpoint.save(key, state, force=k + 1 == steps)
+    return earlier
+
+
+def _dem_c_mu0(spheres: int, checkpoint=None) -> LinearSystem:
+    from qlsbench.physics import StepOptions, build_scene
 
     scene = build_scene("sedimentation", n_spheres=spheres, seed=0)
-    recorder = SubsystemRecorder(every=DEM_EVERY)
-    simulate(scene, DEM_STEPS, StepOptions(h=1e-3, mu=0.0), capture=recorder)
+    recorder = _Largest(every=DEM_EVERY)
+    options = StepOptions(h=1e-3, mu=0.0)
+    key = repr(("dem_c-mu0", spheres, DEM_STEPS, DEM_EVERY, options))  # a changed axis never resumes an old build
+    earlier = _settle(scene, DEM_STEPS, options, recorder, checkpoint, key)
     if not recorder.records:
         raise InputError(f"growth dem_c-mu0: {spheres} spheres formed no contact in {DEM_STEPS} steps")
-    A, b, context = max(recorder.records, key=lambda record: record[0].shape[0])  # the first of the largest
-    return LinearSystem(A, b, meta={"family": "dem_c", "spheres": spheres, "step": context.get("step")})
+    A, b, context = recorder.records[0]  # the first of the largest
+    meta = {"family": "dem_c", "spheres": spheres, "step": context.get("step")}
+    return LinearSystem(A, b, meta=meta if checkpoint is None else {**meta, "earlier_seconds": earlier})
 
 
 def _dem_c_mu03(spheres: int) -> LinearSystem:
@@ -84,8 +142,6 @@ def _penalty_cloth(side: int) -> LinearSystem:
 
 
 def _cradle(balls: int) -> LinearSystem:
-    import numpy as np
-
     from qlsbench.physics.cdlagrange import newtons_cradle
     from qlsbench.physics.lcp import LCP, NewtonOptions, minmap_newton
 
@@ -117,6 +173,9 @@ class Axis:
     #: at: above it CG stands in (``None``: every size). The Ising matrices fill in to ~0.7 N^2 entries: 46 million
     #: and 31 s at 2^13, 46 GB at 2^16.
     direct_limit: int | None = None
+    #: Whether ``build`` takes a ``checkpoint`` (:class:`~qlsbench.bench._checkpoints.Checkpoint`) to save itself
+    #: to as it goes: a build of hours (the 15,000-sphere pile) is resumed, not started again.
+    resumable: bool = False
 
     def factorise(self, n: int) -> bool:
         """Whether a system of ``n`` unknowns on this axis is factorised."""
@@ -126,7 +185,12 @@ class Axis:
 #: The growth axes, by family.
 AXES = {
     "dem_c-mu0": Axis(
-        "spheres", (10, 30, 100, 300, 1000), (10, 30, 100, 300, 1000, 3000, 10000, 15000), _dem_c_mu0, 20000
+        "spheres",
+        (10, 30, 100, 300, 1000),
+        (10, 30, 100, 300, 1000, 3000, 10000, 15000),
+        _dem_c_mu0,
+        20000,
+        resumable=True,
     ),
     "dem_c-mu0.3": Axis("spheres", (10, 30, 100, 300), (10, 30, 100, 300, 1000), _dem_c_mu03, 2000),
     "penalty-cloth": Axis("particles per side", (4, 8, 16, 24), (4, 8, 16, 24, 32, 48), _penalty_cloth, 128),
@@ -152,7 +216,24 @@ def check_sizes(family: str, sizes) -> list[int]:
     return [whole_number(size, f"growth {family}: {axis.counts}", low=1, high=axis.largest) for size in sizes]
 
 
-def grown(family: str, size: int) -> LinearSystem:
-    """The system of ``family`` at ``size`` (module docstring)."""
+def grown(family: str, size: int, state: Path | None = None, every: float = CHECKPOINT_SECONDS) -> LinearSystem:
+    """The system of ``family`` at ``size`` (module docstring).
+
+    With ``state`` (a folder), an axis whose build is resumable saves itself there
+    (:func:`growth_checkpoint`) every ``every`` seconds as it goes and resumes from what it finds; the
+    seconds of earlier, interrupted parts are then in the system's ``meta["earlier_seconds"]`` (a timing: the
+    caller takes it out before the system is stored).
+    """
     (size,) = check_sizes(family, [size])
-    return AXES[family].build(size)
+    axis = AXES[family]
+    if not (axis.resumable and state is not None):
+        return axis.build(size)
+    from qlsbench.bench._checkpoints import Checkpoint
+
+    return axis.build(size, checkpoint=Checkpoint(growth_checkpoint(state, family, size), every=every))
+
+
+def growth_checkpoint(state: Path, family: str, size: int) -> Path:
+    """Where a resumable build of ``family`` at ``size`` saves itself under ``state`` (:func:`grown`); the caller
+    removes it once what it built is stored."""
+    return Path(state) / f".growth-{family}-{size}.checkpoint"

@@ -28,7 +28,7 @@ import scipy.sparse.linalg as spla
 from tqdm.auto import tqdm
 
 from qlsbench.bench.advantage._classical import classical_best, matrix_kind
-from qlsbench.bench.advantage._growth import AXES, check_sizes, grown
+from qlsbench.bench.advantage._growth import AXES, check_sizes, grown, growth_checkpoint
 from qlsbench.data import atomic_write_table, write_systems
 from qlsbench.errors import InputError
 from qlsbench.estimates import (
@@ -186,8 +186,9 @@ def sweep(
     ]
     for size in tqdm(todo, desc=f"advantage {family}", disable=not progress, unit="size"):
         start = time.perf_counter()
-        system = grown(family, size)
-        build = time.perf_counter() - start
+        system = grown(family, size, state=out)  # a resumable build saves itself beside the tables
+        earlier = system.meta.pop("earlier_seconds", 0.0)  # the parts of a resumed build before this one
+        build = time.perf_counter() - start + earlier
         factorise = AXES[family].factorise(system.dim)
         row = {**system_row(family, size, system, factorise), "build_seconds": build, "load": os.getloadavg()[0]}
         if not math.isfinite(row["kappa"]):
@@ -202,11 +203,12 @@ def sweep(
             for r in classical_best(system.A, system.b, reference, epsilon, factorise=factorise, kind=kind)
         ]
         new = {"systems": [row], "classical": classical, "quantum": quantum_rows(row, models)}
-        row["size_seconds"] = time.perf_counter() - start  # the whole size: build, profile, solves, estimates
+        row["size_seconds"] = time.perf_counter() - start + earlier  # the whole size: build, profile, solves, estimates
         for name in TABLES:
             if "size" in tables[name]:  # a size redone for its dataset replaces its rows
                 tables[name] = tables[name][tables[name]["size"] != size]
         for name in TABLES:  # each table rewritten whole, atomically: a kill leaves the last complete size
             tables[name] = pd.concat([tables[name], pd.DataFrame(new[name])], ignore_index=True)
             atomic_write_table(pa.Table.from_pandas(tables[name], preserve_index=False), paths[name])
+        growth_checkpoint(out, family, size).unlink(missing_ok=True)  # the tables hold the size now
     return tables
