@@ -70,4 +70,11 @@ def test_the_seed_stopping_rule_and_bimodal_outcomes():
     many = stopped(spread_out * 4)
     assert many.n == 20 and many.available == 20
     assert not stopped(tight[:3]).met and stopped(tight[:3]).n == 3  # fewer than five seeds never meet the rule
+    # issue 64: the rule decides how many seeds to run, never which are shown. Met at 5 of 20 seeds, all 20 count
+    # (a chance cluster in the first five, as fig. 2's local 7 q had, no longer stands for the cell)
+    cluster = tight + [0.70, 0.72, 0.68, 0.75, 0.71, 0.69, 0.74, 0.73, 0.70, 0.72, 0.71, 0.76, 0.69, 0.74, 0.70]
+    run = stopped(cluster)
+    assert run.met and run.needed == 5 and run.n == 20 and run.available == 20
+    assert run.spread.median == np.median(cluster) < 0.8
+    assert stopped(spread_out * 4).needed is None
     assert bimodal(spread_out) and not bimodal(tight) and not bimodal([0.1, 0.2, 0.3, 0.4, 0.5])

@@ -200,22 +200,27 @@ SEED_STEPS = (FIRST_SEEDS, 10, 15, MAX_SEEDS)
 
 @dataclass(frozen=True)
 class SeedRun:
-    """The outcomes of a configuration over the seeds the stopping rule kept (:func:`stopped`).
+    """The outcomes of a configuration over every seed that ran, with what the stopping rule asked for
+    (:func:`stopped`). The rule decides how many seeds to run, never which are shown: a seed run past it counts.
 
     Attributes
     ----------
     values : numpy.ndarray
-        The kept outcomes, in seed order (the first ``n`` seeds run).
+        Every outcome, in seed order.
     available : int
-        Seeds that had run (``n`` or more).
+        Seeds that ran (``len(values)``).
     met : bool
-        Whether the median's bootstrap interval over the kept seeds is narrower than the rule's width; ``False``
-        when the rule stopped at :data:`MAX_SEEDS` or ran out of seeds first.
+        Whether the rule was met: the median's bootstrap interval over the first ``needed`` seeds was narrower
+        than the rule's width at one of :data:`SEED_STEPS`; ``False`` when it never was.
+    needed : int or None
+        The seeds the rule asked for (the first count of :data:`SEED_STEPS` at which it was met); ``None`` when
+        it was not met.
     """
 
     values: np.ndarray
     available: int
     met: bool
+    needed: int | None = None
 
     @property
     def spread(self) -> Spread:
@@ -233,12 +238,12 @@ class SeedRun:
 
 def stopped(values, width: float = MEDIAN_INTERVAL_WIDTH) -> SeedRun:
     """The stopping rule applied to outcomes in seed order: the first of 5, 10, 15, 20 seeds at which the median's
-    bootstrap 95 % interval is narrower than ``width``; all the seeds run (at most 20) where none is."""
+    bootstrap 95 % interval is narrower than ``width`` is what the rule asked for; every outcome is kept."""
     v = np.asarray(values, dtype=float)
     for n in SEED_STEPS:
         if n <= len(v) and _narrow(v[:n], width):
-            return SeedRun(v[:n], len(v), True)
-    return SeedRun(v[:MAX_SEEDS], len(v), False)
+            return SeedRun(v, len(v), True, n)
+    return SeedRun(v, len(v), False)
 
 
 def _narrow(values: np.ndarray, width: float) -> bool:

@@ -13,6 +13,7 @@ from qlsbench.problems._padding import (
 )
 from qlsbench.problems._poisson import poisson, poisson_kappa, poisson_matrix
 from qlsbench.problems._profile import profile
+from qlsbench.problems._random import random_sparse_symmetric
 from qlsbench.problems._spectra import (
     DENSE_LIMIT,
     condition_number,
@@ -35,6 +36,7 @@ __all__ = [
     "pad_to_power_of_two",
     "poisson",
     "profile",
+    "random_sparse_symmetric",
     "poisson_kappa",
     "poisson_matrix",
     "recover_solution",

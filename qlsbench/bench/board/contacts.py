@@ -147,16 +147,13 @@ def _agreement(pinned, again) -> dict:
 
 def _machine() -> dict[str, str]:
     """The CPU and BLAS kernel of this run: what decides whether a rerun gives the pinned bytes back."""
-    from threadpoolctl import threadpool_info
-
-    from qlsbench.bench._environment import machine_info
+    from qlsbench.bench._environment import blas_pools, machine_info
 
     # NumPy and SciPy each load their own OpenBLAS; the kernel each picked is what moves last bits.
     blas = sorted(
         {
             f"{pool.get('internal_api', 'blas')} ({pool.get('architecture') or 'unknown'} kernel)"
-            for pool in threadpool_info()
-            if pool.get("user_api") == "blas"
+            for pool in blas_pools()
         }
     )
     return {"cpu": machine_info()["cpu"], "blas": ", ".join(blas) or "unknown"}

@@ -15,10 +15,13 @@ from qlsbench.report.in_loop_page._runs import (
     _bar_text,
     _groups,
     _setting,
+    cost_bounds,
+    cost_status,
     judged_runs,
     separations,
     setting_status,
     why_not,
+    within_cost,
 )
 
 
@@ -165,8 +168,9 @@ def physics_track(files: list[tuple[str, pd.DataFrame, dict]]) -> pd.DataFrame:
     """Per real solver (controls included) and family: the runs that carried the simulation, and the longest.
 
     A run carries the simulation under the page's protocol (:func:`load`): every step, within the position
-    tolerance, the fallback and the solve overhead within their bounds. The longest is by simulated time (the
-    steps' own clock), its setting named. The oracle at fidelity 0 is a row of its own (``oracle[fidelity=0]``).
+    tolerance and the fallback within its bound (accuracy); its cost, the linear solves over the reference's, is
+    a column of its own. The longest is by simulated time (the steps' own clock), its setting named. The oracle
+    at fidelity 0 is a row of its own (``oracle[fidelity=0]``).
     """
     best: dict[tuple, dict] = {}
     for name, steps, meta in files:
@@ -179,6 +183,7 @@ def physics_track(files: list[tuple[str, pd.DataFrame, dict]]) -> pd.DataFrame:
                 (solver, family),
                 {"solver": solver, "family": family, "tried": 0, "carried": 0, "longest": None, "qubits": 0},
             )
+            entry.setdefault("costs", []).append(run["overhead"])
             entry["tried"] += 1
             entry["qubits"] = max(entry["qubits"], run.get("max_qubits") or 0)
             if not run["carries"]:
@@ -196,6 +201,7 @@ def physics_track(files: list[tuple[str, pd.DataFrame, dict]]) -> pd.DataFrame:
                 "solver": solver,
                 "family": family,
                 "runs carried": f"{e['carried']} of {e['tried']}",
+                "linear solves (× reference)": Spread.of(e["costs"]).text(".1f"),
                 "longest carried (simulated s)": "none" if longest is None else f"{longest[0]:.3g}",
                 "its steps": "—" if longest is None else longest[1]["steps_run"],
                 "its simulation": "—" if longest is None else _setting(longest[2]["options"]),
@@ -237,10 +243,13 @@ def success_bars(files: list[tuple[str, pd.DataFrame, dict]], board_bar: float =
 
 
 def protocol_table(judged: list[dict]) -> pd.DataFrame:
-    """Per setting and configuration (controls included): runs carrying the simulation, the protocol's three
-    quantities over seeds, and each configuration's separation from the setting's controls."""
+    """Per setting and configuration (controls included), accuracy and cost apart: whether the setting is a test
+    of each, the runs carrying the simulation, the accuracy's quantities and the cost over seeds, the cost bound
+    read from the oracle there and the runs within it, and each configuration's separation from the controls on
+    each."""
     rows = []
     controls = [r for r in judged if r["control"]]
+    bounds = cost_bounds(judged)
     configs = [(k, g["runs"]) for k, g in _groups(judged).items()]
     for key in sorted({c["setting"] for c in controls} | {k[0] for k, _ in configs}):
         mine = [c for c in controls if c["setting"] == key]
@@ -248,21 +257,31 @@ def protocol_table(judged: list[dict]) -> pd.DataFrame:
         entries: list[tuple[str, list[dict], Any]] = [
             (f"control: {CONTROL_WORDS[c]}", rs, None) for c, rs in by_control if rs
         ]
-        entries += [(runs[0]["solver"], runs, separations(runs, mine)) for k, runs in configs if k[0] == key]
-        status = setting_status(mine)
-        for label, runs, seps in entries:
+        entries += [(runs[0]["solver"], runs, runs) for k, runs in configs if k[0] == key]
+        accuracy, bound = setting_status(mine), bounds.get(key)
+        cost = cost_status(mine, bound)
+        for label, runs, judged_here in entries:
             rows.append(
                 {
                     "simulation": key[0],
-                    "setting": status,
+                    "accuracy: a test?": accuracy,
                     "solver": label,
                     "file": runs[0]["name"],
                     "runs carrying": f"{sum(r['carries'] for r in runs)} of {len(runs)}",
-                    "linear solves (× reference)": Spread.of([r["overhead"] for r in runs]).text(".1f"),
-                    "Newton iterations (× reference)": Spread.of([r["newton_overhead"] for r in runs]).text(".1f"),
                     "fallback share": Spread.of([r["fallback_share"] for r in runs]).text(".3f"),
                     "largest position error (m)": f"{max(r['position_error_max'] for r in runs):.1e}",
-                    "against the controls": _against_cell(status, seps),
+                    "accuracy against the controls": _against_cell(
+                        accuracy, None if judged_here is None else separations(judged_here, mine)
+                    ),
+                    "cost: linear solves (× reference)": Spread.of([r["overhead"] for r in runs]).text(".1f"),
+                    "cost bound (oracle at the success fidelity)": "—" if bound is None else f"{bound:.2f}×",
+                    "cost: a test?": cost,
+                    "runs within it": "—"
+                    if bound is None
+                    else f"{sum(within_cost(r, bound) for r in runs)} of {len(runs)}",
+                    "cost against the controls": _against_cell(
+                        cost, None if judged_here is None else separations(judged_here, mine, "overhead")
+                    ),
                 }
             )
     return pd.DataFrame(rows)
@@ -273,5 +292,6 @@ def _against_cell(status: str, seps: list | None) -> str:
     if seps is None:
         return "—"
     if status != "test":
-        return "no verdict: not a test" if status == "not a test" else "no verdict: no control ran"
+        words = {"not a test": "not a test", "no control": "no control ran", "no bound": "no oracle bound"}
+        return f"no verdict: {words[status]}"
     return "; ".join(s.text() for s in seps)

@@ -1,28 +1,32 @@
 """The in-loop page's verdicts: the protocol in words, the abstract's VNLS claim judged under it (at the
-study's scale and the paper's), and how the verdict moves with the solve-overhead bound."""
+study's scale and the paper's), accuracy and cost apart, and how the cost verdict moves with its bound."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from qlsbench.bench.spread import Spread
 from qlsbench.report._tables import markdown_table
 from qlsbench.report.in_loop_page._runs import (
     CONTROL_WORDS,
     FALLBACK_BOUND,
-    OVERHEAD_BOUND,
     PAPER_WINDOW,
+    SUCCESS_FIDELITY,
     _bar_text,
     _setting,
+    cost_bounds,
+    cost_status,
     judged_runs,
     separations,
     setting_status,
     why_not,
+    within_cost,
 )
 from qlsbench.report.in_loop_page._tables import protocol_table
 
-#: The solve-overhead bounds the VNLS verdict is judged again at: the bound is a choice, and the page shows where
-#: it flips the verdict.
+#: Fixed multiples of the reference's linear solves the cost verdict is also shown at, beside the calibrated
+#: bounds (the oracle's cost at each fidelity level): where a bound flips the verdict is on the page.
 OVERHEAD_SWEEP = (2.0, 5.0, 8.0, 10.0, 20.0, 50.0)
 
 
@@ -97,7 +101,7 @@ def vnls_verdict(runs: list[dict], controls: list[dict] | None = None) -> str:
     tested = [r for key, rs in by_setting.items() if status[key] == "test" for r in rs]
     aside = _set_aside(by_setting, status, controls)
     if not tested:
-        return f"not tested: {aside}"
+        return f"not tested: no simulation it ran in is a test; {aside}"
     failed = [r for r in tested if not r["carries"]]
     against = _against(tested, controls)
     if failed:
@@ -110,58 +114,127 @@ def vnls_verdict(runs: list[dict], controls: list[dict] | None = None) -> str:
     return (
         f"holds on {len(tested)} run(s): every one carried the simulation (largest error "
         f"{max(r['position_error_max'] for r in tested):.1e} m, fallback on at most "
-        f"{max(r['fallback_share'] for r in tested):.0%} of steps, at most "
-        f"{max(r['overhead'] for r in tested):.1f}x the reference's solves), {against}"
-        + (f"; {aside}" if aside else "")
+        f"{max(r['fallback_share'] for r in tested):.0%} of steps), {against}" + (f"; {aside}" if aside else "")
     )
 
 
-def _carries_at(run: dict, bound: float) -> bool:
-    """Whether ``run`` carries the simulation with the solve-overhead bound at ``bound`` (the other bounds kept)."""
-    if run["status"] != "completed" or run["steps_run"] < run["steps"]:
-        return False
+def cost_verdict(runs: list[dict], controls: list[dict], bounds: dict[tuple, float]) -> str:
+    """Whether ``runs`` cost at most what the oracle's directions at the success fidelity cost in their setting
+    (``bounds``, :func:`cost_bounds`), judged only where every control costs more (a test), with the cost as a
+    number and its spread either way."""
+    if not runs:
+        return "not run"
+    spread = Spread.of([r["overhead"] for r in runs]).text(".1f")
+    by_setting: dict[tuple, list[dict]] = {}
+    for r in runs:
+        by_setting.setdefault(r["setting"], []).append(r)
+    tested, aside = [], []
+    for key, rs in by_setting.items():
+        status = cost_status([c for c in controls if c["setting"] == key], bounds.get(key))
+        if status == "test":
+            tested += rs
+        else:
+            why = {
+                "no bound": f"no oracle ran at fidelity {SUCCESS_FIDELITY:g} beside them",
+                "no control": "no control ran beside them",
+                "not a test": "a control costs no more than the oracle there",
+            }[status]
+            aside.append(f"{_files(rs)}: {why}")
+    head = f"{spread} times the reference's linear solves (median [IQR] over runs)"
+    if not tested:
+        return f"{head}; no cost verdict: " + "; ".join(aside)
+    within = [r for r in tested if within_cost(r, bounds[r["setting"]])]
+    configs = _by_file(tested)
+    apart = sum(
+        all(sep.separated for sep in separations(rs, controls_of(controls, rs), "overhead")) for rs in configs.values()
+    )
+    limits = ", ".join(f"{bounds[k]:.2f}x" for k in sorted({r["setting"] for r in tested}))
     return (
-        run["position_error_max"] <= run["setting"][1]
-        and run["fallback_share"] <= FALLBACK_BOUND
-        and run["overhead"] <= bound
+        f"{head}; {len(within)} of {len(tested)} run(s) within what the oracle's directions at fidelity "
+        f"{SUCCESS_FIDELITY:g} cost in the same simulation ({limits}); {apart} of {len(configs)} configuration(s) "
+        "separated on cost from every control" + (f"; {len(aside)} set aside ({'; '.join(aside)})" if aside else "")
     )
 
 
-def bound_sweep(runs: list[dict], controls: list[dict]) -> str:
-    """The VNLS verdict's sensitivity to the solve-overhead bound: at each bound of :data:`OVERHEAD_SWEEP`, in how
-    many settings every control still fails (the tests), and how many VNLS runs there carry the simulation."""
-    parts = []
-    for bound in OVERHEAD_SWEEP:
+def controls_of(controls: list[dict], runs: list[dict]) -> list[dict]:
+    """The control runs of the setting ``runs`` ran in."""
+    return [c for c in controls if c["setting"] == runs[0]["setting"]]
+
+
+def _by_file(runs: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for r in runs:
+        out.setdefault(r["name"], []).append(r)
+    return dict(sorted(out.items()))
+
+
+def _oracle_levels(judged: list[dict]) -> list[float]:
+    """The fidelity levels an oracle ran at in the settings of ``judged``, highest first."""
+    return sorted({r["fidelity"] for r in judged if r["solver_name"] == "oracle" and r["fidelity"] == r["fidelity"]})[
+        ::-1
+    ]
+
+
+def bound_sweep(runs: list[dict], controls: list[dict], judged: list[dict]) -> pd.DataFrame:
+    """The cost verdict at each bound: the oracle's cost at each fidelity level it ran at in the runs' simulations
+    (calibrated), then fixed multiples (:data:`OVERHEAD_SWEEP`). Per bound, its value in each simulation, in how
+    many simulations every control costs more (the tests) and how many runs there are within it."""
+    settings = {r["setting"] for r in runs}
+    bounds = [
+        (f"the oracle's cost at fidelity {level:g}", at)
+        for level in _oracle_levels(judged)
+        if settings & set(at := cost_bounds(judged, level))  # a level no oracle ran at where these runs ran: no bound
+    ]
+    bounds += [
+        (f"{multiple:g}× the reference's solves", dict.fromkeys(settings, multiple)) for multiple in OVERHEAD_SWEEP
+    ]
+    rows = []
+    for words, bound in bounds:
         tests = {
-            r["setting"]
-            for r in runs
-            if (theirs := [c for c in controls if c["setting"] == r["setting"]])
-            and not any(_carries_at(c, bound) for c in theirs)
+            key
+            for key in settings
+            if cost_status([c for c in controls if c["setting"] == key], bound.get(key)) == "test"
         }
         tested = [r for r in runs if r["setting"] in tests]
-        carried = sum(_carries_at(r, bound) for r in tested)
-        parts.append(
-            f"at {bound:g}x, {carried} of {len(tested)} run(s) carry in {len(tests)} setting(s) that are tests"
+        rows.append(
+            {
+                "bound": words,
+                "its value per simulation": ", ".join(f"{bound[k]:.2f}×" for k in sorted(settings) if k in bound),
+                "simulations that are tests": f"{len(tests)} of {len(settings)}",
+                "runs within it": f"{sum(within_cost(r, bound[r['setting']]) for r in tested)} of {len(tested)}",
+            }
         )
-    return (
-        "*The solve bound decides the verdict* (the fallback and position bounds kept; a setting is a test at a "
-        "bound only while every control fails it): " + "; ".join(parts) + "."
-    )
+    return pd.DataFrame(rows)
 
 
 def _set_aside(by_setting: dict, status: dict, controls: list[dict]) -> str:
-    """The settings no verdict may be drawn from, and why."""
-    words = []
-    for key, rs in by_setting.items():
-        if status[key] == "no control":
-            words.append(f"{len(rs)} run(s) in {key[0]} have no control beside them")
-        elif status[key] == "not a test":
-            carried = sorted({CONTROL_WORDS[c["control"]] for c in controls if c["setting"] == key and c["carries"]})
-            words.append(
-                f"{len(rs)} run(s) in {key[0]} judge nothing, as {' and '.join(carried)} carry that "
-                "simulation too (not a test)"
-            )
-    return "; ".join(words)
+    """The simulations no verdict may be drawn from, counted, and which controls made each so (the protocol table
+    below has each in full)."""
+    aside = [key for key in by_setting if status[key] != "test"]
+    if not aside:
+        return ""
+    runs = sum(len(by_setting[key]) for key in aside)
+    parts = [f"{len(aside)} simulation(s), {runs} run(s)"]
+    lacking = sum(status[key] == "no control" for key in aside)
+    if lacking:
+        parts.append(f"no control ran beside {lacking}")
+    for control, words in CONTROL_WORDS.items():
+        carried = sum(
+            any(c["control"] == control and c["carries"] for c in controls if c["setting"] == key) for key in aside
+        )
+        if carried:
+            parts.append(f"{words} carries {carried}")
+    return f"{parts[0]} set aside ({'; '.join(parts[1:])})"
+
+
+def _files(runs: list[dict]) -> str:
+    """The results files of ``runs``, quoted."""
+    return ", ".join(f"`{name}`" for name in sorted({r["name"] for r in runs}))
+
+
+def _and(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _failures(failed: list[dict]) -> str:
@@ -186,9 +259,10 @@ def _against(tested: list[dict], controls: list[dict]) -> str:
     return "; ".join(parts)
 
 
-def oracle_scale(judged: list[dict]) -> str:
-    """What directions of each fidelity cost to convergence: the oracle sweeps run as the protocol runs Newton
-    (to convergence, fallbacks on), the median solve overhead and fallback share per level."""
+def oracle_scale(judged: list[dict]) -> pd.DataFrame:
+    """What directions of each fidelity cost to convergence: per oracle sweep run as the protocol runs Newton (to
+    convergence, fallbacks on), the median solve overhead and fallback share at each level. The column at the
+    success fidelity is the cost bound of the sweep's simulation."""
     sweeps: dict[str, dict[float, list[dict]]] = {}
     for r in judged:
         if (
@@ -197,18 +271,15 @@ def oracle_scale(judged: list[dict]) -> str:
             and "fallbacks off" not in r["setting"][0]
         ):
             sweeps.setdefault(r["name"], {}).setdefault(r["fidelity"], []).append(r)
-    if not sweeps:
-        return "no oracle sweep ran Newton to convergence"
-    return "; ".join(
-        f"in {name} the oracle's directions cost (median times the reference's solves, share of steps on the "
-        "fallback) "
-        + "; ".join(
-            f"{np.median([r['overhead'] for r in rs]):.1f}x and {np.median([r['fallback_share'] for r in rs]):.1%} at "
-            f"fidelity {level:g}"
-            for level, rs in sorted(levels.items(), reverse=True)
-        )
-        for name, levels in sorted(sweeps.items())
-    )
+    rows = []
+    for name, levels in sorted(sweeps.items()):
+        row = {"sweep": name}
+        for level, rs in sorted(levels.items(), reverse=True):
+            row[f"fidelity {level:g}"] = (
+                f"{np.median([r['overhead'] for r in rs]):.2f}× ({np.median([r['fallback_share'] for r in rs]):.1%})"
+            )
+        rows.append(row)
+    return pd.DataFrame(rows).fillna("—")
 
 
 def _stand_in_check(judged: list[dict]) -> str:
@@ -243,7 +314,8 @@ def verdicts(files: list[tuple[str, pd.DataFrame, dict]]) -> str:
     vnls = [r for r in judged if r["solver_name"] == "vnls" and r["solver_options"].get("exact")]
     controls = [r for r in judged if r["control"]]
     protocol = protocol_table(judged)
-    words = PROTOCOL.format(fallback=FALLBACK_BOUND, overhead=OVERHEAD_BOUND, scale=oracle_scale(judged))
+    words = PROTOCOL.format(fallback=FALLBACK_BOUND, success=SUCCESS_FIDELITY)
+    scale = oracle_scale(judged)
     return "\n".join(
         [
             "## Verdicts",
@@ -252,14 +324,25 @@ def verdicts(files: list[tuple[str, pd.DataFrame, dict]]) -> str:
             "",
             words,
             "",
+            "What the oracle's directions cost, run as the solvers are (Newton to convergence, fallbacks on): the "
+            "median linear solves over the reference's, with the share of steps on the fallback. The column at "
+            f"fidelity {SUCCESS_FIDELITY:g} is each simulation's cost bound.",
+            "",
+            markdown_table(scale) if not scale.empty else "*No oracle sweep ran Newton to convergence.*",
+            "",
             _stand_in_check(judged),
             "",
             markdown_table(protocol) if not protocol.empty else "*No solver ran to be judged.*",
             "",
-            'The abstract\'s claim that VNLS "accurately simulates the dynamics" (judged with VNLS on exact '
-            f"expectation values, its best case): **{vnls_verdict(vnls, controls)}**.",
+            'The abstract\'s claim that VNLS "accurately simulates the dynamics", judged with VNLS on exact '
+            f"expectation values: **{vnls_verdict(vnls, controls)}**.",
             "",
-            bound_sweep(vnls, controls),
+            f"Its cost, judged apart: {cost_verdict(vnls, controls, cost_bounds(judged))}.",
+            "",
+            "*The cost verdict across its bound* (a simulation is a test at a bound only while every control "
+            "costs more; the runs counted are those in the simulations that are tests):",
+            "",
+            markdown_table(bound_sweep(vnls, controls, judged)),
             "",
             paper_scale(judged),
             "",
@@ -267,18 +350,18 @@ def verdicts(files: list[tuple[str, pd.DataFrame, dict]]) -> str:
     )
 
 
-PROTOCOL = """**The protocol of a verdict in the loop.** Staying within the position tolerance is not enough: Newton run
-to convergence corrects any direction, and the stepper's fallback finishes a step Newton leaves, so answers that
-do not solve (the controls: returning b, a random vector, the oracle at fidelity 0: an answer orthogonal to the
-solution) stay within it too. A run **carries the simulation** when it completes every step, never strays past
-the tolerance, the fallback finishes at most {fallback:.0%} of its steps (spheres: Lemke or the proximal method;
-penalty: Newton took a gradient step) and it makes at most {overhead:g} times the linear solves of the exact
-reference run beside it. The bounds sit below what the controls need where they fail (the table below); for
-scale, {scale}. A simulation in which any control run carries is **not a
-test** (its systems are too easy: e.g. with one unknown any answer scaled by the projection α is exact), and no
-verdict is drawn from it. Where every control fails, a solver's runs are set against each control's by the
-project's separation rule on the runs' *load* (the largest of position error over the tolerance, fallback share
-over its bound and solve overhead over its bound; lower is better): the interquartile range below the
-control's and a one-sided rank test at 0.05 (the rule's words "IQR above" mean better, here lower); a
+PROTOCOL = """**The protocol of a verdict in the loop: accuracy and cost apart.** A run **carries the simulation** when
+it completes every step, never strays past the position tolerance and the stepper's fallback finishes at most
+{fallback:.0%} of its steps (spheres: Lemke or the proximal method; penalty: Newton took a gradient step). That is
+its accuracy. Its **cost** is its linear solves over those of the exact reference run beside it, a number with its
+spread; a claim about cost is judged against what the oracle's directions at the success fidelity ({success:g},
+the board's bar) cost in the same simulation, read from the oracle's runs there, never chosen (the table
+below). Each is judged only where every control fails it: a simulation in which a control run carries is **not
+a test** of accuracy (Newton run to convergence corrects any direction, and the fallback finishes what Newton
+leaves, so answers that do not solve can stay within the tolerance), and one in which a control costs no more
+than the bound is not a test of cost. Where a simulation is a test, a solver's runs are set against each
+control's by the project's separation rule, on the accuracy *load* (the larger of position error over the
+tolerance and fallback share over its bound) or on the cost, lower being better: the interquartile range below
+the control's and a one-sided rank test at 0.05 (the rule's words "IQR above" mean better, here lower); a
 deterministic control (returning b) counts once per seed; one seed is never separated.
 Spreads are median [IQR] over seeds."""

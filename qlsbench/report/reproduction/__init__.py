@@ -19,6 +19,7 @@ sets every verdict against are :mod:`qlsbench.report._reproduction_controls`'.
 
 from __future__ import annotations
 
+from qlsbench.report._reproduction_controls import fig5_null, null_values, with_controls
 from qlsbench.report.reproduction.page import FIGURE, ReproductionOptions, render
 from qlsbench.report.reproduction.paper import (
     CHECKPOINT_SPACING,
@@ -38,6 +39,8 @@ from qlsbench.report.reproduction.reading import (
 )
 from qlsbench.report.reproduction.verdicts import (
     all_solved_verdict,
+    contrast_verdict,
+    fall_contrast,
     global_drop_verdict,
     local_learns_verdict,
     loss_falls,
@@ -57,10 +60,15 @@ __all__ = [
     "ReproductionOptions",
     "Shipped",
     "all_solved_verdict",
+    "contrast_verdict",
+    "fall_contrast",
+    "fig5_null",
     "checkpoint_systems",
     "global_drop_verdict",
     "load_shipped",
     "local_learns_verdict",
     "loss_falls",
+    "null_values",
     "render",
+    "with_controls",
 ]
