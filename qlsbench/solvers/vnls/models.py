@@ -18,11 +18,13 @@ import numpy as np
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """How to build a model and its sampler, and whether SR may treat it as holomorphic."""
+    """How to build a model and its sampler, whether SR may treat it as holomorphic, and whether its parameters
+    are complex (each then two real numbers: what a comparison at equal parameter counts must count)."""
 
     build: Callable  # (hilbert, alpha) -> flax module
     sampler: Callable  # hilbert -> netket sampler
     holomorphic: bool
+    complex_parameters: bool = False
 
 
 # NetKet is imported when a model is built, not here: checking a config's model name (every Snakemake run does,
@@ -53,6 +55,6 @@ def _sampler(name: str) -> Callable:
 
 MODELS = {
     "rbm": ModelSpec(_rbm(float), _sampler("MetropolisLocal"), False),
-    "crbm": ModelSpec(_rbm(complex), _sampler("MetropolisLocal"), True),
-    "arnn": ModelSpec(_arnn, _sampler("ARDirectSampler"), False),
+    "crbm": ModelSpec(_rbm(complex), _sampler("MetropolisLocal"), True, complex_parameters=True),
+    "arnn": ModelSpec(_arnn, _sampler("ARDirectSampler"), False, complex_parameters=True),
 }
