@@ -419,15 +419,69 @@ def fig5_null(rows: pd.DataFrame, n_orig: dict[str, int], draws: int = FIG5_NULL
     return {key: np.array(values) for key, values in out.items()}
 
 
+#: The kernel study's folder, beside the shipped paper run (:mod:`qlsbench.bench.kernel_study`).
+KERNEL_STUDY = "reproduction-kernels"
+
+
+def kernel_section(shipped, label: str = "vqls-local") -> str:
+    """Which seeds reproduce under another BLAS kernel: the kernel study's fidelities per seed, kernel and thread
+    count beside the shipped row of the same seed and size, and which kernels give the shipped number back."""
+    folder = Path(shipped.folder).parent / KERNEL_STUDY
+    if not (folder / "runs.json").is_file():
+        return ""
+    import json
+
+    records = json.loads((folder / "runs.json").read_text())
+    for r in records:
+        row = pd.read_parquet(folder / r["file"]).iloc[0]
+        r.update(fidelity=float(row["fidelity"]), n_qubits=int(row["n_qubits"]))
+    rows = _solved(shipped.solver(label, FIG2_DATASET))
+    settings = sorted({(r["kernel"], r["threads"]) for r in records})
+    lines = []
+    for seed in sorted({r["seed"] for r in records}):
+        mine = {(r["kernel"], r["threads"]): r for r in records if r["seed"] == seed}
+        q = next(iter(mine.values()))["n_qubits"]
+        shipped_row = rows[(rows["n_qubits"] == q) & (rows["seed"] == seed)]["fidelity"]
+        ours = float(shipped_row.iloc[0]) if len(shipped_row) else float("nan")
+        same = sorted({k for (k, _), r in mine.items() if r["fidelity"] == ours})
+        cells = [f"{mine[key]['fidelity']:.6f}" if key in mine else "—" for key in settings]
+        lines.append([seed, q, f"{ours:.6f}", *cells, ", ".join(same) or "none"])
+    heads = [f"{kernel}, {threads} thread(s)" for kernel, threads in settings]
+    table = pd.DataFrame(lines, columns=["seed", "qubits", "shipped", *heads, "kernels that give the shipped value"])
+    kernels = sorted({r["kernel"]: r["blas"] for r in records}.items())
+    by_threads = all(
+        len({r["fidelity"] for r in records if r["seed"] == s and r["kernel"] == k}) == 1
+        for s in {r["seed"] for r in records}
+        for k in {r["kernel"] for r in records}
+    )
+    return "\n".join(
+        [
+            "*Seeds on other machines* (`python -m qlsbench.bench.kernel_study`, shipped in "
+            f"`docs/{KERNEL_STUDY}/`): the same solve of `{label}` per seed under each OpenBLAS kernel "
+            "(`OPENBLAS_CORETYPE`) and thread count. A seed's number holds only under the kernel that made it: "
+            "QN-SPSA carries a last-bit difference in one matrix product to another end by iteration 200, so a "
+            "seed is a draw and the spread over seeds is what another machine reproduces. Thread count "
+            + ("changes nothing here." if by_threads else "changes the numbers too."),
+            "",
+            markdown_table(table),
+            "",
+            "Kernels as each child loaded them: " + "; ".join(f"{k}: {blas}" for k, blas in kernels) + ".",
+            "",
+        ]
+    )
+
+
 __all__ = [
     "BUDGET_LABELS",
     "FIG5_NULL_DRAWS",
+    "KERNEL_STUDY",
     "NULLS",
     "aer_section",
     "budget_section",
     "fig2_runs",
     "fig5_null",
     "gain_table",
+    "kernel_section",
     "kappa_choices",
     "null_cells",
     "null_values",
