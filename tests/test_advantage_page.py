@@ -40,7 +40,14 @@ def test_every_family_ran_every_small_size_and_its_kappa_checks_out():
     dense = systems[systems["kappa_method"] == "dense"]
     assert (dense["kappa_sparse_rel_error"] < 1e-6).all()
     control = systems[systems["family"].str.startswith("poisson")]
-    assert control["kappa"].tolist() == pytest.approx([poisson_kappa(m) for m in control["size"]], rel=1e-8)
+    exact = control["kappa_method"] == "dense"
+    assert control.loc[exact, "kappa"].tolist() == pytest.approx(
+        [poisson_kappa(m) for m in control.loc[exact, "size"]], rel=1e-8
+    )
+    # above the dense limit the estimate is ARPACK's at tolerance 1e-6: 4e-8 off at 65,536 points in 1-D
+    assert control.loc[~exact, "kappa"].tolist() == pytest.approx(
+        [poisson_kappa(m) for m in control.loc[~exact, "size"]], rel=1e-6
+    )
 
 
 def test_the_pages_crossover_statements_are_the_tables():
