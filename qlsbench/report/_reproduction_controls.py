@@ -198,8 +198,8 @@ def seed_rule_sentence(runs: dict[str, dict[int, SeedRun]], present: list) -> st
 
     cells = [(h, q, run) for h, label in present for q, run in sorted(runs[label].items())]
     ran = sorted({run.n for _, _, run in cells})
-    asked = sorted({run.needed for _, _, run in cells if run.met})
-    beyond = sum(run.met and run.n > run.needed for _, _, run in cells)
+    asked = sorted({run.needed for _, _, run in cells if run.needed is not None})
+    beyond = sum(run.needed is not None and run.n > run.needed for _, _, run in cells)
     unmet = [f"{h} at {q} (n = {run.n})" for h, q, run in cells if not run.met]
     two = [f"{h} at {q}" for h, q, run in cells if bimodal(run.values)]
     return (

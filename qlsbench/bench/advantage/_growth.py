@@ -168,7 +168,7 @@ class Axis:
     counts: str
     small: tuple[int, ...]
     full: tuple[int, ...]
-    build: Callable[[int], LinearSystem]
+    build: Callable[..., LinearSystem]  # (size) or, where resumable, (size, checkpoint=...)
     largest: int  # the largest size built: past it a typo asks for more than the machine holds
     #: Largest N a sparse factorisation (SuperLU, CHOLMOD, the incomplete LU, the shift-invert behind sigma_min) runs
     #: at: above it CG stands in (``None``: every size). The Ising matrices fill in to ~0.7 N^2 entries: 46 million

@@ -153,13 +153,16 @@ def loss_falls(history, window: int = 51) -> bool:
 __all__ = ["all_solved_verdict", "global_drop_verdict", "local_learns_verdict", "loss_falls"]
 
 
-def fall_contrast(glob: dict[int, np.ndarray], local: dict[int, np.ndarray], resamples: int = 2000) -> tuple:
+def fall_contrast(
+    glob: dict[int, np.ndarray], local: dict[int, np.ndarray], resamples: int = 2000
+) -> tuple[float, float, float] | None:
     """How much more the global cost's median fidelity falls from 5 to 8 qubits than the local cost's: the
     difference of the two falls and its percentile-bootstrap 95 % interval (seeds resampled within each cell;
     seeded, so repeatable). ``None`` where a cell has no seeds."""
     small, large = FIG2_QUBITS[0], FIG2_QUBITS[-1]
-    cells = [glob.get(small), glob.get(large), local.get(small), local.get(large)]
-    if any(c is None or not len(c) for c in cells):
+    found = [glob.get(small), glob.get(large), local.get(small), local.get(large)]
+    cells = [np.asarray(c, dtype=float) for c in found if c is not None and len(c)]
+    if len(cells) < 4:
         return None
     rng = np.random.default_rng(0)
 
