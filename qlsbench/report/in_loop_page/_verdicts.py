@@ -97,7 +97,7 @@ def vnls_verdict(runs: list[dict], controls: list[dict] | None = None) -> str:
     by_setting: dict[tuple, list[dict]] = {}
     for r in runs:
         by_setting.setdefault(r["setting"], []).append(r)
-    status = {key: setting_status([c for c in controls if c["setting"] == key]) for key in by_setting}
+    status = {key: setting_status(controls_of(controls, key)) for key in by_setting}
     tested = [r for key, rs in by_setting.items() if status[key] == "test" for r in rs]
     aside = _set_aside(by_setting, status, controls)
     if not tested:
@@ -130,7 +130,7 @@ def cost_verdict(runs: list[dict], controls: list[dict], bounds: dict[tuple, flo
         by_setting.setdefault(r["setting"], []).append(r)
     tested, aside = [], []
     for key, rs in by_setting.items():
-        status = cost_status([c for c in controls if c["setting"] == key], bounds.get(key))
+        status = cost_status(controls_of(controls, key), bounds.get(key))
         if status == "test":
             tested += rs
         else:
@@ -146,7 +146,8 @@ def cost_verdict(runs: list[dict], controls: list[dict], bounds: dict[tuple, flo
     within = [r for r in tested if within_cost(r, bounds[r["setting"]])]
     configs = _by_file(tested)
     apart = sum(
-        all(sep.separated for sep in separations(rs, controls_of(controls, rs), "overhead")) for rs in configs.values()
+        all(sep.separated for sep in separations(rs, controls_of(controls, rs[0]["setting"]), "overhead"))
+        for rs in configs.values()
     )
     limits = ", ".join(f"{bounds[k]:.2f}x" for k in sorted({r["setting"] for r in tested}))
     return (
@@ -156,9 +157,9 @@ def cost_verdict(runs: list[dict], controls: list[dict], bounds: dict[tuple, flo
     )
 
 
-def controls_of(controls: list[dict], runs: list[dict]) -> list[dict]:
-    """The control runs of the setting ``runs`` ran in."""
-    return [c for c in controls if c["setting"] == runs[0]["setting"]]
+def controls_of(controls: list[dict], setting: tuple) -> list[dict]:
+    """The control runs of ``setting``."""
+    return [c for c in controls if c["setting"] == setting]
 
 
 def _by_file(runs: list[dict]) -> dict[str, list[dict]]:
@@ -190,11 +191,7 @@ def bound_sweep(runs: list[dict], controls: list[dict], judged: list[dict]) -> p
     ]
     rows = []
     for words, bound in bounds:
-        tests = {
-            key
-            for key in settings
-            if cost_status([c for c in controls if c["setting"] == key], bound.get(key)) == "test"
-        }
+        tests = {key for key in settings if cost_status(controls_of(controls, key), bound.get(key)) == "test"}
         tested = [r for r in runs if r["setting"] in tests]
         rows.append(
             {
@@ -239,11 +236,9 @@ def _and(words: list[str]) -> str:
 
 def _failures(failed: list[dict]) -> str:
     """Per file, how many runs failed and the worst of them in words."""
-    by_file: dict[str, list[dict]] = {}
-    for r in failed:
-        by_file.setdefault(r["name"], []).append(r)
     return "; ".join(
-        f"{name}: {len(rs)} run(s), e.g. seed {rs[0]['seed']}: {why_not(rs[0])}" for name, rs in sorted(by_file.items())
+        f"{name}: {len(rs)} run(s), e.g. seed {rs[0]['seed']}: {why_not(rs[0])}"
+        for name, rs in _by_file(failed).items()
     )
 
 
@@ -254,7 +249,7 @@ def _against(tested: list[dict], controls: list[dict]) -> str:
         by_config.setdefault((r["setting"], r["name"]), []).append(r)
     parts = []
     for (key, name), rs in sorted(by_config.items()):
-        seps = separations(rs, [c for c in controls if c["setting"] == key])
+        seps = separations(rs, controls_of(controls, key))
         parts.append(f"{name} is " + ", ".join(s.text() for s in seps))
     return "; ".join(parts)
 
