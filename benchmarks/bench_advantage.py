@@ -4,8 +4,9 @@ solver's accuracy, at 2^14-2^16 unknowns.
 The systems are the Poisson control (2-D Laplacian, 128^2 and 256^2 unknowns), whose kappa has a closed form:
 each timing has the estimate's error beside it; and the map's largest DEM-C system (15,000 spheres, 2^15.2
 unknowns, ``data/dem_c_grown.parquet``; ``DemCKappa``), where it is shipped. Issue 63 asks kappa of a
-2^16-unknown DEM-C system within 60 s and 4 GiB on one core: no pile that large has been settled yet (it would
-take about 27,000 spheres), so the DEM-C system nearest it, 2^15.2, and the 2^16 Laplacian are measured.
+2^16-unknown DEM-C system within 60 s and 4 GiB on one core: no pile that large has been settled yet (it
+would take about 30,000 spheres, the unknowns per sphere falling as piles grow), so the DEM-C system nearest
+it, 2^15.2, and the 2^16 Laplacian are measured.
 """
 
 from pathlib import Path
