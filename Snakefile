@@ -22,6 +22,8 @@ from qlsbench.workflow import (
     figure_targets,
     in_loop_outputs,
     in_loop_args,
+    in_loop_name_pattern,
+    in_loop_shard_files,
     noisy_results,
     in_loop_runs,
     leaderboard_args,

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 #: The package's version. Bump it (and add a ``CHANGELOG.md`` entry) with every change to a written file's
 #: format or to what a result means.
-VERSION = "0.2.1"
+VERSION = "0.2.2"
 
 #: What a dataset file stamps as ``qlsbench.package_version``: the release that last changed what dataset files
 #: hold, not :data:`VERSION`, so that a release which changes nothing in the datasets leaves their bytes (and the
@@ -109,7 +109,8 @@ SHIPPED_COMMITS = {
     "ca638ef22133": "0.1.7",  # the controls
 }
 
-#: The formats of 0.2.0, unchanged in 0.2.1 (which changed what noisy device runs sample, not a format).
+#: The formats of 0.2.0, unchanged in 0.2.1 (which changed what noisy device runs sample, not a format); 0.2.2 added
+#: one in-loop option (``start_step``; files without it ran from step 0).
 _FORMATS_0_2_0 = {
     "datasets": "58017ba3ff5a2f0a",
     "results": "bfe5bfc15204e24b",
@@ -127,6 +128,7 @@ _FORMATS_0_2_0 = {
 FORMAT_FINGERPRINTS = {
     "0.2.0": _FORMATS_0_2_0,
     "0.2.1": _FORMATS_0_2_0,
+    "0.2.2": {**_FORMATS_0_2_0, "in-loop": "e34414138d25d7ac"},  # the in-loop options gained start_step
 }
 
 

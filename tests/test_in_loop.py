@@ -268,6 +268,30 @@ def test_a_killed_run_resumes_from_its_checkpoint_to_the_rows_it_would_have_give
         run_in_loop(options, registry.get("gmres", rtol=1e-10), seed=1, checkpoint=Checkpoint(path))
 
 
+def test_a_window_starts_from_the_references_state_after_its_first_steps(tmp_path, monkeypatch):
+    """``start_step = 80``: both runs start where the plain stepper is after 80 steps, so the reference's rows of a
+    window of 30 are the whole 110-step run's last 30, to the bit; a bad solver leaves it from the window's first
+    step on (the oracle at fidelity 0.5 under a capped Newton). The start is kept beside the results for the next
+    seed, which takes no step before the window."""
+    import qlsbench.bench.in_loop.run as run_module
+
+    capped = dataclasses.replace(SPHERES, newton_max_iter=2, fallbacks="off")
+    whole, _ = run_in_loop(capped, registry.get("lu"))
+    window = dataclasses.replace(capped, start_step=80, steps=30)
+    spec = SolverSpec("oracle", {"fidelity": 0.5})
+    steps, summaries = sweep(window, spec, seeds=1, out=tmp_path / "loop.parquet")
+    assert list(steps["step"]) == list(range(80, 110)) and summaries[0]["steps_run"] == 30
+    reference = ["time", "kinetic_energy_ref", "newton_iterations_ref", "linear_solves_ref"]
+    tail = whole[whole["step"] >= 80].reset_index(drop=True)
+    pd.testing.assert_frame_equal(steps[reference].reset_index(drop=True), tail[reference])
+    assert steps["position_error"].max() > 1e-6  # the candidate is a run of its own, not the reference
+    (start,) = tmp_path.glob(".start-*.checkpoint")
+    taken = []
+    monkeypatch.setattr(run_module, "tqdm", lambda iterable, **kw: taken.append(kw.get("desc")) or iterable)
+    again, _ = sweep(window, spec, seeds=2, first_seed=1, out=tmp_path / "loop.parquet")
+    assert "steps before the solver" not in taken and list(again["step"]) == list(range(80, 110))
+
+
 def test_the_results_file_takes_over_from_the_checkpoints(tmp_path):
     """A sweep with ``out`` leaves a finished checkpoint per run until the results file is written; then none."""
     out = tmp_path / "loop.parquet"

@@ -198,6 +198,45 @@ def test_check_config_refuses_what_a_job_would_refuse(change, why):
     assert why in str(refused.value) and "\n" not in str(refused.value), str(refused.value)
 
 
+def test_a_sharded_in_loop_run_joins_to_the_unsharded_runs_file(tmp_path):
+    """An in-loop entry with ``shards: 2`` runs as two jobs over contiguous ranges of its 3 seeds (0 | 1, 2), run by
+    Snakemake itself, and ``in-loop-merge`` joins them into what one job over the 3 seeds writes: the same
+    rows in the same order and the same runs, timings aside."""
+    from qlsbench.bench.in_loop import read_in_loop
+    from qlsbench.workflow import shard_seeds
+
+    assert [shard_seeds(3, i, 2) for i in (1, 2)] == [(0, 1), (1, 3)]
+    assert [shard_seeds(5, i, 5) for i in range(1, 6)] == [(k, k + 1) for k in range(5)]
+    entry = {"name": "noise", "solver": "null-random", "seeds": 3, "steps": 76}
+    config = {
+        **{k: [] for k in ("simulate", "penalty", "cd_lagrange", "trajectories", "pinned", "checkpoints")},
+        "solvers": [{"name": "lu"}],
+        "loss_figures": [],
+        "advantage": {"families": []},
+        "in_loop": [{**entry, "shards": 2}, {**entry, "name": "whole"}],
+    }
+    work = _workdir(tmp_path)
+    (work / "c.yaml").write_text(yaml.safe_dump(config))
+    targets = ["results/in-loop/noise.parquet", "results/in-loop/whole.parquet"]
+    run = subprocess.run(
+        SNAKEMAKE + [*targets, "--cores", "2", "--configfile", "c.yaml"], cwd=work, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert sorted(p.name for p in (work / "results/in-loop/shards/noise").iterdir()) == [
+        "1-of-2.parquet",
+        "2-of-2.parquet",
+    ]
+    (joined, joined_meta), (whole, whole_meta) = (read_in_loop(work / t) for t in targets)
+    physics = [c for c in whole.columns if c != "seconds"]
+    pd.testing.assert_frame_equal(joined[physics], whole[physics])
+    assert [r["seed"] for r in joined_meta["runs"]] == [0, 1, 2]
+    timings = ("seconds_per_step", "solver_seconds")
+    for ours, theirs in zip(joined_meta["runs"], whole_meta["runs"]):
+        assert {k: v for k, v in ours.items() if k not in timings} == {
+            k: v for k, v in theirs.items() if k not in timings
+        }
+
+
 def test_an_in_loop_jobs_solver_options_arrive_as_its_entry_gives_them():
     """A solver option with spaces in it (an external solver's command) reaches the in-loop job whole: the rule
     passes the options as quoted JSON (as `--option command=python3 solver.py`, the shell split it in three)."""

@@ -12,12 +12,17 @@ from qlsbench.cli.options import (
     given_options,
     solver_spec,
 )
+from qlsbench.errors import InputError
 from qlsbench.text import plural
 
 
 def cmd_in_loop(args) -> None:
     from qlsbench.bench.in_loop import InLoopOptions, add_seeds, success_bar, sweep, write_in_loop
 
+    if args.first_seed >= args.seeds:
+        raise InputError(f"--first-seed {args.first_seed} leaves no seed below --seeds {args.seeds}")
+    if args.first_seed and args.add_seeds:
+        raise InputError("--first-seed runs a shard of seeds; --add-seeds raises a whole run: give one of them")
     options = InLoopOptions.from_mapping(given_options(args, InLoopOptions))
     if args.add_seeds:
         steps, summaries = add_seeds(
@@ -34,6 +39,7 @@ def cmd_in_loop(args) -> None:
             options,
             solver_spec(args),
             seeds=args.seeds,
+            first_seed=args.first_seed,
             fidelities=args.fidelity or (),
             progress=not args.quiet,
             out=args.out,
@@ -63,6 +69,12 @@ def _arguments_in_loop(s) -> None:
     add_options(s, [InLoopOptions])
     s.add_argument("--seeds", type=Whole(1, MAX_REPEATS).parse, default=1, help="runs with seeds 0..k-1")
     s.add_argument(
+        "--first-seed",
+        type=Whole(0, MAX_REPEATS).parse,
+        default=0,
+        help="run seeds j..k-1 of --seeds k only: a shard of the run, joined by `qlsbench in-loop-merge`",
+    )
+    s.add_argument(
         "--fidelity",
         type=Real(0.0, 1.0).parse,
         nargs="+",
@@ -91,6 +103,19 @@ def _arguments_in_loop(s) -> None:
     s.set_defaults(func=cmd_in_loop, writes=[("out", "--out", "file")])
 
 
+def cmd_in_loop_merge(args) -> None:
+    from qlsbench.bench.in_loop import merge_in_loop
+
+    _, runs = merge_in_loop(args.shards, args.out)
+    print(f"{plural(len(runs), 'run')} of {plural(len(args.shards), 'shard')} -> {args.out}")
+
+
+def _arguments_in_loop_merge(s) -> None:
+    s.add_argument("shards", nargs="+", help="in-loop results files of one run's seed shards (--first-seed)")
+    s.add_argument("--out", required=True, help="the joined results file")
+    s.set_defaults(func=cmd_in_loop_merge, writes=[("out", "--out", "file")])
+
+
 #: This module's commands, in the order ``qlsbench --help`` lists them.
 COMMANDS = (
     Command(
@@ -98,6 +123,12 @@ COMMANDS = (
         "run a simulation with a solver solving its Newton systems, beside the exact run from the "
         "same state; per-step physics errors",
         _arguments_in_loop,
+    ),
+    Command(
+        "in-loop-merge",
+        "join the in-loop results files of one run's seed shards (in-loop --first-seed), in the order one run "
+        "writes them",
+        _arguments_in_loop_merge,
     ),
 )
 

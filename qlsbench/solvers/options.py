@@ -185,6 +185,11 @@ class VNLSOptions:
         0.01, "diagonal shift of SR's quantum geometric tensor", bounds=Real(0.0, 1e3, open_low=True)
     )
     alpha: int = option(1, "hidden units per qubit", bounds=Whole(1, 64))
+    sr_solver: str = option(
+        "auto",
+        "SR's linear solve: cg (NetKet's default), cholesky (dense), or auto: cholesky in exact mode, cg sampled",
+        choices=("auto", "cg", "cholesky"),
+    )
     rtol: float = option(1e-2, "read-out relative residual counted as converged", bounds=TOLERANCE)
     warm_start: str = option(
         "none", "none, or gmres: first train the state towards a few GMRES iterations' guess", choices=("none", "gmres")

@@ -42,7 +42,15 @@ from qlsbench.workflow._figures import (
     loss_figure_inputs,
     loss_figures,
 )
-from qlsbench.workflow._in_loop import IN_LOOP_KEYS, in_loop_args, in_loop_outputs, in_loop_runs
+from qlsbench.workflow._in_loop import (
+    IN_LOOP_KEYS,
+    in_loop_args,
+    in_loop_name_pattern,
+    in_loop_outputs,
+    in_loop_runs,
+    in_loop_shard_files,
+    shard_seeds,
+)
 from qlsbench.workflow._resources import (
     DEFAULT_RESOURCES,
     SOLVE_OVERHEAD_MINUTES,
@@ -112,9 +120,11 @@ __all__ = [
     "figure_rules",
     "figure_targets",
     "in_loop_args",
+    "in_loop_name_pattern",
     "in_loop_outputs",
     "in_loop_properties",
     "in_loop_runs",
+    "in_loop_shard_files",
     "leaderboard_args",
     "local_dataset_rules",
     "loss_figure_inputs",
@@ -126,6 +136,7 @@ __all__ = [
     "rule_threads",
     "schema_text",
     "shard_files",
+    "shard_seeds",
     "solve_runtime",
     "solver_datasets",
     "solver_label_pattern",

@@ -13,7 +13,7 @@ from qlsbench.options import cli_words
 from qlsbench.workflow._solvers import _importable_from_cwd
 
 #: Keys of an ``in_loop:`` entry that are not :class:`~qlsbench.bench.in_loop.InLoopOptions` fields.
-IN_LOOP_KEYS = ("name", "solver", "options", "seeds", "fidelity", "fewer_seeds")
+IN_LOOP_KEYS = ("name", "solver", "options", "seeds", "fidelity", "fewer_seeds", "shards")
 
 
 def in_loop_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -59,12 +59,19 @@ def _read_in_loop_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
             check_sweep(options, SolverSpec(entry["solver"], solver_options), entry.get("fidelity") or ())
         except QlsbenchError as exc:
             raise ConfigError(f"{where} ({entry['name']!r}): {exc}") from None
+        shards, seeds = entry.get("shards", 1), entry.get("seeds", 1)
+        if not isinstance(shards, int) or isinstance(shards, bool) or not 1 <= shards <= seeds:
+            raise ConfigError(
+                f"{where} ({entry['name']!r}): shards must be a whole number from 1 to its seeds ({seeds}), "
+                f"got {shards!r}"
+            )
         runs[entry["name"]] = entry
     return runs
 
 
-def in_loop_args(config: dict[str, Any], name: str) -> str:
-    """The ``qlsbench in-loop`` words, ``--out`` aside, of the config's in-loop run ``name``."""
+def in_loop_args(config: dict[str, Any], name: str, shard: tuple[int, int] | None = None) -> str:
+    """The ``qlsbench in-loop`` words, ``--out`` aside, of the config's in-loop run ``name``, or of its shard
+    ``(i, k)``: the ``i``-th of ``k`` contiguous ranges of its seeds (:func:`shard_seeds`)."""
     from qlsbench.bench.in_loop import InLoopOptions
 
     entry = in_loop_runs(config)[name]
@@ -74,9 +81,37 @@ def in_loop_args(config: dict[str, Any], name: str) -> str:
         words += ["--options", shlex.quote(json.dumps(entry["options"], sort_keys=True))]
     if entry.get("fidelity"):
         words += ["--fidelity", *map(str, entry["fidelity"])]
-    if entry.get("seeds"):
+    if shard is not None:
+        first, last = shard_seeds(entry.get("seeds", 1), *shard)
+        words += ["--seeds", str(last), "--first-seed", str(first)]
+    elif entry.get("seeds"):
         words += ["--seeds", str(entry["seeds"])]
     return " ".join(words)
+
+
+def shard_seeds(seeds: int, i: int, k: int) -> tuple[int, int]:
+    """Seeds ``first..last-1`` of shard ``i`` of ``k`` (1-based) of a run over seeds ``0..seeds-1``: contiguous,
+    sizes differing by at most one, together every seed once."""
+    return (i - 1) * seeds // k, i * seeds // k
+
+
+def in_loop_shards(config: dict[str, Any], name: str) -> int:
+    """How many jobs the config's in-loop run ``name`` is split into (its entry's ``shards``, default 1)."""
+    return int(in_loop_runs(config)[name].get("shards", 1))
+
+
+def in_loop_name_pattern(config: dict[str, Any], sharded: bool) -> str:
+    """A wildcard pattern matching the names of the in-loop runs that are (or are not) sharded."""
+    import re
+
+    names = [name for name in in_loop_runs(config) if (in_loop_shards(config, name) > 1) == sharded]
+    return "|".join(re.escape(name) for name in names) or "(?!)"
+
+
+def in_loop_shard_files(config: dict[str, Any], name: str) -> list[str]:
+    """The shards' results files of the in-loop run ``name``, which the merge rule joins."""
+    count = in_loop_shards(config, name)
+    return [f"results/in-loop/shards/{name}/{i}-of-{count}.parquet" for i in range(1, count + 1)]
 
 
 def in_loop_outputs(config: dict[str, Any]) -> list[str]:

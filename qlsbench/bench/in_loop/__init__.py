@@ -38,7 +38,13 @@ families, whose worlds step the simulations: :class:`~qlsbench.families.base.Loo
 """
 
 from qlsbench.bench.in_loop.options import LOOP_FAMILIES, WARM_STARTS, InLoopOptions, LoopOptions, file_options
-from qlsbench.bench.in_loop.results_file import IN_LOOP_META_KEY, read_in_loop, success_bar, write_in_loop
+from qlsbench.bench.in_loop.results_file import (
+    IN_LOOP_META_KEY,
+    merge_in_loop,
+    read_in_loop,
+    success_bar,
+    write_in_loop,
+)
 from qlsbench.bench.in_loop.run import STEP_COLUMNS, divergence_step, run_in_loop, world
 from qlsbench.bench.in_loop.solver import ADDITIVE_RESOURCES, LoopAborted, LoopSolver, SolveCount
 from qlsbench.bench.in_loop.sweep import add_seeds, check_sweep, sweep
@@ -59,6 +65,7 @@ __all__ = [
     "check_sweep",
     "divergence_step",
     "file_options",
+    "merge_in_loop",
     "progress_lines",
     "read_in_loop",
     "run_all",

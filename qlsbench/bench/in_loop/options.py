@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from qlsbench.checks import COUNT, POSITIVE, TIME_LIMIT
+from qlsbench.checks import COUNT, POSITIVE, TIME_LIMIT, Whole
 from qlsbench.errors import InputError
 from qlsbench.options import SPEC, Options, OptionSpec, option
 
@@ -60,6 +60,13 @@ class LoopOptions(Options):
         "state fits; converged: from the last solve that converged, so a failed solve's "
         "state is not handed on",
         choices=WARM_STARTS,
+    )
+    start_step: int = option(
+        0,
+        "exact steps the simulation takes before the solver comes in: both runs start from the "
+        "reference's state after them, the run's steps follow (fig. 4's systems come thousands of "
+        "steps into the sedimentation)",
+        bounds=Whole(0, 10**7),
     )
     iteration_budget: int | None = option(
         None,

@@ -66,6 +66,53 @@ def read_in_loop(path) -> tuple[pd.DataFrame, dict]:
     return table.to_pandas(), meta
 
 
+def merge_in_loop(paths, out) -> tuple[pd.DataFrame, list[dict]]:
+    """Join in-loop results files of one run's seed shards into ``out``, in the order one run would write them
+    (fidelity level, then seed), atomically.
+
+    Raises
+    ------
+    InputError
+        Naming the file at fault, before anything is written, when the files are not shards of one run: other
+        options, another solver or its options, other fidelity levels, or a seed held twice.
+    """
+    import json
+
+    from qlsbench.bench._results import jsonable
+    from qlsbench.bench.in_loop.options import InLoopOptions
+
+    if not paths:
+        raise InputError("in-loop merge: no shard files given")
+    frames, runs = [], []
+    held: dict[tuple[str, int], object] = {}
+    first_path, (first_steps, first_meta) = paths[0], read_in_loop(paths[0])
+    for path in paths:
+        steps, meta = (first_steps, first_meta) if path is first_path else read_in_loop(path)
+        if json.dumps(meta["options"], sort_keys=True, default=jsonable) != json.dumps(
+            first_meta["options"], sort_keys=True, default=jsonable
+        ):
+            raise InputError(f"{path}: written with other in-loop options than {first_path}: not a shard of its run")
+        for run in meta["runs"]:
+            this = (run["solver"], run["solver_name"], json.dumps(run["solver_options"], sort_keys=True))
+            that = first_meta["runs"][0]
+            if this != (that["solver"], that["solver_name"], json.dumps(that["solver_options"], sort_keys=True)):
+                raise InputError(f"{path}: a run of {run['solver']!r}, not of {that['solver']!r} as {first_path}")
+            key = (str(float(run["fidelity"])), int(run["seed"]))
+            if key in held:
+                raise InputError(f"{path}: seed {key[1]} is in {held[key]} too")
+            held[key] = path
+        frames.append(steps)
+        runs.extend(meta["runs"])
+    order = sorted(range(len(runs)), key=lambda i: (float(runs[i]["fidelity"]), int(runs[i]["seed"])))
+    runs = [runs[i] for i in order]
+    steps = pd.concat(frames, ignore_index=True)
+    level = steps["fidelity"].astype(float).fillna(-1.0)  # NaN (no level) sorts as one level
+    steps = steps.assign(_level=level).sort_values(["_level", "seed", "step"], kind="stable").drop(columns="_level")
+    options = InLoopOptions.from_mapping(first_meta["options"], f"{first_path}")
+    write_in_loop(out, steps.reset_index(drop=True), runs, options)
+    return steps, runs
+
+
 def success_bar(summaries: list[dict]) -> float | None:
     """The lowest oracle fidelity at which every seed stayed within the tolerance (and every higher level did).
 

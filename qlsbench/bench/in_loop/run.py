@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import time
 
@@ -75,7 +76,12 @@ def run_in_loop(
         reference, candidate, rows, first = saved["reference"], saved["candidate"], saved["rows"], saved["next_step"]
         loop = LoopSolver(solver, **saved["loop"])
     else:
-        reference, candidate, rows, first = build(), build(), [], 0
+        if options.start_step:
+            reference = start_state(options, progress, checkpoint.path.parent if checkpoint is not None else None)
+            candidate = copy.deepcopy(reference)
+        else:
+            reference, candidate = build(), build()
+        rows, first = [], options.start_step
         loop = LoopSolver(
             solver,
             seed=seed,
@@ -85,11 +91,11 @@ def run_in_loop(
         )
     status, message = "completed", ""
     for k in tqdm(
-        range(first, options.steps),
+        range(first, options.start_step + options.steps),
         desc=f"{getattr(solver, 'name', 'solver')} seed {seed} in the loop",
         disable=not progress,
         unit="step",
-        initial=first,
+        initial=first - options.start_step,
         total=options.steps,
         position=position,
     ):
@@ -120,6 +126,43 @@ def run_in_loop(
     if checkpoint is not None:
         checkpoint.save(key, {"rows": rows, "summary": summary}, force=True)
     return steps, summary
+
+
+#: In-loop options that leave the steps before the solver comes in as they are: runs that differ only in them
+#: share a start (:func:`start_state`).
+NOT_THE_START = ("steps", "position_tol", "time_limit", "warm_start", "iteration_budget")
+
+
+def start_state(options: InLoopOptions, progress: bool = False, folder=None):
+    """The simulation after ``options.start_step`` steps of the reference's stepper (no solver in it): where
+    both runs of a window start.
+
+    With ``folder``, the state is kept there (a hidden checkpoint file per start, named by a hash of the options
+    it depends on), so every seed and solver of a sweep takes it from disk; a damaged file is named, removed
+    and the steps taken again (:class:`~qlsbench.bench._checkpoints.Checkpoint`).
+    """
+    import hashlib
+    import json
+    from pathlib import Path
+
+    from qlsbench.bench._results import jsonable
+
+    simulation = world(options)
+    state = simulation.build()
+    wanted = {k: v for k, v in dataclasses.asdict(options).items() if k not in NOT_THE_START}
+    key = json.dumps(wanted, sort_keys=True, default=jsonable)
+    store = None
+    if folder is not None:
+        name = f".start-{hashlib.sha256(key.encode()).hexdigest()[:16]}.checkpoint"
+        store = Checkpoint(Path(folder) / name)
+        saved = store.load(key)
+        if saved is not None:
+            return saved["world"]
+    for k in tqdm(range(options.start_step), desc="steps before the solver", disable=not progress, unit="step"):
+        simulation.advance(state, k, None, SolveCount())
+    if store is not None:
+        store.save(key, {"world": state}, force=True)
+    return state
 
 
 #: Columns of the per-step table, in order.
@@ -239,4 +282,13 @@ def one_run(options: InLoopOptions, spec, fidelity, seed: int, progress: bool, o
     )
 
 
-__all__ = ["STEP_COLUMNS", "check_warm_start", "divergence_step", "one_run", "run_in_loop", "solver_of", "world"]
+__all__ = [
+    "STEP_COLUMNS",
+    "check_warm_start",
+    "divergence_step",
+    "one_run",
+    "run_in_loop",
+    "solver_of",
+    "start_state",
+    "world",
+]

@@ -41,7 +41,8 @@ PAPER_WINDOW = {"steps": 20, "seeds": 3, "minutes": 40}
 def _setting(options: dict) -> str:
     """One line naming the simulation of a results file."""
     scene = options.get("scene") or ("incline-block" if options["family"] == "penalty" else "sedimentation")
-    parts = [options["family"], scene, f"{options['steps']} steps"]
+    start = options.get("start_step") or 0  # a window: the steps before it are the reference's
+    parts = [options["family"], scene, f"{options['steps']} steps" + (f" from step {start}" if start else "")]
     if options["family"] != "penalty":
         restitution = f", e = {options['restitution']:g}" if options["family"] == "cd_lagrange" else ""
         parts.insert(2, f"{options['n_spheres']} spheres, mu = {options['mu']:g}{restitution}")

@@ -44,9 +44,9 @@ def _matvec(csr, psi: jax.Array) -> jax.Array:
     return jax.ops.segment_sum(values * psi[columns], rows, num_segments=psi.shape[0], indices_are_sorted=True)
 
 
-def _sr_step(apply_fun, update, holomorphic, model_state, states, csr, diag_shift, params, optimizer_state):
-    """One step of ``nk.driver.VMC`` with ``SR(QGTJacobianDense)`` on a ``FullSumState``; returns the new
-    parameters, optimizer state and the loss before the step (what the driver logs as ``Energy``)."""
+def _sr_step(apply_fun, update, holomorphic, solve, model_state, states, csr, diag_shift, params, optimizer_state):
+    """One step of ``nk.driver.VMC`` with ``SR(QGTJacobianDense, solver=solve)`` on a ``FullSumState``; returns
+    the new parameters, optimizer state and the loss before the step (what the driver logs as ``Energy``)."""
     variables = {"params": params, **model_state}
     psi = _to_array_rank(apply_fun, variables, states, states.shape[0], True, True, None)
     stats, forces, _ = _exp_forces(apply_fun, False, params, model_state, states, _matvec(csr, psi), psi)
@@ -61,13 +61,13 @@ def _sr_step(apply_fun, update, holomorphic, model_state, states, csr, diag_shif
         holomorphic=holomorphic,
         diag_shift=diag_shift,
     )
-    dp, _ = qgt.solve(jax.scipy.sparse.linalg.cg, gradient, x0=None)  # SR's default solver, no restart
+    dp, _ = qgt.solve(solve, gradient, x0=None)  # SR without restart: no x0
     optimizer_state, params = apply_gradient(update, optimizer_state, tree_cast(dp, params), params)
     return params, optimizer_state, stats.mean
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2))
-def _steps(apply_fun, update, holomorphic, model_state, states, csr, diag_shift, carry, first, last):
+@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
+def _steps(apply_fun, update, holomorphic, solve, model_state, states, csr, diag_shift, carry, first, last):
     """Steps ``first .. last - 1`` of a run: ``carry`` is ``(params, optimizer_state, losses)``, where the loss
     before step ``i`` is written at ``losses[i]``. ``first`` and ``last`` are traced, so every chunk length of a
     run reuses one program per shape."""
@@ -75,14 +75,14 @@ def _steps(apply_fun, update, holomorphic, model_state, states, csr, diag_shift,
     def body(i, carry):
         params, optimizer_state, losses = carry
         params, optimizer_state, loss = _sr_step(
-            apply_fun, update, holomorphic, model_state, states, csr, diag_shift, params, optimizer_state
+            apply_fun, update, holomorphic, solve, model_state, states, csr, diag_shift, params, optimizer_state
         )
         return params, optimizer_state, losses.at[i].set(jnp.real(loss))
 
     return jax.lax.fori_loop(first, last, body, carry)
 
 
-def _buffer_length(steps: int) -> int:
+def buffer_length(steps: int) -> int:
     """The loss buffer's length: ``steps`` rounded up to a power of two, so runs of similar length share a
     compiled program (the buffer's shape is part of it)."""
     return 1 << max(int(steps) - 1, 0).bit_length()
@@ -105,15 +105,17 @@ class ExactLoop:
         SR's diagonal shift.
     steps : int
         The most steps this run takes: the loss buffer holds them.
+    solve : callable, optional
+        SR's linear solve (``training.sr_solve``); NetKet's default, CG, when not given.
     """
 
-    def __init__(self, state, op, optimizer, holomorphic: bool, diag_shift: float, steps: int):
+    def __init__(self, state, op, optimizer, holomorphic: bool, diag_shift: float, steps: int, solve=None):
         self.state = state
-        self._static = (state._apply_fun, optimizer.update, bool(holomorphic))
+        self._static = (state._apply_fun, optimizer.update, bool(holomorphic), solve or jax.scipy.sparse.linalg.cg)
         self._fixed = (state.model_state, jnp.asarray(state._all_states), _csr_arrays(op.to_sparse()))
         self._diag_shift = jnp.asarray(float(diag_shift))
         params = state.parameters
-        self._carry = (params, optimizer.init(params), jnp.zeros(_buffer_length(steps)))
+        self._carry = (params, optimizer.init(params), jnp.zeros(buffer_length(steps)))
         self.done = 0
 
     def run_to(self, last: int) -> None:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -45,6 +46,10 @@ def _arnn(hi, alpha):
 
 
 def _sampler(name: str) -> Callable:
+    # One sampler per Hilbert space: NetKet's samplers hold no state (that is the state's ``sampler_state``), but
+    # two built alike do not compare equal, and the compiled loops take the sampler as a static argument: a fresh
+    # one per solve compiled the loop again for every solve.
+    @functools.cache
     def make(hi):
         import netket as nk
 

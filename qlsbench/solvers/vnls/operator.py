@@ -135,9 +135,13 @@ class VNLSLoss(nk.operator.AbstractOperator):
     def is_hermitian(self) -> bool:
         return True
 
+    def draw(self) -> np.ndarray:
+        """The next ``c_samples`` draws ``x' ~ |b|^2`` of this loss's generator (one step's)."""
+        return self._rng.choice(len(self._prob), size=self.c_samples, p=self._prob)
+
     def c_term(self, log_value, shift: float) -> complex:
         """``exp(-shift) <b|A|psi>`` estimated from ``c_samples`` draws ``x' ~ |b|^2``."""
-        xs = self._rng.choice(len(self._prob), size=self.c_samples, p=self._prob)
+        xs = self.draw()
         cols, vals = self.a_cols[xs], self.a_vals[xs]
         logpsi = np.asarray(log_value(index_to_states(jnp.asarray(cols.reshape(-1)), self.n)))
         amps = np.exp(logpsi.reshape(cols.shape) - shift)
@@ -157,7 +161,9 @@ def index_to_states(index: jnp.ndarray, n: int) -> jnp.ndarray:
     return ((index[..., None] >> shifts) & 1).astype(jnp.float64)
 
 
-def _local_energy(logpsi, pars, sigma, args):
+def local_energy(logpsi, pars, sigma, args):
+    """``l(x)`` of the module docstring for the samples ``sigma``; ``args`` are the kernel arguments
+    ``(aa_cols, aa_vals, g, c, shift)``."""
     aa_cols, aa_vals, g, c, shift = args
     n = sigma.shape[-1]
     x = states_to_index(sigma, n)
@@ -178,4 +184,4 @@ def _vnls_arguments(vstate: nk.vqs.MCState, op: VNLSLoss):
 
 @nk.vqs.get_local_kernel.dispatch
 def _vnls_kernel(vstate: nk.vqs.MCState, op: VNLSLoss):
-    return _local_energy
+    return local_energy

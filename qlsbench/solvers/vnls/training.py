@@ -74,6 +74,7 @@ def train(
     stop=None,
     stop_every: int = 0,
     driver: bool = False,
+    sr_solver: str = "cg",
 ) -> Run:
     """Minimise the VNLS loss by SR for ``n_iter`` steps and read ``psi`` out over the basis.
 
@@ -89,9 +90,10 @@ def train(
     ``stop(psi)`` is asked every ``stop_every`` steps of the main run, and a
     true answer ends it early.
 
-    In exact mode the SR steps between read-outs run as one compiled loop (:mod:`.exact_loop`);
-    ``driver=True`` takes them one by one with NetKet's ``VMC`` driver instead, the reference that loop is
-    checked and timed against. Monte Carlo runs always use the driver.
+    The SR steps between read-outs run as one compiled loop (:mod:`.exact_loop` in exact mode,
+    :mod:`.sampled_loop` in Monte Carlo mode with a Metropolis sampler); ``driver=True`` takes them one by one
+    with NetKet's ``VMC`` driver instead, the reference the loops are checked and timed against. The
+    autoregressive model's direct sampler always uses the driver.
     """
     import netket as nk
 
@@ -115,6 +117,7 @@ def train(
             progress,
             start,
             driver=driver,
+            sr_solver=sr_solver,
         )
         warm_psi = np.asarray(state.to_array(normalize=False))
     else:
@@ -134,12 +137,26 @@ def train(
         stop,
         stop_every,
         driver=driver,
+        sr_solver=sr_solver,
     )
     psi = np.asarray(state.to_array(normalize=False))
     import jax
 
     weights = jax.tree_util.tree_map(np.asarray, state.parameters)
     return Run(psi, history, int(state.n_parameters), progress, warm_psi, steps, weights)
+
+
+#: SR's linear solves by name: NetKet's default, conjugate gradient without restart, and its dense Cholesky
+#: solve (``nk.optimizer.solver.cholesky``), which the driver offers as well.
+SR_SOLVERS = ("cg", "cholesky")
+
+
+def sr_solve(name: str):
+    """SR's solve function of that name (:data:`SR_SOLVERS`), as ``nk.optimizer.SR(solver=...)`` takes it."""
+    import jax
+    import netket as nk
+
+    return {"cg": jax.scipy.sparse.linalg.cg, "cholesky": nk.optimizer.solver.cholesky}[name]
 
 
 @functools.cache
@@ -171,28 +188,46 @@ def _optimize(
     stop_every: int = 0,
     *,
     driver: bool = False,
+    sr_solver: str = "cg",
 ) -> tuple[list[float], int]:
     """``steps`` SR steps of ``state`` on ``op``; ``psi`` read out at the ``wanted`` counts (after ``offset``).
 
     Returns the loss per step and the steps taken: fewer than ``steps`` when ``stop(psi)``, asked every
-    ``stop_every`` steps, said the state is good enough. A ``FullSumState`` runs the compiled loop unless
-    ``driver``; any other state, NetKet's driver.
+    ``stop_every`` steps, said the state is good enough. A state with a compiled loop (:func:`_loop_of`)
+    runs it unless ``driver``; any other state, NetKet's driver.
     """
+    run = _driver_steps if driver or _loop_of(state, op) is None else _loop_steps
+    settings = (model, learning_rate, diag_shift, sr_solve(sr_solver))
+    return run(state, op, *settings, steps, offset, wanted, progress, start, stop, stop_every)
+
+
+def _loop_of(state, op):
+    """The compiled loop class for ``state`` on ``op``: :class:`~.exact_loop.ExactLoop` for a ``FullSumState``,
+    :class:`~.sampled_loop.SampledLoop` for an ``MCState`` with a Metropolis sampler on :class:`~.operator.VNLSLoss`,
+    else ``None`` (the autoregressive model's direct sampler: the driver)."""
     import netket as nk
 
-    run = _driver_steps if driver or not isinstance(state, nk.vqs.FullSumState) else _loop_steps
-    return run(state, op, model, learning_rate, diag_shift, steps, offset, wanted, progress, start, stop, stop_every)
+    from qlsbench.solvers.vnls.operator import VNLSLoss
+
+    if isinstance(state, nk.vqs.FullSumState):
+        from qlsbench.solvers.vnls.exact_loop import ExactLoop
+
+        return ExactLoop
+    if isinstance(state.sampler, nk.sampler.MetropolisSampler) and isinstance(op, VNLSLoss):
+        from qlsbench.solvers.vnls.sampled_loop import SampledLoop
+
+        return SampledLoop
+    return None
 
 
 def _loop_steps(
-    state, op, model, learning_rate, diag_shift, steps, offset, wanted, progress, start, stop, stop_every
+    state, op, model, learning_rate, diag_shift, solve, steps, offset, wanted, progress, start, stop, stop_every
 ) -> tuple[list[float], int]:
-    """:func:`_optimize` by :class:`~.exact_loop.ExactLoop`: compiled chunks that end where the driver's callback
-    would read ``psi`` (a mark, a stop check, the last step), with the same read-outs in the same order."""
-    from qlsbench.solvers.vnls.exact_loop import ExactLoop
+    """:func:`_optimize` by a compiled loop (:func:`_loop_of`): compiled chunks that end where the driver's
+    callback would read ``psi`` (a mark, a stop check, the last step), with the same read-outs in the same order."""
     from qlsbench.solvers.vnls.models import MODELS
 
-    loop = ExactLoop(state, op, sgd(learning_rate), MODELS[model].holomorphic, diag_shift, steps)
+    loop = _loop_of(state, op)(state, op, sgd(learning_rate), MODELS[model].holomorphic, diag_shift, steps, solve)
     checks = set(range(stop_every, steps, stop_every)) if stop is not None and stop_every else set()
     ends = sorted({k - offset for k in wanted if offset < k <= offset + steps} | checks | {steps})
     for end in ends:
@@ -206,7 +241,7 @@ def _loop_steps(
 
 
 def _driver_steps(
-    state, op, model, learning_rate, diag_shift, steps, offset, wanted, progress, start, stop, stop_every
+    state, op, model, learning_rate, diag_shift, solve, steps, offset, wanted, progress, start, stop, stop_every
 ) -> tuple[list[float], int]:
     """:func:`_optimize` by NetKet's ``VMC`` driver, one step per Python iteration, read-outs in a callback."""
     import netket as nk
@@ -215,7 +250,10 @@ def _driver_steps(
 
     qgt = nk.optimizer.qgt.QGTJacobianDense(holomorphic=MODELS[model].holomorphic)
     driver = nk.driver.VMC(
-        op, sgd(learning_rate), variational_state=state, preconditioner=nk.optimizer.SR(qgt=qgt, diag_shift=diag_shift)
+        op,
+        sgd(learning_rate),
+        variational_state=state,
+        preconditioner=nk.optimizer.SR(qgt=qgt, diag_shift=diag_shift, solver=solve),
     )
     log = nk.logging.RuntimeLog()
 
