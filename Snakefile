@@ -23,6 +23,7 @@ from qlsbench.workflow import (
     in_loop_outputs,
     in_loop_args,
     in_loop_name_pattern,
+    in_loop_resource,
     in_loop_shard_files,
     noisy_results,
     in_loop_runs,

@@ -237,6 +237,22 @@ def test_a_sharded_in_loop_run_joins_to_the_unsharded_runs_file(tmp_path):
         }
 
 
+def test_an_in_loop_entrys_resources_override_the_rules():
+    """A long run (fig. 4's VNLS windows: hours a seed) asks its own wall time; the others keep the rule's."""
+    from qlsbench.workflow import in_loop_resource
+
+    config = {
+        **_default(),
+        "resources": {"in_loop": {"runtime": 45}},
+        "in_loop": [
+            {"name": "long", "solver": "cg", "resources": {"runtime": 360, "mem_mb": 3000}},
+            {"name": "short", "solver": "cg"},
+        ],
+    }
+    assert [in_loop_resource(config, "long", k) for k in ("runtime", "mem_mb", "threads")] == [360, 3000, 1]
+    assert [in_loop_resource(config, "short", k) for k in ("runtime", "mem_mb")] == [45, 2000]
+
+
 def test_an_in_loop_jobs_solver_options_arrive_as_its_entry_gives_them():
     """A solver option with spaces in it (an external solver's command) reaches the in-loop job whole: the rule
     passes the options as quoted JSON (as `--option command=python3 solver.py`, the shell split it in three)."""

@@ -13,7 +13,7 @@ from qlsbench.options import cli_words
 from qlsbench.workflow._solvers import _importable_from_cwd
 
 #: Keys of an ``in_loop:`` entry that are not :class:`~qlsbench.bench.in_loop.InLoopOptions` fields.
-IN_LOOP_KEYS = ("name", "solver", "options", "seeds", "fidelity", "fewer_seeds", "shards")
+IN_LOOP_KEYS = ("name", "solver", "options", "seeds", "fidelity", "fewer_seeds", "shards", "resources")
 
 
 def in_loop_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -98,6 +98,16 @@ def shard_seeds(seeds: int, i: int, k: int) -> tuple[int, int]:
 def in_loop_shards(config: dict[str, Any], name: str) -> int:
     """How many jobs the config's in-loop run ``name`` is split into (its entry's ``shards``, default 1)."""
     return int(in_loop_runs(config)[name].get("shards", 1))
+
+
+def in_loop_resource(config: dict[str, Any], name: str, key: str) -> int:
+    """``mem_mb``, ``runtime`` (minutes) or ``threads`` of the jobs of the config's in-loop run ``name``: the
+    ``in_loop`` rule's (:func:`~qlsbench.workflow.rule_resources`), then its entry's own ``resources``."""
+    from qlsbench.workflow._resources import rule_resources, rule_threads
+
+    merged = {**rule_resources(config, "in_loop"), "threads": rule_threads(config, "in_loop")}
+    merged.update(in_loop_runs(config)[name].get("resources") or {})
+    return int(merged[key])
 
 
 def in_loop_name_pattern(config: dict[str, Any], sharded: bool) -> str:

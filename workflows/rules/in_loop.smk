@@ -10,9 +10,10 @@ rule in_loop:
         name=in_loop_name_pattern(config, sharded=False),
     params:
         args=lambda wc: in_loop_args(config, wc.name),
-    threads: rule_threads(config, "in_loop")
+    threads: lambda wc: in_loop_resource(config, wc.name, "threads")
     resources:
-        **rule_resources(config, "in_loop"),
+        mem_mb=lambda wc: in_loop_resource(config, wc.name, "mem_mb"),
+        runtime=lambda wc: in_loop_resource(config, wc.name, "runtime"),
     log:
         "logs/in_loop/{name}.log",
     conda:
@@ -28,9 +29,10 @@ rule in_loop_shard:
         name=in_loop_name_pattern(config, sharded=True),
     params:
         args=lambda wc: in_loop_args(config, wc.name, shard=(int(wc.shard), int(wc.shards))),
-    threads: rule_threads(config, "in_loop")
+    threads: lambda wc: in_loop_resource(config, wc.name, "threads")
     resources:
-        **rule_resources(config, "in_loop"),
+        mem_mb=lambda wc: in_loop_resource(config, wc.name, "mem_mb"),
+        runtime=lambda wc: in_loop_resource(config, wc.name, "runtime"),
     log:
         "logs/in_loop/{name}/{shard}-of-{shards}.log",
     conda:
