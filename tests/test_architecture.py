@@ -39,7 +39,8 @@ LAYERS: list[set[str]] = [
     # the workflow: one module per job, each importing only those of layers below it, then its face (its __init__)
     {"workflow._datasets"},
     {"workflow._solvers"},
-    {"workflow._resources", "workflow._in_loop", "workflow._schema"},
+    {"workflow._resources", "workflow._schema"},
+    {"workflow._in_loop"},  # an in-loop run's jobs ask the rule's resources, over its entry's own
     {"workflow._figures"},
     {"workflow._config"},
     {"workflow"},
