@@ -236,23 +236,9 @@ def _steps(statics, model_state, loss, draws, diag_shift, carry, first, last):
 class SampledLoop:
     """SR steps of an ``MCState`` on a :class:`~.operator.VNLSLoss`, run in compiled chunks.
 
-    Parameters
-    ----------
-    state : netket.vqs.MCState
-        The state, with a Metropolis sampler; its parameters and sampler state are read at the start and written
-        back by :meth:`sync`.
-    op : VNLSLoss
-        The loss; its generator draws the ``c`` term's samples of every step here, in the driver's order.
-    optimizer : optax.GradientTransformation
-        The driver's optimizer (the shared ``sgd(learning_rate)``).
-    holomorphic : bool
-        Whether the QGT treats the model as holomorphic (``ModelSpec.holomorphic``).
-    diag_shift : float
-        SR's diagonal shift.
-    steps : int
-        The most steps this run takes.
-    solve : callable, optional
-        SR's linear solve (``training.sr_solve``); NetKet's default, CG, when not given.
+    Takes the parameters of :class:`~.exact_loop.ExactLoop`, with ``state`` an ``MCState`` with a Metropolis
+    sampler (its sampler state is read at the start and written back by :meth:`sync` too) and ``op`` the Monte
+    Carlo loss, whose generator draws the ``c`` term's samples of every step here, in the driver's order.
     """
 
     def __init__(self, state, op, optimizer, holomorphic: bool, diag_shift: float, steps: int, solve=None):
