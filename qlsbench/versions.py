@@ -110,7 +110,7 @@ SHIPPED_COMMITS = {
 }
 
 #: The formats of 0.2.0, unchanged in 0.2.1 (which changed what noisy device runs sample, not a format); 0.2.2 added
-#: one in-loop option (``start_step``; files without it ran from step 0).
+#: two in-loop options (``start_step``, ``stop_when_decided``; files without them ran from step 0, to the end).
 _FORMATS_0_2_0 = {
     "datasets": "58017ba3ff5a2f0a",
     "results": "bfe5bfc15204e24b",
@@ -128,7 +128,7 @@ _FORMATS_0_2_0 = {
 FORMAT_FINGERPRINTS = {
     "0.2.0": _FORMATS_0_2_0,
     "0.2.1": _FORMATS_0_2_0,
-    "0.2.2": {**_FORMATS_0_2_0, "in-loop": "e34414138d25d7ac"},  # the in-loop options gained start_step
+    "0.2.2": {**_FORMATS_0_2_0, "in-loop": "b77994670d11d290"},  # in-loop options: start_step, stop_when_decided
 }
 
 

@@ -292,6 +292,21 @@ def test_a_window_starts_from_the_references_state_after_its_first_steps(tmp_pat
     assert "steps before the solver" not in taken and list(again["step"]) == list(range(80, 110))
 
 
+def test_a_run_asked_to_stop_once_decided_ends_where_it_can_no_longer_carry():
+    """A random vector for every Newton direction leaves the 8-sphere pile's contact steps to the fallback (from step
+    77): asked to stop once decided, the run ends at the step where its fallback steps first pass 5 % of its 38
+    steps, with the rows the whole run has there."""
+    options = dataclasses.replace(SPHERES, newton_max_iter=3, start_step=72, steps=38)
+    whole, summary = run_in_loop(options, registry.get("null-random"))
+    assert summary["status"] == "completed" and whole["fallback"].sum() > 2
+    cut, decided = run_in_loop(dataclasses.replace(options, stop_when_decided=True), registry.get("null-random"))
+    second = int(np.flatnonzero(whole["fallback"].to_numpy())[1])  # 2 of 38 steps is past 5 %
+    assert decided["status"] == "decided" and len(cut) == second + 1
+    assert "the fallback finished 2 of its 38 steps" in decided["message"]
+    physics = [c for c in cut.columns if c != "seconds"]
+    pd.testing.assert_frame_equal(cut[physics], whole[physics].iloc[: second + 1])
+
+
 def test_the_results_file_takes_over_from_the_checkpoints(tmp_path):
     """A sweep with ``out`` leaves a finished checkpoint per run until the results file is written; then none."""
     out = tmp_path / "loop.parquet"

@@ -37,7 +37,14 @@ families, whose worlds step the simulations: :class:`~qlsbench.families.base.Loo
 :mod:`~qlsbench.bench.in_loop.workers` (runs side by side) and :mod:`~qlsbench.bench.in_loop.results_file`.
 """
 
-from qlsbench.bench.in_loop.options import LOOP_FAMILIES, WARM_STARTS, InLoopOptions, LoopOptions, file_options
+from qlsbench.bench.in_loop.options import (
+    FALLBACK_BOUND,
+    LOOP_FAMILIES,
+    WARM_STARTS,
+    InLoopOptions,
+    LoopOptions,
+    file_options,
+)
 from qlsbench.bench.in_loop.results_file import (
     IN_LOOP_META_KEY,
     merge_in_loop,
@@ -52,6 +59,7 @@ from qlsbench.bench.in_loop.workers import progress_lines, run_all
 
 __all__ = [
     "ADDITIVE_RESOURCES",
+    "FALLBACK_BOUND",
     "IN_LOOP_META_KEY",
     "LOOP_FAMILIES",
     "InLoopOptions",

@@ -11,7 +11,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from qlsbench.bench._checkpoints import Checkpoint, checkpoint_path, run_key
-from qlsbench.bench.in_loop.options import InLoopOptions, loop_families
+from qlsbench.bench.in_loop.options import FALLBACK_BOUND, InLoopOptions, loop_families
 from qlsbench.bench.in_loop.solver import LoopAborted, LoopSolver, SolveCount
 from qlsbench.errors import InputError
 from qlsbench.solvers.base import can_start
@@ -121,6 +121,10 @@ def run_in_loop(
                     "summary": None,
                 },
             )
+        why = decided(rows, options) if options.stop_when_decided else ""
+        if why:
+            status, message = "decided", f"step {k}: {why}"
+            break
     steps = pd.DataFrame(rows, columns=STEP_COLUMNS)
     summary = _summary(steps, options, loop, status, message)
     if checkpoint is not None:
@@ -205,6 +209,22 @@ def _row(k: int, report, cand: dict, ref: dict, solves: int, seconds: float) -> 
         "linear_solves_ref": ref["linear_solves"],
         "seconds": seconds,
     }
+
+
+def decided(rows: list[dict], options: InLoopOptions) -> str:
+    """Why a run can no longer carry the simulation after ``rows`` (its fallback steps past
+    :data:`~qlsbench.bench.in_loop.options.FALLBACK_BOUND` of all its steps, or its last step past the position
+    tolerance), or ``""`` while it still can."""
+    fallbacks = sum(bool(r["fallback"]) for r in rows)
+    if fallbacks > FALLBACK_BOUND * options.steps:
+        return (
+            f"the fallback finished {fallbacks} of its {options.steps} steps, past the protocol's "
+            f"{FALLBACK_BOUND:.0%}: it can no longer carry the simulation"
+        )
+    if rows and rows[-1]["position_error"] > options.position_tol:
+        error = rows[-1]["position_error"]
+        return f"past the position tolerance ({error:.2e} m): it can no longer carry the simulation"
+    return ""
 
 
 def divergence_step(steps: pd.DataFrame, tol: float) -> int | None:
