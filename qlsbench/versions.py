@@ -128,7 +128,7 @@ _FORMATS_0_2_0 = {
 FORMAT_FINGERPRINTS = {
     "0.2.0": _FORMATS_0_2_0,
     "0.2.1": _FORMATS_0_2_0,
-    "0.2.2": {**_FORMATS_0_2_0, "in-loop": "b77994670d11d290"},  # in-loop options: start_step, stop_when_decided
+    "0.2.2": {**_FORMATS_0_2_0, "in-loop": "b18f8136387b0ef5"},  # in-loop options: start_step, stop_when_decided
 }
 
 

@@ -299,7 +299,7 @@ def test_a_run_asked_to_stop_once_decided_ends_where_it_can_no_longer_carry():
     options = dataclasses.replace(SPHERES, newton_max_iter=3, start_step=72, steps=38)
     whole, summary = run_in_loop(options, registry.get("null-random"))
     assert summary["status"] == "completed" and whole["fallback"].sum() > 2
-    cut, decided = run_in_loop(dataclasses.replace(options, stop_when_decided=True), registry.get("null-random"))
+    cut, decided = run_in_loop(dataclasses.replace(options, stop_when_decided="on"), registry.get("null-random"))
     second = int(np.flatnonzero(whole["fallback"].to_numpy())[1])  # 2 of 38 steps is past 5 %
     assert decided["status"] == "decided" and len(cut) == second + 1
     assert "the fallback finished 2 of its 38 steps" in decided["message"]

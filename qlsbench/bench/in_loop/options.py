@@ -72,11 +72,12 @@ class LoopOptions(Options):
         "steps into the sedimentation)",
         bounds=Whole(0, 10**7),
     )
-    stop_when_decided: bool = option(
-        False,
-        "end a run once it can no longer carry the simulation (its fallback steps past the protocol's share of "
-        "its steps, or past the position tolerance): its accuracy verdict is decided, and the rest would cost "
-        "hours where each step runs Newton to its cap",
+    stop_when_decided: str = option(
+        "off",
+        "on: end a run once it can no longer carry the simulation (its fallback steps past the protocol's "
+        "share of its steps, or past the position tolerance): its accuracy verdict is decided, and the rest "
+        "would cost hours where each step runs Newton to its cap; off: run every step",
+        choices=("on", "off"),
     )
     iteration_budget: int | None = option(
         None,

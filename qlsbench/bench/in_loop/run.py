@@ -121,7 +121,7 @@ def run_in_loop(
                     "summary": None,
                 },
             )
-        why = decided(rows, options) if options.stop_when_decided else ""
+        why = decided(rows, options) if options.stop_when_decided == "on" else ""
         if why:
             status, message = "decided", f"step {k}: {why}"
             break
