@@ -184,6 +184,22 @@ def test_the_verdict_never_holds_for_the_nulls_runs_or_where_a_null_carries():
     assert "no cost verdict" in in_loop_page.cost_verdict(good, _nulls(), {})
 
 
+def test_a_paper_scale_run_decided_early_counts_against_the_claim():
+    """A VNLS run at the paper's scale that stopped once it could no longer carry the simulation (status decided)
+    is a seed that ran: the claim does not hold where every control fails, and the window's table says so."""
+    window = ("dem_c; sedimentation; 100 spheres, mu = 0; 20 steps from step 3200; Newton capped at 20", 1e-3)
+    decided = {**_judged(status="decided", fallback=2), "steps": 20, "steps_run": 2, "setting": window}
+    decided.update(paper_scale=True, max_qubits=7, solver_seconds=1170.0, linear_solves=40, first_solve_step=0)
+    decided["load"] = in_loop_page.load(decided, 1e-3)
+    decided["carries"] = decided["load"] <= 1
+    controls = [{**c, "setting": window, "paper_scale": False, "max_qubits": 7} for c in _nulls(fallback=20)]
+    judged = [decided, *controls]
+    assert not decided["carries"]
+    assert "**does not hold: 1 of 1 run(s)" in in_loop_page.paper_scale(judged)
+    (row,) = in_loop_page.paper_scale_table(judged).to_dict("records")
+    assert row["status"] == "test" and row["VNLS runs that carry"] == "0 of 1" and row["reference's solves"] == 162
+
+
 def _shipped_judged():
     return [r for name, steps, meta in _files() for r in in_loop_page.judged_runs(name, steps, meta)]
 

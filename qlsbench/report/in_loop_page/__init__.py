@@ -55,6 +55,7 @@ from qlsbench.report.in_loop_page._verdicts import (
     cost_verdict,
     oracle_scale,
     paper_scale,
+    paper_scale_table,
     verdicts,
     vnls_verdict,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "oracle_scale",
     "oracle_table",
     "paper_scale",
+    "paper_scale_table",
     "physics_track",
     "physics_track_blocks",
     "plot_in_loop",
