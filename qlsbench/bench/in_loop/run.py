@@ -134,7 +134,7 @@ def run_in_loop(
 
 #: In-loop options that leave the steps before the solver comes in as they are: runs that differ only in them
 #: share a start (:func:`start_state`).
-NOT_THE_START = ("steps", "position_tol", "time_limit", "warm_start", "iteration_budget")
+NOT_THE_START = ("steps", "position_tol", "time_limit", "warm_start", "iteration_budget", "stop_when_decided")
 
 
 def start_state(options: InLoopOptions, progress: bool = False, folder=None):
