@@ -28,12 +28,9 @@ from qlsbench.physics.spheres.assembly import assemble
 from .timing import best_of
 
 H = 1e-3
-#: The frictional settings of the default workflow.
+#: The stepper's frictional defaults (APGD to the tolerance study's tolerance; the datasets pin NSGS at Newton's).
 FRICTIONAL = StepOptions(h=H, mu=0.3, newton=NewtonOptions(regularization=1e-8))
 FRICTIONLESS = StepOptions(h=H, mu=0.0)
-#: The piles at scale: NSGS capped at 20 times the run's median step (``SweepBudget``), as the scale study runs them
-#: (``python -m qlsbench.bench.scale_study``, docs/scale.md).
-AT_SCALE = scale_study.step_options()
 #: Detection distance that finds only overlapping pairs (``detect_contacts`` needs a margin > 0).
 PENETRATION_MARGIN = 1e-12
 
@@ -496,25 +493,33 @@ class SiconosSideBySide:
 
 
 class _FrictionalAtScale:
-    """Frictional steps (mu 0.3) of a large pile dropped by 600 frictionless steps, warm-started, run once in
-    ``setup_cache``, as :func:`~qlsbench.physics.simulate` runs them: steps/s, unconverged steps and the slowest
-    step, alone and over the median step. A step's sweeps are bounded by the run's
-    :class:`~qlsbench.physics.SweepBudget` (``AT_SCALE``: 20 times the median step's, at least 3,000) and, above
+    """Steps of a large pile dropped by 600 frictionless steps, warm-started, run once in ``setup_cache``, as
+    :func:`~qlsbench.physics.simulate` runs them: steps/s, unconverged steps, the slowest step, alone and over the
+    median step, and the peak memory of the process that ran them. With friction (mu 0.3, ``scale_study.step_options``:
+    the stepper's APGD to its default tolerance) a step's iterations are bounded by the run's
+    :class:`~qlsbench.physics.SweepBudget` (20 times the median step's, at least 3,000) and, above
     ``StepOptions.proximal_max_unknowns``, no proximal fallback follows: a step past the cap ends as ``max_iter``
     and the run goes on."""
 
     timeout = 7200
-    spheres, steps = 1000, 100
+    spheres, steps, mu = 1000, 100, 0.3
 
     def setup_cache(self):
-        scene = _settled(self.spheres, 600)
+        import resource
+
+        scene, options = _settled(self.spheres, 600), scale_study.step_options(self.mu)
         warm, budget, seconds, unconverged = WarmStart(), SweepBudget(), [], 0
         for k in range(self.steps):
             t0 = time.perf_counter()
-            report = step(scene, AT_SCALE, index=k, warm=warm, budget=budget)
+            report = step(scene, options, index=k, warm=warm, budget=budget)
             seconds.append(time.perf_counter() - t0)
             unconverged += not report.status.solved
-        return np.array(seconds), unconverged
+        return np.array(seconds), unconverged, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+    def track_peak_memory(self, cache):
+        return cache[2]
+
+    track_peak_memory.unit = "MiB"
 
     def track_steps_per_second(self, cache):
         return self.steps / float(cache[0].sum())
@@ -538,7 +543,8 @@ class _FrictionalAtScale:
 
 
 class ThousandFrictional(_FrictionalAtScale):
-    """1,000 spheres, 100 frictional steps (issue 54's goal: >= 2 steps/s, 0 unconverged, no stall)."""
+    """1,000 spheres, 100 frictional steps (issue 66's goal: >= 2 steps/s, 0 unconverged, no step past 10x the
+    median)."""
 
     spheres, steps = 1000, 100
 
@@ -547,3 +553,9 @@ class FourThousandFrictional(_FrictionalAtScale):
     """4,000 spheres, 20 frictional steps, measured."""
 
     spheres, steps = 4000, 20
+
+
+class TenThousandFrictionless(_FrictionalAtScale):
+    """10,000 spheres without friction, 100 steps (issue 66's goal: >= 2 steps/s, 0 unconverged)."""
+
+    spheres, steps, mu = 10_000, 100, 0.0

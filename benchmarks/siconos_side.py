@@ -248,6 +248,75 @@ def at_scale(spheres: int, steps: int, out: Path, memory_gib: float = 16.0) -> P
     return path
 
 
+#: Siconos' fc3d solvers timed to accuracy at 1,000 spheres: those that ran there (PROX's MUMPS analysis ran out of
+#: memory, NSN_AC converged on none of 4 steps) and their iteration caps.
+ACCURACY_SOLVERS = {"NSGS": 100_000, "ADMM": 100_000, "VI_FPP": 100_000, "VI_EG": 100_000}
+
+
+def accuracy_side_by_side(
+    spheres: int, steps: int, out: Path, tol: float | None = None, memory_gib: float = 16.0
+) -> Path:
+    """The stepper's run of the scale study's pile, each step's contact problem also solved to ``tol`` on Siconos'
+    merit (fc3d error on the exact cone, relative to ``||q||``) by qlsbench's exact-cone APGD and by each of
+    :data:`ACCURACY_SOLVERS`, all from the stepper's start, timed in turn; into ``accuracy-<spheres>.json``.
+
+    ``tol`` defaults to the stepper's frictional tolerance. The stepper's own solve (the polygon, to its natural
+    residual) is timed too, with the Siconos error its answer reaches.
+    """
+    from tqdm.auto import tqdm
+
+    from qlsbench import __version__
+    from qlsbench.bench import scale_study
+    from qlsbench.bench.tolerance_study import siconos_error
+    from qlsbench.data import atomic_write_text
+    from qlsbench.physics import WarmStart
+    from qlsbench.physics.spheres.apgd import APGDOptions, apgd_exact_cone
+
+    options = scale_study.step_options()
+    tol = options.friction_tol if tol is None else tol
+    scene, warm, rows = scale_study.dropped_pile(spheres), WarmStart(), []
+    with Siconos(memory_gib) as siconos:
+        for k in tqdm(range(steps), desc="time to accuracy"):
+            report, solved, seconds = _timed_step(scene, warm, options, k, 1)
+            if solved is None:
+                continue
+            problem, start = solved
+            form = local_form(problem, start)
+            row = {"step": k, "contacts": report.contacts, "stepper": seconds, "stepper_iterations": report.sweeps}
+            row["stepper_status"] = str(report.status)
+            row["stepper_siconos_error"] = siconos_error(problem, warm_answer(warm, problem, scene))
+            t0 = time.perf_counter()
+            exact = apgd_exact_cone(problem, form["r0"].reshape(-1, 3), tol=tol, options=APGDOptions(max_iter=100_000))
+            row |= {"APGD_seconds": time.perf_counter() - t0, "APGD_iterations": exact.sweeps}
+            row |= {"APGD_info": 0 if exact.status == "converged" else 1, "APGD_error": exact.residual}
+            for solver, cap in ACCURACY_SOLVERS.items():
+                answer = siconos.solve(form, solver, tol, cap)
+                row.update({f"{solver}_{key}": value for key, value in answer.items()})
+            row["load"] = os.getloadavg()[0]
+            rows.append(row)
+    loads = [row["load"] for row in rows]
+    content = {
+        "format": 1,
+        "qlsbench": __version__,
+        "spheres": spheres,
+        "settle": scale_study.SETTLE,
+        "tol": tol,
+        "load": [min(loads), max(loads)],
+        "siconos_memory_gib": memory_gib,
+        "rows": [{key: _json_number(value) for key, value in row.items()} for row in rows],
+    }
+    path = Path(out) / f"accuracy-{spheres}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(content, indent=1) + "\n")
+    return path
+
+
+def warm_answer(warm, problem, scene) -> np.ndarray:
+    """The step's kept answer in the LCP's layout, read back from the warm start it left (same contacts, same
+    order)."""
+    return warm.guess(problem.contacts, scene.n_spheres, problem.s + 2)
+
+
 def _json_number(value):
     """``None`` for a NaN (a solve that did not finish has no time), so the file is standard JSON."""
     return None if isinstance(value, float) and not np.isfinite(value) else value
@@ -262,6 +331,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--out", type=Path, default=Path("docs/scale"))
     parser.add_argument("--memory-gib", type=float, default=16.0, help="the Siconos worker's address-space bound")
+    parser.add_argument("--accuracy", action="store_true", help="time to accuracy on Siconos' merit instead")
     args = parser.parse_args(argv)
     if args.spheres < 1 or args.steps < 1:
         raise SystemExit(f"--spheres and --steps must be at least 1 (got {args.spheres} and {args.steps})")
@@ -270,6 +340,9 @@ def main(argv: list[str] | None = None) -> None:
     reason = unavailable()
     if reason is not None:
         raise SystemExit(f"Siconos cannot run here: {reason}")
+    if args.accuracy:
+        print(f"wrote {accuracy_side_by_side(args.spheres, args.steps, args.out, memory_gib=args.memory_gib)}")
+        return
     print(f"wrote {at_scale(args.spheres, args.steps, args.out, args.memory_gib)}")
 
 

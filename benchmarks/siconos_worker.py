@@ -18,7 +18,9 @@ import time
 import numpy as np
 
 #: Siconos' names of the solvers compared.
-SOLVERS = {"NSGS": "SICONOS_FRICTION_3D_NSGS", "NSN_AC": "SICONOS_FRICTION_3D_NSN_AC"}
+SOLVERS = {
+    name: f"SICONOS_FRICTION_3D_{name}" for name in ("NSGS", "NSN_AC", "ADMM", "VI_FPP", "VI_EG", "PROX", "TFP", "DSFP")
+}
 
 
 def solve(request):

@@ -217,6 +217,8 @@ PRIVATE_IMPORTS = {
     "tests/test_hhl.py": "HHL's run, its stagnation rule and its state preparation fallback",
     "tests/test_noisy_page.py": "the noisy page's tables and sentences, and the controls' floors",
     "tests/test_nsgs.py": "the NSGS cone projection and the stepper's contact margin",
+    "tests/test_apgd.py": "the stepper's contact margin",
+    "tests/test_tolerance_study.py": "the exact cone's projection and the stepper's contact margin",
     "tests/test_pauli.py": "the decomposition module's kernels, their support limit and the truncation's permutation",
     "tests/test_problems.py": "the spectra module's fixed ARPACK start and one-thread BLAS",
     "tests/test_qsvt_page.py": "the QSVT page's row reader and its degree and declined tables",

@@ -17,7 +17,7 @@ from qlsbench.physics.spheres.assembly import assemble
 from qlsbench.physics.spheres.stepping import _solve
 
 CORPUS = sorted((Path(__file__).parent / "data" / "frictional_lcps").glob("*.npz"))
-OPTIONS = StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8))
+OPTIONS = StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8), friction_solver="nsgs", friction_tol=None)
 
 
 def _load(path: Path):

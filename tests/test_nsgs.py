@@ -28,7 +28,7 @@ from qlsbench.physics.spheres.assembly import assemble
 from qlsbench.physics.spheres.nsgs import NSGSOptions, _polygon_point, nsgs
 from qlsbench.physics.spheres.stepping import _margin
 
-FRICTIONAL = StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8))
+FRICTIONAL = StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8), friction_solver="nsgs", friction_tol=None)
 
 
 def _problem(n_spheres: int, steps: int, mu: float, seed: int = 0):

@@ -25,7 +25,8 @@ def _shipped() -> list[dict]:
 
 def test_the_page_is_generated_from_the_shipped_results():
     """Regenerate with ``python -m qlsbench.bench.scale_study --page`` when this fails."""
-    assert PAGE.read_text() == scale_study.page(_shipped(), scale_study.read_siconos(RESULTS))
+    shipped = scale_study.page(_shipped(), scale_study.read_siconos(RESULTS), scale_study.read_accuracy(RESULTS))
+    assert PAGE.read_text() == shipped
 
 
 def test_the_steps_beside_siconos_are_the_scale_runs_own_steps():
@@ -75,7 +76,7 @@ def test_the_summaries_are_the_rows_summarised_and_no_step_ran_past_its_cap():
         rows = content["rows"]
         assert content["summary"] == scale_study.summarise(rows)
         assert [r["step"] for r in rows] == list(range(len(rows)))
-        budget, options = SweepBudget(), scale_study.step_options()
+        budget, options = SweepBudget(), scale_study.step_options(content["mu"])
         for row in rows:
             assert row["cap"] == budget.cap(options.nsgs)
             assert row["sweeps"] <= row["cap"]

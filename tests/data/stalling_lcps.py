@@ -84,7 +84,18 @@ def record_stalls() -> list[dict]:
     try:
         scene = build_scene("sedimentation", n_spheres=8, seed=0)
         simulate(
-            scene, STEPS, StepOptions(h=1e-3, mu=0.3, newton=NEWTON, lemke_fallback=0, proximal=None), observer=observer
+            scene,
+            STEPS,
+            StepOptions(
+                h=1e-3,
+                mu=0.3,
+                newton=NEWTON,
+                lemke_fallback=0,
+                proximal=None,
+                friction_solver="nsgs",
+                friction_tol=None,
+            ),
+            observer=observer,
         )
     finally:
         stepper.assemble, stepper._solve = assemble, solve

@@ -35,7 +35,7 @@ RUNS = [(8, 0, 400, 3), (32, 0, 600, 3), (100, 0, 700, 4)]  # spheres, seed, ste
 #: A kept LCP is one on which NSGS too has work (so it tests the chain, not one sweep), and kept LCPs are at least
 #: this many steps apart (so they come from different stages of the fall and the settling).
 MIN_SWEEPS, SPACING = 30, 40
-OPTIONS = StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8))
+OPTIONS = StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8), friction_solver="nsgs", friction_tol=None)
 
 
 def _save(path: Path, problem, y0: np.ndarray, masses: np.ndarray) -> None:
