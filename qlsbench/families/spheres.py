@@ -400,7 +400,8 @@ def _fclib_math(problem) -> str:
 def _metadata(options: SphereOptions, stats: dict, reports: list, step_options: StepOptions) -> dict:
     """The file's metadata: the settings under their v1 keys (``s`` for the friction directions), then the run.
 
-    A v2 file (frictional, NSGS chain) adds ``dataset_version``, ``friction_solver``, the chain's settings and
+    A v2 file (frictional, NSGS chain) adds ``dataset_version``, ``friction_tol`` and ``friction_solver`` (what each
+    step was solved to, and by what), the chain's settings and
     how many steps each method finished; v1 files keep exactly their v1 keys.
     """
     iters = np.array([r.newton_iterations for r in reports if r.contacts]) if reports else np.zeros(0)
@@ -441,6 +442,10 @@ def _metadata(options: SphereOptions, stats: dict, reports: list, step_options: 
         if options.mu > 0 and chain is not None:  # the v2 chain always has its NSGS options
             meta.update(
                 slop=step_options.slop,
+                # what each step was solved to, and by what: the tolerance study (docs/tolerance.md) gives the
+                # physical errors of each tolerance
+                friction_tol=step_options.friction_tol,
+                friction_solver=step_options.friction_solver,
                 nsgs_presolve_tol=chain.presolve_tol,
                 nsgs_newton_max_iter=chain.newton_max_iter,
                 nsgs_sweeps_mean=float(np.mean([r.sweeps for r in reports])) if reports else 0.0,
