@@ -130,3 +130,12 @@ def test_bad_study_requests_are_named(tmp_path: Path):
         tolerance_study.run("settled", -1.0, tmp_path)
     with pytest.raises(InputError, match="control"):
         tolerance_study.run_label(1e-10, "jitter")
+
+
+def test_the_stepper_default_is_the_tolerance_the_study_chose():
+    """``FRICTION_TOL`` is not typed at will: it is the loosest tolerance the shipped study passes on every pile."""
+    from qlsbench.physics.spheres.stepping import FRICTION_TOL
+
+    results = read_results(ROOT / "docs" / "tolerance")
+    assert {pile for pile, _ in results} == set(tolerance_study.PILES)
+    assert tolerance_page.chosen_tolerance(results) == FRICTION_TOL
