@@ -139,7 +139,7 @@ class SphereOptions(Options):
             else {"nsgs": NSGSOptions(stall_ratio=0.5)}
         )
         # Datasets finish frictional steps with NSGS at Newton's tolerance, as every dataset file was made (the
-        # stepper's defaults, APGD at the tolerance study's 1e-6, came later).
+        # stepper's defaults, APGD at the tolerance study's 1e-7, came later).
         legacy |= {"friction_solver": "nsgs", "friction_tol": self.newton_tol}
         return StepOptions(
             h=self.h,

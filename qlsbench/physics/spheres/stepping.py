@@ -50,7 +50,7 @@ INTEGRATORS = ("dem_c", "cd_lagrange")
 FRICTION_SOLVERS = ("apgd", "nsgs")
 #: The default tolerance of frictional steps: the loosest one whose physical errors the tolerance study finds
 #: within its bounds on every pile (docs/tolerance.md, which a test holds equal to this).
-FRICTION_TOL = 1e-6
+FRICTION_TOL = 1e-7
 
 
 @dataclass(frozen=True)
