@@ -150,6 +150,7 @@ def run(spheres: int, steps: int, out: Path, *, settle: int = SETTLE, progress: 
     if not state["rows"]:
         _save_state(results, state)  # the dropped pile, which takes minutes at 4,000 spheres
     options = step_options(mu)
+    warm_up(options)
     bar = tqdm(range(len(state["rows"]), steps), desc=f"{spheres} spheres", disable=not progress)
     for k in bar:
         cap = state["budget"].cap(options.nsgs)
@@ -161,6 +162,16 @@ def run(spheres: int, steps: int, out: Path, *, settle: int = SETTLE, progress: 
         atomic_write_text(results, json.dumps(content, indent=1) + "\n")
         bar.set_postfix(sweeps=report.sweeps, status=str(report.status.value))
     return json.loads(results.read_text())
+
+
+def warm_up(options: StepOptions) -> None:
+    """Compile the stepper's kernels (numba, on first call in a process) on a small pile, so no timed step pays for
+    it: a fresh clone's first frictional step otherwise takes some 10 s more."""
+    scene = build_scene("sedimentation", n_spheres=20, seed=0)
+    simulate(scene, 150, StepOptions(h=H, mu=0.0))
+    warm = WarmStart()
+    for k in range(3):
+        step(scene, options, index=k, warm=warm)
 
 
 def _content(spheres: int, steps: int, settle: int, rows: list[dict], options: StepOptions) -> dict:
@@ -464,6 +475,7 @@ __all__ = [
     "siconos_path",
     "step_options",
     "summarise",
+    "warm_up",
 ]
 
 if __name__ == "__main__":
