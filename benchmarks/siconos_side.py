@@ -223,26 +223,38 @@ def at_scale(spheres: int, steps: int, out: Path, memory_gib: float = 16.0) -> P
     """The first ``steps`` steps of the scale study's ``spheres``-sphere pile side by side, one solve each, into
     its side-by-side file in ``out`` (what ``docs/scale.md`` shows under *Beside Siconos*); the Siconos worker
     may use ``memory_gib`` of address space."""
-    from qlsbench import __version__
     from qlsbench.bench import scale_study
-    from qlsbench.data import atomic_write_text
     from qlsbench.physics import WarmStart
 
     scene = scale_study.dropped_pile(spheres)
     # One solve each: a solve of seconds is not decided by a stall of the machine, and Siconos' NSGS takes minutes.
     options = scale_study.step_options()
     rows = side_by_side(scene, WarmStart(), options, steps, repeats=1, progress=True, memory_gib=memory_gib)
+    return _written(scale_study.siconos_path(out, spheres), _content(spheres, rows, memory_gib))
+
+
+def _content(spheres: int, rows: list[dict], memory_gib: float, **extra) -> dict:
+    """A side-by-side file's content: the run, the load over its steps, the worker's bound and the rows."""
+    from qlsbench import __version__
+    from qlsbench.bench import scale_study
+
     loads = [row["load"] for row in rows]
-    content = {
+    return {
         "format": 1,
         "qlsbench": __version__,
         "spheres": spheres,
         "settle": scale_study.SETTLE,
+        **extra,
         "load": [min(loads), max(loads)],
         "siconos_memory_gib": memory_gib,
         "rows": [{key: _json_number(value) for key, value in row.items()} for row in rows],
     }
-    path = scale_study.siconos_path(out, spheres)
+
+
+def _written(path: Path, content: dict) -> Path:
+    """``content`` as JSON at ``path`` (temporary file, then rename)."""
+    from qlsbench.data import atomic_write_text
+
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(content, indent=1) + "\n")
     return path
@@ -265,10 +277,8 @@ def accuracy_side_by_side(
     """
     from tqdm.auto import tqdm
 
-    from qlsbench import __version__
     from qlsbench.bench import scale_study
     from qlsbench.bench.tolerance_study import siconos_error
-    from qlsbench.data import atomic_write_text
     from qlsbench.physics import WarmStart
     from qlsbench.physics.spheres.apgd import APGDOptions, apgd_exact_cone
 
@@ -294,21 +304,7 @@ def accuracy_side_by_side(
                 row.update({f"{solver}_{key}": value for key, value in answer.items()})
             row["load"] = os.getloadavg()[0]
             rows.append(row)
-    loads = [row["load"] for row in rows]
-    content = {
-        "format": 1,
-        "qlsbench": __version__,
-        "spheres": spheres,
-        "settle": scale_study.SETTLE,
-        "tol": tol,
-        "load": [min(loads), max(loads)],
-        "siconos_memory_gib": memory_gib,
-        "rows": [{key: _json_number(value) for key, value in row.items()} for row in rows],
-    }
-    path = Path(out) / f"accuracy-{spheres}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(content, indent=1) + "\n")
-    return path
+    return _written(Path(out) / f"accuracy-{spheres}.json", _content(spheres, rows, memory_gib, tol=tol))
 
 
 def warm_answer(warm, problem, scene) -> np.ndarray:

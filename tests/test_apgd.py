@@ -8,39 +8,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from contact_problems import assert_lemkes_velocities, sedimentation_problem, target
 
 from qlsbench.errors import InputError
-from qlsbench.physics import StepOptions, build_scene, detect_contacts, simulate
+from qlsbench.physics import StepOptions, build_scene, simulate
 from qlsbench.physics.lcp import lemke
 from qlsbench.physics.spheres.apgd import APGDOptions, apgd
-from qlsbench.physics.spheres.assembly import assemble
 from qlsbench.physics.spheres.nsgs import nsgs
-from qlsbench.physics.spheres.stepping import FRICTION_TOL, _margin
+from qlsbench.physics.spheres.stepping import FRICTION_TOL
 
-
-def _problem(n_spheres: int, steps: int, mu: float, seed: int = 0):
-    """The contact LCP of the step after ``steps`` frictionless steps of a sedimentation."""
-    scene = build_scene("sedimentation", n_spheres=n_spheres, seed=seed)
-    simulate(scene, steps, StepOptions(mu=0.0))
-    v_known = scene.velocities + 1e-3 * scene.gravity
-    contacts = detect_contacts(scene, _margin(scene, v_known, StepOptions(mu=mu)))
-    return assemble(contacts, scene.masses, v_known, 1e-3, mu, 8)
-
-
-def _target(problem, tol):
-    return tol * (1 + np.linalg.norm(problem.lcp.r))
+_problem, _target = sedimentation_problem, target
 
 
 @pytest.mark.parametrize("mu", [0.3, 1.0])
 def test_apgd_solves_the_lcp_and_agrees_with_lemke_on_velocities(mu):
     problem = _problem(6, 250, mu)
-    exact = lemke(problem.lcp)
-    assert exact.status == "converged"
-    result = apgd(problem, tol=1e-12)
-    assert result.status == "converged" and result.residual <= _target(problem, 1e-12)
-    assert problem.lcp.natural_residual(result.y) == pytest.approx(result.residual, rel=1e-6, abs=1e-15)
-    v_apgd, v_exact = problem.velocity_change(result.y), problem.velocity_change(exact.y)
-    np.testing.assert_allclose(v_apgd, v_exact, rtol=0, atol=1e-9 * np.abs(v_exact).max())
+    assert_lemkes_velocities(problem, apgd(problem, tol=1e-12), 1e-12)
 
 
 def test_an_exact_solution_is_a_fixed_point():

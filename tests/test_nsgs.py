@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from contact_problems import assert_lemkes_velocities, sedimentation_problem, target
 
 from qlsbench.errors import InputError
 from qlsbench.physics import (
@@ -22,26 +23,13 @@ from qlsbench.physics import (
     minmap_newton,
     simulate,
 )
-from qlsbench.physics.lcp import lemke
 from qlsbench.physics.spheres import SweepBudget
-from qlsbench.physics.spheres.assembly import assemble
 from qlsbench.physics.spheres.nsgs import NSGSOptions, _polygon_point, nsgs
-from qlsbench.physics.spheres.stepping import _margin
 
 FRICTIONAL = StepOptions(mu=0.3, newton=NewtonOptions(regularization=1e-8), friction_solver="nsgs", friction_tol=None)
 
 
-def _problem(n_spheres: int, steps: int, mu: float, seed: int = 0):
-    """The contact LCP of the step after ``steps`` frictionless steps of a sedimentation."""
-    scene = build_scene("sedimentation", n_spheres=n_spheres, seed=seed)
-    simulate(scene, steps, StepOptions(mu=0.0))
-    v_known = scene.velocities + 1e-3 * scene.gravity
-    contacts = detect_contacts(scene, _margin(scene, v_known, StepOptions(mu=mu)))
-    return assemble(contacts, scene.masses, v_known, 1e-3, mu, 8)
-
-
-def _target(problem, tol=1e-10):
-    return tol * (1 + np.linalg.norm(problem.lcp.r))
+_problem, _target = sedimentation_problem, target
 
 
 @pytest.mark.parametrize("radius", [0.0, 1e-3, 2.0])
@@ -65,13 +53,7 @@ def test_the_polygon_point_is_the_nearest_point_of_the_polygon(radius):
 def test_nsgs_solves_the_lcp_and_agrees_with_lemke_on_velocities(mu):
     """Small piles: NSGS meets the tolerance; impulses need not be unique, the velocities they give are."""
     problem = _problem(6, 250, mu)
-    exact = lemke(problem.lcp)
-    assert exact.status == "converged"
-    result = nsgs(problem, tol=1e-12)
-    assert result.status == "converged" and result.residual <= _target(problem, 1e-12)
-    assert problem.lcp.natural_residual(result.y) == pytest.approx(result.residual, rel=1e-6, abs=1e-15)
-    v_nsgs, v_exact = problem.velocity_change(result.y), problem.velocity_change(exact.y)
-    np.testing.assert_allclose(v_nsgs, v_exact, rtol=0, atol=1e-9 * np.abs(v_exact).max())
+    assert_lemkes_velocities(problem, nsgs(problem, tol=1e-12), 1e-12)
 
 
 @pytest.mark.parametrize("mu", [0.0, 0.3])

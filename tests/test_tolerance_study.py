@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from contact_problems import sedimentation_problem
 from siconos_global import SICONOS_PYTHON
 
 from qlsbench.bench import tolerance_page, tolerance_study
@@ -23,10 +24,8 @@ from qlsbench.bench.tolerance_study import (
     siconos_error,
 )
 from qlsbench.errors import InputError
-from qlsbench.physics import StepOptions, build_scene, detect_contacts, simulate
-from qlsbench.physics.spheres.assembly import assemble
+from qlsbench.physics import build_scene
 from qlsbench.physics.spheres.nsgs import nsgs
-from qlsbench.physics.spheres.stepping import _margin
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -71,11 +70,7 @@ def test_the_cone_projection_is_moreaus():
 
 
 def _problem():
-    scene = build_scene("sedimentation", n_spheres=20, seed=0)
-    simulate(scene, 250, StepOptions(mu=0.0))
-    v_known = scene.velocities + 1e-3 * scene.gravity
-    contacts = detect_contacts(scene, _margin(scene, v_known, StepOptions(mu=0.3)))
-    return assemble(contacts, scene.masses, v_known, 1e-3, 0.3, 8)
+    return sedimentation_problem(20, 250, 0.3)
 
 
 _SICONOS_ERROR = """
