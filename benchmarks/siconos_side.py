@@ -176,7 +176,7 @@ def side_by_side(
     from tqdm.auto import tqdm
 
     scene, warm = scene.copy(), copy.deepcopy(warm)
-    tol = options.newton.tol
+    tol = options.newton.tol if options.friction_tol is None else options.friction_tol  # what the stepper meets
     rows = []
     with Siconos(memory_gib) as siconos:
         for k in tqdm(range(steps), desc="side by side", disable=not progress):

@@ -76,7 +76,7 @@ def test_the_summaries_are_the_rows_summarised_and_no_step_ran_past_its_cap():
         rows = content["rows"]
         assert content["summary"] == scale_study.summarise(rows)
         assert [r["step"] for r in rows] == list(range(len(rows)))
-        budget, options = SweepBudget(), scale_study.step_options(content["mu"])
+        budget, options = SweepBudget(), scale_study.step_options(content.get("mu", scale_study.MU))
         for row in rows:
             assert row["cap"] == budget.cap(options.nsgs)
             assert row["sweeps"] <= row["cap"]

@@ -208,8 +208,14 @@ def summarise(rows: list[dict]) -> dict:
         "max_sweeps": int(sweeps.max()),
         "median_contacts": float(np.median([r["contacts"] for r in rows])),
         "load": [float(min(loads)), float(max(loads))],
-        "peak_memory_mib": float(max(r["peak_memory_mib"] for r in rows)),
-    }
+    } | _memory(rows)
+
+
+def _memory(rows: list[dict]) -> dict:
+    """The run's peak memory, where its rows recorded it (format 1 rows, qlsbench 0.2.1, did not)."""
+    if not all("peak_memory_mib" in r for r in rows):
+        return {}
+    return {"peak_memory_mib": float(max(r["peak_memory_mib"] for r in rows))}
 
 
 def page(contents: list[dict], siconos: list[dict] | None = None, accuracy: list[dict] | None = None) -> str:
@@ -239,8 +245,9 @@ def page(contents: list[dict], siconos: list[dict] | None = None, accuracy: list
         "| load (1 min) | qlsbench |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for content in sorted(contents, key=lambda c: (c["mu"] == 0, c["spheres"])):
-        s = content["summary"]
+    for content in sorted(contents, key=lambda c: (c.get("mu", MU) == 0, c["spheres"])):
+        content = {**FORMAT_1, **content}
+        s = {"peak_memory_mib": np.nan, **content["summary"]}
         lines.append(
             f"| {content['spheres']:,} | {content['mu']:g} | {content['method']} ({content['tol']:.0e}) "
             f"| {content['settle']} | {s['median_contacts']:,.0f} "
@@ -248,7 +255,7 @@ def page(contents: list[dict], siconos: list[dict] | None = None, accuracy: list
             f"| {s['steps_per_second']:.3g} | {_seconds(s['median_step_seconds'])} "
             f"| {_seconds(s['slowest_step_seconds'])} (step {s['slowest_step']}) | {_goal(content)} "
             f"| {s['unconverged']} | {s['median_sweeps']:,.0f} | {s['max_sweeps']:,} "
-            f"| {s['peak_memory_mib'] / 1024:.2f} | {s['load'][0]:.1f}-{s['load'][1]:.1f} | {content['qlsbench']} |"
+            f"| {_gib(s['peak_memory_mib'])} | {s['load'][0]:.1f}-{s['load'][1]:.1f} | {content['qlsbench']} |"
         )
     if siconos:
         lines += ["", *siconos_section(siconos)]
@@ -331,6 +338,14 @@ def siconos_summary(content: dict) -> str:
         f" the Siconos worker bounded to {content['siconos_memory_gib']:g} GiB of address space, qlsbench "
         f"{content['qlsbench']}). {' '.join(parts)} The stepper left {ours} unconverged."
     )
+
+
+#: What a format 1 file (qlsbench 0.2.1) did not record: its runs were frictional, NSGS to Newton's 1e-10.
+FORMAT_1 = {"mu": MU, "method": "nsgs", "tol": 1e-10}
+
+
+def _gib(mib: float) -> str:
+    return "-" if not np.isfinite(mib) else f"{mib / 1024:.2f}"
 
 
 def _goal(content: dict) -> str:
@@ -429,7 +444,7 @@ def read_accuracy(out: Path) -> list[dict]:
 
 def read_results(out: Path) -> list[dict]:
     """Every results file in ``out``."""
-    return [json.loads(p.read_text()) for p in sorted(Path(out).glob("frictional-*.json"))]
+    return [json.loads(p.read_text()) for p in sorted(Path(out).glob("friction*-*.json"))]
 
 
 def siconos_path(out: Path, spheres: int) -> Path:
