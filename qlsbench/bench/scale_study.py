@@ -387,15 +387,16 @@ def accuracy_section(contents: list[dict]) -> list[str]:
         "below 1: APGD took less time. The stepper's own column solves the polygon of 8 facets to its natural",
         "residual; the Siconos error its answer reaches is the facets' floor, not its tolerance.",
         "",
-        "| spheres | step | contacts | stepper (s) | its Siconos error | APGD exact cone (s) | APGD iterations | "
+        "| spheres | tol | step | contacts | stepper (s) | its Siconos error | APGD exact cone (s) | APGD iterations | "
         + " | ".join([*(f"{name} (s)" for name in ACCURACY_SOLVERS), *(f"APGD / {name}" for name in ACCURACY_SOLVERS)])
         + " |",
-        "|" + "---|" * (7 + 2 * len(ACCURACY_SOLVERS)),
+        "|" + "---|" * (8 + 2 * len(ACCURACY_SOLVERS)),
     ]
-    summaries = []
-    for content in sorted(contents, key=lambda c: c["spheres"]):
+    summaries: list[str] = []
+    for content in sorted(contents, key=lambda c: (c["spheres"], -c["tol"])):
         for row in content["rows"]:
-            cells = [f"{content['spheres']:,}", str(row["step"]), f"{row['contacts']:,}", _seconds(row["stepper"])]
+            cells = [f"{content['spheres']:,}", f"{content['tol']:.0e}", str(row["step"]), f"{row['contacts']:,}"]
+            cells += [_seconds(row["stepper"])]
             cells += [f"{row['stepper_siconos_error']:.1e}", _accuracy_cell(row, "APGD"), f"{row['APGD_iterations']:,}"]
             cells += [_accuracy_cell(row, name) for name in ACCURACY_SOLVERS]
             cells += [_accuracy_ratio(row, name) for name in ACCURACY_SOLVERS]
