@@ -270,7 +270,7 @@ def accuracy_side_by_side(
 ) -> Path:
     """The stepper's run of the scale study's pile, each step's contact problem also solved to ``tol`` on Siconos'
     merit (fc3d error on the exact cone, relative to ``||q||``) by qlsbench's exact-cone APGD and by each of
-    :data:`ACCURACY_SOLVERS`, all from the stepper's start, timed in turn; into ``accuracy-<spheres>.json``.
+    :data:`ACCURACY_SOLVERS`, all from the stepper's start, timed in turn; into ``accuracy-<spheres>-<tol>.json``.
 
     ``tol`` defaults to the stepper's frictional tolerance. The stepper's own solve (the polygon, to its natural
     residual) is timed too, with the Siconos error its answer reaches.
@@ -304,7 +304,7 @@ def accuracy_side_by_side(
                 row.update({f"{solver}_{key}": value for key, value in answer.items()})
             row["load"] = os.getloadavg()[0]
             rows.append(row)
-    return _written(Path(out) / f"accuracy-{spheres}.json", _content(spheres, rows, memory_gib, tol=tol))
+    return _written(Path(out) / f"accuracy-{spheres}-{tol:.0e}.json", _content(spheres, rows, memory_gib, tol=tol))
 
 
 def warm_answer(warm, problem, scene) -> np.ndarray:
@@ -328,6 +328,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=Path("docs/scale"))
     parser.add_argument("--memory-gib", type=float, default=16.0, help="the Siconos worker's address-space bound")
     parser.add_argument("--accuracy", action="store_true", help="time to accuracy on Siconos' merit instead")
+    parser.add_argument("--tol", type=float, default=None, help="with --accuracy: the tolerance (the stepper's)")
     args = parser.parse_args(argv)
     if args.spheres < 1 or args.steps < 1:
         raise SystemExit(f"--spheres and --steps must be at least 1 (got {args.spheres} and {args.steps})")
@@ -337,7 +338,10 @@ def main(argv: list[str] | None = None) -> None:
     if reason is not None:
         raise SystemExit(f"Siconos cannot run here: {reason}")
     if args.accuracy:
-        print(f"wrote {accuracy_side_by_side(args.spheres, args.steps, args.out, memory_gib=args.memory_gib)}")
+        if args.tol is not None and not (np.isfinite(args.tol) and args.tol > 0):
+            raise SystemExit(f"--tol must be a positive number (got {args.tol})")
+        path = accuracy_side_by_side(args.spheres, args.steps, args.out, tol=args.tol, memory_gib=args.memory_gib)
+        print(f"wrote {path}")
         return
     print(f"wrote {at_scale(args.spheres, args.steps, args.out, args.memory_gib)}")
 
