@@ -44,7 +44,6 @@ from qlsbench.physics import (
     WarmStart,
     build_scene,
     detect_contacts,
-    simulate,
     step,
 )
 from qlsbench.physics.spheres import ContactLCP, Scene, turning_gravity
@@ -104,12 +103,6 @@ def _frictional(scene, warm, steps: int, gravity=None) -> None:
         step(scene, options, index=k, warm=warm)
 
 
-def _dropped(spheres: int, settle: int):
-    scene = build_scene("sedimentation", n_spheres=spheres, seed=0)
-    simulate(scene, settle, StepOptions(h=H, mu=0.0))
-    return scene
-
-
 def build_pile(name: str) -> Pile:
     """The study's piles.
 
@@ -127,7 +120,7 @@ def build_pile(name: str) -> Pile:
                 break
         return Pile(name, scene, warm)
     if name == "sliding":
-        scene, warm = _dropped(100, 400), WarmStart()
+        scene, warm = scale_study.dropped_pile(100, 400), WarmStart()
         _frictional(scene.copy(), warm, 1, pile_gravity(name))
         return Pile(name, scene, warm)
     if name == "thousand":
