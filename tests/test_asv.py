@@ -89,6 +89,20 @@ def test_asv_suites_are_well_formed():
     assert "No problems found" in run.stdout + run.stderr
 
 
+@pytest.mark.parametrize("suite", sorted(ACCURACY))
+def test_no_suite_inherits_a_setup_cache(suite):
+    """asv keys a ``setup_cache`` by where it is defined: suites that inherit one share one run, and each then
+    reports the other's figures (the 1,000-sphere suite once read the 4,000-sphere run's)."""
+    path = BENCHMARKS / suite
+    tree = ast.parse(path.read_text(), filename=str(path))
+    nodes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    classes = _classes(path)
+    for name, node in nodes.items():
+        bases = [base.id for base in node.bases if isinstance(base, ast.Name) and base.id in classes]
+        inherited = [base for base in bases if "setup_cache" in classes[base]]
+        assert "setup_cache" in classes[name] or not inherited, f"{suite}: {name} inherits setup_cache from {inherited}"
+
+
 def test_every_suite_file_is_covered():
     """A new ``bench_*.py`` is added to ``ACCURACY`` (with the accuracy it tracks) or this fails."""
     assert {p.name for p in BENCHMARKS.glob("bench_*.py")} == set(ACCURACY)
