@@ -95,12 +95,13 @@ def step_options(tol: float, facets: int | None = None) -> StepOptions:
     return replace(base, nsgs=nsgs, friction_solver=SOLVER, friction_tol=tol, s=facets or base.s)
 
 
-def _frictional(scene, warm, steps: int, gravity=None) -> None:
-    options = step_options(REFERENCE_TOL)
-    for k in range(steps):
-        if gravity is not None:
-            scene.gravity = gravity(k)
-        step(scene, options, index=k, warm=warm)
+def _own_warm_start(name: str, scene: Scene) -> Pile:
+    """The pile ``scene`` with the warm start of one reference step from it (taken on a copy)."""
+    warm, trial, gravity = WarmStart(), scene.copy(), pile_gravity(name)
+    if gravity is not None:
+        trial.gravity = gravity(0)
+    step(trial, step_options(REFERENCE_TOL), index=0, warm=warm)
+    return Pile(name, scene, warm)
 
 
 def build_pile(name: str) -> Pile:
@@ -120,13 +121,9 @@ def build_pile(name: str) -> Pile:
                 break
         return Pile(name, scene, warm)
     if name == "sliding":
-        scene, warm = scale_study.dropped_pile(100, 400), WarmStart()
-        _frictional(scene.copy(), warm, 1, pile_gravity(name))
-        return Pile(name, scene, warm)
+        return _own_warm_start(name, scale_study.dropped_pile(100, 400))
     if name == "thousand":
-        scene, warm = scale_study.dropped_pile(1000), WarmStart()
-        _frictional(scene.copy(), warm, 1)
-        return Pile(name, scene, warm)
+        return _own_warm_start(name, scale_study.dropped_pile(1000))
     raise InputError(f"unknown pile {name!r}; the study's piles: {', '.join(PILES)}")
 
 
