@@ -176,7 +176,7 @@ def side_by_side(
     from tqdm.auto import tqdm
 
     scene, warm = scene.copy(), copy.deepcopy(warm)
-    tol = options.newton.tol if options.friction_tol is None else options.friction_tol  # what the stepper meets
+    tol = options.solved_friction_tol  # what the stepper meets
     rows = []
     with Siconos(memory_gib) as siconos:
         for k in tqdm(range(steps), desc="side by side", disable=not progress):
@@ -283,7 +283,7 @@ def accuracy_side_by_side(
     from qlsbench.physics.spheres.apgd import APGDOptions, apgd_exact_cone
 
     options = scale_study.step_options()
-    tol = options.friction_tol if tol is None else tol
+    tol = options.solved_friction_tol if tol is None else tol
     scene, warm, rows = scale_study.dropped_pile(spheres), WarmStart(), []
     with Siconos(memory_gib) as siconos:
         for k in tqdm(range(steps), desc="time to accuracy"):

@@ -185,6 +185,11 @@ class StepOptions:
                 "(the dem_c step is perfectly inelastic)"
             )
 
+    @property
+    def solved_friction_tol(self) -> float:
+        """The tolerance a frictional step of the v2 chain is solved to: ``friction_tol``, else ``newton.tol``."""
+        return self.newton.tol if self.friction_tol is None else self.friction_tol
+
 
 @dataclass
 class StepReport:
@@ -338,7 +343,7 @@ def _solve(
 
 def _finish(problem: ContactLCP, start, options: StepOptions, chain: NSGSOptions, cap: int) -> LCPResult:
     """The v2 chain's first-order solve of a frictional step to its tolerance (``options.friction_solver``)."""
-    tol = options.newton.tol if options.friction_tol is None else options.friction_tol
+    tol = options.solved_friction_tol
     if options.friction_solver == "apgd":
         return apgd(problem, start, tol=tol, options=APGDOptions(max_iter=cap))
     return nsgs(problem, start, tol=tol, max_sweeps=cap, repairs=chain.repairs, stall_ratio=chain.stall_ratio)
