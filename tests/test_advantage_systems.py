@@ -276,6 +276,29 @@ def test_a_pile_build_interrupted_part_way_resumes_to_the_same_system(tmp_path):
     assert (resumed.A != whole.A).nnz == 0 and resumed.A.shape == whole.A.shape
 
 
+def test_a_run_is_identified_by_the_options_it_reads():
+    """A checkpoint's key: a frictionless run's leaves out the friction-only fields (so a build saved before they
+    existed resumes), a frictional run's keeps them, and a field the run reads still tells two runs apart."""
+    from dataclasses import fields, replace
+
+    from qlsbench.physics import StepOptions
+
+    frictionless = StepOptions(h=1e-3, mu=0.0)
+    assert replace(frictionless, friction_tol=1e-4, friction_solver="nsgs").identity() == frictionless.identity()
+    assert (
+        "friction" not in frictionless.identity()
+        and replace(frictionless, h=2e-3).identity() != frictionless.identity()
+    )
+    frictional = StepOptions(h=1e-3, mu=0.3)
+    assert frictional.identity() == repr(frictional)  # every field, in the dataclass's own repr
+    assert replace(frictional, friction_tol=1e-4).identity() != frictional.identity()
+    # the frictionless identity is the dataclass repr of the fields it keeps, in their order
+    kept = [f.name for f in fields(frictionless) if not f.name.startswith("friction_")]
+    assert (
+        frictionless.identity() == "StepOptions(" + ", ".join(f"{n}={getattr(frictionless, n)!r}" for n in kept) + ")"
+    )
+
+
 # ---------------------------------------------------------------- the map
 
 

@@ -107,7 +107,8 @@ def _dem_c_mu0(spheres: int, checkpoint=None) -> LinearSystem:
     scene = build_scene("sedimentation", n_spheres=spheres, seed=0)
     recorder = _Largest(every=DEM_EVERY)
     options = StepOptions(h=1e-3, mu=0.0)
-    key = repr(("dem_c-mu0", spheres, DEM_STEPS, DEM_EVERY, options))  # a changed axis never resumes an old build
+    # a changed axis never resumes an old build; the options by what the build reads (StepOptions.identity)
+    key = f"('dem_c-mu0', {spheres}, {DEM_STEPS}, {DEM_EVERY}, {options.identity()})"
     earlier = _settle(scene, DEM_STEPS, options, recorder, checkpoint, key)
     if not recorder.records:
         raise InputError(f"growth dem_c-mu0: {spheres} spheres formed no contact in {DEM_STEPS} steps")

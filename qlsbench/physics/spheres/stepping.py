@@ -15,7 +15,7 @@ min-map Newton, so both yield Newton subsystems for the benchmark:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -51,6 +51,8 @@ FRICTION_SOLVERS = ("apgd", "nsgs")
 #: The default tolerance of frictional steps: the loosest one whose physical errors the tolerance study finds
 #: within its bounds on every pile (docs/tolerance.md, which a test holds equal to this).
 FRICTION_TOL = 1e-7
+#: The StepOptions fields only a frictional step reads (left out of a frictionless run's identity).
+FRICTION_ONLY_FIELDS = ("friction_solver", "friction_tol")
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,17 @@ class StepOptions:
                 f"restitution {self.restitution!r} needs integrator 'cd_lagrange' "
                 "(the dem_c step is perfectly inelastic)"
             )
+
+    def identity(self) -> str:
+        """The options' ``repr`` less what this run never reads: what a checkpoint of a run is keyed by.
+
+        A frictionless step never reads ``friction_solver`` or ``friction_tol``; leaving them out of its
+        identity keeps a long frictionless build (the advantage map's 30,000 spheres, hours) resumable across a
+        qlsbench that added them, while any field the run does read still tells two runs apart.
+        """
+        unread = FRICTION_ONLY_FIELDS if self.mu == 0 else ()
+        shown = (f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if f.name not in unread)
+        return f"{type(self).__name__}({', '.join(shown)})"
 
     @property
     def solved_friction_tol(self) -> float:
