@@ -13,7 +13,7 @@ from contact_problems import assert_lemkes_velocities, sedimentation_problem, ta
 from qlsbench.errors import InputError
 from qlsbench.physics import StepOptions, build_scene, simulate
 from qlsbench.physics.lcp import lemke
-from qlsbench.physics.spheres.apgd import APGDOptions, apgd
+from qlsbench.physics.spheres.apgd import APGDOptions, apgd, apgd_polished
 from qlsbench.physics.spheres.nsgs import nsgs
 from qlsbench.physics.spheres.stepping import FRICTION_TOL
 
@@ -54,6 +54,24 @@ def test_an_iteration_cap_ends_short_with_the_best_answer_and_says_so():
     assert "APGD" in result.message and result.residual == pytest.approx(problem.lcp.natural_residual(result.y))
 
 
+def test_rounds_of_apgd_and_nsgs_meet_the_rule_apgd_meets_and_count_both():
+    """The stepper's finish: rounds cut short (5 APGD iterations, 5 NSGS sweeps) still end on the velocities NSGS
+    reaches alone, every iteration of both methods counted; a round long enough is plain APGD, to the bit."""
+    problem = _problem(60, 300, 0.3)
+    tol = 1e-10
+    short = apgd_polished(problem, tol=tol, every=5, sweeps=5)
+    assert short.status == "converged" and short.residual <= _target(problem, tol)
+    assert short.info["rounds"] > 1 and short.iterations <= 10 * short.info["rounds"]
+    theirs = nsgs(problem, tol=tol)
+    change = np.abs(problem.velocity_change(theirs.y)).max()
+    np.testing.assert_allclose(problem.velocity_change(short.y), problem.velocity_change(theirs.y), atol=1e-5 * change)
+    plain, one_round = apgd(problem, tol=tol), apgd_polished(problem, tol=tol)
+    assert one_round.info["rounds"] == 1 and one_round.iterations == plain.iterations
+    assert np.array_equal(one_round.y, plain.y)
+    capped = apgd_polished(problem, tol=1e-14, max_iter=12, every=5, sweeps=5)
+    assert capped.status == "max_iter" and capped.iterations == 12 and "rounds" in capped.message
+
+
 def test_bad_input_is_named():
     frictional, frictionless = _problem(6, 250, 0.3), _problem(6, 250, 0.0)
     with pytest.raises(InputError, match="frictional"):
@@ -64,6 +82,8 @@ def test_bad_input_is_named():
         apgd(frictional, tol=-1.0)
     with pytest.raises(InputError, match="max_iter"):
         APGDOptions(max_iter=0)
+    with pytest.raises(InputError, match="polish every"):
+        apgd_polished(frictional, every=0)
 
 
 def test_the_stepper_finishes_frictional_steps_with_apgd_to_its_own_tolerance():

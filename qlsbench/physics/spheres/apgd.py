@@ -36,10 +36,16 @@ from qlsbench.outcomes import Status
 from qlsbench.physics.lcp import LCPResult
 from qlsbench.physics.spheres.assembly import ContactLCP
 from qlsbench.physics.spheres.exact_cone import ExactConeResult
-from qlsbench.physics.spheres.nsgs import _along, _polygon_point, _relative
+from qlsbench.physics.spheres.nsgs import _along, _polygon_point, _relative, nsgs
 
 #: Power iterations that estimate the step, and the margin put on the estimate (it is a lower bound).
 _POWER_ITERATIONS, _MARGIN = 30, 1.1
+#: :func:`apgd_polished`'s rounds: APGD iterations per round, then NSGS sweeps from its best answer. On the
+#: 1,000-sphere pile's steps APGD meets 1e-7 within 1,400-2,300 iterations (a round never ends early there); on its
+#: hard step it plateaus with 86 % of the residual on 10 of 3,500 contacts, where a few sweeps of NSGS from APGD's
+#: point, and APGD again from NSGS's, converged in 2 rounds (3.4 s) where APGD alone stopped at 3.7x the
+#: tolerance after 37,800 iterations (12 s).
+POLISH_EVERY, POLISH_SWEEPS = 4000, 50
 
 
 @dataclass(frozen=True)
@@ -128,6 +134,62 @@ def apgd(
         return LCPResult(answer, Status.CONVERGED, int(iterations), residual, "", [residual], info)
     message = f"APGD: residual {residual:.2e} above {target:.2e} after {iterations} iterations"
     return LCPResult(answer, Status.MAX_ITER, int(iterations), residual, message, [residual], info)
+
+
+def apgd_polished(
+    problem: ContactLCP,
+    y0: np.ndarray | None = None,
+    *,
+    tol: float = 1e-10,
+    max_iter: int = 200_000,
+    every: int = POLISH_EVERY,
+    sweeps: int = POLISH_SWEEPS,
+) -> LCPResult:
+    """APGD in rounds, each round short of ``tol`` followed by a few NSGS sweeps (the stepper's ``apgd`` finish).
+
+    APGD's error on a hard step sits on a handful of contacts that its global step moves slowly (see
+    :data:`POLISH_EVERY`); NSGS solves contacts one by one, exactly, and from a point APGD has brought close it
+    clears them in tens of sweeps, while from the warm start it needs tens of thousands. Each round runs ``every``
+    APGD iterations; if they miss ``tol``, ``sweeps`` NSGS sweeps start from APGD's best answer, and the next
+    round's APGD starts where NSGS stopped (its momentum and step estimated afresh).
+
+    Parameters
+    ----------
+    problem : ContactLCP
+        A frictional contact LCP (``problem.mu > 0``).
+    y0 : numpy.ndarray, optional
+        Start in the LCP's layout; zero by default.
+    tol : float
+        :func:`apgd`'s and :func:`~qlsbench.physics.spheres.nsgs.nsgs`'s rule.
+    max_iter : int
+        Cap on APGD iterations and NSGS sweeps together (one costs about what the other does).
+    every, sweeps : int
+        APGD iterations per round, and NSGS sweeps after each round short of ``tol``.
+
+    Returns
+    -------
+    LCPResult
+        The last method's answer; ``iterations`` counts both methods' iterations, ``info["rounds"]`` the
+        rounds run.
+    """
+    whole_number(max_iter, "APGD max_iter", low=1)
+    whole_number(every, "APGD polish every", low=1)
+    whole_number(sweeps, "APGD polish sweeps", low=1)
+    y, used, rounds = y0, 0, 0
+    while True:
+        rounds += 1
+        result = apgd(problem, y, tol=tol, options=APGDOptions(max_iter=min(every, max_iter - used)))
+        used += result.iterations
+        if result.status == Status.CONVERGED or used >= max_iter:
+            break
+        result = nsgs(problem, result.y, tol=tol, max_sweeps=min(sweeps, max_iter - used))
+        used += result.iterations
+        if result.status == Status.CONVERGED or used >= max_iter:
+            break
+        y = result.y
+    message = "" if result.status == Status.CONVERGED else f"{result.message} ({rounds} rounds, {used} iterations)"
+    info = {**result.info, "rounds": rounds}
+    return LCPResult(result.y, result.status, used, result.residual, message, [result.residual], info)
 
 
 #: What the iterations read of the contacts: body_i, body_j, normal, t1, t2 and the normal rows' offset.

@@ -33,7 +33,7 @@ from qlsbench.physics.lcp import (
     minmap_newton,
     proximal_minmap,
 )
-from qlsbench.physics.spheres.apgd import APGDOptions, apgd
+from qlsbench.physics.spheres.apgd import apgd_polished
 from qlsbench.physics.spheres.assembly import (
     ContactLCP,
     assemble,
@@ -135,8 +135,9 @@ class StepOptions:
         always solved by Newton from the warm start.
     friction_solver : str
         The v2 chain's method that finishes a frictional step: ``apgd`` (the default,
-        :func:`~qlsbench.physics.spheres.apgd.apgd`, capped like NSGS by ``nsgs.max_sweeps`` and the run's
-        :class:`SweepBudget`, an iteration standing for a sweep) or ``nsgs`` (the datasets', which pin it). On
+        :func:`~qlsbench.physics.spheres.apgd.apgd_polished`: APGD in rounds with a few NSGS sweeps between them,
+        capped like NSGS by ``nsgs.max_sweeps`` and the run's :class:`SweepBudget`, an iteration standing for a
+        sweep) or ``nsgs`` (the datasets', which pin it). On
         the 1,000-sphere pile's steps APGD took 0.2-0.3x NSGS's time at 1e-6 and 1e-8; on 100-sphere piles the
         two are level or APGD ahead. The presolve of kept steps stays NSGS.
     friction_tol : float or None
@@ -358,7 +359,7 @@ def _finish(problem: ContactLCP, start, options: StepOptions, chain: NSGSOptions
     """The v2 chain's first-order solve of a frictional step to its tolerance (``options.friction_solver``)."""
     tol = options.solved_friction_tol
     if options.friction_solver == "apgd":
-        return apgd(problem, start, tol=tol, options=APGDOptions(max_iter=cap))
+        return apgd_polished(problem, start, tol=tol, max_iter=cap)
     return nsgs(problem, start, tol=tol, max_sweeps=cap, repairs=chain.repairs, stall_ratio=chain.stall_ratio)
 
 
