@@ -41,11 +41,12 @@ from qlsbench.physics.spheres.nsgs import _along, _polygon_point, _relative, nsg
 #: Power iterations that estimate the step, and the margin put on the estimate (it is a lower bound).
 _POWER_ITERATIONS, _MARGIN = 30, 1.1
 #: :func:`apgd_polished`'s rounds: APGD iterations per round, then NSGS sweeps from its best answer. On the
-#: 1,000-sphere pile's steps APGD meets 1e-7 within 1,400-2,300 iterations (a round never ends early there); on its
-#: hard step it plateaus with 86 % of the residual on 10 of 3,500 contacts, where a few sweeps of NSGS from APGD's
-#: point, and APGD again from NSGS's, converged in 2 rounds (3.4 s) where APGD alone stopped at 3.7x the
-#: tolerance after 37,800 iterations (12 s).
-POLISH_EVERY, POLISH_SWEEPS = 4000, 50
+#: 1,000-sphere pile's hard step APGD alone plateaus at 3.7x the tolerance after 37,800 iterations (12 s), with
+#: 86 % of the residual on 10 of 3,500 contacts; NSGS from APGD's point clears them in tens of sweeps. Chosen by
+#: measurement on the pile's 100 steps (iterations of the slowest step, and the median step's 805; the median
+#: step never ends a round): 1000/50 27,150; 1000/100 22,840; 2000/50 12,070; 2000/100 37,800 and unconverged;
+#: 3000/30 8,810; 3000/50 6,110; 4000/20 16,090; 4000/30 8,070; 4000/50 8,110; 5000/50 10,110.
+POLISH_EVERY, POLISH_SWEEPS = 3000, 50
 
 
 @dataclass(frozen=True)
