@@ -510,6 +510,7 @@ class _FrictionalAtScale:
         import resource
 
         scene, options = _settled(self.spheres, 600), scale_study.step_options(self.mu)
+        scale_study.warm_up(options)  # numba compiles on first call: no timed step pays for it
         warm, budget, seconds, unconverged = WarmStart(), SweepBudget(), [], 0
         for k in range(self.steps):
             t0 = time.perf_counter()

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 #: The package's version. Bump it (and add a ``CHANGELOG.md`` entry) with every change to a written file's
 #: format or to what a result means.
-VERSION = "0.2.3"
+VERSION = "0.2.4"
 
 #: What a dataset file stamps as ``qlsbench.package_version``: the release that last changed what dataset files
 #: hold, not :data:`VERSION`, so that a release which changes nothing in the datasets leaves their bytes (and the
@@ -131,6 +131,8 @@ FORMAT_FINGERPRINTS = {
     "0.2.2": {**_FORMATS_0_2_0, "in-loop": "b18f8136387b0ef5"},  # in-loop options: start_step, stop_when_decided
     # 0.2.3: frictional datasets record friction_tol and friction_solver (inside the metadata, not a new key)
     "0.2.3": {**_FORMATS_0_2_0, "in-loop": "b18f8136387b0ef5"},
+    # 0.2.4: the stepper's default APGD finish runs in rounds with NSGS (frictional trajectories, not formats)
+    "0.2.4": {**_FORMATS_0_2_0, "in-loop": "b18f8136387b0ef5"},
 }
 
 
