@@ -9,6 +9,7 @@ limit, a malformed answer) must become the rows a built-in solver's would.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -113,6 +114,61 @@ def test_failures_are_rows(bare):
     assert crashed.status == Status.CRASHED and "SIGABRT" in crashed.message
     short = _external(bare, do="short").solve(system)
     assert short.status == Status.ERROR and "malformed response" in short.message and short.x is None
+
+
+GOOD = {"status": "converged", "x": {"re": [1.0, 2.0]}}
+#: Every way a response can be malformed: what the file holds, as text.
+MALFORMED_FILES = {
+    "empty": "",
+    "blank": "  \n",
+    "cut off": '{"status": "converged", "x": {"re": [1.0, 2',
+    "not JSON": "converged 1 2",
+    "a list": "[1.0, 2.0]",
+    "a string": '"converged"',
+    "a number": "3",
+    "null": "null",
+    "no status": '{"x": {"re": [1.0, 2.0]}}',
+    "status not text": '{"status": 7, "x": {"re": [1.0, 2.0]}}',
+    "x a list": '{"status": "converged", "x": [1.0, 2.0]}',
+    "x of text": '{"status": "converged", "x": {"re": ["a", "b"]}}',
+    "x too long": '{"status": "converged", "x": {"re": [1.0, 2.0, 3.0]}}',
+    "x nested": '{"status": "converged", "x": {"re": [[1.0], [2.0]]}}',
+    "x NaN": '{"status": "converged", "x": {"re": [NaN, 2.0]}}',
+    "x infinite": '{"status": "converged", "x": {"re": [Infinity, 2.0]}}',
+    "iterations text": '{"status": "converged", "x": {"re": [1.0, 2.0]}, "iterations": "many"}',
+    "iterations infinite": '{"status": "converged", "x": {"re": [1.0, 2.0]}, "iterations": Infinity}',
+    "history of text": '{"status": "converged", "x": {"re": [1.0, 2.0]}, "history": ["a"]}',
+    "progress flat": '{"status": "converged", "x": {"re": [1.0, 2.0]}, "progress": [1, 2]}',
+    "progress empty entry": '{"status": "converged", "x": {"re": [1.0, 2.0]}, "progress": [[]]}',
+    "resources a list": '{"status": "converged", "x": {"re": [1.0, 2.0]}, "resources": [1, 2]}',
+    "runner's status": '{"status": "timeout"}',
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_FILES))
+def test_every_malformed_response_is_an_error_row_saying_so(case, tmp_path):
+    """However a response file is malformed, the answer is an ``error`` result with the documented words and no
+    ``x``, never an exception of ours; a well-formed one beside them is read."""
+    from qlsbench.solvers.external import read_answer
+
+    path = tmp_path / "response.json"
+    path.write_text(json.dumps(GOOD))
+    assert read_answer(path, 2).status == Status.CONVERGED
+    path.write_text(MALFORMED_FILES[case])
+    result = read_answer(path, 2)
+    assert result.status == Status.ERROR and result.x is None
+    assert result.message.startswith("external: malformed response: ") and "\n" not in result.message
+
+
+def test_a_program_answering_malformed_gets_error_rows_not_our_traceback(tmp_path):
+    """End to end through ``command``: a program that writes a JSON list, or JSON cut off, gets error rows that say
+    "malformed response", not qlsbench's AttributeError or JSONDecodeError."""
+    system = LinearSystem(sp.diags([2.0, 4.0]).tocsr(), np.array([1.0, 1.0]))
+    for text, words in (("[1, 2]", "not a JSON object"), ('{"status": "conv', "not JSON")):
+        script = tmp_path / "bad.py"
+        script.write_text(f"import sys\nopen(sys.argv[2], 'w').write({text!r})\n")
+        result = get("external", command=f"{sys.executable} {script}").solve(system)
+        assert result.status == Status.ERROR and "malformed response" in result.message and words in result.message
 
 
 def test_time_limit_kills_the_solver_process(bare, tmp_path):

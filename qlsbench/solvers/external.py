@@ -88,11 +88,37 @@ def _vector(data: Any, dim: int, what: str) -> np.ndarray | None:
         raise ValueError(f"{what} is not a vector {{'re': [...], 'im': [...]}} ({exc})") from None
     if x.shape != (dim,):
         raise ValueError(f"{what} has shape {x.shape}, the system {dim} unknowns")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{what} holds NaN or infinite values")
     return x
+
+
+#: What a response's fields can raise when they hold the wrong types or shapes (``int("a")``, ``int(inf)``,
+#: ``dict([1])``, a progress entry that is not a list): each is the solver's malformed answer, never our error.
+_MALFORMED = (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError)
+
+
+def read_answer(path: Path, dim: int) -> SolveResult:
+    """The :class:`SolveResult` of the response file ``path``: :func:`answer`, or an ``error`` result naming how the
+    file is malformed (empty, cut off, not JSON, not a JSON object)."""
+    text = path.read_text(errors="replace")
+    if not text.strip():
+        return _malformed("the response file is empty")
+    try:
+        response = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return _malformed(f"not JSON (cut off?): {exc}")
+    return answer(response, dim)
+
+
+def _malformed(why: str) -> SolveResult:
+    return SolveResult(None, Status.ERROR, f"external: malformed response: {why}")
 
 
 def answer(response: dict[str, Any], dim: int) -> SolveResult:
     """The :class:`SolveResult` a response file holds; a malformed one is an ``error`` result saying how."""
+    if not isinstance(response, dict):
+        return _malformed(f"not a JSON object but {type(response).__name__} {str(response)[:60]!r}")
     try:
         status = Status(response.get("status"))  # type: ignore[arg-type]  # not text: the ValueError below
         if status not in ANSWERS:
@@ -112,8 +138,8 @@ def answer(response: dict[str, Any], dim: int) -> SolveResult:
             resources=resources,
             progress=progress,
         )
-    except (ValueError, TypeError) as exc:
-        return SolveResult(None, Status.ERROR, f"external: malformed response: {exc}")
+    except _MALFORMED as exc:
+        return _malformed(f"{type(exc).__name__}: {exc}" if isinstance(exc, (KeyError, IndexError)) else str(exc))
 
 
 @dataclass
@@ -161,7 +187,7 @@ class External(ExternalOptions, BaseSolver):
                 stdin=subprocess.DEVNULL,
             )
             if resp.is_file():
-                return answer(json.loads(resp.read_text()), system.dim)
+                return read_answer(resp, system.dim)
         return SolveResult(None, *_failure(done))
 
 
@@ -177,4 +203,4 @@ def _failure(done: subprocess.CompletedProcess) -> tuple[Status, str]:
     return Status.ERROR, f"external: the solver's process exited {done.returncode} without answering: {tail}"
 
 
-__all__ = ["External", "answer", "request"]
+__all__ = ["External", "answer", "read_answer", "request"]
