@@ -3,6 +3,6 @@
 
 import sys
 
-from qlsbench.cli import main
+from qlsbench.console import main
 
 sys.exit(main())

@@ -23,7 +23,7 @@ PACKAGE = ROOT / "qlsbench"
 #: Units of the package, lowest first: a module may import its own unit and any unit of a lower layer. A unit is
 #: a module or package path relative to ``qlsbench`` ("" is the package's face: its version, LinearSystem).
 LAYERS: list[set[str]] = [
-    {"errors", "outcomes", "text", "versions"},
+    {"errors", "outcomes", "text", "versions", "interrupts"},
     {"checks", "yaml_files", "outputs"},
     {"options", "threads"},
     {"problems", "environment_variables"},
@@ -45,6 +45,7 @@ LAYERS: list[set[str]] = [
     {"workflow._config"},
     {"workflow"},
     {"cli"},
+    {"console"},  # the program's entry: interrupts taken, then the command line
     {"__main__"},
 ]
 RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}

@@ -311,3 +311,40 @@ def test_ctrl_c_while_a_command_starts_ends_in_one_line(monkeypatch, capsys):
     assert cli.main(["info", "x.parquet"]) == 130
     err = capsys.readouterr().err.strip()
     assert err == "qlsbench: interrupted while starting; nothing was run"
+
+
+def test_ctrl_c_at_any_moment_of_a_real_start_is_one_line_and_exit_130(tmp_path):
+    """The console script under a real SIGINT, from the first instruction of its ``main`` (the command line's
+    modules loading, where the interpreter's traceback and exit -2 used to come) to the simulation running: never a
+    traceback, at most one line, and exit 130 (or the run's own 0 if it finished first). The interpreter's import
+    log (``PYTHONPROFILEIMPORTTIME``) says when ``qlsbench.console`` has loaded, so each delay counts from there on
+    any machine, however loaded."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "qlsbench"
+    if not script.exists():
+        pytest.skip(f"no console script beside {sys.executable}")
+    said = []
+    for delay in (0.0, 0.005, 0.01, 0.02, 0.04, 0.07, 0.1, 0.15, 0.25, 0.5, 1.0):
+        out = tmp_path / f"ds-{delay}"
+        argv = [str(script), "simulate", "--n-spheres", "8", "--steps", "100000", "--out", str(out), "--quiet"]
+        env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}
+        proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
+        assert proc.stderr is not None
+        for line in proc.stderr:  # until the console module has loaded: main's first instruction comes next
+            if line.rstrip().endswith("qlsbench.console"):
+                break
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        rest = proc.stderr.read()
+        proc.wait(timeout=120)
+        err = [line for line in rest.splitlines() if not line.startswith("import time:")]
+        assert not any("Traceback" in line for line in err) and len(err) <= 1, (delay, err)
+        assert proc.returncode in (130, 0), (delay, proc.returncode, err)
+        said += err
+    assert "qlsbench: interrupted while starting; nothing was run" in said  # the early window was hit

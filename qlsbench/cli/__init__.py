@@ -33,6 +33,7 @@ from qlsbench.cli import (
 )
 from qlsbench.cli.base import Command
 from qlsbench.environment_variables import check_environment
+from qlsbench.interrupts import INTERRUPTED_CODE, INTERRUPTED_STARTING, interrupts_as_usual
 
 #: The command modules, in the order ``qlsbench --help`` lists their commands.
 COMMAND_MODULES = (datasets, solve, ship, in_loop, solvers, leaderboard, board, config_check, pauli, estimates, figures)
@@ -122,12 +123,13 @@ def main(argv: list[str] | None = None) -> int:
 
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        interrupts_as_usual()  # from here on an interrupt is a KeyboardInterrupt, each command's to turn into a line
         args = build_parser(complete=[_named_command(argv)]).parse_args(argv)
     except SystemExit as exc:  # a usage error (one line, already printed) or --help: return its code like any other
         return exc.code if isinstance(exc.code, int) else 2
     except KeyboardInterrupt:  # Ctrl-C while the command's modules load: nothing has run yet
-        print("qlsbench: interrupted while starting; nothing was run", file=sys.stderr)
-        return 130
+        print(INTERRUPTED_STARTING, file=sys.stderr)
+        return INTERRUPTED_CODE
     try:
         check_environment()  # every variable qlsbench reads, whether this command reads it or not
         if args.threads is not None:
