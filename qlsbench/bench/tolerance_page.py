@@ -13,6 +13,7 @@ import numpy as np
 from qlsbench.bench.tolerance_study import (
     CONTROL_FACETS,
     CONTROLS,
+    FINISHES,
     NUDGE,
     NULL_TOL,
     PENETRATION_BOUND,
@@ -172,6 +173,7 @@ def page(results: dict) -> str:
         "nothing.",
         "",
     ]
+    lines += [_finishes(results), ""]
     if chosen is None:
         lines.append("No swept tolerance passes on every pile with results yet.")
     else:
@@ -187,6 +189,17 @@ def page(results: dict) -> str:
         if (pile, "reference") in results:
             lines += ["", *pile_table(pile, results)]
     return "\n".join(lines) + "\n"
+
+
+def _finishes(results: dict) -> str:
+    """Which finish made each pile's runs (the results files' format, :data:`FINISHES`)."""
+    made: dict[int, list[str]] = {}
+    for pile in PILES:
+        formats = {content["format"] for (name, _), content in results.items() if name == pile}
+        for number in sorted(formats):
+            made.setdefault(number, []).append(pile)
+    parts = [f"{FINISHES[number]}: {', '.join(piles)}" for number, piles in sorted(made.items())]
+    return "Each step ended by " + "; ".join(parts) + "." if parts else "No runs yet."
 
 
 def main(argv: list[str] | None = None) -> None:
