@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -234,6 +235,41 @@ def test_bad_specs_are_refused_in_one_line(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="without bin/python"):
         interpreter(tmp_path / "empty")
+
+
+def test_what_the_run_would_start_is_checked_before_any_solve(bare, tmp_path):
+    """Every path an external solver names is checked where the options are (the solver's construction, which
+    check-config and the run share): a missing environment, command program or entry file is one line naming it,
+    not an error row per system. A module entry and a program on PATH pass (found at run time)."""
+    from qlsbench.cli.config_check import ConfigError, check_workflow_config
+
+    python = str(bare / "env")
+    cases = {
+        "no such virtualenv": {"environment": str(tmp_path / "no-env"), "entry": f"{bare / 'jacobi.py'}:solve"},
+        "without bin/python": {"environment": str(tmp_path), "entry": f"{bare / 'jacobi.py'}:solve"},
+        "no such file": {"environment": python, "entry": f"{tmp_path / 'gone.py'}:solve"},
+        "not an executable file nor on PATH": {"command": "no-such-program-qlsbench request"},
+        "nor on PATH": {"command": f"{tmp_path / 'missing.sh'} --fast"},
+    }
+    for words, options in cases.items():
+        with pytest.raises(InputError, match=words):
+            get("external", **options)
+        config = {**_workflow_default(), "in_loop": [{"name": "ext", "solver": "external", "options": options}]}
+        with pytest.raises(ConfigError, match=f"in_loop\\[0\\].*{words}"):
+            check_workflow_config(config, _SCHEMA)
+    get("external", environment=python, entry="my_module:solve")
+    get("external", command=f"{sys.executable} -c pass")
+    get("external", command="python3 solver.py")  # the program is on PATH; its arguments are the program's
+
+
+_ROOT = Path(__file__).resolve().parents[1]
+_SCHEMA = _ROOT / "workflows" / "config" / "schema.yaml"
+
+
+def _workflow_default() -> dict:
+    import yaml
+
+    return yaml.safe_load((_ROOT / "workflows" / "config" / "default.yaml").read_text())
 
 
 def test_requirements_file_builds_its_environment_once(tmp_path, monkeypatch):

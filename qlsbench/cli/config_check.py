@@ -44,11 +44,29 @@ def check_workflow_config(config: dict[str, Any], schema: str | os.PathLike) -> 
     _check_advantage(config.get("advantage"))
     parser = _job_parser()
     for where, words in job_command_lines(config):
-        _parsed(parser, words, where)
+        _check_external(_parsed(parser, words, where), where)
     for i, (name, entry) in enumerate(in_loop_runs(config).items()):
         where = f"in_loop[{i}] ({name!r})"
         words = ["in-loop", *shlex.split(in_loop_args(config, name)), "--out", "in-loop.parquet", "--quiet"]
-        _check_carried(_parsed(parser, words, where), entry, where)
+        args = _parsed(parser, words, where)
+        _check_carried(args, entry, where)
+        _check_external(args, where)
+
+
+def _check_external(args: argparse.Namespace, where: str) -> None:
+    """A job's ``external`` solver built as its run builds it: its environment, program and entry file exist
+    (:meth:`~qlsbench.solvers.external.External._check_paths`; nothing is built or started)."""
+    if getattr(args, "solver", None) != "external":
+        return
+    from qlsbench.cli.options import solver_spec
+    from qlsbench.errors import QlsbenchError
+    from qlsbench.solvers import get
+
+    spec = solver_spec(args)
+    try:
+        get(spec.name, **spec.options)
+    except QlsbenchError as exc:
+        raise ConfigError(f"{where}: its job would stop at once: {exc}") from None
 
 
 def _check_advantage(section: dict[str, Any] | None) -> None:

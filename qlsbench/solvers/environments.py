@@ -50,18 +50,31 @@ def interpreter(environment: str | os.PathLike, *, where: str = "environment") -
     InputError
         Naming the path when it is none of the three, or the build's failure.
     """
+    path, found = environment_kind(environment, where=where)
+    return _built(path, where) if found is None else found
+
+
+def environment_kind(environment: str | os.PathLike, *, where: str = "environment") -> tuple[Path, Path | None]:
+    """What ``environment`` is, checked as :func:`interpreter` will use it but without building anything: the path,
+    and its interpreter (``None`` for a requirements file, built on first use).
+
+    Raises
+    ------
+    InputError
+        Naming the path when it is none of the three.
+    """
     path = Path(environment).expanduser()
     if path.is_file() and path.suffix == ".txt":
-        return _built(path, where)
+        return path, None
     if path.is_dir():
         for candidate in (path / "bin" / "python", path / "bin" / "python3", path / "python.exe"):
             if candidate.is_file():
-                return candidate
+                return path, candidate
         raise InputError(
             f"{where} {str(environment)!r}: a folder without bin/python (not a virtualenv or conda prefix)"
         )
     if path.is_file() and os.access(path, os.X_OK):
-        return path
+        return path, path
     raise InputError(
         f"{where} {str(environment)!r}: no such virtualenv, conda prefix, interpreter or requirements file (.txt)"
     )

@@ -22,7 +22,9 @@ process that started it), and a process that dies without answering is a
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -36,7 +38,7 @@ import scipy.sparse as sp
 from qlsbench.errors import InputError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
-from qlsbench.solvers.environments import interpreter
+from qlsbench.solvers.environments import environment_kind, interpreter
 from qlsbench.solvers.options import ExternalOptions
 from qlsbench.solvers.processes import ends_with_this_process
 
@@ -159,8 +161,26 @@ class External(ExternalOptions, BaseSolver):
             raise InputError("external: command runs as given; environment is for entry")
         if self.command is not None and not shlex.split(self.command):
             raise InputError("external: command is empty")
+        self._check_paths()
         if self.peer:
             self.name = self.peer  # type: ignore[misc]  # the board's and the folders' name for this instance
+
+    def _check_paths(self) -> None:
+        """What the run will start exists: the environment (not built here), the command's program, and an entry's
+        file (``path/to/file.py:function``; a ``module:function`` entry is found only inside its environment,
+        when the run starts)."""
+        if self.environment is not None:
+            environment_kind(self.environment, where="external: environment")
+        if self.command is not None:
+            program = shlex.split(self.command)[0]
+            path = Path(program).expanduser()
+            runnable = path.is_file() and os.access(path, os.X_OK)
+            if not runnable and (os.sep in program or shutil.which(program) is None):
+                raise InputError(f"external: command's program {program!r} is not an executable file nor on PATH")
+        if self.entry is not None:
+            file = self.entry.rpartition(":")[0]
+            if file.endswith(".py") and not Path(file).expanduser().is_file():
+                raise InputError(f"external: entry {self.entry!r}: no such file {file!r}")
 
     def prepare(self) -> None:
         """Build the environment now when it is a requirements file not built yet (once, minutes for a framework):
