@@ -313,6 +313,21 @@ def test_ctrl_c_while_a_command_starts_ends_in_one_line(monkeypatch, capsys):
     assert err == "qlsbench: interrupted while starting; nothing was run"
 
 
+def test_the_program_entry_runs_the_command_line_and_leaves_a_hosts_handler_alone(monkeypatch, capsys):
+    """``qlsbench.console.main`` (the console script's) runs the command of ``sys.argv``; imported by a host (this
+    test process), the module took no SIGINT handler, and the command line gave back none it had not taken."""
+    import signal
+    import sys
+
+    from qlsbench import console
+
+    before = signal.getsignal(signal.SIGINT)
+    monkeypatch.setattr(sys, "argv", ["qlsbench", "solvers"])
+    assert console.main() == 0
+    assert "lu" in capsys.readouterr().out.split()
+    assert signal.getsignal(signal.SIGINT) is before
+
+
 def test_ctrl_c_at_any_moment_of_a_real_start_is_one_line_and_exit_130(tmp_path):
     """The console script under a real SIGINT, from the first instruction of its ``main`` (the command line's
     modules loading, where the interpreter's traceback and exit -2 used to come) to the simulation running: never a
