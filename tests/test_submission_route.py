@@ -17,6 +17,7 @@ import textwrap
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -144,6 +145,44 @@ def test_verify_runs_from_the_submissions_folder_under_its_qubit_cap(tmp_path, m
     assert beyond.any() and (again.loc[beyond, "re-run status"] != "skipped").all()  # attempted this time
     # attempted where the submission declined: no agreement, whether the attempt returned a solution or not
     assert not again.loc[beyond, "agrees"].any() and again.loc[~beyond, "agrees"].all()
+
+
+@pytest.mark.parametrize("defect", ["another version", "a system missing", "another pinned set"])
+def test_verify_and_add_refuse_a_submission_that_is_not_this_boards_alike(defect, tmp_path):
+    """A shipped submission made against another pinned version, with a pinned system's rows gone (its id
+    replaced), or on another pinned set: ``board verify`` refuses it in one line naming the file, as ``board add``
+    does, before anything is re-run; the untouched file verifies' check passes."""
+    from qlsbench.bench.board.submissions import add_submission, fits_board
+    from qlsbench.errors import InputError
+
+    board = Board()
+    shipped = sorted((REPO / "qlsbench" / "pinned" / "submissions").glob("*.parquet"))[0]
+    rows, meta = read_submission(shipped)
+    assert fits_board(board, shipped, rows, meta)["version"] == meta["pinned_version"]
+    bad = tmp_path / "bad.parquet"
+    if defect == "another version":
+        _with_meta(shipped, bad, pinned_version=meta["pinned_version"] - 2, label="old-version")
+        words = "made against pinned version"
+    elif defect == "another pinned set":
+        _with_meta(shipped, bad, pinned_groups={"ising": "0"}, label="other-set")
+        words = "another pinned set"
+    else:
+        table = pq.read_table(shipped)
+        frame = table.to_pandas()
+        gone = frame["system_id"].iloc[0]
+        frame.loc[frame["system_id"] == gone, "system_id"] = "replaced-id"
+        out = pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(table.schema.metadata)
+        pq.write_table(out, bad)
+        _with_meta(bad, bad, label="incomplete")
+        words = "no rows for 1 pinned system"
+    for act in (
+        lambda: verify_submission(board, bad, work=tmp_path / "v", progress=False),
+        lambda: add_submission(board, bad, tmp_path / "subs"),
+    ):
+        with pytest.raises(InputError, match=words) as caught:
+            act()
+        assert str(bad) in str(caught.value) and "\n" not in str(caught.value)
+    assert not (tmp_path / "v").exists() and not (tmp_path / "subs").exists()  # nothing re-run, nothing kept
 
 
 # ---------------------------------------------------------------- the published tracks

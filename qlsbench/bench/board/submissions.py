@@ -132,6 +132,31 @@ def self_submitted(path: str | os.PathLike) -> pd.DataFrame:
     return rows.assign(solver=rows["solver"] + SELF_SUBMITTED)
 
 
+def fits_board(board: Board, path: str | os.PathLike, rows: pd.DataFrame, meta: dict[str, Any]) -> dict[str, Any]:
+    """Check that a submission was made on this board: the same pinned version and set, and a row for every
+    pinned system (what ``board add`` and ``board verify`` both require); the board's manifest.
+
+    Raises
+    ------
+    InputError
+        Naming the file and what does not fit.
+    """
+    manifest = board.manifest()
+    if meta.get("pinned_version") != manifest["version"]:
+        raise InputError(
+            f"{path}: made against pinned version {meta.get('pinned_version')}, this board pins version "
+            f"{manifest['version']}: run the solver on this board again (qlsbench compare)"
+        )
+    if meta.get("pinned_groups") != manifest["groups"]:
+        raise InputError(
+            f"{path}: made on another pinned set ({meta.get('pinned_groups')}), this board pins {manifest['groups']}"
+        )
+    missing = {e["system_id"] for e in manifest["systems"]} - set(rows["system_id"])
+    if missing:
+        raise InputError(f"{path}: no rows for {len(missing)} pinned system(s), e.g. {sorted(missing)[0]}")
+    return manifest
+
+
 def add_submission(board: Board, path: str | os.PathLike, into: str | os.PathLike = LOCAL_SUBMISSIONS) -> Path:
     """Check a submission against the board (same pinned set, a new label) and keep it in ``into``, a folder of
     the user's (never the installed package: the published board changes only upstream).
@@ -143,19 +168,12 @@ def add_submission(board: Board, path: str | os.PathLike, into: str | os.PathLik
         already on the board, systems missing.
     """
     rows, meta = read_submission(path)
-    manifest = board.manifest()
-    if meta.get("pinned_groups") != manifest["groups"]:
-        raise InputError(
-            f"{path}: made on another pinned set ({meta.get('pinned_groups')}), this board pins {manifest['groups']}"
-        )
+    fits_board(board, path, rows, meta)
     out = Path(into) / f"{path_safe(meta['label'])}.parquet"
     taken = set(load_results([board.results_path, *board.submission_files()])["solver"])
     taken |= {read_submission(p)[1]["label"] for p in local_files(into)}
     if meta["label"] in taken:
         raise InputError(f"{path}: label {meta['label']!r} is already on the board")
-    missing = {e["system_id"] for e in manifest["systems"]} - set(rows["system_id"])
-    if missing:
-        raise InputError(f"{path}: no rows for {len(missing)} pinned system(s), e.g. {sorted(missing)[0]}")
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(out, lambda tmp: shutil.copyfile(path, tmp))
     return out
@@ -223,15 +241,14 @@ def verify_submission(
     Raises
     ------
     InputError
-        When the file is not a submission of this board, or its solver cannot be built here (the module
+        When the file is not a submission of this board (:func:`fits_board`: another pinned version or set, a
+        pinned system without a row), or its solver cannot be built here (the module
         must be importable: install the submitter's package or put its file on the path).
     """
     from qlsbench.bench.ranking import mark_success
 
     rows, meta = read_submission(path)
-    manifest = board.manifest()
-    if meta.get("pinned_groups") != manifest["groups"]:
-        raise InputError(f"{path}: made on another pinned set ({meta.get('pinned_groups')})")
+    manifest = fits_board(board, path, rows, meta)
     names = {e["system_id"]: e["name"] for e in manifest["systems"]}
     spec = SolverSpec(meta["name"], meta.get("options", {}), label=meta["label"])
     check_solver(spec.name, spec.options)
