@@ -11,6 +11,7 @@ the data it was computed from.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -78,3 +79,26 @@ def check_output(
         raise InputError(f"{option} {given}: {existing} is a file, not a folder")
     if not _writable_folder(existing):
         raise InputError(f"{option} {given}: cannot write in {existing}")
+
+
+def sweep_abandoned(parent: Path, prefix: str) -> list[Path]:
+    """Remove the temporary folders ``parent/<prefix><pid>-*`` whose process has ended (a ``kill -9`` leaves its
+    folder behind; no ``finally`` runs); a live process's folder, or one of another shape, is left. The removed
+    ones."""
+    removed = []
+    for path in parent.glob(f"{prefix}*-*"):
+        pid = path.name[len(prefix) :].split("-", 1)[0]
+        if path.is_dir() and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True

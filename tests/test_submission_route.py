@@ -185,6 +185,62 @@ def test_verify_and_add_refuse_a_submission_that_is_not_this_boards_alike(defect
     assert not (tmp_path / "v").exists() and not (tmp_path / "subs").exists()  # nothing re-run, nothing kept
 
 
+def test_board_add_keeps_the_submission_only_once_its_pages_are_written(tmp_path, monkeypatch):
+    """``board add`` renders from a view of the submissions folder with the new file in it, and the file enters the
+    folder only after the pages: stopped inside the render (an interrupt here; a ``kill -9`` leaves the same folder,
+    whose view the next add sweeps), the folder is as it was and the same add runs again. Folders a killed add or
+    render left (their process gone) are removed; a live process's are not."""
+    import os
+
+    import qlsbench.report as report
+    from qlsbench.cli import main
+
+    shipped = sorted((REPO / "qlsbench" / "pinned" / "submissions").glob("*.parquet"))[0]
+    submission = _with_meta(shipped, tmp_path / "mine.parquet", label="mine")
+    subs, pages = tmp_path / "subs", tmp_path / "pages"
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(ended.stdout)  # a process that has ended: what a kill -9 leaves behind it
+    subs.mkdir()
+    for left in (subs / f".adding.{dead}-x1", subs / f".adding.{os.getpid()}-x3"):
+        left.mkdir()
+    seen = {}
+
+    def render(board, pages, local, **kwargs):
+        seen["view"] = sorted(p.name for p in Path(local).glob("*.parquet"))
+        seen["kept"] = sorted(p.name for p in subs.glob("*.parquet"))
+        if "interrupt" not in seen:
+            seen["interrupt"] = True
+            raise KeyboardInterrupt
+        return []
+
+    monkeypatch.setattr(report, "render_board", render)
+    argv = ["board", "add", str(submission), "--pages", str(pages), "--submissions", str(subs), "--quiet"]
+    assert main(argv) == 130
+    assert seen["view"] == ["mine.parquet"] and seen["kept"] == []
+    assert sorted(p.name for p in subs.iterdir()) == [f".adding.{os.getpid()}-x3"]  # the live one stays
+    assert main(argv) == 0  # the same add again
+    assert sorted(p.name for p in subs.glob("*.parquet")) == ["mine.parquet"] and seen["kept"] == []
+    assert main(argv) == 2  # now it is on the board
+
+
+def test_a_folder_left_by_a_killed_process_is_swept_and_a_live_ones_is_not(tmp_path):
+    """What a page's staging (``.<pages>.<pid>-*``) and ``board add``'s view (``.adding.<pid>-*``) leave after a
+    ``kill -9``: removed by the next run when their process has ended; a live process's, or a folder of another
+    shape, stays."""
+    import os
+
+    from qlsbench.outputs import sweep_abandoned
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(ended.stdout)
+    for name in (f".pages.{dead}-abc", f".pages.{os.getpid()}-def", ".pages.hand-made", f".pages.{dead}"):
+        (tmp_path / name).mkdir()
+    assert sweep_abandoned(tmp_path, ".pages.") == [tmp_path / f".pages.{dead}-abc"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f".pages.{os.getpid()}-def", ".pages.hand-made", f".pages.{dead}"]
+    )
+
+
 # ---------------------------------------------------------------- the published tracks
 
 

@@ -3,8 +3,11 @@ solver against it and writes the submission ``board add`` and ``board verify`` t
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from qlsbench.checks import COUNT, SEED, TIME_LIMIT, Whole
@@ -78,26 +81,54 @@ def cmd_board_render(args) -> None:
 
 
 def cmd_board_add(args) -> None:
-    from qlsbench.bench.board.submissions import add_submission
+    """``board add``: the pages are rendered with the submission first, from a view of the submissions folder with
+    it added; the submission enters the folder (one rename) only after they are written. A run killed at any
+    moment leaves the folder as it was, so the same ``board add`` runs again; its view is swept by the next."""
+    from qlsbench.bench.board.submissions import addition
+    from qlsbench.data import atomic_write
     from qlsbench.report import render_board, self_submission_pages
 
     board = _board(args)
     pages = self_submission_pages(args.pages)
     moved = pages != Path(args.pages)
-    kept = add_submission(board, args.submission, args.submissions)
-    render_board(
-        board,
-        pages=pages,
-        in_loop=_in_loop_files(args),
-        noisy=_noisy_files(args),
-        local=args.submissions,
-        progress=not args.quiet,
-    )
+    kept = addition(board, args.submission, args.submissions)
+    with _with_added(Path(args.submissions), Path(args.submission), kept) as view:
+        render_board(
+            board,
+            pages=pages,
+            in_loop=_in_loop_files(args),
+            noisy=_noisy_files(args),
+            local=view,
+            progress=not args.quiet,
+        )
+        atomic_write(kept, lambda tmp: shutil.copyfile(args.submission, tmp))
     print(
         f"added {args.submission} as {kept} (self-submitted: on your pages, not the published board; "
         f"contrib/README.md says how it reaches the published one); pages rewritten in {os.path.relpath(pages)}"
         + (f" ({args.pages} holds the published board, shipped with the clone: left as it is)" if moved else "")
     )
+
+
+@contextlib.contextmanager
+def _with_added(folder: Path, submission: Path, kept: Path):
+    """A temporary folder beside the submissions (``folder/.adding.<pid>-*``) holding copies of them and of
+    ``submission`` as ``kept``'s name; removed on leaving, and ``folder`` itself if it was made for it."""
+    from qlsbench.bench.board.submissions import local_files
+    from qlsbench.outputs import sweep_abandoned
+
+    made = not folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    sweep_abandoned(folder, ".adding.")
+    view = Path(tempfile.mkdtemp(prefix=f".adding.{os.getpid()}-", dir=folder))
+    try:
+        for path in local_files(folder):
+            shutil.copyfile(path, view / path.name)
+        shutil.copyfile(submission, view / kept.name)
+        yield view
+    finally:
+        shutil.rmtree(view, ignore_errors=True)
+        if made and not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def cmd_board_verify(args) -> int:

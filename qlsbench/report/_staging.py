@@ -17,6 +17,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from qlsbench.outputs import sweep_abandoned
+
 
 @contextlib.contextmanager
 def staged(folder: str | os.PathLike) -> Iterator[Path]:
@@ -29,7 +31,8 @@ def staged(folder: str | os.PathLike) -> Iterator[Path]:
     parent = folder.parent
     created = [p for p in (parent, *parent.parents) if not p.exists()]
     parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=parent))
+    sweep_abandoned(parent, f".{folder.name}.")
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.{os.getpid()}-", dir=parent))
     try:
         yield tmp
     except BaseException:

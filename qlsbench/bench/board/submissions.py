@@ -167,16 +167,27 @@ def add_submission(board: Board, path: str | os.PathLike, into: str | os.PathLik
         Naming the file and what does not fit: another pinned set, a label
         already on the board, systems missing.
     """
+    out = addition(board, path, into)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, lambda tmp: shutil.copyfile(path, tmp))
+    return out
+
+
+def addition(board: Board, path: str | os.PathLike, into: str | os.PathLike = LOCAL_SUBMISSIONS) -> Path:
+    """Where :func:`add_submission` keeps the submission ``path`` in ``into``, after its checks (nothing is written).
+
+    Raises
+    ------
+    InputError
+        As :func:`add_submission`.
+    """
     rows, meta = read_submission(path)
     fits_board(board, path, rows, meta)
-    out = Path(into) / f"{path_safe(meta['label'])}.parquet"
     taken = set(load_results([board.results_path, *board.submission_files()])["solver"])
     taken |= {read_submission(p)[1]["label"] for p in local_files(into)}
     if meta["label"] in taken:
         raise InputError(f"{path}: label {meta['label']!r} is already on the board")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, lambda tmp: shutil.copyfile(path, tmp))
-    return out
+    return Path(into) / f"{path_safe(meta['label'])}.parquet"
 
 
 #: Systems ``qlsbench board verify`` re-runs by default: a few, spread over the pinned set's sizes.
