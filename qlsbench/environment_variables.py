@@ -24,12 +24,16 @@ def _threads(value: str, name: str) -> None:
 
 
 def _folder(value: str, name: str) -> None:
-    """A folder that is or can become one: not an existing file, and not empty text."""
+    """A folder qlsbench can write in, as the code that reads the variable will: not empty text, not a file,
+    not a path under a file, and a folder (or its nearest existing parent) where a file can be created."""
+    from qlsbench.outputs import check_output
+
     if not value.strip():
         raise InputError(f"{name}: must be a folder, got an empty value (unset it for the default)")
     path = Path(value).expanduser()
     if path.exists() and not path.is_dir():
         raise InputError(f"{name}: must be a folder, got {value!r}, which is a file")
+    check_output(path, name, kind="folder")  # under a file, or not writable: what the run would meet later
 
 
 #: Values that turn a cache variable off (``QLSBENCH_JAX_CACHE=off``).

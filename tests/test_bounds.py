@@ -146,6 +146,38 @@ def test_environment_variables_are_checked_at_start_in_the_flags_words(tmp_path,
     assert main(["solvers"]) == 2 and "QLSBENCH_ENVIRONMENTS: must be a folder" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("name", ["QLSBENCH_ENVIRONMENTS", "QLSBENCH_JAX_CACHE"])
+def test_a_folder_variable_is_checked_as_the_run_will_write_in_it(name, tmp_path, capsys, monkeypatch):
+    """A cache or environments folder under a file, or in a folder no file can be created in, is refused at start
+    in one line naming the variable, not met later as a PermissionError or a cache silently not written."""
+    from qlsbench.cli import main
+
+    (tmp_path / "afile").write_text("")
+    monkeypatch.setenv(name, str(tmp_path / "afile" / "cache"))
+    assert main(["solvers"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and name in err and "is a file, not a folder" in err
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        probe = locked / "probe"
+        try:
+            probe.write_text("")  # root writes anyway, unless the file system is read-only
+            probe.unlink()
+            writable = True
+        except OSError:
+            writable = False
+        monkeypatch.setenv(name, str(locked / "envs"))
+        assert main(["solvers"]) == (0 if writable else 2)
+        if not writable:
+            assert "cannot write in" in capsys.readouterr().err
+    finally:
+        locked.chmod(0o700)
+    monkeypatch.setenv(name, str(tmp_path / "fresh" / "envs"))  # a folder that can become one
+    assert main(["solvers"]) == 0 and not (tmp_path / "fresh").exists()  # checked, not made
+
+
 class _Claims:
     """A plug-in that claims ``converged`` for whatever it is told to return."""
 
