@@ -81,6 +81,13 @@ def check_output(
         raise InputError(f"{option} {given}: cannot write in {existing}")
 
 
+def owned_temporary_folder(parent: Path, prefix: str) -> Path:
+    """A new temporary folder ``parent/<prefix><pid>-*`` of this process, after sweeping those whose process has
+    ended (:func:`sweep_abandoned`): the one place that names them, so the sweep finds what a ``kill -9`` left."""
+    sweep_abandoned(parent, prefix)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=parent))
+
+
 def sweep_abandoned(parent: Path, prefix: str) -> list[Path]:
     """Remove the temporary folders ``parent/<prefix><pid>-*`` whose process has ended (a ``kill -9`` leaves its
     folder behind; no ``finally`` runs); a live process's folder, or one of another shape, is left. The removed

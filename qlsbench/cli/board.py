@@ -7,7 +7,6 @@ import contextlib
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from qlsbench.checks import COUNT, SEED, TIME_LIMIT, Whole
@@ -84,8 +83,7 @@ def cmd_board_add(args) -> None:
     """``board add``: the pages are rendered with the submission first, from a view of the submissions folder with
     it added; the submission enters the folder (one rename) only after they are written. A run killed at any
     moment leaves the folder as it was, so the same ``board add`` runs again; its view is swept by the next."""
-    from qlsbench.bench.board.submissions import addition
-    from qlsbench.data import atomic_write
+    from qlsbench.bench.board.submissions import addition, keep_submission
     from qlsbench.report import render_board, self_submission_pages
 
     board = _board(args)
@@ -101,7 +99,7 @@ def cmd_board_add(args) -> None:
             local=view,
             progress=not args.quiet,
         )
-        atomic_write(kept, lambda tmp: shutil.copyfile(args.submission, tmp))
+        keep_submission(args.submission, kept)
     print(
         f"added {args.submission} as {kept} (self-submitted: on your pages, not the published board; "
         f"contrib/README.md says how it reaches the published one); pages rewritten in {os.path.relpath(pages)}"
@@ -114,12 +112,11 @@ def _with_added(folder: Path, submission: Path, kept: Path):
     """A temporary folder beside the submissions (``folder/.adding.<pid>-*``) holding copies of them and of
     ``submission`` as ``kept``'s name; removed on leaving, and ``folder`` itself if it was made for it."""
     from qlsbench.bench.board.submissions import local_files
-    from qlsbench.outputs import sweep_abandoned
+    from qlsbench.outputs import owned_temporary_folder
 
     made = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
-    sweep_abandoned(folder, ".adding.")
-    view = Path(tempfile.mkdtemp(prefix=f".adding.{os.getpid()}-", dir=folder))
+    view = owned_temporary_folder(folder, ".adding.")
     try:
         for path in local_files(folder):
             shutil.copyfile(path, view / path.name)

@@ -13,11 +13,10 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from qlsbench.outputs import sweep_abandoned
+from qlsbench.outputs import owned_temporary_folder
 
 
 @contextlib.contextmanager
@@ -31,8 +30,7 @@ def staged(folder: str | os.PathLike) -> Iterator[Path]:
     parent = folder.parent
     created = [p for p in (parent, *parent.parents) if not p.exists()]
     parent.mkdir(parents=True, exist_ok=True)
-    sweep_abandoned(parent, f".{folder.name}.")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.{os.getpid()}-", dir=parent))
+    tmp = owned_temporary_folder(parent, f".{folder.name}.")
     try:
         yield tmp
     except BaseException:

@@ -167,7 +167,11 @@ def add_submission(board: Board, path: str | os.PathLike, into: str | os.PathLik
         Naming the file and what does not fit: another pinned set, a label
         already on the board, systems missing.
     """
-    out = addition(board, path, into)
+    return keep_submission(path, addition(board, path, into))
+
+
+def keep_submission(path: str | os.PathLike, out: Path) -> Path:
+    """Copy the submission ``path`` to ``out`` (:func:`addition`'s answer) whole or not at all; ``out``."""
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(out, lambda tmp: shutil.copyfile(path, tmp))
     return out
