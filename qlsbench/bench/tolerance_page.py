@@ -80,12 +80,33 @@ def judge(run: dict, reference: dict, allowed: dict[str, float] | None) -> dict:
     return figures
 
 
-def chosen_tolerance(results: dict) -> float | None:
-    """The loosest swept tolerance that passes on every pile with results (``None``: none does, or no pile has
-    its control yet)."""
-    piles = [p for p in PILES if (p, "reference") in results and (p, "facets") in results]
+def null_passes(pile: str, results: dict, allowed: dict[str, float] | None) -> bool:
+    """Whether ``pile``'s null passes the rule (then the pile is not a test: the rule judges nothing there and the
+    pile takes no part in the choice); ``False`` without a null run or a control."""
+    if allowed is None or (pile, "null") not in results or (pile, "reference") not in results:
+        return False
+    return not judge(results[(pile, "null")], results[(pile, "reference")], allowed)["failed"]
+
+
+def judged_piles(results: dict) -> list[str]:
+    """The piles that decide the choice: with their reference, facets control and null, the null failing."""
     allowed = allowed_departures(results)
-    if allowed is None:
+    return [
+        p
+        for p in PILES
+        if (p, "reference") in results
+        and (p, "facets") in results
+        and (p, "null") in results
+        and not null_passes(p, results, allowed)
+    ]
+
+
+def chosen_tolerance(results: dict) -> float | None:
+    """The loosest swept tolerance that passes on every judged pile (:func:`judged_piles`; ``None``: none does, or
+    no pile is judged yet)."""
+    piles = judged_piles(results)
+    allowed = allowed_departures(results)
+    if allowed is None or not piles:
         return None
     for tol in sorted(TOLERANCES, reverse=True):
         label = run_label(tol)
@@ -121,6 +142,12 @@ def pile_table(pile: str, results: dict) -> list[str]:
         + " | Siconos error (median) | verdict |",
         "|---|---|---|---|---|---|---|---|" + "---|" * len(TRAJECTORY) + "---|---|",
     ]
+    if null_passes(pile, results, allowed):
+        lines[1:1] = [
+            "",
+            f"Not a test: the null (tolerance {NULL_TOL:.0e}) passes on this pile, so no verdict here judges "
+            "anything and the pile takes no part in the choice.",
+        ]
     labels = sorted((label for p, label in results if p == pile), key=_order)
     for label in labels:
         run = results[(pile, label)]
@@ -169,19 +196,22 @@ def page(results: dict) -> str:
         "friction decides the motion changes nothing the model resolves (a pile at rest barely feels its facets,",
         "so its own control would judge by chaos alone). The Siconos column is",
         "Siconos' fc3d error of each step's answer on the exact Coulomb cone: the stepper solves the polygon of 8",
-        "facets, so it has a floor that no tolerance lowers. A null that passes would mean the rule judges",
-        "nothing.",
+        "facets, so it has a floor that no tolerance lowers. A pile where the null passes is not a test: the",
+        "rule judges nothing there, and the pile takes no part in the choice.",
         "",
     ]
     lines += [_finishes(results), ""]
+    allowed = allowed_departures(results)
     if chosen is None:
-        lines.append("No swept tolerance passes on every pile with results yet.")
+        lines.append("No swept tolerance passes on every judged pile yet.")
     else:
         lines.append(
-            f"**Chosen: {chosen:.0e}**, the loosest swept tolerance that passes on every pile with results "
-            f"({', '.join(p for p in PILES if (p, 'facets') in results)})."
+            f"**Chosen: {chosen:.0e}**, the loosest swept tolerance that passes on every pile where the null "
+            f"fails ({', '.join(judged_piles(results))})."
         )
-    allowed = allowed_departures(results)
+    untested = [p for p in PILES if null_passes(p, results, allowed)]
+    if untested:
+        lines += ["", f"Not a test, so not in the choice: {', '.join(untested)} (the null passes there)."]
     if allowed is not None:
         bounds = ", ".join(f"{title} {_number(allowed[name])}" for name, title in TRAJECTORY.items())
         lines += ["", f"Trajectory bounds from the facets controls: {bounds}."]
@@ -213,7 +243,16 @@ def main(argv: list[str] | None = None) -> None:
     atomic_write_text(args.out, page(read_results(args.results)))
 
 
-__all__ = ["TRAJECTORY", "allowed_departures", "chosen_tolerance", "judge", "page", "pile_table"]
+__all__ = [
+    "TRAJECTORY",
+    "allowed_departures",
+    "chosen_tolerance",
+    "judge",
+    "judged_piles",
+    "null_passes",
+    "page",
+    "pile_table",
+]
 
 if __name__ == "__main__":
     main()
