@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 #: The package's version. Bump it (and add a ``CHANGELOG.md`` entry) with every change to a written file's
 #: format or to what a result means.
-VERSION = "0.2.4"
+VERSION = "0.2.5"
 
 #: What a dataset file stamps as ``qlsbench.package_version``: the release that last changed what dataset files
 #: hold, not :data:`VERSION`, so that a release which changes nothing in the datasets leaves their bytes (and the
@@ -133,6 +133,8 @@ FORMAT_FINGERPRINTS = {
     "0.2.3": {**_FORMATS_0_2_0, "in-loop": "b18f8136387b0ef5"},
     # 0.2.4: the stepper's default APGD finish runs in rounds with NSGS (frictional trajectories, not formats)
     "0.2.4": {**_FORMATS_0_2_0, "in-loop": "b18f8136387b0ef5"},
+    # 0.2.5: the tolerance study's judgement of piles (a page, not a format)
+    "0.2.5": {**_FORMATS_0_2_0, "in-loop": "b18f8136387b0ef5"},
 }
 
 
