@@ -2,7 +2,8 @@
 
 Truth: a sphere's cap volume and a known overlap by hand; Siconos' own ``fc3d_compute_error`` on the same local
 problem (run by the system Python, skipped where Siconos is absent); Moreau's decomposition for the cone
-projection; the shipped results regenerate the shipped page; the null fails the shipped rule on every pile that decides the choice.
+projection; the shipped results regenerate the shipped page; the null fails the shipped rule on every pile that
+decides the choice.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ themselves grow; padding to ``2^n`` is a quantum circuit's business, counted by 
   once the pile has settled (1,000 spheres: 2,542 unknowns; 15,000: 36,221). 30,000 spheres are for a system of
   2^16 unknowns (the unknowns per sphere fall as piles grow: 2.54 at 3,000, 2.41 at 15,000): the 15,000-sphere
   pile took 1.9 h to settle (16 s a step at its end), so that one is built over several sittings (resumable,
-  :func:`grown`).
+  :func:`grown`); above :data:`DEM_CG_ABOVE` spheres the Newton directions are solved by CG.
 * ``dem_c-mu0.3``: the same pile settled frictionless for :data:`DEM_STEPS` steps, then :data:`FRICTION_STEPS`
   steps at ``mu = 0.3`` with the frictional datasets' settings (8 friction directions, Tikhonov 1e-8); the largest
   Newton subsystem of those steps. Settling with friction costs 14 s a step at 1,000 spheres (docs/scale.md),
@@ -44,6 +44,11 @@ from qlsbench.problems import LinearSystem, ising_inspired, poisson
 
 #: The frictionless pile's steps and how often a step's Newton subsystems are kept.
 DEM_STEPS, DEM_EVERY = 1200, 50
+#: Piles of more spheres take their Newton directions by conjugate gradients (``lu="cg"``,
+#: :attr:`~qlsbench.physics.lcp.NewtonOptions.lu`): at 30,000 spheres a step took 113 s with a SuperLU factorisation
+#: per Newton iteration (18 of them, 2.3-2.6 s of CPU each), CG 0.08 s a system. The sizes up to this one were built
+#: by factorisation and keep their bytes; a step's answer meets the same tolerance either way.
+DEM_CG_ABOVE = 15_000
 #: Frictional steps taken from the settled pile.
 FRICTION_STEPS = 2
 #: Seconds between two saves of a resumable build (a 10,000-sphere pile's step takes about 4 s).
@@ -102,11 +107,11 @@ def _settle(scene, steps: int, options, recorder, checkpoint=None, key: str = ""
 
 
 def _dem_c_mu0(spheres: int, checkpoint=None) -> LinearSystem:
-    from qlsbench.physics import StepOptions, build_scene
+    from qlsbench.physics import NewtonOptions, StepOptions, build_scene
 
     scene = build_scene("sedimentation", n_spheres=spheres, seed=0)
     recorder = _Largest(every=DEM_EVERY)
-    options = StepOptions(h=1e-3, mu=0.0)
+    options = StepOptions(h=1e-3, mu=0.0, newton=NewtonOptions(lu="cg" if spheres > DEM_CG_ABOVE else "symmetric"))
     # a changed axis never resumes an old build; the options by what the build reads (StepOptions.identity)
     key = f"('dem_c-mu0', {spheres}, {DEM_STEPS}, {DEM_EVERY}, {options.identity()})"
     earlier = _settle(scene, DEM_STEPS, options, recorder, checkpoint, key)
@@ -114,6 +119,8 @@ def _dem_c_mu0(spheres: int, checkpoint=None) -> LinearSystem:
         raise InputError(f"growth dem_c-mu0: {spheres} spheres formed no contact in {DEM_STEPS} steps")
     A, b, context = recorder.records[0]  # the first of the largest
     meta = {"family": "dem_c", "spheres": spheres, "step": context.get("step")}
+    if options.newton.lu == "cg":  # only then: the smaller piles' systems keep their bytes
+        meta["newton_lu"] = "cg"
     return LinearSystem(A, b, meta=meta if checkpoint is None else {**meta, "earlier_seconds": earlier})
 
 

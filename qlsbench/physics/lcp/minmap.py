@@ -17,10 +17,15 @@ import scipy.sparse.linalg as spla
 
 from qlsbench.errors import InputError
 from qlsbench.outcomes import Status
+from qlsbench.physics.lcp.krylov import conjugate_gradient
 from qlsbench.physics.lcp.problem import LCP, LCPResult
 
-#: Factorisations of the reduced systems (:attr:`NewtonOptions.lu`).
-LU_MODES = ("symmetric", "colamd")
+#: How the reduced systems are solved (:attr:`NewtonOptions.lu`).
+LU_MODES = ("symmetric", "colamd", "cg")
+#: ``lu="cg"``: the relative residual each reduced system is solved to, and the iteration cap before the
+#: factorisation takes over. An inexact Newton method: on a settled 10,000-sphere pile the steps took as many Newton
+#: iterations at 1e-3 as with the exact factorisation (9-11), with 67 CG iterations a system against 306 at 1e-12.
+CG_RTOL, CG_MAX_ITER = 1e-3, 2000
 #: ``capture(A, b, info)`` receives each Newton subsystem ``A dy_A = b`` before it is solved.
 Capture = Callable[[sp.csr_matrix, np.ndarray, dict], None]
 #: ``linear(A, b, info) -> x`` solves each Newton subsystem in place of the built-in factorisation: a solver
@@ -59,7 +64,15 @@ class NewtonOptions:
         leaves a residual, and for non-symmetric systems, COLAMD with partial
         pivoting. ``"colamd"``: COLAMD always (dataset v1; the two round
         differently, so the iterates and the captured systems differ in
-        their last bits).
+        their last bits). ``"cg"``: an exactly symmetric system by
+        conjugate gradients to :data:`CG_RTOL` (an inexact Newton step; the
+        line search and the stopping rule are unchanged, so the answer meets
+        the same tolerance), by the factorisations of ``"symmetric"`` when CG
+        does not get there in :data:`CG_MAX_ITER` iterations, and every other
+        system as ``"symmetric"`` does. About 6x faster a step on settled
+        piles of 10,000 spheres and more (:mod:`~qlsbench.physics.lcp.krylov`);
+        the iterates and captured systems differ from the factorisations' by
+        up to the CG tolerance, so the datasets keep ``"symmetric"``.
     """
 
     tol: float = 1e-10
@@ -95,6 +108,10 @@ def _scaled(Q: sp.csr_matrix, S: np.ndarray) -> sp.csr_matrix:
     Multiplying in that order keeps a symmetric ``Q`` exactly symmetric;
     ``(S_i Q_ij) S_j`` and ``(S_j Q_ji) S_i`` round differently.
     """
+    if isinstance(Q, sp.csr_matrix) and Q.has_canonical_format:  # the same matrix without the round trip via COO
+        rows = np.repeat(np.arange(Q.shape[0]), np.diff(Q.indptr))
+        data = Q.data * (S[rows] * S[Q.indices])
+        return sp.csr_matrix((data, Q.indices.copy(), Q.indptr.copy()), shape=Q.shape)
     coo = Q.tocoo()
     return sp.csr_matrix((coo.data * (S[coo.row] * S[coo.col]), (coo.row, coo.col)), shape=Q.shape)
 
@@ -125,10 +142,13 @@ def _lu_solve(M: sp.csc_matrix, rhs: np.ndarray, symmetric: bool) -> np.ndarray 
     return None
 
 
-def _solve_reduced(QAA: sp.csr_matrix, rhs: np.ndarray, eps: float, info: dict, symmetric: bool = False) -> np.ndarray:
+def _solve_reduced(
+    QAA: sp.csr_matrix, rhs: np.ndarray, eps: float, info: dict, symmetric: bool = False, cg: bool = False
+) -> np.ndarray:
     """Newton step on the active set: ``(Q_AA + eps I) x = rhs``, else damped least squares.
 
-    ``symmetric`` tries SuperLU's symmetric mode first (see :attr:`NewtonOptions.lu`).
+    ``cg`` tries conjugate gradients first and ``symmetric`` SuperLU's symmetric mode (see
+    :attr:`NewtonOptions.lu`); ``info`` counts the CG iterations and the systems CG left to the factorisation.
     Friction makes ``Q_AA`` singular by construction: the ``s`` directions of a
     sticking contact span only a plane, so the impulses along them are not
     unique. When the LU solve fails or leaves a residual above 1e-8 of
@@ -137,6 +157,12 @@ def _solve_reduced(QAA: sp.csr_matrix, rhs: np.ndarray, eps: float, info: dict, 
     and always a descent direction of ``0.5 ||phi||^2``.
     """
     n = QAA.shape[0]
+    if cg:
+        x, iterations, converged = conjugate_gradient(QAA, rhs, rtol=CG_RTOL, max_iter=CG_MAX_ITER, shift=eps)
+        info["cg_iterations"] += iterations
+        if converged:
+            return x
+        info["cg_fallbacks"] += 1
     M = _regularized(QAA, eps).tocsc()
     for mode in (True, False) if symmetric else (False,):
         x = _lu_solve(M, rhs, mode)
@@ -179,7 +205,8 @@ def minmap_newton(
     LCPResult
         ``info`` records ``scale``, ``regularization``, ``least_squares_steps``
         (reduced systems solved in the least-squares sense), ``gradient_steps``
-        (safeguard uses) and ``line_search_halvings``.
+        (safeguard uses) and ``line_search_halvings``; with ``lu="cg"`` on a
+        symmetric problem also ``cg_iterations`` and ``cg_fallbacks``.
     """
     Q, r = lcp.Q, lcp.r
     m = lcp.size
@@ -198,8 +225,12 @@ def minmap_newton(
     }
     status, message = Status.MAX_ITER, f"no convergence in {options.max_iter} Newton iterations"
     w, phi, psi = _merit(Qs, rs, y)
-    # Symmetric mode only where it applies: the scaled frictionless Q is symmetric to the last bit (see _scaled).
-    symmetric_lu = options.lu == "symmetric" and (Qs != Qs.T).nnz == 0
+    # Symmetric mode and CG only where they apply: the scaled frictionless Q is symmetric to the last bit (see
+    # _scaled); a frictional one goes to COLAMD whatever the mode.
+    symmetric_lu = options.lu in ("symmetric", "cg") and (Qs != Qs.T).nnz == 0
+    cg = options.lu == "cg" and symmetric_lu
+    if cg:
+        info.update(cg_iterations=0, cg_fallbacks=0)
     # What defines a captured system; how it is factorised (``lu``) does not.
     settings = {k: v for k, v in asdict(options).items() if k != "lu"}
     it = 0
@@ -216,12 +247,14 @@ def minmap_newton(
         if active.any():
             rows = Qs[active]
             QAA = rows[:, active]
-            rhs = rows[:, ~active] @ phi[~active] - phi[active]
+            # the inactive columns' sum as a product with phi zeroed on the active set: the same sum in the same
+            # order (a +0.0 term changes no partial sum), without slicing the columns a second time
+            rhs = rows @ np.where(active, 0.0, phi) - phi[active]
             context = {"newton_iter": it, "active_size": int(active.sum()), **settings}
             if capture is not None:  # the system as the method solves it, Tikhonov term included
                 capture(_regularized(QAA, options.regularization), rhs, context)
             if linear is None:
-                dy[active] = _solve_reduced(QAA, rhs, options.regularization, info, symmetric_lu)
+                dy[active] = _solve_reduced(QAA, rhs, options.regularization, info, symmetric_lu, cg)
             else:
                 dy[active] = linear(_regularized(QAA, options.regularization), rhs, context)
         y, w, phi, psi, ok = _line_search(Qs, rs, y, dy, phi, psi, active, options, info)
