@@ -276,6 +276,23 @@ def test_a_pile_build_interrupted_part_way_resumes_to_the_same_system(tmp_path):
     assert (resumed.A != whole.A).nnz == 0 and resumed.A.shape == whole.A.shape
 
 
+def test_a_pile_past_the_cg_size_is_built_by_cg_newton_to_the_same_kind_of_system(monkeypatch):
+    """Above ``DEM_CG_ABOVE`` spheres the pile takes CG Newton directions: its system says so, is the symmetric
+    positive semidefinite Newton system of the same pile (within a contact of the factorised build's size), and its
+    build is another run (checkpoint key) from the factorised one's."""
+    import qlsbench.bench.advantage._growth as growth
+    from qlsbench.bench.advantage import grown
+
+    factorised = grown("dem_c-mu0", 30)
+    monkeypatch.setattr(growth, "DEM_CG_ABOVE", 20)
+    by_cg = grown("dem_c-mu0", 30)
+    assert by_cg.meta.pop("newton_lu") == "cg" and "newton_lu" not in factorised.meta
+    assert by_cg.meta == factorised.meta and abs(by_cg.dim - factorised.dim) <= 1
+    A = by_cg.A.toarray()
+    eigenvalues = np.linalg.eigvalsh(A)  # positive semidefinite: a settled pile's active set can be hyperstatic
+    assert np.array_equal(A, A.T) and eigenvalues.min() >= -1e-12 * eigenvalues.max()
+
+
 def test_a_run_is_identified_by_the_options_it_reads():
     """A checkpoint's key: a frictionless run's leaves out the friction-only fields (so a build saved before they
     existed resumes), a frictional run's keeps them, and a field the run reads still tells two runs apart."""

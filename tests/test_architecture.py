@@ -209,6 +209,7 @@ PUBLIC_PACKAGES = [
 #: internal itself. Anything else imports from the packages' public names.
 PRIVATE_IMPORTS = {
     "benchmarks/bench_hhl.py": "times HHL's circuit run itself, without the solver's checks around it",
+    "tests/test_advantage_systems.py": "the size above which the pile axis solves its Newton steps by CG, lowered",
     "tests/test_bad_input.py": "the staging folder pages are drawn in, and a board render failing inside it",
     "tests/test_bounds.py": "the command line's option-pair reader behind every bounded flag; the isolated solver call",
     "tests/test_data.py": "the schema's metadata key for the dataset version, checked byte by byte",

@@ -158,10 +158,10 @@ def _solve_reduced(
     """
     n = QAA.shape[0]
     if cg:
-        x, iterations, converged = conjugate_gradient(QAA, rhs, rtol=CG_RTOL, max_iter=CG_MAX_ITER, shift=eps)
+        by_cg, iterations, converged = conjugate_gradient(QAA, rhs, rtol=CG_RTOL, max_iter=CG_MAX_ITER, shift=eps)
         info["cg_iterations"] += iterations
         if converged:
-            return x
+            return by_cg
         info["cg_fallbacks"] += 1
     M = _regularized(QAA, eps).tocsc()
     for mode in (True, False) if symmetric else (False,):
