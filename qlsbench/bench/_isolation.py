@@ -28,6 +28,7 @@ from qlsbench.errors import SolverProcessError
 from qlsbench.problems import LinearSystem
 from qlsbench.solvers import SolveResult, Status, get
 from qlsbench.solvers.base import RETURNED
+from qlsbench.solvers.processes import become_subreaper, children_now, end_orphans
 from qlsbench.solvers.processes import exit_with_parent as _exit_with_parent
 
 #: How long a new worker may take to import its solver (JAX and Qiskit are slow to import).
@@ -222,6 +223,8 @@ class IsolatedSolver:
 
     def _start(self) -> tuple[SpawnProcess, Connection]:
         """Start the worker; its process and this end of its pipe."""
+        # what the worker's solver starts is handed here if the worker is killed at the time limit (end_orphans)
+        become_subreaper()
         parent, child = self._ctx.Pipe()
         proc = self._ctx.Process(target=_worker_main, args=(child, self.name, self.options), daemon=True)
         self._proc, self._conn = proc, parent  # before start(), so close() can always release both ends
@@ -255,13 +258,13 @@ class IsolatedSolver:
         else:
             proc, conn = self._proc, self._conn
         t0 = time.perf_counter()
+        before = children_now()
         conn.send((system, seed))
         if not conn.poll(self.time_limit):
             self.close(graceful=False)
-            return (
-                SolveResult(None, Status.TIMEOUT, f"exceeded the time limit of {self.time_limit:g} s"),
-                time.perf_counter() - t0,
-            )
+            wall = time.perf_counter() - t0
+            end_orphans(before)  # what the solver started outlives the worker: it ends here, off the clock
+            return SolveResult(None, Status.TIMEOUT, f"exceeded the time limit of {self.time_limit:g} s"), wall
         try:
             return conn.recv()  # send_bytes of a pickle: recv unpickles it
         except EOFError:  # the process died (segfault, os._exit, out of memory)

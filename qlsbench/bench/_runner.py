@@ -53,7 +53,7 @@ from qlsbench.data import (
     to_system,
 )
 from qlsbench.data._writer import remove_stale_temporaries
-from qlsbench.errors import InputError
+from qlsbench.errors import InputError, refused_write
 from qlsbench.solvers import SolveResult, Status, get
 from qlsbench.solvers.base import can_start, prepare
 from qlsbench.solvers.registry import check_solver
@@ -132,14 +132,18 @@ class Journal:
 
     def start(self, key: str, **facts: Any) -> None:
         """Mark solve ``key`` as under way, durably: the mark must outlive a process that dies next."""
-        self.folder.mkdir(parents=True, exist_ok=True)
         self.current = path = self.folder / f"{key}.started"  # first, so a stop while writing it removes it
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
         try:
-            os.write(fd, json.dumps({**facts, "pid": os.getpid()}, default=jsonable).encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+            try:
+                os.write(fd, json.dumps({**facts, "pid": os.getpid()}, default=jsonable).encode())
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:  # a full disk or a read-only place: one line naming the mark, and no mark left
+            self.abandon()
+            raise (refused_write(exc, path) or exc) from None
         _fsync_folder(self.folder)
 
     def abandon(self) -> None:
@@ -157,6 +161,13 @@ class Journal:
     def clear(self) -> None:
         """Remove the journal once the results file holds every row."""
         shutil.rmtree(self.folder, ignore_errors=True)
+
+    def remove_if_empty(self) -> None:
+        """Remove the journal of a run that stopped before it finished any solve (nothing to resume)."""
+        try:
+            self.folder.rmdir()
+        except OSError:  # absent, or it holds finished solves: a rerun resumes from them
+            pass
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -395,6 +406,9 @@ def run_solver(
                     state = None  # journaled on an earlier run: its state is gone, the next solve starts cold
                 rows.append(done[key])
                 bar.update()
+    except BaseException:
+        journal.remove_if_empty()
+        raise
     finally:
         for worker in (run.isolated, run.retry):
             if worker is not None:

@@ -17,6 +17,7 @@ import argparse
 import os
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 
 from qlsbench.cli import (
     board,
@@ -117,9 +118,30 @@ def _check_outputs(args) -> None:
             check_output(path, option, kind=kind, inputs=tuple(inputs))
 
 
+def _absent_outputs(args) -> list[Path]:
+    """The command's outputs (``writes``) that do not exist yet: what a failed run may remove again."""
+    found = []
+    for name, _, _ in getattr(args, "writes", []):
+        value = getattr(args, name, None)
+        for path in value if isinstance(value, list) else [value] if value else []:
+            if not Path(path).exists():
+                found.append(Path(path))
+    return found
+
+
+def _remove_empty(paths: list[Path]) -> None:
+    """Remove the folders among ``paths`` (made by a run that then failed) that hold nothing: a failed run leaves
+    no empty output behind (files are written whole or not at all)."""
+    for path in paths:
+        try:
+            path.rmdir()  # only an empty folder
+        except OSError:
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``qlsbench`` console script."""
-    from qlsbench.errors import QlsbenchError
+    from qlsbench.errors import QlsbenchError, refused_write
 
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -130,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C while the command's modules load: nothing has run yet
         print(INTERRUPTED_STARTING, file=sys.stderr)
         return INTERRUPTED_CODE
+    absent = _absent_outputs(args)
     try:
         check_environment()  # every variable qlsbench reads, whether this command reads it or not
         if args.threads is not None:
@@ -139,11 +162,20 @@ def main(argv: list[str] | None = None) -> int:
         _check_outputs(args)
         code = args.func(args)  # a command that found what it checks wrong returns its exit code
     except QlsbenchError as exc:
+        _remove_empty(absent)
         print(f"qlsbench {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        _remove_empty(absent)
         print(f"qlsbench {args.command}: interrupted; nothing partial was written", file=sys.stderr)
         return 130
+    except OSError as exc:  # a write refused outside qlsbench's own writers (a library's cache, a log)
+        refused = refused_write(exc)
+        if refused is None:
+            raise
+        _remove_empty(absent)
+        print(f"qlsbench {args.command}: error: {refused}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # The reader went away (`qlsbench info ... | head`): not an error of ours. Point stdout at devnull so
         # the interpreter's final flush does not raise again.

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from qlsbench.data._schema import DATASET_META_KEY, META_COLUMNS, arrow_schema
-from qlsbench.errors import InputError
+from qlsbench.errors import InputError, refused_write
 from qlsbench.problems import (
     LinearSystem,
     condition_number,
@@ -193,18 +193,24 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Path], object], *, sw
     sweeps a folder of many such files once with :func:`remove_stale_temporaries`).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if sweep:
-        remove_stale_temporaries(path)
-    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if sweep:
+            remove_stale_temporaries(path)
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise (refused_write(exc, path) or exc) from None
     os.close(fd)
     try:
         write(Path(tmp))
         # mkstemp makes owner-only files; outputs are shared, so give the mode a plain open() would.
         os.chmod(tmp, 0o666 & ~_current_umask())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        refused = refused_write(exc, path)  # a full disk or a read-only place: one line naming the file
+        if refused is not None:
+            raise refused from None
         raise
     return path
 

@@ -28,6 +28,7 @@ import pandas as pd
 
 from qlsbench.bench._budget import first_fidelity
 from qlsbench.bench.spread import SeedRun, Separation, Spread, separation, stopped
+from qlsbench.data import atomic_write
 from qlsbench.report._tables import markdown_table
 
 #: The null solvers a fig. 2 or fig. 4 outcome is set against, and how the page names them.
@@ -186,7 +187,8 @@ def strip_plot(runs: dict[str, dict[int, SeedRun]], present: list, nulls: dict, 
         row[0].set_ylabel("fidelity of the read-out")
     axes[0][0].legend(fontsize=6, loc="lower left")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    # whole or not at all, on a full disk too
+    atomic_write(out, lambda tmp: fig.savefig(tmp, dpi=110, format=Path(out).suffix.lstrip(".") or "png"))
     plt.close(fig)
     return out
 

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from qlsbench.errors import InputError
-from qlsbench.solvers.processes import ends_with_this_process
+from qlsbench.solvers.processes import run_program
 
 #: Environment variable naming the folder of built environments.
 ENVIRONMENTS_VARIABLE = "QLSBENCH_ENVIRONMENTS"
@@ -122,10 +122,9 @@ def _build(requirements: Path, target: Path, where: str) -> None:
     )
     for step in steps:
         try:
-            # pip killed with us: a build nobody waits for would finish into a folder the next run removes
-            done = subprocess.run(
-                step, capture_output=True, text=True, timeout=BUILD_TIMEOUT, preexec_fn=ends_with_this_process()
-            )
+            # pip killed with us, with whatever it started: a build nobody waits for would finish into a folder
+            # the next run removes
+            done = run_program(step, timeout=BUILD_TIMEOUT)
         except subprocess.TimeoutExpired:
             shutil.rmtree(partial, ignore_errors=True)
             raise InputError(

@@ -26,7 +26,6 @@ import os
 import shlex
 import shutil
 import signal
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +39,7 @@ from qlsbench.problems import LinearSystem
 from qlsbench.solvers.base import BaseSolver, SolveResult, Status
 from qlsbench.solvers.environments import environment_kind, interpreter
 from qlsbench.solvers.options import ExternalOptions
-from qlsbench.solvers.processes import ends_with_this_process
+from qlsbench.solvers.processes import Finished, run_program
 
 PROTOCOL = "qlsbench-solve/1"
 #: The solver side of the protocol, run by the environment's own Python.
@@ -199,19 +198,14 @@ class External(ExternalOptions, BaseSolver):
         with tempfile.TemporaryDirectory(prefix="qlsbench-external-") as folder:
             req, resp = Path(folder) / "request.json", Path(folder) / "response.json"
             req.write_text(json.dumps(request(system, seed, dict(self.solver_options))))
-            done = subprocess.run(
-                [*argv, str(req), str(resp)],
-                capture_output=True,
-                text=True,
-                preexec_fn=ends_with_this_process(),
-                stdin=subprocess.DEVNULL,
-            )
+            # whatever the solver starts ends with it, and a child it leaves holding its output delays nothing
+            done = run_program([*argv, str(req), str(resp)])
             if resp.is_file():
                 return read_answer(resp, system.dim)
         return SolveResult(None, *_failure(done))
 
 
-def _failure(done: subprocess.CompletedProcess) -> tuple[Status, str]:
+def _failure(done: Finished) -> tuple[Status, str]:
     """Status and message of a solver process that wrote no response: how it ended, and its last words."""
     tail = " | ".join(done.stderr.strip().splitlines()[-STDERR_LINES:])
     if done.returncode < 0:

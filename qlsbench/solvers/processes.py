@@ -10,6 +10,16 @@ its parent:
 - a :mod:`multiprocessing` child (a time-limited solve's worker, an in-loop
   run's worker) calls :func:`exit_with_parent` when it starts;
 - a program run by :mod:`subprocess` gets ``preexec_fn=ends_with_this_process()``.
+
+What such a program starts in turn is beyond that request (the kernel sends the
+parent-death signal to one process, not its children), and a descendant that
+holds the program's output pipes keeps a reader waiting for as long as it
+lives. A program run by :func:`run_program` therefore runs in a session of its
+own, its output goes to files, and when it ends (answer, error, time-out or
+interrupt) every process of its session ends too, with every descendant that
+left the session and was handed to this process (a child subreaper) when its
+parent died. :func:`end_orphans` does the same for a worker killed at its time
+limit: what the worker started comes to the process that killed it.
 """
 
 from __future__ import annotations
@@ -18,8 +28,12 @@ import ctypes
 import functools
 import os
 import signal
+import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 
 def exit_with_parent() -> None:
@@ -81,4 +95,158 @@ def ends_with_this_process() -> Callable[[], None]:
     return functools.partial(kernel_ends_us_with, os.getpid())
 
 
-__all__ = ["ends_with_this_process", "exit_with_parent", "kernel_ends_us_with"]
+#: ``prctl`` option: orphaned descendants of this process are handed to it, not to init.
+_PR_SET_CHILD_SUBREAPER = 36
+#: How long :func:`end_orphans` watches for descendants still being handed over (the kernel ends a killed
+#: worker's program by its parent-death signal, asynchronously, and only then are that program's children orphans).
+ORPHAN_SETTLE_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How a program run by :func:`run_program` ended: its exit code (negative: the signal) and its output."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def become_subreaper() -> None:
+    """Make this process the one its orphaned descendants are handed to (Linux; elsewhere a no-op), so that
+    :func:`run_program` and :func:`end_orphans` can find and end them."""
+    prctl = _prctl()
+    if prctl is not None:
+        prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def run_program(argv: Sequence[str], *, timeout: float | None = None) -> Finished:
+    """Run ``argv`` to its end with nothing on its standard input; whatever it started ends with it.
+
+    The program runs in a session of its own and dies with this process; its output goes to temporary files, so
+    its own exit ends the wait whatever still holds them (a child it left running neither delays the answer nor
+    counts in the time it took). When it has ended, or on a time-out or an interrupt here, every process of its
+    session is killed, and every descendant that left the session and was handed to this process.
+
+    Raises
+    ------
+    subprocess.TimeoutExpired
+        Past ``timeout`` seconds, once everything is ended.
+    """
+    become_subreaper()
+    before = _children(os.getpid())
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        program = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+            preexec_fn=ends_with_this_process(),
+        )
+        try:
+            code = program.wait(timeout)
+        finally:
+            _end(program, before)
+        out.seek(0)
+        err.seek(0)
+        return Finished(code, out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+
+
+def _end(program: subprocess.Popen, before: set[int]) -> None:
+    """Kill ``program`` if it still runs, every process of its session, and the orphans handed here since."""
+    if program.poll() is None:
+        program.kill()
+        program.wait()
+    for _ in range(200):  # a process that forks as it is killed can leave one more behind, a few times at most
+        if not _kill(_session(program.pid) | _orphans(before)):
+            return
+        time.sleep(0.005)
+
+
+def end_orphans(before: set[int], settle: float = ORPHAN_SETTLE_SECONDS) -> None:
+    """Kill the descendants handed to this process (a subreaper) since ``before`` (:func:`children_now`) and the
+    processes of their sessions, watching ``settle`` seconds for more: after a worker is killed, what its program
+    started arrives here only once the kernel has ended that program."""
+    end = time.monotonic() + settle
+    while True:
+        orphans = _orphans(before)
+        _kill(orphans | {pid for orphan in orphans for pid in _session(_session_of(orphan))})
+        if time.monotonic() >= end:
+            return
+        time.sleep(0.02)
+
+
+def children_now() -> set[int]:
+    """This process's children now: what :func:`end_orphans` leaves alone."""
+    return _children(os.getpid())
+
+
+def _processes() -> list[tuple[int, str, int, int]]:
+    """Every process as ``(pid, state, parent, session)``, from ``/proc`` (empty where there is none)."""
+    found: list[tuple[int, str, int, int]] = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                fields = handle.read().rpartition(b")")[2].split()
+        except OSError:  # it ended between the listing and the read
+            continue
+        found.append((int(name), fields[0].decode(), int(fields[1]), int(fields[3])))
+    return found
+
+
+def _children(pid: int) -> set[int]:
+    return {child for child, _, parent, _ in _processes() if parent == pid}
+
+
+def _orphans(before: set[int]) -> set[int]:
+    """Children of this process that it did not have before: descendants handed to it as their parents died."""
+    return _children(os.getpid()) - before
+
+
+def _session(session: int | None) -> set[int]:
+    """The live processes of ``session`` (its leader's pid)."""
+    if session is None or session <= 1:
+        return set()
+    return {pid for pid, state, _, sid in _processes() if sid == session and state != "Z"}
+
+
+def _session_of(pid: int) -> int | None:
+    for other, _, _, sid in _processes():
+        if other == pid:
+            return sid
+    return None
+
+
+def _kill(pids: set[int]) -> bool:
+    """SIGKILL ``pids`` (never this process) and collect those that are this process's children; whether there
+    were any alive."""
+    me, alive = os.getpid(), False
+    for pid in pids - {me}:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            alive = True
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(pid, 0)  # an orphan handed here is ours to collect, or it stays a zombie
+        except ChildProcessError:
+            pass
+    return alive
+
+
+__all__ = [
+    "Finished",
+    "become_subreaper",
+    "children_now",
+    "end_orphans",
+    "ends_with_this_process",
+    "exit_with_parent",
+    "kernel_ends_us_with",
+    "run_program",
+]
