@@ -228,11 +228,23 @@ def test_a_sweep_resumes_at_the_next_size_and_keeps_what_it_wrote(tmp_path):
     assert (sampled["solves"] == sampled["N"] / sampled["epsilon"] ** 2).all()
 
 
-def test_the_growth_axes_build_their_systems_and_refuse_unknown_ones():
+@pytest.fixture(scope="module")
+def pile30():
+    """The 30-sphere pile axis's system and the seconds its build took (built once: 1,200 steps)."""
+    import time
+
+    from qlsbench.bench.advantage import grown
+
+    start = time.perf_counter()
+    system = grown("dem_c-mu0", 30)
+    return system, time.perf_counter() - start
+
+
+def test_the_growth_axes_build_their_systems_and_refuse_unknown_ones(pile30):
     from qlsbench.bench.advantage import AXES, grown
 
     assert {"dem_c-mu0", "ising", "poisson-1d", "poisson-2d", "poisson-3d"} <= set(AXES)
-    pile = grown("dem_c-mu0", 30)
+    pile = pile30[0]
     assert pile.meta["spheres"] == 30 and 10 <= pile.dim <= 30 * 6  # a few contacts per sphere once settled
     assert abs(pile.A - pile.A.T).max() < 1e-12  # frictionless min-map Newton systems are symmetric
     assert grown("ising", 5).dim == 32
@@ -245,17 +257,14 @@ def test_the_growth_axes_build_their_systems_and_refuse_unknown_ones():
     assert not Path("never-written").exists()
 
 
-def test_a_pile_build_interrupted_part_way_resumes_to_the_same_system(tmp_path):
+def test_a_pile_build_interrupted_part_way_resumes_to_the_same_system(tmp_path, pile30):
     """The resumable build (the 15,000-sphere pile takes hours): stopped by an interrupt part way, then run
     again, it gives the uninterrupted build's system to the last bit and counts the first part's seconds."""
     import signal
-    import time
 
     from qlsbench.bench.advantage import grown, growth_checkpoint
 
-    start = time.perf_counter()
-    whole = grown("dem_c-mu0", 30)
-    seconds = time.perf_counter() - start
+    whole, seconds = pile30
 
     def interrupt(*_):
         raise KeyboardInterrupt
@@ -283,6 +292,7 @@ def test_a_pile_past_the_cg_size_is_built_by_cg_newton_to_the_same_kind_of_syste
     import qlsbench.bench.advantage._growth as growth
     from qlsbench.bench.advantage import grown
 
+    monkeypatch.setattr(growth, "DEM_STEPS", 400)  # a pile with contacts, in a third of the axis's time
     factorised = grown("dem_c-mu0", 30)
     monkeypatch.setattr(growth, "DEM_CG_ABOVE", 20)
     by_cg = grown("dem_c-mu0", 30)

@@ -107,6 +107,86 @@ def test_a_random_option_is_refused_by_name_or_solved_honestly(solver, option, t
     assert (converged["rel_residual"] < 1.0).all() and np.isfinite(converged["rel_residual"]).all(), converged
 
 
+#: What a user might put in each of ``external``'s fields: ``{dir}`` is a fresh folder, ``{py}`` this interpreter,
+#: ``{lu}`` a working entry file; a draw takes one of a field's spellings, the other fields a working set's.
+EXTERNAL_SPELLINGS = {
+    "environment": [
+        "",
+        "   ",
+        "{dir}/no/such/env",
+        "{dir}",
+        "{dir}/requirements.txt",
+        "{lu}",
+        "{py}:solve",
+        "~nobody/env",
+        "{dir}/a\nb",
+    ],
+    "entry": [
+        "",
+        "nocolon",
+        "{lu}:",
+        ":solve",
+        "{dir}/no_such.py:solve",
+        "{lu}:no_such_function",
+        "no_such_module:solve",
+        "{lu}:solve:extra",
+        "{dir}",
+    ],
+    "command": [
+        "",
+        "'unbalanced",
+        "{dir}/no_such_program",
+        "{dir}",
+        "{py} -c 'import sys; sys.exit(3)'",
+        '{py} -c \'open(__import__("sys").argv[2], "w").write("[1, 2]")\'',
+        "{py} -c 'import time; time.sleep(600)'",
+        "{py} -c 'import os; os.kill(os.getpid(), 9)'",
+    ],
+    "solver_options": ["", "=", "a", "a=", "=1", "a=1,b", "a=nan", "a=[1,", "a=1e999"],
+    "peer": ["", "../up", "a/b", ".hidden", "x" * 300, "naïve", "a b", "-"],
+}
+
+
+def _external_draws():
+    rng = np.random.default_rng(SEED)
+    out = []
+    for field, spellings in EXTERNAL_SPELLINGS.items():
+        for text in rng.choice(spellings, size=2, replace=False):
+            out.append(pytest.param(field, str(text), id=f"external-{field}-{len(out)}"))
+    return out
+
+
+@pytest.mark.parametrize("field, text", _external_draws())
+def test_a_random_external_field_is_refused_by_name_or_solved_honestly(field, text, ising_dataset, tmp_path, capsys):
+    """A draw is refused up front in one line naming the field (or external), or runs: then every row is an answer
+    judged as any other or a row saying what went wrong, never our traceback."""
+    import sys
+
+    values = {
+        k: v.format(dir=tmp_path, py=sys.executable, lu=REQUIRED["external"]["entry"].rpartition(":")[0])
+        for k, v in {**REQUIRED["external"], field: text}.items()
+    }
+    if field == "command":
+        values = {"command": values["command"]}
+    out = tmp_path / "out.parquet"
+    argv = ["solve", "--solver", "external", "--dataset", str(ising_dataset), "--out", str(out), "--quiet"]
+    argv += ["--time-limit", "10", "--max-qubits", "2"]
+    for key, value in values.items():
+        argv += ["--option", f"{key}={value}"]
+    code = main(argv)
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err, err
+    if code != 0:
+        assert code == 2 and "\n" not in err and (field in err or "external" in err), (code, err)
+        assert not out.exists()
+        return
+    rows = pd.read_parquet(out)
+    answered = rows[rows["status"].isin(["converged", "max_iter", "stalled"])]
+    assert not answered[["rel_residual", "fidelity"]].isna().any().any(), answered
+    failed = rows[~rows["status"].isin(["converged", "max_iter", "stalled", "skipped"])]
+    assert failed["message"].str.len().gt(0).all() and not failed["message"].str.contains("Traceback").any(), failed
+
+
 def test_the_draws_cover_every_numeric_option():
     """The parametrisation is every option of every built-in (external and flags aside), not a sample."""
     expected = sum(
