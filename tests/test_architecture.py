@@ -24,7 +24,7 @@ PACKAGE = ROOT / "qlsbench"
 #: a module or package path relative to ``qlsbench`` ("" is the package's face: its version, LinearSystem).
 LAYERS: list[set[str]] = [
     {"errors", "outcomes", "text", "versions", "interrupts"},
-    {"checks", "yaml_files", "outputs"},
+    {"checks", "yaml_files", "outputs", "machine"},
     {"options", "threads"},
     {"problems", "environment_variables"},
     {""},

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from tqdm.auto import tqdm
 
 from qlsbench.data._schema import DATASET_META_KEY, META_COLUMNS, arrow_schema
 from qlsbench.errors import InputError, refused_write
@@ -93,11 +94,14 @@ def _row(system: LinearSystem) -> dict:
     }
 
 
-def systems_to_table(systems: Iterable[LinearSystem], metadata: dict | None = None) -> pa.Table:
+def systems_to_table(
+    systems: Iterable[LinearSystem], metadata: dict | None = None, *, progress: bool = False
+) -> pa.Table:
     """Convert systems to an Arrow table of the current schema.
 
     ``metadata`` (JSON-able) is stored once for the whole file, e.g. how many
     systems a filter dropped; read it back with :func:`qlsbench.data.dataset_metadata`.
+    ``progress`` shows a bar over the systems (each may need a reference solve and a condition number).
     """
     from qlsbench.versions import DATASET_STAMP
 
@@ -105,7 +109,7 @@ def systems_to_table(systems: Iterable[LinearSystem], metadata: dict | None = No
     if metadata is not None:
         extra = {k: _json_value(k, v) for k, v in metadata.items()}
         schema = schema.with_metadata({**schema.metadata, DATASET_META_KEY: json.dumps(extra, sort_keys=True).encode()})
-    rows = [_row(s) for s in systems]
+    rows = [_row(s) for s in tqdm(systems, desc="exporting", unit="system", disable=not progress, leave=False)]
     arrays = []
     for field in schema:
         values = [r[field.name] for r in rows]
@@ -241,7 +245,9 @@ def atomic_write_table(table: pa.Table, path: str | os.PathLike, *, sweep: bool 
     )
 
 
-def write_systems(systems: Iterable[LinearSystem], path: str | os.PathLike, metadata: dict | None = None) -> Path:
+def write_systems(
+    systems: Iterable[LinearSystem], path: str | os.PathLike, metadata: dict | None = None, *, progress: bool = False
+) -> Path:
     """Write linear systems to one Parquet file, one row per system.
 
     Missing reference solutions and condition numbers are computed here
@@ -255,6 +261,8 @@ def write_systems(systems: Iterable[LinearSystem], path: str | os.PathLike, meta
         Destination ``.parquet`` file; parent folders are created.
     metadata : dict, optional
         File-level facts about the dataset (generator settings, filter counts).
+    progress : bool
+        Show a bar over the systems as they are prepared (a simulation's hundreds take seconds to minutes).
 
     Returns
     -------
@@ -267,4 +275,4 @@ def write_systems(systems: Iterable[LinearSystem], path: str | os.PathLike, meta
         If an element is not a LinearSystem or its metadata cannot be stored;
         nothing is written in that case.
     """
-    return atomic_write_table(systems_to_table(systems, metadata), path)
+    return atomic_write_table(systems_to_table(systems, metadata, progress=progress), path)

@@ -144,7 +144,7 @@ def build(options: PenaltyOptions, out: Path, progress: bool = True) -> dict:
         "max_sliding": max(r.sliding for r in reports),
         "non_symmetric": sum(not s.meta["symmetric"] for s in systems),
     }
-    write_systems(systems, Path(out) / "part-0000.parquet", metadata=meta)
+    write_systems(systems, Path(out) / "part-0000.parquet", metadata=meta, progress=progress)
     return {**meta, "out": str(out), "steps_per_second": options.steps / elapsed if elapsed > 0 else float("inf")}
 
 

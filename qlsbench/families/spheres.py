@@ -8,6 +8,7 @@ min-map Newton subsystems; they differ in the integrator and the label.
 from __future__ import annotations
 
 import inspect
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from qlsbench.checks import COUNT, NON_NEGATIVE, POSITIVE, SEED, Real, Whole
 from qlsbench.data import write_systems
 from qlsbench.data._snapshots import write_snapshots
 from qlsbench.errors import InputError
+from qlsbench.machine import GIB, check_memory
 from qlsbench.options import Options, option
 from qlsbench.physics import (
     NewtonOptions,
@@ -158,9 +160,31 @@ class SphereOptions(Options):
         return int(self.lcp_chain[1:])
 
 
+def _say_memory(estimate: float, what: str, progress: bool) -> None:
+    """Refuse a run the machine cannot hold (:func:`~qlsbench.machine.check_memory`); state a large one's need."""
+    check_memory(estimate, what)
+    if progress and estimate >= GIB:
+        print(f"{what}: needs about {estimate / GIB:,.1f} GiB of memory or more", file=sys.stderr)
+
+
 def base_label(options: SphereOptions) -> str:
     """``sedimentation-n32-mu0.3``, or the run's ``name``."""
     return options.name or f"{options.scene}-n{options.n_spheres}-mu{options.mu:g}"
+
+
+#: Memory a pile takes per sphere beyond the process (the 10,000-sphere frictionless pile of docs/scale.md peaked at
+#: 0.81 GiB, about 0.3 of them the interpreter and its libraries), and a kept Newton system per sphere (a settled
+#: pile's holds about 2.4 unknowns a sphere, 7 entries a row at 12 bytes, and its vectors).
+BYTES_PER_SPHERE, SYSTEM_BYTES_PER_SPHERE = 48 * 1024, 260
+
+
+def memory_estimate(options: SphereOptions) -> float:
+    """Bytes a run of ``options`` takes at least: the pile, and one Newton system a kept step (a step keeps one
+    per Newton iteration it runs), all held until the file is written."""
+    kept = -(-options.steps // options.every)
+    if options.max_systems is not None:
+        kept = min(kept, options.max_systems)
+    return float(options.n_spheres * (BYTES_PER_SPHERE + kept * SYSTEM_BYTES_PER_SPHERE))
 
 
 def simulate_spheres(
@@ -184,6 +208,7 @@ def simulate_spheres(
         snapshots, also ``snapshots``, ``snapshot_steps`` and ``snapshot_write_seconds``.
     """
     step_options = options.step_options(integrator, restitution)
+    _say_memory(memory_estimate(options), f"simulation {label} ({options.n_spheres:,} spheres)", progress)
     # Checked before the run, so a bad count does not cost a whole simulation.
     chosen = snapshot_steps(options.steps, options.snapshot_count) if options.snapshots is not None else None
     observer = SnapshotRecorder(chosen.tolist()) if chosen is not None else None
@@ -208,7 +233,7 @@ def simulate_spheres(
     if integrator != "dem_c":  # only then: DEM-C files stay byte for byte what they were (the pinned set hashes them)
         meta.update(family=family, integrator=integrator, restitution=restitution, scene_label=label)
     # Wall-clock facts vary run to run; they are returned, not written, so files stay byte-identical.
-    write_systems(systems, Path(out) / "part-0000.parquet", metadata=meta)
+    write_systems(systems, Path(out) / "part-0000.parquet", metadata=meta, progress=progress)
     facts = {
         **meta,
         "out": str(out),
