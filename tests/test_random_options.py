@@ -52,9 +52,14 @@ def _draw(rng: np.random.Generator, f: dataclasses.Field) -> str:
         return str(rng.choice(list(spec.choices)))
     if pick < 0.1:
         return str(rng.choice(["abc", "", "nan", "inf", "-inf", "true", "none", "[1, 2]"]))
+    return _number_text(rng, "int" in str(f.type))
+
+
+def _number_text(rng: np.random.Generator, whole: bool) -> str:
+    """A number of any magnitude and sign (whole most of the time for a whole-number field), spelt as a user might."""
     magnitude = 10.0 ** rng.uniform(-15, 15)
     value = magnitude * rng.choice([-1, 1]) if rng.random() < 0.2 else magnitude
-    if "int" in str(f.type) and rng.random() < 0.7:
+    if whole and rng.random() < 0.7:
         value = float(round(value))
     return _spell(rng, value)
 
@@ -185,6 +190,43 @@ def test_a_random_external_field_is_refused_by_name_or_solved_honestly(field, te
     assert not answered[["rel_residual", "fidelity"]].isna().any().any(), answered
     failed = rows[~rows["status"].isin(["converged", "max_iter", "stalled", "skipped"])]
     assert failed["message"].str.len().gt(0).all() and not failed["message"].str.contains("Traceback").any(), failed
+
+
+def _solve_flag_draws():
+    """Two draws for each numeric flag of ``solve`` (the run's own flags, beside the solver's options)."""
+    import argparse
+
+    from qlsbench.cli import build_parser
+
+    (commands,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    rng = np.random.default_rng(SEED + 1)
+    out = []
+    for action in commands.choices["solve"]._actions:
+        bound = getattr(action.type, "__self__", None)
+        if action.option_strings and bound is not None:
+            for _ in range(2):
+                text = str(rng.choice(["abc", "", "nan", "inf"])) if rng.random() < 0.1 else None
+                text = text if text is not None else _number_text(rng, type(bound).__name__ == "Whole")
+                out.append(pytest.param(action.option_strings[0], text, id=action.option_strings[0]))
+    out += [pytest.param("--shard", text, id="--shard") for text in ("3/2", "0/0", "1/1e9", "-1/2", "a/b")]
+    return out
+
+
+@pytest.mark.parametrize("flag, text", _solve_flag_draws())
+def test_a_random_solve_flag_is_refused_by_name_or_run_honestly(flag, text, ising_dataset, tmp_path, capsys):
+    out = tmp_path / "out.parquet"
+    argv = ["solve", "--solver", "lu", "--dataset", str(ising_dataset), "--out", str(out), "--quiet", flag, text]
+    if flag != "--time-limit":
+        argv += ["--time-limit", str(TIME_LIMIT)]
+    code = main(argv)
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err, err
+    if code != 0:
+        assert code == 2 and "\n" not in err and flag.lstrip("-") in err.replace("_", "-"), (code, err)
+        assert not out.exists()
+        return
+    rows = pd.read_parquet(out)
+    assert len(rows) and not rows[rows["status"] == "converged"][["rel_residual", "fidelity"]].isna().any().any()
 
 
 def test_the_draws_cover_every_numeric_option():
