@@ -120,3 +120,38 @@ def test_a_timed_out_external_solvers_descendants_end_with_the_time_limit(leaver
     rows = run_solver(spec, dataset, tmp_path / "out.parquet", time_limit=3, progress=False)
     assert list(rows["status"]) == ["timeout"]
     assert _all_dead(_left(pidfile))
+
+
+#: A process that adopts its orphans: a child of it leaves a grandchild in its session and exits; ``end_orphans``
+#: must end the grandchild and nothing else of the session (here a ``sleep`` it started itself).
+ADOPTER = textwrap.dedent("""
+    import os, subprocess, sys, time
+    from qlsbench.solvers.processes import become_subreaper, children_now, end_orphans
+    pidfile = sys.argv[1]
+    become_subreaper()
+    sentinel = subprocess.Popen(["sleep", "60"])
+    before = children_now()
+    leaver = "import os, time\\nif os.fork() == 0:\\n    time.sleep(60)\\n    os._exit(0)"
+    subprocess.run([sys.executable, "-c", leaver], check=True)
+    time.sleep(0.2)
+    orphans = children_now() - before
+    end_orphans(before, settle=0.5)
+    print(int(sentinel.poll() is None), *orphans)  # whether the session's other process lives, the orphans
+    sentinel.kill()
+""")
+
+
+def test_the_orphans_end_and_nothing_else_of_the_session(tmp_path):
+    """A solver's plain child shares the run's own session: ending it must not end the session's other processes
+    (a shell, the user's other jobs)."""
+    done = subprocess.run(
+        [sys.executable, "-c", ADOPTER, str(tmp_path / "pid")],
+        capture_output=True,
+        text=True,
+        start_new_session=True,  # were the whole session ended, only this test's stand-in would go
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    sentinel_alive, *orphans = (int(word) for word in done.stdout.split())
+    assert orphans and _all_dead(orphans)
+    assert sentinel_alive

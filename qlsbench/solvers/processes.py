@@ -168,9 +168,11 @@ def end_orphans(before: set[int], settle: float = ORPHAN_SETTLE_SECONDS) -> None
     processes of their sessions, watching ``settle`` seconds for more: after a worker is killed, what its program
     started arrives here only once the kernel has ended that program."""
     end = time.monotonic() + settle
+    ours = os.getsid(0)  # an orphan still in this process's session (a solver's plain child): it alone is ended
     while True:
         orphans = _orphans(before)
-        _kill(orphans | {pid for orphan in orphans for pid in _session(_session_of(orphan))})
+        sessions = {_session_of(orphan) for orphan in orphans} - {ours}
+        _kill(orphans | {pid for session in sessions for pid in _session(session)})
         if time.monotonic() >= end:
             return
         time.sleep(0.02)
