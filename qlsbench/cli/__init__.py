@@ -169,6 +169,11 @@ def main(argv: list[str] | None = None) -> int:
         _remove_empty(absent)
         print(f"qlsbench {args.command}: interrupted; nothing partial was written", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`qlsbench info ... | head`): not an error of ours. Point stdout at devnull so
+        # the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as exc:  # a write refused outside qlsbench's own writers (a library's cache, a log)
         refused = refused_write(exc)
         if refused is None:
@@ -176,11 +181,6 @@ def main(argv: list[str] | None = None) -> int:
         _remove_empty(absent)
         print(f"qlsbench {args.command}: error: {refused}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        # The reader went away (`qlsbench info ... | head`): not an error of ours. Point stdout at devnull so
-        # the interpreter's final flush does not raise again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
     return code or 0
 
 
