@@ -203,7 +203,17 @@ def _processes() -> list[tuple[int, str, int, int]]:
 
 
 def _children(pid: int) -> set[int]:
-    return {child for child, _, parent, _ in _processes() if parent == pid}
+    """``pid``'s children: from its threads' ``children`` lists where the kernel keeps them (a few small files
+    against every process of the machine), else from the whole table."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+        found: set[int] = set()
+        for task in tasks:
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found.update(int(child) for child in handle.read().split())
+        return found
+    except (OSError, ValueError):
+        return {child for child, _, parent, _ in _processes() if parent == pid}
 
 
 def _orphans(before: set[int]) -> set[int]:
