@@ -59,15 +59,31 @@ def test_a_pile_the_machine_cannot_hold_is_refused_in_one_line_before_any_work(t
     assert memory_estimate(SphereOptions(n_spheres=50_000, steps=1000)) > LIMIT  # the refusal's own figure
 
 
+def _read_until(stream, marks: tuple[str, ...], seconds: float) -> str:
+    """What ``stream`` gave until it held one of ``marks`` (or ``seconds`` passed), read by a thread: a progress
+    bar writes no line end, so a plain readline could wait for the whole run."""
+    import threading
+    import time
+
+    text: list[str] = []
+    reader = threading.Thread(target=lambda: text.extend(iter(lambda: stream.read(1), "")), daemon=True)
+    reader.start()
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not any(mark in "".join(text) for mark in marks) and reader.is_alive():
+        time.sleep(0.05)
+    return "".join(text)
+
+
 def test_a_large_run_states_its_need_first_and_the_export_shows_progress(tmp_path):
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     # 10,000 spheres keeping 400 steps: about 1.5 GiB; the statement comes before the first step, then it is stopped
     args = ["-m", "qlsbench", "simulate", "--n-spheres", "10000", "--steps", "400", "--out", str(tmp_path / "a")]
     with subprocess.Popen([sys.executable, *args], stderr=subprocess.PIPE, text=True, env=env) as big:
         assert big.stderr is not None
-        first = big.stderr.readline()
+        said = _read_until(big.stderr, ("needs about", "%|"), seconds=120)
         big.kill()
-    assert "10,000 spheres" in first and "needs about" in first and "GiB" in first, first
+    first = said.replace("\r", "\n").strip().splitlines()[0] if said.strip() else ""
+    assert "10,000 spheres" in first and "needs about" in first and "GiB" in first, said[-2000:]
     small = _limited(
         "-m",
         "qlsbench",
