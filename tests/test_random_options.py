@@ -175,7 +175,7 @@ def test_a_random_external_field_is_refused_by_name_or_solved_honestly(field, te
         values = {"command": values["command"]}
     out = tmp_path / "out.parquet"
     argv = ["solve", "--solver", "external", "--dataset", str(ising_dataset), "--out", str(out), "--quiet"]
-    argv += ["--time-limit", "10", "--max-qubits", "2"]
+    argv += ["--time-limit", "5", "--max-qubits", "2"]
     for key, value in values.items():
         argv += ["--option", f"{key}={value}"]
     code = main(argv)
