@@ -48,20 +48,3 @@ def html_inline(text: str) -> str:
     text = html.escape(text, quote=False)
     text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
     return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
-
-
-def html_cell(v, floatfmt: str = ".3g") -> str:
-    """One cell as HTML: its text escaped, a :class:`Link` as a link."""
-    if isinstance(v, Link):
-        return f'<a href="{html.escape(v.href)}">{html.escape(str(v))}</a>'
-    return html.escape(cell(v, floatfmt))
-
-
-def html_table(df: pd.DataFrame, floatfmt: str = ".3g") -> str:
-    """An HTML table of ``df`` with the same cell formatting as :func:`markdown_table`."""
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{html_cell(v, floatfmt)}</td>" for v in row) + "</tr>"
-        for row in df.itertuples(index=False)
-    )
-    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>{rows}</tbody>\n</table>"

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from qlsbench.checks import number_text, real_number, whole_number
+from qlsbench.checks import MAX_QUANTITY, number_text, real_number, whole_number
 from qlsbench.errors import InputError
 from qlsbench.physics.penalty.levelsets import Plane, SphereObstacle, inclined_plane
 from qlsbench.physics.penalty.mesh import TriangleMesh
@@ -24,9 +24,6 @@ from qlsbench.physics.penalty.model import Particles, PenaltyModel, Spheres
 MAX_GRID = 64
 
 
-#: Largest value of any scene quantity (a length, mass, stiffness or speed in SI units): far beyond a physical
-#: scene, and small enough that squaring it in the set-up cannot overflow.
-MAX_QUANTITY = 1e12
 #: Smallest value of a quantity that must be positive: its reciprocal (a spin speed / radius, a time over a mass)
 #: stays far from overflow, where a subnormal radius gave infinities.
 MIN_QUANTITY = 1e-12

@@ -16,17 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from qlsbench.errors import InputError
 from qlsbench.pauli._walsh import popcount
 from qlsbench.solvers.vqls.problem import VQLSProblem
 
 COSTS = ("global", "local")
-
-
-def check_cost(kind: str) -> str:
-    if kind not in COSTS:
-        raise InputError(f"unknown VQLS cost {kind!r}; use one of {', '.join(COSTS)}")
-    return kind
 
 
 def cost_and_gradient(
