@@ -104,7 +104,7 @@ def pauli_study(
     dataset: str | os.PathLike,
     out: str | os.PathLike,
     *,
-    tols=(0.0, 1e-6, 1e-3),
+    tols=None,
     reorder: bool = False,
     progress: bool = True,
 ) -> pd.DataFrame:
@@ -114,7 +114,9 @@ def pauli_study(
     ``relative`` (to ``max |c|``). Errors need dense solves and are NaN above
     :data:`~qlsbench.pauli._truncation.DENSE_QUBITS` qubits. Written atomically to ``out``.
     """
-    tols = tuple(float(t) for t in tols)
+    from qlsbench.pauli import LCU_TOLS
+
+    tols = tuple(float(t) for t in (LCU_TOLS if tols is None else tols))
     if not tols or not all(np.isfinite(t) and t >= 0 for t in tols):
         raise InputError(f"truncation tolerances must be finite and >= 0, got {list(tols)}")
     df = load_dataset(dataset)

@@ -116,9 +116,11 @@ def job_command_lines(config: dict[str, Any]) -> Iterator[tuple[str, list[str]]]
                 *shlex.split(solver_max_qubits(config, label)),
             ],
         )
+    from qlsbench.pauli import LCU_TOLS
+
     for section, tols in (
         ("pauli", (config.get("pauli") or {}).get("tols")),
-        ("truncation", (config.get("truncation") or {}).get("tols", [0.0, 1e-6, 1e-3])),
+        ("truncation", (config.get("truncation") or {}).get("tols", list(LCU_TOLS))),
     ):
         if tols:
             yield f"{section}.tols", ["pauli", "dataset", "--tol", *map(str, tols), "--out", "pauli.parquet"]

@@ -19,7 +19,13 @@ def cmd_pauli(args) -> None:
 
 def _arguments_pauli(s) -> None:
     s.add_argument("dataset", help="dataset file or folder")
-    s.add_argument("--tol", type=NON_NEGATIVE.parse, nargs="+", default=[0.0, 1e-6, 1e-3], help="truncation tolerances")
+    s.add_argument(
+        "--tol",
+        type=NON_NEGATIVE.parse,
+        nargs="+",
+        default=None,
+        help="truncation tolerances (default: the LCU tolerances, qlsbench.pauli.LCU_TOLS)",
+    )
     s.add_argument("--reorder", action="store_true", help="also count terms after RCM and greedy reorderings")
     s.add_argument("--out", required=True, help="results .parquet file")
     s.add_argument("--quiet", action="store_true")

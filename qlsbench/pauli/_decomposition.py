@@ -322,7 +322,12 @@ def max_terms(n_qubits: int, real_symmetric: bool) -> int:
     return (4**n_qubits + 2**n_qubits) // 2 if real_symmetric else 4**n_qubits
 
 
-def count_terms(A, tols=(0.0, 1e-6, 1e-3), *, relative: bool = False, method: str = "auto") -> dict[float, int]:
+#: Tolerances of the term counts, relative to the largest |c|: exact, rounding noise, and the paper's loose cut.
+#: The one definition: the LCU summaries, the studies, the command line and the workflow read it.
+LCU_TOLS: tuple[float, ...] = (0.0, 1e-6, 1e-3)
+
+
+def count_terms(A, tols=LCU_TOLS, *, relative: bool = False, method: str = "auto") -> dict[float, int]:
     """Count Pauli terms with ``|c| > tol`` for each tolerance, without building strings.
 
     Parameters

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from qlsbench.pauli._decomposition import PauliDecomposition, decompose
-
-#: Tolerances of the term counts, relative to the largest |c|: exact, rounding noise, and the paper's loose cut.
-LCU_TOLS: tuple[float, ...] = (0.0, 1e-6, 1e-3)
+from qlsbench.pauli._decomposition import LCU_TOLS, PauliDecomposition, decompose
 
 
 def lcu_form(A) -> PauliDecomposition:

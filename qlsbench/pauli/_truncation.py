@@ -13,6 +13,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from qlsbench.errors import InputError
 from qlsbench.pauli._decomposition import (
+    LCU_TOLS,
     count_terms,
     decompose,
     max_terms,
@@ -24,7 +25,11 @@ from qlsbench.problems import LinearSystem, state_fidelity
 DENSE_QUBITS = 11
 
 
-def truncation_study(system: LinearSystem, tols=(1e-6, 1e-3)) -> list[dict]:
+#: The tolerances a truncation drops terms at: the term counts' own, less the exact one.
+TRUNCATION_TOLS = tuple(t for t in LCU_TOLS if t > 0)
+
+
+def truncation_study(system: LinearSystem, tols=TRUNCATION_TOLS) -> list[dict]:
     """Drop small Pauli terms and measure what changes.
 
     For each tolerance, absolute (``|c| > tol``) and relative (``|c| > tol *
@@ -121,7 +126,7 @@ def orderings(A: sp.spmatrix, *, budget: int = 300, seed: int = 0) -> dict[str, 
     return found
 
 
-def reordering_study(system: LinearSystem, tols=(0.0, 1e-6, 1e-3), *, budget: int = 300) -> list[dict]:
+def reordering_study(system: LinearSystem, tols=LCU_TOLS, *, budget: int = 300) -> list[dict]:
     """Term counts of ``P A P^T`` for each ordering of :func:`orderings`.
 
     The permuted system ``(P A P^T) (P x) = P b`` has the same solution up to

@@ -1,3 +1,6 @@
+from qlsbench.pauli import LCU_TOLS
+
+
 rule pauli:
     input:
         "datasets/{family}/{scene}/part-0000.parquet",
@@ -61,7 +64,7 @@ rule truncation:
     output:
         "results/truncation/{family}/{scene}.parquet",
     params:
-        tols=" ".join(str(t) for t in config.get("truncation", {}).get("tols", [0.0, 1e-6, 1e-3])),
+        tols=" ".join(str(t) for t in config.get("truncation", {}).get("tols", LCU_TOLS)),
     threads: rule_threads(config, "truncation")
     resources:
         **rule_resources(config, "truncation"),
