@@ -108,11 +108,11 @@ def job_command_lines(config: dict[str, Any]) -> Iterator[tuple[str, list[str]]]
                 "--out",
                 "results.parquet",
                 "--repeats",
-                str(solver_run_setting(config, label, "repeats", 1)),
+                str(solver_run_setting(config, label, "repeats")),
                 "--seed",
                 str(seed),
                 "--time-limit",
-                str(solver_run_setting(config, label, "time_limit", 60)),
+                str(solver_run_setting(config, label, "time_limit")),
                 *shlex.split(solver_max_qubits(config, label)),
             ],
         )

@@ -101,8 +101,8 @@ def solve_runtime(
     from qlsbench.bench._shards import max_shard_size
 
     resources = _resources(config, "solve", label)
-    limit = float(solver_run_setting(config, label, "time_limit", 60))
-    repeats = int(solver_run_setting(config, label, "repeats", 1))
+    limit = float(solver_run_setting(config, label, "time_limit"))
+    repeats = int(solver_run_setting(config, label, "repeats"))
     systems = dataset_system_count(config, dataset, root)
     one_system = math.ceil(limit * repeats / 60)
     if systems is None:
@@ -118,8 +118,8 @@ def check_runtimes(config: dict[str, Any]) -> None:
     """Refuse a solver whose time limit per solve (times its repeats) cannot fit in its jobs' ``max_runtime``."""
     for label in solver_specs(config):
         cap = _resources(config, "solve", label).get("max_runtime")
-        limit = float(solver_run_setting(config, label, "time_limit", 60))
-        repeats = int(solver_run_setting(config, label, "repeats", 1))
+        limit = float(solver_run_setting(config, label, "time_limit"))
+        repeats = int(solver_run_setting(config, label, "repeats"))
         if cap and math.ceil(limit * repeats / 60) + SOLVE_OVERHEAD_MINUTES > cap:
             raise ConfigError(
                 f"solver {label!r}: time_limit {limit:g} s x {repeats} repeat(s) does not fit in its "

@@ -68,9 +68,16 @@ def solver_datasets(config: dict[str, Any], label: str) -> list[str]:
     return chosen
 
 
-def solver_run_setting(config: dict[str, Any], label: str, key: str, default: Any) -> Any:
-    """``repeats`` or ``time_limit`` of solver ``label``: its own entry's, else ``run``'s, else ``default``."""
-    return _solver_entry(config, label).get(key, config["run"].get(key, default))
+#: A solver's run settings where neither its entry nor the config's ``run`` gives them: one solve per system, a
+#: minute each. The one definition (the rules, the resource estimates and check-config read it).
+RUN_DEFAULTS: dict[str, Any] = {"repeats": 1, "time_limit": 60}
+
+
+def solver_run_setting(config: dict[str, Any], label: str, key: str, default: Any = None) -> Any:
+    """``repeats`` or ``time_limit`` of solver ``label``: its own entry's, else ``run``'s, else ``default`` (when
+    given), else :data:`RUN_DEFAULTS`'."""
+    fallback = RUN_DEFAULTS[key] if default is None else default
+    return _solver_entry(config, label).get(key, config["run"].get(key, fallback))
 
 
 def solver_shards(config: dict[str, Any], label: str) -> int:

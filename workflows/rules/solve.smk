@@ -20,9 +20,9 @@ rule solve:
     params:
         name=lambda wc: solver_specs(config)[wc.solver].name,
         options=lambda wc: options_json(config, wc.solver),
-        repeats=lambda wc: solver_run_setting(config, wc.solver, "repeats", 1),
+        repeats=lambda wc: solver_run_setting(config, wc.solver, "repeats"),
         seed=config["run"].get("seed", 0),
-        time_limit=lambda wc: solver_run_setting(config, wc.solver, "time_limit", 60),
+        time_limit=lambda wc: solver_run_setting(config, wc.solver, "time_limit"),
         max_qubits=lambda wc: solver_max_qubits(config, wc.solver),
         shard="",
     threads: lambda wc: solver_resource(config, wc.solver, "threads")
@@ -47,9 +47,9 @@ rule solve_shard:
     params:
         name=lambda wc: solver_specs(config)[wc.solver].name,
         options=lambda wc: options_json(config, wc.solver),
-        repeats=lambda wc: solver_run_setting(config, wc.solver, "repeats", 1),
+        repeats=lambda wc: solver_run_setting(config, wc.solver, "repeats"),
         seed=config["run"].get("seed", 0),
-        time_limit=lambda wc: solver_run_setting(config, wc.solver, "time_limit", 60),
+        time_limit=lambda wc: solver_run_setting(config, wc.solver, "time_limit"),
         max_qubits=lambda wc: solver_max_qubits(config, wc.solver),
         shard=lambda wc: f"--shard {wc.shard}/{wc.shards}",
     threads: lambda wc: solver_resource(config, wc.solver, "threads")
