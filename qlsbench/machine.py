@@ -17,9 +17,10 @@ from qlsbench.errors import InputError
 GIB = 1024.0**3
 
 
-def _meminfo(key: str) -> int | None:
+def _kib_field(path: str, key: str) -> int | None:
+    """A ``Key:  N kB`` line of a ``/proc`` file, in bytes; ``None`` where it cannot be read."""
     try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
+        for line in Path(path).read_text().splitlines():
             if line.startswith(key + ":"):
                 return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
@@ -39,17 +40,6 @@ def _cgroup_max() -> int | None:
     return None if limit == "max" else max(0, int(limit) - used)
 
 
-def _virtual_size() -> int:
-    """This process's address space now (bytes): what an address-space limit already counts."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
-
-
 def memory_limit() -> tuple[float, str] | None:
     """The bytes this process may still take, and what sets that; ``None`` where nothing can be read.
 
@@ -59,11 +49,13 @@ def memory_limit() -> tuple[float, str] | None:
     found: list[tuple[float, str]] = []
     soft = resource.getrlimit(resource.RLIMIT_AS)[0]
     if soft != resource.RLIM_INFINITY:
-        found.append((max(0.0, float(soft - _virtual_size())), "the address-space limit (ulimit -v)"))
+        # the address space already mapped (libraries, thread stacks) counts against it
+        mapped = _kib_field("/proc/self/status", "VmSize") or 0
+        found.append((max(0.0, float(soft - mapped)), "the address-space limit (ulimit -v)"))
     cgroup = _cgroup_max()
     if cgroup is not None:
         found.append((float(cgroup), "the cgroup's memory.max"))
-    available = _meminfo("MemAvailable")
+    available = _kib_field("/proc/meminfo", "MemAvailable")
     if available is not None:
         found.append((float(available), "the memory available now (MemAvailable)"))
     return min(found) if found else None

@@ -99,6 +99,12 @@ def _named_command(argv: list[str]) -> str:
     return args.command
 
 
+def _paths(args, name: str) -> list:
+    """The paths argument ``name`` holds: none, one, or a list of them."""
+    value = getattr(args, name, None)
+    return value if isinstance(value, list) else [value] if value else []
+
+
 def _check_outputs(args) -> None:
     """Every output of the command can be written and is none of its inputs (before any work is done).
 
@@ -108,25 +114,20 @@ def _check_outputs(args) -> None:
     """
     from qlsbench.outputs import check_output
 
-    inputs = []
-    for name in getattr(args, "reads", []):
-        value = getattr(args, name)
-        inputs += value if isinstance(value, list) else [value] if value else []
+    inputs = tuple(path for name in getattr(args, "reads", []) for path in _paths(args, name))
     for name, option, kind in getattr(args, "writes", []):
-        value = getattr(args, name)
-        for path in value if isinstance(value, list) else [value] if value else []:
-            check_output(path, option, kind=kind, inputs=tuple(inputs))
+        for path in _paths(args, name):
+            check_output(path, option, kind=kind, inputs=inputs)
 
 
 def _absent_outputs(args) -> list[Path]:
     """The command's outputs (``writes``) that do not exist yet: what a failed run may remove again."""
-    found = []
-    for name, _, _ in getattr(args, "writes", []):
-        value = getattr(args, name, None)
-        for path in value if isinstance(value, list) else [value] if value else []:
-            if not Path(path).exists():
-                found.append(Path(path))
-    return found
+    return [
+        Path(path)
+        for name, _, _ in getattr(args, "writes", [])
+        for path in _paths(args, name)
+        if not Path(path).exists()
+    ]
 
 
 def _remove_empty(paths: list[Path]) -> None:
